@@ -1,0 +1,243 @@
+"""Strict, string-keeping YAML for frontmatter.
+
+* safe only: no Python tags, no custom tags (an error, not a silent string);
+* libyaml's C parser when present (several times faster), the pure one otherwise;
+* scalars resolve as YAML 1.2's core schema would *except* that anything that
+  could be an id, a SHA or a date stays the string that was written:
+  ``0123456`` is ``"0123456"``, ``2026-05-18`` is ``"2026-05-18"``, ``NO`` is
+  ``"NO"``; only ``~``/``null``/empty, ``true``/``false``, decimal integers
+  without leading zeros and plain decimal floats are typed;
+* duplicate keys, aliases past a small budget and nesting past a depth limit are
+  errors with the line they are on.
+
+Writing goes the other way through :func:`scalar`, which quotes whatever
+would not read back as the same value.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+import yaml
+
+from .errors import LimitExceededError, ParseError
+
+__all__ = ["MAX_ALIASES", "MAX_DEPTH", "load_mapping", "load_value", "scalar"]
+
+MAX_ALIASES = 64
+MAX_DEPTH = 64
+
+try:  # pragma: no cover - depends on the build of PyYAML
+    _Base: Any = yaml.CSafeLoader
+    HAVE_LIBYAML = True
+except AttributeError:  # pragma: no cover
+    _Base = yaml.SafeLoader
+    HAVE_LIBYAML = False
+
+_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
+_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+
+
+class _Loader(_Base):  # type: ignore[misc]
+    """Safe loader with a reduced set of implicit resolvers (see module doc)."""
+
+    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+
+
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
+
+
+def _construct_bool(loader: _Loader, node: yaml.Node) -> bool:
+    return str(loader.construct_scalar(node)).lower() == "true"
+
+
+def _construct_int(loader: _Loader, node: yaml.Node) -> int:
+    return int(str(loader.construct_scalar(node)))
+
+
+def _construct_mapping(loader: _Loader, node: yaml.Node) -> dict[Any, Any]:
+    if not isinstance(node, yaml.MappingNode):  # pragma: no cover - tag mismatch
+        raise ParseError("expected a mapping", line=node.start_mark.line + 1)
+    result: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise ParseError(
+                "a mapping key must be a scalar", line=key_node.start_mark.line + 1
+            ) from None
+        if key in result:
+            raise ParseError(f"duplicate key {key!r}", line=key_node.start_mark.line + 1)
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+_Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+
+
+def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:
+    """Bound depth and the expanded size of the node graph (alias bombs)."""
+    if depth > MAX_DEPTH:
+        raise LimitExceededError(
+            f"YAML nested deeper than {MAX_DEPTH} levels", line=node.start_mark.line + 1
+        )
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise LimitExceededError(
+            "YAML expands to too many values (alias bomb?)", line=node.start_mark.line + 1
+        )
+    if isinstance(node, yaml.ScalarNode):
+        return
+    key = id(node)
+    count = seen.get(key, 0)
+    # the same node reached again is an alias
+    if count and sum(1 for v in seen.values() if v > 1) > MAX_ALIASES:
+        raise LimitExceededError(
+            f"YAML uses more than {MAX_ALIASES} aliases", line=node.start_mark.line + 1
+        )
+    seen[key] = count + 1
+    children: list[yaml.Node]
+    if isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    else:
+        children = list(node.value)
+    for child in children:
+        _check_node(child, depth + 1, seen, budget)
+
+
+def _error_line(exc: yaml.YAMLError) -> int | None:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return None if mark is None else int(mark.line) + 1
+
+
+def _check_depth(text: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses).
+
+    Only texts with enough nesting characters to be deep are walked, with the
+    parser's event stream, which keeps its own stack.
+    """
+    if text.count("[") + text.count("{") + text.count("- ") + text.count(":") <= MAX_DEPTH:
+        return
+    depth = 0
+    loader = _Loader(text)
+    try:
+        while True:
+            event = loader.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise LimitExceededError(
+                        f"YAML nested deeper than {MAX_DEPTH} levels",
+                        line=None if event.start_mark is None else event.start_mark.line + 1,
+                    )
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    finally:
+        loader.dispose()
+
+
+def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) -> Any:
+    """Load one YAML document strictly; errors carry ``line + line_offset``.
+
+    ``max_values`` bounds the number of values after alias expansion.
+    """
+    loader = _Loader(text)
+    try:
+        try:
+            _check_depth(text)
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_node(node, 0, {}, [max_values])
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except ParseError as exc:
+        if exc.line is not None:
+            exc.line += line_offset
+        raise
+    except yaml.constructor.ConstructorError as exc:
+        line = _error_line(exc)
+        problem = exc.problem or "cannot construct value"
+        if "could not determine a constructor" in problem:
+            tag = problem.split("tag", 1)[-1].strip()
+            problem = f"YAML tag {tag} is not allowed (only plain YAML data)"
+        raise ParseError(
+            f"invalid YAML: {problem}", line=None if line is None else line + line_offset
+        ) from None
+    except yaml.YAMLError as exc:
+        line = _error_line(exc)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ParseError(
+            f"invalid YAML: {problem}", line=None if line is None else line + line_offset
+        ) from None
+    except RecursionError:
+        raise LimitExceededError("YAML nested too deeply", line=line_offset + 1) from None
+    except (ValueError, TypeError) as exc:  # e.g. NUL in the C reader
+        raise ParseError(f"invalid YAML: {exc}", line=line_offset + 1) from None
+
+
+def load_mapping(text: str, *, line_offset: int = 0) -> dict[str, Any]:
+    """Load frontmatter text: empty is ``{}``, anything but a mapping is an error."""
+    value = load_value(text, line_offset=line_offset)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        kind = type(value).__name__
+        kind = {"list": "a list", "str": "a string", "int": "a number", "float": "a number"}.get(
+            kind, kind
+        )
+        raise ParseError(f"frontmatter must be a YAML mapping, not {kind}", line=line_offset + 1)
+    for key in value:
+        if not isinstance(key, str):
+            raise ParseError(f"frontmatter key {key!r} is not a string", line=line_offset + 1)
+    return value
+
+
+_PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_ ./()+-]*$")
+
+
+def scalar(value: Any) -> str:
+    """Render ``value`` as a one-line YAML scalar that loads back to the same value.
+
+    Strings that would resolve to another type under *any* common YAML
+    reader (ids, SHAs, dates, ``yes``/``no``) are single-quoted.
+    """
+    if value is None:
+        return "~"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(scalar(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{scalar(k)}: {scalar(v)}" for k, v in value.items()) + "}"
+    text = str(value)
+    if (
+        _PLAIN_SAFE.match(text)
+        and not text.endswith(" ")
+        and text.lower()
+        not in {"yes", "no", "on", "off", "y", "n", "true", "false", "null", "nan", "inf"}
+    ):
+        return text
+    return "'" + text.replace("'", "''") + "'"

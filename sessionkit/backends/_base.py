@@ -1,0 +1,176 @@
+"""The store interface: session notes under a root, addressed by key.
+
+A *key* is the note's path relative to the store's notes folder, with ``/``
+separators (``2026-05-18-7e8a3f2.md`` in an aiwiki store,
+``Session 2026-05-18 14-23-00.md`` in a Basic Memory store).  Keys never
+contain ``..``, a leading ``/``, a backslash or a NUL; every backend checks
+this with :func:`check_key` before touching storage.
+
+Subclasses implement the byte-level primitives (``_keys``, ``_read``,
+``_write``, ``_delete``, ``_update_text``) and a layout (``key_for``,
+``format``); everything else is derived here.
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import attrs
+
+from ..errors import PathSafetyError, SessionKitError
+from ..model import Session, Status
+
+__all__ = ["NoteInfo", "Store", "check_key"]
+
+_WINDOWS_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
+MAX_NAME = 255
+
+
+def check_key(key: str) -> str:
+    """Return ``key`` if it is a safe relative key; raise :class:`PathSafetyError` if not."""
+    problem = None
+    if not key or key.strip() != key:
+        problem = "is empty or has surrounding white space"
+    elif "\x00" in key:
+        problem = "contains a NUL byte"
+    elif "\\" in key:
+        problem = "contains a backslash"
+    elif key.startswith("/") or re.match(r"^[A-Za-z]:", key) or "://" in key:
+        problem = "is absolute"
+    else:
+        for part in key.split("/"):
+            if part in ("", ".", ".."):
+                problem = "has an empty, '.' or '..' part"
+                break
+            if len(part.encode("utf-8")) > MAX_NAME:
+                problem = f"has a part longer than {MAX_NAME} bytes"
+                break
+            if _WINDOWS_RESERVED.match(part):
+                problem = f"uses the reserved name {part!r}"
+                break
+            if any(ord(c) < 32 for c in part):
+                problem = "contains a control character"
+                break
+    if problem:
+        raise PathSafetyError(f"refused key {key!r}: it {problem}")
+    return key
+
+
+@attrs.frozen(kw_only=True)
+class NoteInfo:
+    """What a listing knows about a note without parsing its body.
+
+    Attributes:
+        key: the note's key.
+        date: date from the filename or frontmatter (``YYYY-MM-DD``), if known.
+        status: lifecycle status, when it was read (filters read frontmatter).
+        title: focus or title, when it was read.
+    """
+
+    key: str
+    date: str | None = None
+    status: Status | None = None
+    title: str | None = None
+
+
+class Store(abc.ABC):
+    """A collection of session notes (abstract).
+
+    Attributes:
+        url: where the store lives (path or fsspec URL).
+        format: format name of notes this store writes (``aiwiki-v2``).
+        layout: layout name (``aiwiki``, ``basic-memory``).
+    """
+
+    url: str
+    format: str
+    layout: str
+
+    # -- primitives ----------------------------------------------------------
+    @abc.abstractmethod
+    def keys(self) -> list[str]:
+        """Every note key, sorted, from one listing."""
+
+    @abc.abstractmethod
+    def read_text(self, key: str) -> str:
+        """The exact text of a note. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def write_text(self, key: str, text: str, *, create: bool = False) -> None:
+        """Write a note atomically; with ``create``, fail with ConflictError if it exists."""
+
+    @abc.abstractmethod
+    def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
+        """Read-modify-write without lost updates (lock or compare-and-swap).
+
+        ``fn`` gets the current text (``None`` when absent) and returns the new
+        text (``None``: leave as is). It may be called more than once.
+        """
+
+    @abc.abstractmethod
+    def delete(self, key: str) -> None:
+        """Remove a note. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def key_for(self, session: Session) -> str:
+        """The key a new note for ``session`` gets under this store's layout."""
+
+    # -- derived -------------------------------------------------------------
+    def exists(self, key: str) -> bool:
+        """Whether a note with this key exists."""
+        return key in set(self.keys())
+
+    def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
+        """(key, text) for each key, in order; errors are yielded, not raised."""
+        for key in keys:
+            try:
+                yield key, self.read_text(key)
+            except SessionKitError as exc:
+                yield key, exc
+
+    def get(self, key: str) -> Session:
+        """Read and parse one note."""
+        from .._api import loads
+
+        return loads(self.read_text(key), path=key, format=None)
+
+    def put(self, session: Session, key: str | None = None, *, create: bool = True) -> str:
+        """Write ``session`` (created when new); returns its key."""
+        from .._api import dumps
+
+        key = key or self.key_for(session)
+        fmt = session.origin.format if session.origin is not None else self.format
+        self.write_text(key, dumps(session, format=fmt), create=create)
+        return key
+
+    def update(self, key: str, fn: Callable[[Session], Session]) -> Session:
+        """Apply ``fn`` to the note's model and write the minimal edit, without lost updates."""
+        from .._api import dumps, loads
+        from ..errors import NotFoundError
+
+        result: list[Session] = []
+
+        def edit(text: str | None) -> str | None:
+            if text is None:
+                raise NotFoundError(f"no note {key!r}", path=key)
+            new = fn(loads(text, path=key))
+            result[:] = [new]
+            out = dumps(new)
+            return None if out == text else out
+
+        self.update_text(key, edit)
+        return result[0]
+
+    def info(self) -> list[NoteInfo]:
+        """A listing of every note (names only where the layout allows)."""
+        return [NoteInfo(key=k) for k in self.keys()]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able description (url, layout, format)."""
+        return {"url": self.url, "layout": self.layout, "format": self.format}

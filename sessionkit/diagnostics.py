@@ -1,0 +1,57 @@
+"""Lint findings: one :class:`Diagnostic` per problem, with a stable code."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+__all__ = ["Diagnostic", "Severity"]
+
+
+class Severity(enum.StrEnum):
+    """How bad a finding is. Only ``error`` makes ``sessionkit lint`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@attrs.frozen(kw_only=True)
+class Diagnostic:
+    """One lint finding.
+
+    Attributes:
+        code: stable rule code (``AW003``, ``BM001``).
+        severity: error, warning or info.
+        line: 1-based line, or ``None`` for the whole file.
+        message: what is wrong, in words a person can act on.
+        path: the file, when known.
+        fixable: ``sessionkit lint --fix`` can repair it.
+    """
+
+    code: str
+    severity: Severity
+    line: int | None
+    message: str
+    path: str | None = None
+    fixable: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape printed by ``sessionkit lint --json``."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        where = self.path or "<text>"
+        if self.line is not None:
+            where += f":{self.line}"
+        return f"{where}: {self.code} {self.severity.value}: {self.message}"

@@ -1,0 +1,468 @@
+"""The lossless text layer: a :class:`Document` keeps every byte of a note.
+
+``parse(text).text == text`` for every string.  A document knows its BOM,
+newline style, the raw frontmatter between its ``---`` fences, the body, and
+the ATX headings of the body (fence-, indented-code- and HTML-aware), grouped
+into level-2 :class:`Section` spans.  Edits are *splices*: they return a new
+document in which only the lines they concern differ.
+
+Line numbers in this module are 0-based indices into :attr:`Document.lines`;
+anything shown to a person (errors, diagnostics) adds 1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import Any
+
+from . import _yaml
+from .errors import ParseError
+
+__all__ = ["Document", "Heading", "Section", "parse", "split_lines"]
+
+_FENCE_LINE = re.compile(r"^---[ \t]*\r?\n?$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
+_CODE_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_HTML_START = re.compile(
+    r"^ {0,3}(?:"
+    r"(?P<t1><(?:script|pre|style|textarea)(?:[\s>]|$))"
+    r"|(?P<t2><!--)"
+    r"|(?P<t3><\?)"
+    r"|(?P<t4><![A-Za-z])"
+    r"|(?P<t5><!\[CDATA\[)"
+    r"|(?P<t6></?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|"
+    r"colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|"
+    r"frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|"
+    r"noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|"
+    r"thead|title|tr|track|ul)(?:[\s/>]|$))"
+    r")",
+    re.IGNORECASE,
+)
+_HTML_END = {
+    "t1": re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE),
+    "t2": re.compile(r"-->"),
+    "t3": re.compile(r"\?>"),
+    "t4": re.compile(r">"),
+    "t5": re.compile(r"\]\]>"),
+}
+_KEY_LINE = re.compile(
+    r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'"""  # quoted keys
+    r"""|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))"""  # plain keys
+    r"""[ \t]*:(?:[ \t]|\r?\n?$)"""
+)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only, keeping the line ends (``\\r\\n`` stays whole).
+
+    Unlike :meth:`str.splitlines` this never splits on ``\\r`` alone, form
+    feeds or Unicode line separators, so ``"".join(split_lines(t)) == t``.
+    """
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _strip_eol(line: str) -> str:
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    return line
+
+
+class Heading:
+    """An ATX heading of the body: level, title text and its line index."""
+
+    __slots__ = ("level", "line", "title")
+
+    def __init__(self, level: int, title: str, line: int) -> None:
+        self.level = level
+        self.title = title
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"Heading({self.level}, {self.title!r}, line={self.line})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Heading) and (self.level, self.title, self.line) == (
+            other.level,
+            other.title,
+            other.line,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.level, self.title, self.line))
+
+
+class Section:
+    """A level-2 section: its heading line and the lines up to the next one.
+
+    ``start`` is the heading's line index; ``end`` is exclusive (the next
+    level-2 heading, or the end of the document).
+    """
+
+    __slots__ = ("end", "start", "title")
+
+    def __init__(self, title: str, start: int, end: int) -> None:
+        self.title = title
+        self.start = start
+        self.end = end
+
+    @property
+    def heading(self) -> str:
+        """The heading as the schema names it, e.g. ``"## Next steps"``."""
+        return f"## {self.title}"
+
+    def __repr__(self) -> str:
+        return f"Section({self.title!r}, {self.start}, {self.end})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Section) and (self.title, self.start, self.end) == (
+            other.title,
+            other.start,
+            other.end,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.title, self.start, self.end))
+
+
+def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) -> list[Heading]:
+    """Return the ATX headings in ``lines[start:end]`` as CommonMark sees them.
+
+    Lines inside fenced code (backticks or tildes; the closing fence uses the
+    same character and is at least as long), indented code (4+ spaces) and
+    HTML blocks (comments, ``<pre>``/``<script>``… and block tags up to the
+    next blank line) are skipped.
+    """
+    stop = len(lines) if end is None else end
+    found: list[Heading] = []
+    fence: str | None = None
+    html_end: re.Pattern[str] | None = None
+    html_blank = False
+    prev_blank = True
+    for i in range(start, stop):
+        line = lines[i]
+        if fence is not None:
+            m = _CODE_FENCE.match(_strip_eol(line))
+            if (
+                m
+                and m.group(2)[0] == fence[0]
+                and len(m.group(2)) >= len(fence)
+                and not m.group(3).strip()
+            ):
+                fence = None
+            prev_blank = False
+            continue
+        if html_end is not None:
+            if html_end.search(line):
+                html_end = None
+            prev_blank = False
+            continue
+        bare = _strip_eol(line)
+        if html_blank:
+            if not bare.strip():
+                html_blank = False
+                prev_blank = True
+            continue
+        if not bare.strip():
+            prev_blank = True
+            continue
+        first = bare.lstrip(" ")
+        indent = len(bare) - len(first)
+        if first.startswith("\t"):
+            indent += 4
+        if indent >= 4 and prev_blank:
+            continue  # indented code (or a continuation; never a heading)
+        if indent < 4:
+            if first[:1] in "`~":
+                m = _CODE_FENCE.match(bare)
+                if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+                    fence = m.group(2)
+                    prev_blank = False
+                    continue
+            elif first[:1] == "<":
+                h = _HTML_START.match(bare)
+                if h:
+                    kind = h.lastgroup or "t6"
+                    if kind == "t6":
+                        html_blank = True
+                    else:
+                        pattern = _HTML_END[kind]
+                        if not pattern.search(bare, h.end()):
+                            html_end = pattern
+                    prev_blank = False
+                    continue
+            elif first[:1] == "#":
+                m = _ATX.match(line)
+                if m:
+                    title = (m.group(2) or "").strip()
+                    if title and set(title) == {"#"}:
+                        title = ""
+                    found.append(Heading(len(m.group(1)), title, i))
+                    prev_blank = True
+                    continue
+        prev_blank = False
+    return found
+
+
+class Document:
+    """The exact text of a note, with its structure found but nothing lost.
+
+    Build one with :func:`parse`; never raises for any string.  A frontmatter
+    problem (unclosed fence) is kept in :attr:`problem` and raised by
+    :attr:`meta`.
+    """
+
+    __slots__ = (
+        "__dict__",
+        "body_start",
+        "bom",
+        "fm_close",
+        "lines",
+        "newline",
+        "path",
+        "problem",
+        "text",
+    )
+
+    def __init__(self, text: str, path: str | None = None) -> None:
+        self.text = text
+        self.path = path
+        self.bom = "\ufeff" if text.startswith("\ufeff") else ""
+        self.lines: list[str] = split_lines(text[len(self.bom) :])
+        first_nl = text.find("\n")
+        self.newline = "\r\n" if first_nl > 0 and text[first_nl - 1] == "\r" else "\n"
+        self.fm_close: int | None = None
+        self.problem: ParseError | None = None
+        self.body_start = 0
+        if self.lines and _FENCE_LINE.match(self.lines[0]):
+            for i in range(1, len(self.lines)):
+                if _FENCE_LINE.match(self.lines[i]):
+                    self.fm_close = i
+                    self.body_start = i + 1
+                    break
+            else:
+                self.problem = ParseError(
+                    "frontmatter opened by '---' on line 1 is never closed", path=path, line=1
+                )
+
+    # -- frontmatter ---------------------------------------------------------
+    @property
+    def has_frontmatter(self) -> bool:
+        """True when the text starts with a closed ``---`` fence pair."""
+        return self.fm_close is not None
+
+    @property
+    def frontmatter_text(self) -> str:
+        """The raw text between the fences ('' when there is none)."""
+        if self.fm_close is None:
+            return ""
+        return "".join(self.lines[1 : self.fm_close])
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        """The frontmatter as data, read by the strict loader.
+
+        Raises:
+            ParseError: unclosed fence, bad YAML, or not a mapping (with line).
+        """
+        if self.problem is not None:
+            raise self.problem
+        if self.fm_close is None:
+            return {}
+        text = self.frontmatter_text
+        if "\x00" in text:
+            idx = text[: text.index("\x00")].count("\n")
+            raise ParseError("NUL byte in frontmatter", path=self.path, line=idx + 2)
+        try:
+            return _yaml.load_mapping(text.replace("\r\n", "\n"), line_offset=1)
+        except ParseError as exc:
+            raise exc.with_path(self.path) from None
+
+    @cached_property
+    def key_spans(self) -> dict[str, tuple[int, int]]:
+        """Top-level frontmatter keys → (first line, end line exclusive).
+
+        A key's span runs over its continuation lines (indented, blank or
+        comment lines that follow), but trailing blank and comment lines
+        stay outside it so that replacing a key never eats a comment.
+        """
+        spans: dict[str, tuple[int, int]] = {}
+        if self.fm_close is None:
+            return spans
+        current: str | None = None
+        cur_start = 0
+        last_content = 0
+        for i in range(1, self.fm_close):
+            line = self.lines[i]
+            m = _KEY_LINE.match(line)
+            if m:
+                if current is not None:
+                    spans.setdefault(current, (cur_start, last_content + 1))
+                current = (
+                    m.group(1)
+                    if m.group(1) is not None
+                    else m.group(2).replace("''", "'")
+                    if m.group(2) is not None
+                    else m.group(3)
+                )
+                cur_start = last_content = i
+                continue
+            bare = _strip_eol(line)
+            if (
+                current is not None
+                and bare.strip()
+                and not bare.lstrip().startswith("#")
+                and (bare[:1] in (" ", "\t", "-") or not _KEY_LINE.match(line))
+            ):
+                last_content = i
+        if current is not None:
+            spans.setdefault(current, (cur_start, last_content + 1))
+        return spans
+
+    def key_line(self, key: str) -> int | None:
+        """1-based line of a top-level frontmatter key, for messages."""
+        span = self.key_spans.get(key)
+        return None if span is None else span[0] + 1
+
+    # -- body ----------------------------------------------------------------
+    @cached_property
+    def headings(self) -> list[Heading]:
+        """Every ATX heading of the body, in order."""
+        return scan_headings(self.lines, self.body_start)
+
+    @cached_property
+    def sections(self) -> list[Section]:
+        """The level-2 sections of the body, in order."""
+        h2 = [h for h in self.headings if h.level == 2]
+        out: list[Section] = []
+        for n, h in enumerate(h2):
+            end = h2[n + 1].line if n + 1 < len(h2) else len(self.lines)
+            out.append(Section(h.title, h.line, end))
+        return out
+
+    def section(self, title: str) -> Section | None:
+        """The first level-2 section with this title (``"Next steps"``), if any."""
+        for s in self.sections:
+            if s.title == title:
+                return s
+        return None
+
+    @property
+    def body(self) -> str:
+        """The text after the frontmatter (the whole text without a BOM if none)."""
+        return "".join(self.lines[self.body_start :])
+
+    def line_text(self, index: int) -> str:
+        """Line ``index`` without its line end."""
+        return _strip_eol(self.lines[index])
+
+    def section_lines(self, section: Section) -> list[str]:
+        """The lines under a section's heading, without line ends."""
+        return [_strip_eol(x) for x in self.lines[section.start + 1 : section.end]]
+
+    def content_end(self, section: Section) -> int:
+        """Index after the last non-blank line of a section (at least after its heading)."""
+        end = section.end
+        while end > section.start + 1 and not self.lines[end - 1].strip():
+            end -= 1
+        return end
+
+    # -- splices -------------------------------------------------------------
+    def _rebuild(self, lines: Sequence[str]) -> Document:
+        return Document(self.bom + "".join(lines), self.path)
+
+    def _eol(self, line: str) -> str:
+        return line + self.newline
+
+    def replace_lines(self, start: int, end: int, new: Iterable[str]) -> Document:
+        """Replace ``lines[start:end]`` with ``new`` (texts without line ends)."""
+        new_lines = [self._eol(x) for x in new]
+        lines = list(self.lines)
+        if end >= len(lines) and lines and not lines[-1].endswith("\n") and new_lines:
+            # the replaced span held the unterminated last line: keep it unterminated
+            new_lines[-1] = _strip_eol(new_lines[-1])
+        lines[start:end] = new_lines
+        return self._rebuild(lines)
+
+    def replace_line(self, index: int, new: str) -> Document:
+        """Replace one line's text, keeping its original line end."""
+        old = self.lines[index]
+        ending = old[len(_strip_eol(old)) :]
+        lines = list(self.lines)
+        lines[index] = new + ending
+        return self._rebuild(lines)
+
+    def insert_lines(self, index: int, new: Iterable[str]) -> Document:
+        """Insert lines (texts without line ends) before line ``index``."""
+        new_lines = [self._eol(x) for x in new]
+        if not new_lines:
+            return self
+        lines = list(self.lines)
+        if index >= len(lines) and lines and not lines[-1].endswith("\n"):
+            # appending after an unterminated last line: terminate it, leave ours open
+            lines[-1] = lines[-1] + self.newline
+            new_lines[-1] = _strip_eol(new_lines[-1])
+        lines[index:index] = new_lines
+        return self._rebuild(lines)
+
+    def set_key(self, key: str, value_text: str, *, after: str | None = None) -> Document:
+        """Set a top-level frontmatter key to the YAML text ``value_text``.
+
+        An existing key's lines are replaced by the one line ``key: value``;
+        a new key goes after ``after`` (when present) or before the closing
+        fence.  A document without frontmatter gets one.
+        """
+        line = f"{key}: {value_text}" if value_text else f"{key}:"
+        if self.problem is not None:
+            raise self.problem
+        if self.fm_close is None:
+            lines = ["---" + self.newline, self._eol(line), "---" + self.newline, *self.lines]
+            return self._rebuild(lines)
+        span = self.key_spans.get(key)
+        if span is not None:
+            if span[1] - span[0] == 1 and self.line_text(span[0]) == line:
+                return self
+            return self.replace_lines(span[0], span[1], [line])
+        at = self.fm_close
+        if after is not None and after in self.key_spans:
+            at = self.key_spans[after][1]
+        return self.insert_lines(at, [line])
+
+    def remove_key(self, key: str) -> Document:
+        """Remove a top-level frontmatter key and its continuation lines."""
+        span = self.key_spans.get(key)
+        if span is None:
+            return self
+        lines = list(self.lines)
+        del lines[span[0] : span[1]]
+        return self._rebuild(lines)
+
+    def append_to_section(self, title: str, new: Iterable[str]) -> Document:
+        """Insert lines after the last non-blank line of a section."""
+        section = self.section(title)
+        if section is None:
+            raise KeyError(title)
+        return self.insert_lines(self.content_end(section), new)
+
+    def __repr__(self) -> str:
+        return f"Document(path={self.path!r}, lines={len(self.lines)})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Document) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def parse(text: str, path: str | None = None) -> Document:
+    """Parse ``text`` into a :class:`Document`; never raises, never loses a byte."""
+    return Document(text, path)
