@@ -1,0 +1,34 @@
+"""The checks: ``nox -s tests lint typecheck docs``; ``nox -s interop`` for basic-memory."""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+PY = "3.11"
+
+
+@nox.session(python=PY)
+def tests(session: nox.Session) -> None:
+    """Run the test suite (the README's test command)."""
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PY)
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PY)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the package."""
+    session.install("-e", ".", "mypy", "types-PyYAML")
+    session.run("mypy", "--strict", "sessionkit")
