@@ -1,0 +1,1085 @@
+"""Configuration: where sessions live by default, set once for hooks, scripts and the CLI.
+
+A :class:`Config` is a plain frozen value.  The library never reads a file
+behind a caller's back: build one yourself (``Config(store="wiki")``) or ask
+for the effective one with :func:`load_config`, which reads, most specific
+first:
+
+1. ``overrides`` (the CLI's flags),
+2. the environment (``SESSIONKIT_STORE``, ``SESSIONKIT_FORMAT``, … see
+   :data:`SETTINGS`),
+3. the project file ``.sessionkit.toml``, found by walking up from
+   ``start_dir`` (the working directory, or a hook payload's ``cwd``),
+4. the user file ``config.toml`` in ``platformdirs.user_config_dir("sessionkit")``
+   (or the file named by ``$SESSIONKIT_CONFIG``),
+5. built-in defaults (the aiwiki store at the repository root: the nearest
+   ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
+
+Every effective value remembers where it came from (:class:`Source`).  A
+malformed file (bad TOML, unknown key, wrong type) raises :class:`ConfigError`
+naming the file, line and key; nothing falls back silently.
+
+Credentials never belong here: fsspec and the cloud SDKs have their own
+sources (environment, ``~/.aws/credentials``, profiles).  :func:`set_value`
+refuses secret-looking keys and :func:`describe` masks them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .errors import SessionKitError
+
+__all__ = [
+    "PROJECT_FILE",
+    "SETTINGS",
+    "Config",
+    "ConfigError",
+    "HookConfig",
+    "Limits",
+    "Setting",
+    "Source",
+    "config_file",
+    "default_store",
+    "describe",
+    "edit_toml",
+    "effective_store_url",
+    "find_project_file",
+    "format_config",
+    "is_secret_key",
+    "load_config",
+    "mask_url",
+    "parse_key",
+    "read_config_text",
+    "repository_root",
+    "set_value",
+    "storage_options_for",
+    "user_config_path",
+]
+
+#: name of the project configuration file
+PROJECT_FILE = ".sessionkit.toml"
+
+#: where credentials should come from instead (used in refusal messages)
+_CREDENTIAL_HINT = (
+    "keep credentials with fsspec and the cloud SDKs (environment variables such as "
+    "AWS_ACCESS_KEY_ID, ~/.aws/credentials and a 'profile' storage option, "
+    "gcloud application-default credentials)"
+)
+
+
+class ConfigError(SessionKitError):
+    """A configuration file or value is unusable (bad TOML, unknown key, wrong type)."""
+
+
+# -- the model ----------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class Source:
+    """Where an effective configuration value came from.
+
+    Attributes:
+        kind: ``"flag"``, ``"env"``, ``"project"``, ``"user"`` or ``"default"``.
+        file: the file it was read from (project and user files).
+        line: 1-based line in that file.
+        name: the flag or environment variable, for those kinds.
+    """
+
+    kind: str
+    file: str | None = None
+    line: int | None = None
+    name: str | None = None
+
+    def __str__(self) -> str:
+        if self.file is not None:
+            where = self.file if self.line is None else f"{self.file}:{self.line}"
+            return f"{self.kind} {where}"
+        if self.name is not None:
+            return f"{self.kind} {self.name}"
+        return self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape: ``{"kind", "file", "line", "name"}``."""
+        return {"kind": self.kind, "file": self.file, "line": self.line, "name": self.name}
+
+
+_DEFAULT = Source(kind="default")
+
+
+@attrs.frozen(kw_only=True)
+class HookConfig:
+    """How the agent hooks behave.
+
+    Attributes:
+        store: the store the hooks write to; ``None`` means the default store.
+        directive_kind: kind of the directive a pre-compact checkpoint carries.
+        directive_scope: its ``Scope:`` item.
+        directive_action: its ``Action:`` item.
+        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``)
+            or ``"plain"`` text.
+    """
+
+    store: str | None = None
+    directive_kind: str = "Dream"
+    directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages"
+    directive_action: str = "invoke `support-dream` skill before resuming other work"
+    session_start_output: str = attrs.field(default="json")
+
+    @session_start_output.validator
+    def _check_output(self, attribute: Any, value: str) -> None:
+        if value not in ("json", "plain"):
+            raise ConfigError(
+                f"hooks.session_start_output must be 'json' or 'plain', not {value!r}"
+            )
+
+
+@attrs.frozen(kw_only=True)
+class Limits:
+    """Size limits for input.
+
+    Attributes:
+        max_note_bytes: largest note read, in bytes.
+        max_payload_bytes: largest hook payload read from stdin, in bytes.
+    """
+
+    max_note_bytes: int = 8 * 1024 * 1024
+    max_payload_bytes: int = 1024 * 1024
+
+
+def _options(value: Mapping[str, Mapping[str, Any]] | None) -> Mapping[str, Mapping[str, Any]]:
+    return {prefix: dict(opts) for prefix, opts in (value or {}).items()}
+
+
+@attrs.frozen(kw_only=True)
+class Config:
+    """The effective configuration (a value; building one reads nothing).
+
+    Attributes:
+        store: default store URL or path; ``None`` means the repository root
+            (see :func:`effective_store_url`).
+        layout: store layout (``aiwiki``, ``basic-memory``), ``None`` to let
+            the store decide.
+        format: note format new notes are written in, ``None`` for the
+            layout's default.
+        storage_options: fsspec options per URL prefix
+            (``{"s3://team-notes": {"endpoint_url": ..., "profile": ...}}``).
+        bm_project: Basic Memory project name, ``None`` for its default project.
+        hooks: hook behaviour.
+        limits: input size limits.
+        sources: where each value came from, by dotted key (not compared).
+    """
+
+    store: str | None = None
+    layout: str | None = None
+    format: str | None = None
+    storage_options: Mapping[str, Mapping[str, Any]] = attrs.field(
+        factory=dict, converter=_options, hash=False
+    )
+    bm_project: str | None = None
+    hooks: HookConfig = attrs.field(factory=HookConfig)
+    limits: Limits = attrs.field(factory=Limits)
+    sources: Mapping[str, Source] = attrs.field(factory=dict, eq=False, hash=False, repr=False)
+
+    def source(self, key: str) -> Source:
+        """Where the value of dotted ``key`` came from (``default`` when not recorded)."""
+        return self.sources.get(key, _DEFAULT)
+
+
+@attrs.frozen(kw_only=True)
+class Setting:
+    """One configuration key.
+
+    Attributes:
+        key: dotted key as written in TOML (``store.url``).
+        attr: where it lives on :class:`Config` (``store``, ``hooks.store``).
+        type: ``str`` or ``int``.
+        env: the environment variable that sets it, if any.
+        choices: allowed values, if restricted.
+        path_like: a store location (relative paths in a file are relative to that file).
+        help: one line for the docs and ``config show``.
+    """
+
+    key: str
+    attr: str
+    type: type
+    env: str | None
+    help: str
+    choices: tuple[str, ...] | None = None
+    path_like: bool = False
+
+
+#: every scalar configuration key (storage options are free-form, per URL prefix)
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        key="store.url",
+        attr="store",
+        type=str,
+        env="SESSIONKIT_STORE",
+        path_like=True,
+        help="default store: a path or fsspec URL (default: the repository root)",
+    ),
+    Setting(
+        key="store.layout",
+        attr="layout",
+        type=str,
+        env="SESSIONKIT_LAYOUT",
+        help="store layout: aiwiki or basic-memory",
+    ),
+    Setting(
+        key="store.format",
+        attr="format",
+        type=str,
+        env="SESSIONKIT_FORMAT",
+        help="format of new notes: aiwiki-v2, aiwiki-v1, basic-memory",
+    ),
+    Setting(
+        key="basic_memory.project",
+        attr="bm_project",
+        type=str,
+        env="SESSIONKIT_BM_PROJECT",
+        help="Basic Memory project name (default: Basic Memory's default project)",
+    ),
+    Setting(
+        key="hooks.store",
+        attr="hooks.store",
+        type=str,
+        env="SESSIONKIT_HOOK_STORE",
+        path_like=True,
+        help="store the hooks write to (default: the default store)",
+    ),
+    Setting(
+        key="hooks.directive_kind",
+        attr="hooks.directive_kind",
+        type=str,
+        env="SESSIONKIT_DIRECTIVE_KIND",
+        help="kind of the directive a pre-compact checkpoint carries",
+    ),
+    Setting(
+        key="hooks.directive_scope",
+        attr="hooks.directive_scope",
+        type=str,
+        env="SESSIONKIT_DIRECTIVE_SCOPE",
+        help="Scope: item of that directive",
+    ),
+    Setting(
+        key="hooks.directive_action",
+        attr="hooks.directive_action",
+        type=str,
+        env="SESSIONKIT_DIRECTIVE_ACTION",
+        help="Action: item of that directive",
+    ),
+    Setting(
+        key="hooks.session_start_output",
+        attr="hooks.session_start_output",
+        type=str,
+        env="SESSIONKIT_HOOK_OUTPUT",
+        choices=("json", "plain"),
+        help="session-start prints Claude Code JSON or plain text",
+    ),
+    Setting(
+        key="limits.max_note_bytes",
+        attr="limits.max_note_bytes",
+        type=int,
+        env="SESSIONKIT_MAX_NOTE_BYTES",
+        help="largest note read, in bytes",
+    ),
+    Setting(
+        key="limits.max_payload_bytes",
+        attr="limits.max_payload_bytes",
+        type=int,
+        env="SESSIONKIT_MAX_PAYLOAD_BYTES",
+        help="largest hook payload read from stdin, in bytes",
+    ),
+)
+_BY_KEY = {s.key: s for s in SETTINGS}
+_TABLES = {s.key.partition(".")[0] for s in SETTINGS} | {"storage_options"}
+_SO = "storage_options"
+
+
+# -- secrets ------------------------------------------------------------------
+
+_SECRET_WORDS = ("secret", "password", "passwd", "token", "credential", "apikey", "passphrase")
+_SECRET_PARTS = {"key", "pwd", "auth", "private", "pass", "sig", "signature"}
+
+
+def is_secret_key(name: str) -> bool:
+    """Whether a key name looks like it holds a secret.
+
+    ``secret``, ``password``, ``token``, ``credential`` anywhere in the name,
+    or a word ``key`` / ``auth`` / ``pwd`` (``access_key``, ``api-key``, ``key``).
+    """
+    low = name.lower()
+    if any(word in low for word in _SECRET_WORDS):
+        return True
+    return bool(_SECRET_PARTS.intersection(re.split(r"[^a-z0-9]+", low)))
+
+
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@:]*):([^/@]*)@")
+
+
+def mask_url(url: str) -> str:
+    """``url`` with a password in its user-info replaced by ``***``."""
+    return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", url)
+
+
+def _has_url_password(url: str) -> bool:
+    return _USERINFO.match(url) is not None
+
+
+# -- locating files -------------------------------------------------------------
+
+
+def _start(start_dir: str | os.PathLike[str] | None) -> Path:
+    return Path(os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd()))
+
+
+def find_project_file(start_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``.sessionkit.toml`` at or above ``start_dir`` (default: cwd), if any."""
+    here = _start(start_dir)
+    for folder in (here, *here.parents):
+        candidate = folder / PROJECT_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def repository_root(start_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The nearest ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``."""
+    here = _start(start_dir)
+    for folder in (here, *here.parents):
+        if (folder / "aiwiki").is_dir() or (folder / ".git").exists():
+            return folder
+    return here
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """The user file: ``$SESSIONKIT_CONFIG``, else ``<user config dir>/sessionkit/config.toml``."""
+    env = os.environ if env is None else env
+    explicit = env.get("SESSIONKIT_CONFIG")
+    if explicit:
+        return Path(os.path.expanduser(explicit))
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("sessionkit")) / "config.toml"
+
+
+# -- a small line-based TOML scanner (for line numbers and minimal edits) --------
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _parse_dotted(s: str, i: int = 0) -> tuple[tuple[str, ...], int]:
+    """Parse a TOML dotted key at ``s[i]``; return its parts and the index after it."""
+    parts: list[str] = []
+    n = len(s)
+    while True:
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == '"':
+            j = i + 1
+            while j < n and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            if j >= n:
+                raise ValueError("unclosed quoted key")
+            parts.append(tomllib.loads(f"k = {s[i : j + 1]}")["k"])
+            i = j + 1
+        elif i < n and s[i] == "'":
+            j = s.find("'", i + 1)
+            if j < 0:
+                raise ValueError("unclosed quoted key")
+            parts.append(s[i + 1 : j])
+            i = j + 1
+        else:
+            m = _BARE_KEY.match(s, i)
+            if m is None:
+                raise ValueError("not a key")
+            parts.append(m.group())
+            i = m.end()
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == ".":
+            i += 1
+            continue
+        return tuple(parts), i
+
+
+def _render_key(parts: tuple[str, ...]) -> str:
+    return ".".join(p if _BARE_KEY.fullmatch(p) else json.dumps(p) for p in parts)
+
+
+@attrs.frozen(kw_only=True)
+class _Entry:
+    """A table header or a ``key = value`` line of a TOML text (0-based lines)."""
+
+    kind: str  # "table", "array" or "key"
+    path: tuple[str, ...]  # full path of the table or key
+    table: tuple[str, ...]  # the header the entry sits under (for keys)
+    start: int
+    end: int  # exclusive
+    value_col: int = 0  # column where a key's value starts
+
+
+def _parses(value_text: str) -> bool:
+    try:
+        tomllib.loads(f"v = {value_text}")
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+def _scan(lines: list[str]) -> list[_Entry]:
+    """Table headers and key lines of a TOML text that tomllib accepts."""
+    entries: list[_Entry] = []
+    table: tuple[str, ...] = ()
+    i = 0
+    while i < len(lines):
+        raw = lines[i].rstrip("\r\n")
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        if stripped.startswith("["):
+            is_array = stripped.startswith("[[")
+            start = raw.index("[") + (2 if is_array else 1)
+            try:
+                path, _ = _parse_dotted(raw, start)
+            except ValueError:
+                i += 1
+                continue
+            table = path
+            entries.append(
+                _Entry(
+                    kind="array" if is_array else "table", path=path, table=(), start=i, end=i + 1
+                )
+            )
+            i += 1
+            continue
+        try:
+            parts, j = _parse_dotted(raw)
+        except ValueError:
+            i += 1
+            continue
+        if j >= len(raw) or raw[j] != "=":
+            i += 1
+            continue
+        col = j + 1
+        while col < len(raw) and raw[col] in " \t":
+            col += 1
+        value = raw[col:]
+        end = i + 1
+        while not _parses(value) and end < len(lines):
+            value += "\n" + lines[end].rstrip("\r\n")
+            end += 1
+        entries.append(
+            _Entry(kind="key", path=table + parts, table=table, start=i, end=end, value_col=col)
+        )
+        i = end
+    return entries
+
+
+def _line_of(entries: list[_Entry], path: tuple[str, ...]) -> int | None:
+    """1-based line of a key (or of the nearest table that holds it)."""
+    for entry in entries:
+        if entry.path == path:
+            return entry.start + 1
+    for size in range(len(path) - 1, 0, -1):
+        for entry in entries:
+            if entry.path == path[:size]:
+                return entry.start + 1
+    return None
+
+
+def _toml_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    raise ConfigError(f"cannot write a value of type {type(value).__name__}")
+
+
+def _comment_suffix(rest: str) -> str:
+    """The whitespace and ``# comment`` after a single-line value, if any."""
+    for m in re.finditer("#", rest):
+        head = rest[: m.start()]
+        if head.strip() and _parses(head):
+            return rest[len(head.rstrip()) :]
+    return ""
+
+
+def edit_toml(text: str, path: tuple[str, ...], value: Any) -> str:
+    """Set ``path`` to ``value`` in TOML ``text`` as a minimal line edit.
+
+    Only the line holding the key changes, or one line is added at the end of
+    its table (a ``[table]`` is appended when the file has none).  Comments,
+    order and newline style are kept.
+
+    Raises:
+        ConfigError: the text is not TOML, or the edit cannot be made by
+            changing lines (say, the table is an inline table).
+    """
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"bad TOML: {exc}") from None
+    nl = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    entries = _scan(lines)
+    literal = _toml_literal(value)
+    new_lines: list[str]
+    existing = [e for e in entries if e.kind == "key" and e.path == path]
+    if existing:
+        e = existing[-1]
+        first = lines[e.start]
+        eol = first[len(first.rstrip("\r\n")) :] or (nl if e.end < len(lines) else "")
+        body = first.rstrip("\r\n")
+        suffix = _comment_suffix(body[e.value_col :]) if e.end == e.start + 1 else ""
+        if e.end != e.start + 1:
+            last = lines[e.end - 1]
+            eol = last[len(last.rstrip("\r\n")) :]
+        new_lines = [
+            *lines[: e.start],
+            body[: e.value_col] + literal + suffix + eol,
+            *lines[e.end :],
+        ]
+    else:
+        table = path[:-1]
+        # a [table] header, or dotted keys under a parent header that define it implicitly
+        after: int | None = None
+        key_text = _render_key(path[-1:])
+        header = next(
+            (x for x in entries if x.kind == "table" and x.path == table),
+            None,
+        )
+        if header is not None:
+            after = header.end
+            for x in entries:
+                if x.kind == "key" and x.table == table:
+                    after = x.end
+        else:
+            implicit = [
+                x
+                for x in entries
+                if x.kind == "key"
+                and len(x.table) < len(table)
+                and x.path[: len(table)] == table
+                and len(x.path) > len(table)
+            ]
+            if implicit:
+                last_entry = implicit[-1]
+                after = last_entry.end
+                key_text = _render_key(path[len(last_entry.table) :])
+        if after is not None:
+            prev = lines[after - 1] if after > 0 else ""
+            fixed_prev = prev if prev.endswith("\n") or not prev else prev + nl
+            new_lines = [
+                *lines[: after - 1],
+                *([fixed_prev] if after > 0 else []),
+                f"{key_text} = {literal}{nl}",
+                *lines[after:],
+            ]
+        else:
+            out = list(lines)
+            if out and not out[-1].endswith("\n"):
+                out[-1] += nl
+            if out and out[-1].strip():
+                out.append(nl)
+            if table:
+                out.append(f"[{_render_key(table)}]{nl}")
+            out.append(f"{key_text} = {literal}{nl}")
+            new_lines = out
+    new_text = "".join(new_lines)
+    try:
+        data: Any = tomllib.loads(new_text)
+        for part in path:
+            data = data[part]
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        data = _MISSING
+    if data != value or type(data) is not type(value):
+        raise ConfigError(
+            f"cannot set {_render_key(path)} by a line edit (is its table written inline?); "
+            "edit the file by hand"
+        )
+    return new_text
+
+
+_MISSING = object()
+
+
+# -- reading and validating -------------------------------------------------------
+
+_TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError, text: str, file: str) -> ConfigError:
+    msg = str(exc)
+    m = _TOML_ERROR_LINE.search(msg)
+    if m:
+        line: int | None = int(m.group(1))
+        msg = msg[: m.start()].rstrip()
+    elif "end of document" in msg:
+        line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+    else:
+        line = None
+    return ConfigError(f"bad TOML: {msg}", path=file, line=line)
+
+
+def _is_plain(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str | int | float | bool):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, list):
+        return all(_is_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _type_name(value: Any) -> str:
+    """``value``'s TOML type with its article: ``a string``, ``an integer``."""
+    names = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array"}
+    name = names.get(type(value), "table" if isinstance(value, dict) else type(value).__name__)
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
+def _check_scalar(setting: Setting, value: Any) -> str | None:
+    """A problem with ``value`` for ``setting``, or ``None``."""
+    want = "string" if setting.type is str else "integer"
+    if setting.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"must be an {want}, not {_type_name(value)}"
+    if setting.type is str and not isinstance(value, str):
+        return f"must be a {want}, not {_type_name(value)}"
+    if setting.type is int and value <= 0:
+        return "must be a positive integer"
+    if setting.choices is not None and value not in setting.choices:
+        return f"must be one of {', '.join(setting.choices)}, not {value!r}"
+    return None
+
+
+def _resolve_path(value: str, base: Path | None) -> str:
+    """A store location from a file: ``~`` expanded, relative paths joined to ``base``."""
+    if "://" in value:
+        return value
+    expanded = os.path.expanduser(value)
+    if base is not None and not os.path.isabs(expanded):
+        return os.path.normpath(os.path.join(base, expanded))
+    return expanded
+
+
+_Layer = dict[str, tuple[Any, Source]]
+
+
+def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
+    """Validate a config file's text; return ``{dotted key: (value, Source)}``.
+
+    Raises:
+        ConfigError: bad TOML, unknown table or key, wrong type (file, line, key named).
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _toml_error(exc, text, file) from None
+    entries = _scan(text.splitlines(keepends=True))
+    base = Path(file).parent
+    layer: _Layer = {}
+
+    def fail(path: tuple[str, ...], message: str) -> ConfigError:
+        return ConfigError(
+            f"{_render_key(path)}: {message}", path=file, line=_line_of(entries, path)
+        )
+
+    def src(path: tuple[str, ...]) -> Source:
+        return Source(kind=kind, file=file, line=_line_of(entries, path))
+
+    for table, content in data.items():
+        if table not in _TABLES:
+            raise fail(
+                (table,),
+                f"unknown key (known tables: {', '.join(sorted(_TABLES))})",
+            )
+        if not isinstance(content, dict):
+            raise fail((table,), f"must be a table, not {_type_name(content)}")
+        if table == _SO:
+            for prefix, options in content.items():
+                if not isinstance(options, dict):
+                    raise fail(
+                        (table, prefix),
+                        "must be a table of options for the URL prefix "
+                        f'(write [storage_options."{prefix}"]), not {_type_name(options)}',
+                    )
+                for name, value in options.items():
+                    if not _is_plain(value):
+                        raise fail(
+                            (table, prefix, name),
+                            f"{_type_name(value)} cannot be a storage option",
+                        )
+                    key = f"{_SO}.{_render_key((prefix, name))}"
+                    layer[key] = (value, src((table, prefix, name)))
+            continue
+        for name, value in content.items():
+            dotted = f"{table}.{name}"
+            setting = _BY_KEY.get(dotted)
+            if setting is None:
+                known = ", ".join(s.key for s in SETTINGS if s.key.startswith(table + "."))
+                raise fail((table, name), f"unknown key (known in [{table}]: {known})")
+            problem = _check_scalar(setting, value)
+            if problem is not None:
+                raise fail((table, name), problem)
+            if setting.path_like:
+                value = _resolve_path(value, base)
+            layer[dotted] = (value, src((table, name)))
+    return layer
+
+
+def _read_file(path: Path, kind: str) -> _Layer:
+    file = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=file) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError("not valid UTF-8", path=file, line=line) from None
+    return read_config_text(text, file, kind)
+
+
+def _coerce(setting: Setting, raw: Any, origin: str) -> Any:
+    """Convert a string from the environment or a flag to the setting's type."""
+    value = raw
+    if setting.type is int and isinstance(raw, str):
+        try:
+            value = int(raw.strip().replace("_", ""))
+        except ValueError:
+            raise ConfigError(f"{origin}: {setting.key} must be an integer, not {raw!r}") from None
+    problem = _check_scalar(setting, value)
+    if problem is not None:
+        raise ConfigError(f"{origin}: {setting.key} {problem}")
+    return value
+
+
+def _env_layer(env: Mapping[str, str]) -> _Layer:
+    layer: _Layer = {}
+    for setting in SETTINGS:
+        if setting.env is None:
+            continue
+        raw = env.get(setting.env)
+        if raw is None or raw == "":
+            continue
+        layer[setting.key] = (
+            _coerce(setting, raw, f"${setting.env}"),
+            Source(kind="env", name=setting.env),
+        )
+    return layer
+
+
+def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
+    layer: _Layer = {}
+    for key, raw in overrides.items():
+        if raw is None:
+            continue
+        if key.startswith(_SO + "."):
+            prefix, name = _split_option_key(key)
+            layer[f"{_SO}.{_render_key((prefix, name))}"] = (raw, Source(kind="flag", name=key))
+            continue
+        setting = _BY_KEY.get(key)
+        if setting is None:
+            raise ConfigError(f"unknown configuration key {key!r}")
+        layer[key] = (_coerce(setting, raw, f"override {key}"), Source(kind="flag", name=key))
+    return layer
+
+
+def _build(merged: _Layer) -> Config:
+    values: dict[str, Any] = {}
+    hooks: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    options: dict[str, dict[str, Any]] = {}
+    sources: dict[str, Source] = {}
+    for key, (value, source) in merged.items():
+        sources[key] = source
+        if key.startswith(_SO + "."):
+            prefix, name = _split_option_key(key)
+            options.setdefault(prefix, {})[name] = value
+            continue
+        attr = _BY_KEY[key].attr
+        group, _, name = attr.rpartition(".")
+        {"": values, "hooks": hooks, "limits": limits}[group][name] = value
+    return Config(
+        **values,
+        storage_options=options,
+        hooks=HookConfig(**hooks),
+        limits=Limits(**limits),
+        sources=sources,
+    )
+
+
+def load_config(
+    start_dir: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """Read the effective configuration from every source.
+
+    Args:
+        start_dir: where to look for ``.sessionkit.toml`` and the repository
+            root (default: the working directory; hooks pass the payload's ``cwd``).
+        env: environment variables (default: ``os.environ``).
+        overrides: dotted keys set by the caller (the CLI's flags), most
+            specific of all; ``None`` values are ignored.
+
+    The result has :attr:`Config.store` filled in (the repository root when
+    nothing sets it) and :attr:`Config.sources` telling where each value came from.
+
+    Raises:
+        ConfigError: a file or environment value is malformed.
+    """
+    env = os.environ if env is None else env
+    root = repository_root(start_dir)
+    merged: _Layer = {"store.url": (str(root), Source(kind="default", name="repository root"))}
+    merged.update(_read_file(user_config_path(env), "user"))
+    project = find_project_file(start_dir)
+    if project is not None:
+        merged.update(_read_file(project, "project"))
+    merged.update(_env_layer(env))
+    merged.update(_override_layer(overrides or {}))
+    return _build(merged)
+
+
+# -- using a configuration ----------------------------------------------------------
+
+
+def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
+    """The store URL ``config`` points at: its :attr:`~Config.store`, else the repository root."""
+    return config.store if config.store else str(repository_root(start_dir))
+
+
+def _prefix_matches(url: str, prefix: str) -> bool:
+    if not url.startswith(prefix):
+        return False
+    return len(url) == len(prefix) or prefix.endswith(("/", ":")) or url[len(prefix)] in "/?#"
+
+
+def storage_options_for(config: Config, url: str) -> dict[str, Any]:
+    """The fsspec options configured for ``url``: every matching prefix, longest last."""
+    merged: dict[str, Any] = {}
+    for prefix in sorted(config.storage_options, key=len):
+        if _prefix_matches(url, prefix):
+            merged.update(config.storage_options[prefix])
+    return merged
+
+
+def default_store(start_dir: str | os.PathLike[str] | None = None) -> tuple[str, dict[str, Any]]:
+    """Load the effective configuration; return the default store URL and its storage options.
+
+    This is what ``sessionkit.open_store()`` with no argument uses.  The
+    configured layout and format are ``load_config(start_dir).layout`` / ``.format``.
+    """
+    config = load_config(start_dir)
+    url = effective_store_url(config, start_dir)
+    return url, storage_options_for(config, url)
+
+
+# -- showing ---------------------------------------------------------------------------
+
+
+def _split_option_key(key: str) -> tuple[str, str]:
+    """``storage_options.<prefix>.<name>`` (TOML quoting optional) -> (prefix, name)."""
+    rest = key[len(_SO) + 1 :]
+    if rest.startswith(('"', "'")):
+        try:
+            parts, end = _parse_dotted(rest)
+        except ValueError:
+            parts, end = (), 0
+        if len(parts) == 2 and end == len(rest):
+            return parts[0], parts[1]
+    prefix, _, name = rest.rpartition(".")
+    if not prefix or not name:
+        raise ConfigError(
+            f"storage option key {key!r} must be storage_options.<url prefix>.<option>"
+        )
+    return prefix, name
+
+
+def parse_key(key: str) -> tuple[str, ...]:
+    """A dotted key as the CLI takes it -> TOML path.
+
+    ``store.url`` -> ``("store", "url")``; storage options take the URL prefix
+    as is or TOML-quoted: ``storage_options.s3://bucket.endpoint_url`` or
+    ``storage_options."s3://bucket".endpoint_url``.
+
+    Raises:
+        ConfigError: not a known key.
+    """
+    if key.startswith(_SO + "."):
+        prefix, name = _split_option_key(key)
+        return (_SO, prefix, name)
+    if key not in _BY_KEY:
+        raise ConfigError(
+            f"unknown configuration key {key!r} (known: {', '.join(s.key for s in SETTINGS)}, "
+            "storage_options.<url prefix>.<option>)"
+        )
+    return tuple(key.split("."))
+
+
+def _shown(key: str, value: Any) -> Any:
+    name = key.rpartition(".")[2].strip("\"'")
+    if key.startswith(_SO + ".") and is_secret_key(name):
+        return "***"
+    if isinstance(value, str):
+        return mask_url(value)
+    if isinstance(value, dict):
+        return {k: "***" if is_secret_key(k) else _shown(k, v) for k, v in value.items()}
+    return value
+
+
+def describe(config: Config) -> list[dict[str, Any]]:
+    """Every effective value with its source, secrets masked.
+
+    Returns a list of ``{"key", "value", "source": {"kind", "file", "line", "name"}}``
+    (the ``sessionkit config show --json`` shape), settings first, then
+    storage options by URL prefix.
+    """
+    rows: list[dict[str, Any]] = []
+    for setting in SETTINGS:
+        obj: Any = config
+        for part in setting.attr.split("."):
+            obj = getattr(obj, part)
+        rows.append(
+            {
+                "key": setting.key,
+                "value": _shown(setting.key, obj),
+                "source": config.source(setting.key).to_dict(),
+            }
+        )
+    for prefix in sorted(config.storage_options):
+        for name, value in config.storage_options[prefix].items():
+            key = f"{_SO}.{_render_key((prefix, name))}"
+            rows.append(
+                {
+                    "key": key,
+                    "value": _shown(key, value),
+                    "source": config.source(key).to_dict(),
+                }
+            )
+    return rows
+
+
+def format_config(config: Config) -> str:
+    """``config show`` text: ``key = value  # source`` per line, secrets masked."""
+    out = []
+    for row in describe(config):
+        value = row["value"]
+        shown = "(unset)" if value is None else json.dumps(value, ensure_ascii=False)
+        source = Source(**row["source"])
+        out.append(f"{row['key']} = {shown}  # {source}")
+    return "\n".join(out) + "\n"
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+def _convert_cli_value(path: tuple[str, ...], raw: str) -> Any:
+    if path[0] == _SO:
+        # a TOML literal (true, 42, "quoted") when it is one, else the string itself
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            return raw
+        return value if isinstance(value, str | int | float | bool) else raw
+    setting = _BY_KEY[".".join(path)]
+    return _coerce(setting, raw, "config set")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def config_file(
+    scope: str,
+    start_dir: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Path:
+    """The file ``config set`` writes for ``scope`` (``"project"`` or ``"user"``).
+
+    The project file is the nearest existing ``.sessionkit.toml``, else a new
+    one at the repository root.
+    """
+    if scope == "user":
+        return user_config_path(env)
+    if scope != "project":
+        raise ConfigError(f"scope must be 'project' or 'user', not {scope!r}")
+    found = find_project_file(start_dir)
+    return found if found is not None else repository_root(start_dir) / PROJECT_FILE
+
+
+def set_value(
+    key: str,
+    value: str,
+    *,
+    scope: str = "project",
+    start_dir: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Path:
+    """Set ``key`` to ``value`` in the project or user file as a minimal edit.
+
+    ``value`` is converted to the key's type (storage options: a TOML literal
+    such as ``true`` or ``42`` when it is one, else a string).  Only the key's
+    line changes, or one line is added; comments and order survive.  Returns
+    the file written.
+
+    Raises:
+        ConfigError: unknown key, bad value, a secret-looking key or URL
+            password (credentials belong to fsspec and the cloud SDKs), or the
+            existing file is malformed.
+    """
+    path = parse_key(key)
+    if is_secret_key(path[-1]):
+        raise ConfigError(f"refusing to store {key!r}: it looks like a secret; {_CREDENTIAL_HINT}")
+    converted = _convert_cli_value(path, value)
+    if isinstance(converted, str) and _has_url_password(converted):
+        raise ConfigError(
+            f"refusing to store a password inside a URL for {key!r}; {_CREDENTIAL_HINT}"
+        )
+    target = config_file(scope, start_dir, env)
+    file = str(target)
+    try:
+        text = target.read_bytes().decode("utf-8") if target.exists() else ""
+    except UnicodeDecodeError as exc:
+        raise ConfigError("not valid UTF-8", path=file, line=None) from exc
+    read_config_text(text, file, scope)  # the existing file must be valid
+    try:
+        new_text = edit_toml(text, path, converted)
+    except ConfigError as exc:
+        raise exc.with_path(file) from None
+    read_config_text(new_text, file, scope)
+    _write_atomic(target, new_text)
+    return target
