@@ -1,0 +1,299 @@
+"""JSON for the model: :func:`to_dict`, :func:`to_json` and a strict :func:`from_dict`.
+
+This is the shape ``sessionkit show --json`` prints.  A session becomes a JSON
+object whose keys are the :class:`~sessionkit.model.Session` attribute names
+(snake_case), in attribute order:
+
+=================  ==========================================================
+key                value
+=================  ==========================================================
+``id``             full session id, or ``null``
+``status``         ``"active"``, ``"done"`` or ``"abandoned"``
+``focus``          string or ``null``
+``title``          string or ``null``
+``summary``        string or ``null``
+``started``        ISO date or timestamp as written, or ``null``
+``ended``          ISO date or timestamp as written, or ``null``
+``last_commit``    commit SHA (string) or ``null``
+``project``        string or ``null``
+``cwd``            string or ``null``
+``checkpoints``    list of ``{event, at, body, directives}``; each directive is
+                   ``{kind, state, consumed_at, items, status}``, ``state``
+                   being ``"unconsumed"`` or ``"consumed"``
+``files_touched``  list of ``{path, start, end, sha, note, code}``
+``decisions``      list of strings
+``gotchas``        list of strings
+``questions``      list of strings
+``next_steps``     list of strings
+``context``        list of strings
+``tags``           list of strings
+``observations``   list of ``{category, content, tags, context}``
+``relations``      list of ``{target, label, relation, context, style}``,
+                   ``style`` being ``"wiki"`` or ``"markdown"``
+``extra``          object: frontmatter keys the model has no field for
+``sections``       list of ``{title, body}``
+=================  ==========================================================
+
+Enums are written as their values, tuples as lists; ``origin`` (where a
+session was read from) is never written.  :func:`from_dict` is the inverse and
+is strict: a wrong type is an error, not a conversion (``"7"`` is not an
+integer, ``true`` is not a string, a string is not a list), and so are unknown
+keys.  Its errors are :class:`~sessionkit.errors.ValidationError` naming the
+JSON path of every bad value (``$.checkpoints[0].directives[1].state``).
+
+cattrs is imported here and nowhere on the hook path.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import cattrs
+from cattrs.errors import IterableValidationNote
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from .errors import ValidationError
+from .model import (
+    Checkpoint,
+    Citation,
+    Directive,
+    DirectiveState,
+    ExtraSection,
+    Link,
+    LinkStyle,
+    Observation,
+    Session,
+    Status,
+)
+
+__all__ = ["from_dict", "from_json", "to_dict", "to_json"]
+
+_MODEL_CLASSES: tuple[type, ...] = (
+    Citation,
+    Link,
+    Observation,
+    Directive,
+    Checkpoint,
+    ExtraSection,
+)
+
+
+class _Invalid(ValueError):
+    """A value of the wrong type; the message says what was expected."""
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {'true' if value else 'false'}"
+    if isinstance(value, int | float):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"string {shown!r}"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _structure_str(value: Any, _: type) -> str:
+    if not isinstance(value, str):
+        raise _Invalid(f"expected a string, got {_describe(value)}")
+    return value
+
+
+def _structure_int(value: Any, _: type) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Invalid(f"expected an integer, got {_describe(value)}")
+    return value
+
+
+def _structure_bool(value: Any, _: type) -> bool:
+    if not isinstance(value, bool):
+        raise _Invalid(f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def _json_value(value: Any) -> Any:
+    """A deep copy of ``value`` with tuples as lists and mappings as dicts."""
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def _structure_extra(value: Any, _: type) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _Invalid(f"expected an object, got {_describe(value)}")
+    for key in value:
+        if not isinstance(key, str):
+            raise _Invalid(f"expected string keys, got {_describe(key)}")
+    return {k: _json_value(v) for k, v in value.items()}
+
+
+def _enum_hook(cls: type[enum.Enum]) -> Callable[[Any, type], enum.Enum]:
+    allowed = ", ".join(repr(m.value) for m in cls)
+
+    def structure(value: Any, _: type) -> enum.Enum:
+        if isinstance(value, str):
+            for member in cls:
+                if member.value == value:
+                    return member
+        raise _Invalid(f"expected one of {allowed}, got {_describe(value)}")
+
+    return structure
+
+
+def _enum_value(member: enum.Enum) -> Any:
+    return member.value
+
+
+def _is_homogeneous_tuple(tp: Any) -> bool:
+    args = typing.get_args(tp)
+    return typing.get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _tuple_hook_factory(tp: Any, converter: cattrs.Converter) -> Callable[[Any, type], Any]:
+    item_type = typing.get_args(tp)[0]
+    structure_item = converter.get_structure_hook(item_type)
+
+    def structure(value: Any, _: type) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise _Invalid(f"expected a list, got {_describe(value)}")
+        out: list[Any] = []
+        errors: list[Exception] = []
+        for index, item in enumerate(value):
+            try:
+                out.append(structure_item(item, item_type))
+            except Exception as exc:  # collected with their index, raised together below
+                note = IterableValidationNote(f"index {index}", index, item_type)
+                exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+                errors.append(exc)
+        if errors:
+            raise cattrs.IterableValidationError(f"while structuring {tp!r}", errors, tp)
+        return tuple(out)
+
+    return structure
+
+
+@functools.cache
+def _converter() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    conv.register_structure_hook(str, _structure_str)
+    conv.register_structure_hook(int, _structure_int)
+    conv.register_structure_hook(bool, _structure_bool)
+    for enum_cls in (Status, DirectiveState, LinkStyle):
+        # StrEnums are str subclasses: without this cattrs passes them through
+        conv.register_unstructure_hook(enum_cls, _enum_value)
+        conv.register_structure_hook(enum_cls, _enum_hook(enum_cls))
+    conv.register_structure_hook_factory(_is_homogeneous_tuple, _tuple_hook_factory)
+    conv.register_unstructure_hook_factory(
+        _is_homogeneous_tuple,
+        lambda tp, c: _tuple_unstructure(typing.get_args(tp)[0], c),
+    )
+    for cls in _MODEL_CLASSES:
+        conv.register_structure_hook(
+            cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True)
+        )
+    conv.register_structure_hook(
+        Session,
+        make_dict_structure_fn(
+            Session,
+            conv,
+            _cattrs_forbid_extra_keys=True,
+            origin=override(omit=True),
+            extra=override(struct_hook=_structure_extra),
+        ),
+    )
+    conv.register_unstructure_hook(
+        Session,
+        make_dict_unstructure_fn(
+            Session,
+            conv,
+            origin=override(omit=True),
+            extra=override(unstruct_hook=_json_value),
+        ),
+    )
+    return conv
+
+
+def _tuple_unstructure(item_type: Any, conv: cattrs.Converter) -> Callable[[Any], list[Any]]:
+    unstructure_item = conv.get_unstructure_hook(item_type)
+
+    def unstructure(value: Any) -> list[Any]:
+        return [unstructure_item(v) for v in value]
+
+    return unstructure
+
+
+def _format_exception(exc: BaseException, tp: type | None) -> str:
+    if isinstance(exc, _Invalid):
+        return str(exc)
+    if isinstance(exc, KeyError):
+        return "required key missing"
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        return f"unknown key(s): {', '.join(sorted(exc.extra_fields))}"
+    if isinstance(exc, AttributeError | TypeError) and tp is not None:
+        return "expected an object"
+    return cattrs.v.format_exception(exc, tp)
+
+
+def to_dict(session: Session) -> dict[str, Any]:
+    """The session as a JSON-ready dict (see the module docs for its keys).
+
+    ``origin`` is left out; enums become their values and tuples lists.
+    """
+    result: dict[str, Any] = _converter().unstructure(session, Session)
+    return result
+
+
+def to_json(session: Session, indent: int | None = 2) -> str:
+    """The session as JSON text: :func:`to_dict` dumped with ``indent``.
+
+    Non-ASCII characters are written as they are (UTF-8), not escaped.
+    """
+    return json.dumps(to_dict(session), indent=indent, ensure_ascii=False)
+
+
+def from_dict(data: Mapping[str, Any]) -> Session:
+    """Build a :class:`~sessionkit.model.Session` from the output of :func:`to_dict`.
+
+    Missing keys take the model's defaults; unknown keys and values of the
+    wrong type are errors (no silent conversion).
+
+    Raises:
+        ValidationError: every problem, one per line, each ending with the
+            JSON path of the bad value (``@ $.files_touched[2].start``).
+    """
+    if not isinstance(data, Mapping):
+        raise ValidationError(f"expected a JSON object for a session, got {_describe(data)}")
+    try:
+        session: Session = _converter().structure(dict(data), Session)
+    except (cattrs.ClassValidationError, cattrs.IterableValidationError) as exc:
+        problems = cattrs.transform_error(exc, path="$", format_exception=_format_exception)
+        raise ValidationError("invalid session: " + "; ".join(problems)) from None
+    except (_Invalid, cattrs.ForbiddenExtraKeysError) as exc:  # pragma: no cover - defensive
+        raise ValidationError(f"invalid session: {_format_exception(exc, Session)} @ $") from None
+    return session
+
+
+def from_json(text: str) -> Session:
+    """Parse JSON text and build a session with :func:`from_dict`.
+
+    Raises:
+        ValidationError: the text is not JSON, or not a valid session.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"not JSON: {exc.msg}", line=exc.lineno) from None
+    return from_dict(data)
