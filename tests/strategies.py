@@ -102,7 +102,9 @@ def statuses() -> st.SearchStrategy[Status]:
 def _paths() -> st.SearchStrategy[str]:
     segment = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=10)
     ext = st.sampled_from([".py", ".md", ".toml", ".sh", ""])
-    return st.builds(lambda parts, e: "/".join(parts) + e, st.lists(segment, min_size=1, max_size=4), ext)
+    return st.builds(
+        lambda parts, e: "/".join(parts) + e, st.lists(segment, min_size=1, max_size=4), ext
+    )
 
 
 def citations(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Citation]:
