@@ -1,0 +1,631 @@
+"""The click commands behind ``sessionkit`` (imported only off the hook path).
+
+Thin by rule: each command parses options, calls library functions and
+prints.  Errors from the library (:class:`~sessionkit.errors.SessionKitError`)
+and the operating system (:class:`OSError`) become one line on stderr with
+exit code 2.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import sys
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from . import __version__
+from .config import (
+    Config,
+    config_file,
+    describe,
+    effective_store_url,
+    find_project_file,
+    format_config,
+    load_config,
+    set_value,
+    storage_options_for,
+    user_config_path,
+)
+from .diagnostics import Diagnostic, Severity
+from .errors import SessionKitError
+
+__all__ = ["cli", "run"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: exit codes
+OK, FINDINGS, UNUSABLE = 0, 1, 2
+
+
+# -- errors -----------------------------------------------------------------------
+
+
+class Failure(click.ClickException):
+    """Unusable input: printed as one ``sessionkit: ...`` line, exit code 2."""
+
+    exit_code = UNUSABLE
+
+    def show(self, file: Any = None) -> None:
+        """Print the one line on stderr."""
+        click.echo(f"sessionkit: {self.message}", err=True)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in text.splitlines() if part.strip()) or text
+
+
+def _os_message(exc: OSError) -> str:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is not None:
+        return f"{os.fsdecode(exc.filename)}: {reason}"
+    return reason
+
+
+def _failure(exc: BaseException) -> Failure:
+    if isinstance(exc, SessionKitError):
+        return Failure(_one_line(str(exc)))
+    if isinstance(exc, OSError):
+        return Failure(_one_line(_os_message(exc)))
+    return Failure(_one_line(f"internal error: {type(exc).__name__}: {exc}"))
+
+
+class _Group(click.Group):
+    """A group that turns library and OS errors into one-line failures."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except BrokenPipeError:
+            raise
+        except (SessionKitError, OSError) as exc:
+            raise _failure(exc) from None
+        except Exception as exc:
+            if os.environ.get("SESSIONKIT_DEBUG"):
+                raise
+            raise _failure(exc) from None
+
+
+def _exit(code: int) -> NoReturn:
+    raise click.exceptions.Exit(code)
+
+
+# -- shared options ------------------------------------------------------------------
+
+
+def _parse_option(item: str) -> tuple[str, Any]:
+    name, sep, raw = item.partition("=")
+    if not sep or not name.strip():
+        raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--storage-option")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    if not isinstance(value, str | int | float | bool):
+        value = raw
+    return name.strip(), value
+
+
+def _store_options(func: F) -> F:
+    """``--layout``, ``--format`` and ``--storage-option KEY=VALUE`` (repeatable)."""
+    func = click.option(
+        "--storage-option",
+        "-o",
+        "storage_option",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
+    )(func)
+    func = click.option("--format", "fmt", metavar="NAME", help="note format of the store.")(func)
+    func = click.option("--layout", metavar="NAME", help="store layout (aiwiki, basic-memory).")(
+        func
+    )
+    return func
+
+
+class _State:
+    """Per-invocation state: the start directory and the (lazily loaded) config."""
+
+    def __init__(self, directory: str | None) -> None:
+        self.directory = directory
+        self._config: Config | None = None
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = load_config(self.directory)
+        return self._config
+
+
+def _state() -> _State:
+    obj = click.get_current_context().find_object(_State)
+    return obj if obj is not None else _State(None)
+
+
+def _is_url(target: str) -> bool:
+    return "://" in target and not target.startswith("file://")
+
+
+def _local(target: str) -> str:
+    return target[len("file://") :] if target.startswith("file://") else target
+
+
+def _open_store(
+    root: str | None, layout: str | None, fmt: str | None, storage_option: Sequence[str]
+) -> Any:
+    """Open ``root`` (default: the configured store) with config and CLI storage options."""
+    state = _state()
+    config = state.config
+    url = root if root else effective_store_url(config, state.directory)
+    options = storage_options_for(config, url)
+    options.update(_parse_option(item) for item in storage_option)
+    from .backends import open_store
+
+    return open_store(url, layout=layout or config.layout, format=fmt or config.format, **options)
+
+
+# -- the group -------------------------------------------------------------------------
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="sessionkit")
+@click.option(
+    "-C",
+    "directory",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Look for .sessionkit.toml and the repository root from DIR instead of the cwd.",
+)
+@click.pass_context
+def cli(ctx: click.Context, directory: str | None) -> None:
+    """Read, lint and list AI coding-agent session handoff notes.
+
+    Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
+    """
+    ctx.obj = _State(directory)
+
+
+# -- lint ---------------------------------------------------------------------------------
+
+
+def _notes_under(folder: Path) -> list[Path]:
+    """Every ``*.md`` note under ``folder/aiwiki/sessions`` (or ``folder``), INDEX.md excluded."""
+    sessions = folder / "aiwiki" / "sessions"
+    base = sessions if sessions.is_dir() else folder
+    found = []
+    for path in base.rglob("*.md"):
+        rel = path.relative_to(base).parts
+        if path.name == "INDEX.md" or any(part.startswith(".") for part in rel):
+            continue
+        if path.is_file():
+            found.append(path)
+    return sorted(found)
+
+
+def _too_big(path: str, size: int, limit: int) -> Diagnostic:
+    return Diagnostic(
+        code="SK002",
+        severity=Severity.ERROR,
+        line=None,
+        message=f"note is {size} bytes, over the limit of {limit} (limits.max_note_bytes)",
+        path=path,
+    )
+
+
+def _lint_bytes(data: bytes, path: str) -> list[Diagnostic]:
+    from ._api import decode, lint
+
+    try:
+        text = decode(data, path)
+    except SessionKitError as exc:
+        return [
+            Diagnostic(
+                code="AW001", severity=Severity.ERROR, line=exc.line, message=exc.message, path=path
+            )
+        ]
+    return [d if d.path else _with_path(d, path) for d in lint(text, path=path)]
+
+
+def _with_path(diag: Diagnostic, path: str) -> Diagnostic:
+    import attrs
+
+    return attrs.evolve(diag, path=path)
+
+
+def _const(data: bytes) -> Callable[[], bytes]:
+    return lambda: data
+
+
+def _lint_targets(
+    paths: Sequence[str], layout: str | None, fmt: str | None, storage_option: Sequence[str]
+) -> Iterator[tuple[str, Callable[[], bytes], int | None, Any]]:
+    """(display path, read function, size if known, store or None) for every note to lint."""
+    for target in paths:
+        if _is_url(target):
+            store = _open_store(target, layout, fmt, storage_option)
+            keys = store.keys()
+            texts = dict(store.read_many(keys))
+            for key in keys:
+                text = texts[key]
+                if isinstance(text, BaseException):
+                    raise text
+                data = text.encode("utf-8")
+                yield key, _const(data), len(data), store
+            continue
+        local = Path(_local(target))
+        if local.is_dir():
+            notes = _notes_under(local)
+        else:
+            local.stat()  # a missing path is an error (exit 2), not an empty lint
+            notes = [local]
+        for note in notes:
+            yield str(note), note.read_bytes, note.stat().st_size, None
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of findings.")
+@click.option("--fix", is_flag=True, help="Fill missing @sha7 in citations from git first.")
+@_store_options
+def lint(
+    paths: tuple[str, ...],
+    as_json: bool,
+    fix: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Check notes against their format's schema.
+
+    PATH is a note, a folder (every *.md under its aiwiki/sessions, else under
+    it) or a store URL; none means the configured store.  Prints one line per
+    finding, `path:line: CODE severity: message`.  Exits 1 when a finding is
+    an error.
+    """
+    config = _state().config
+    targets = list(paths) or [effective_store_url(config, _state().directory)]
+    limit = config.limits.max_note_bytes
+    if fix:
+        _fix(targets)
+    found: list[Diagnostic] = []
+    for path, read, size, _store in _lint_targets(targets, layout, fmt, storage_option):
+        if size is not None and size > limit:
+            found.append(_too_big(path, size, limit))
+            continue
+        found.extend(_lint_bytes(read(), path))
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in found], indent=2, ensure_ascii=False))
+    else:
+        for diag in found:
+            click.echo(str(diag))
+    _exit(FINDINGS if any(d.severity is Severity.ERROR for d in found) else OK)
+
+
+def _fix(targets: Sequence[str]) -> None:
+    """Run ``sessionkit.ops.sha_fill`` over the local targets."""
+    try:
+        from .ops import sha_fill  # type: ignore[attr-defined]
+    except ImportError:
+        raise Failure("lint --fix is not available yet (sessionkit.ops.sha_fill)") from None
+    for target in targets:
+        if _is_url(target):
+            raise Failure(f"{target}: lint --fix works on local files and folders only")
+        local = Path(_local(target))
+        for note in _notes_under(local) if local.is_dir() else [local]:
+            sha_fill(note)
+
+
+# -- show ---------------------------------------------------------------------------------
+
+
+def _read_note(target: str, storage_option: Sequence[str]) -> bytes:
+    if not _is_url(target):
+        return Path(_local(target)).read_bytes()
+    import fsspec
+
+    config = _state().config
+    options = storage_options_for(config, target)
+    options.update(_parse_option(item) for item in storage_option)
+    fs, path = fsspec.url_to_fs(target, **options)
+    try:
+        data = fs.cat_file(path)
+    except FileNotFoundError:
+        raise Failure(f"{target}: no such note") from None
+    return bytes(data)
+
+
+def _summary(session: Any, path: str) -> str:
+    from .model import DirectiveState
+
+    fmt = session.origin.format if session.origin is not None else "?"
+    out = [f"{path}  ({fmt})"]
+
+    def row(label: str, value: Any) -> None:
+        if value not in (None, "", ()):
+            out.append(f"  {label + ':':<14}{value}")
+
+    row("id", session.id)
+    row("status", session.status)
+    row("title", session.title)
+    row("focus", session.focus)
+    row("started", session.started)
+    row("ended", session.ended)
+    row("last commit", session.last_commit)
+    row("project", session.project)
+    if session.checkpoints:
+        open_count = sum(
+            1
+            for cp in session.checkpoints
+            for d in cp.directives
+            if d.state is DirectiveState.UNCONSUMED
+        )
+        out.append(
+            f"  checkpoints:  {len(session.checkpoints)} ({open_count} unconsumed directives)"
+        )
+        for cp in session.checkpoints:
+            out.append(f"    - {cp.event} at {cp.at}")
+            for d in cp.directives:
+                state = (
+                    "unconsumed"
+                    if d.state is DirectiveState.UNCONSUMED
+                    else f"consumed at {d.consumed_at}"
+                )
+                action = f": {d.action}" if d.action else ""
+                out.append(f"        {d.kind} directive ({state}){action}")
+    for label, items in (
+        ("files touched", [c.render() for c in session.files_touched]),
+        ("decisions", session.decisions),
+        ("gotchas", session.gotchas),
+        ("questions", session.questions),
+        ("next steps", session.next_steps),
+        ("context", session.context),
+    ):
+        if items:
+            out.append(f"  {label}:")
+            out.extend(f"    - {item}" for item in items)
+    if session.tags:
+        row("tags", ", ".join(session.tags))
+    if session.observations:
+        row("observations", len(session.observations))
+    if session.sections:
+        row("other sections", ", ".join(s.title for s in session.sections))
+    return "\n".join(out)
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--json", "as_json", is_flag=True, help="Print the session as JSON.")
+@click.option(
+    "--storage-option",
+    "-o",
+    "storage_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="fsspec storage option for a URL (repeatable).",
+)
+def show(path: str, as_json: bool, storage_option: tuple[str, ...]) -> None:
+    """Summarise one note (a file or an fsspec URL); --json prints the model."""
+    from ._api import decode, loads
+
+    data = _read_note(path, storage_option)
+    limit = _state().config.limits.max_note_bytes
+    if len(data) > limit:
+        raise Failure(f"{path}: note is {len(data)} bytes, over the limit of {limit}")
+    session = loads(decode(data, path), path=path)
+    if as_json:
+        from .serialize import to_json
+
+        click.echo(to_json(session))
+    else:
+        click.echo(_summary(session, path))
+
+
+# -- ls -----------------------------------------------------------------------------------
+
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_AGO = re.compile(r"^(\d+)([dw])$")
+
+
+def parse_since(value: str, today: dt.date | None = None) -> str:
+    """``YYYY-MM-DD`` or ``Nd`` / ``Nw`` (days or weeks ago) -> an ISO date."""
+    today = today or dt.datetime.now(dt.UTC).date()
+    m = _AGO.match(value.strip())
+    if m:
+        days = int(m.group(1)) * (7 if m.group(2) == "w" else 1)
+        return (today - dt.timedelta(days=days)).isoformat()
+    try:
+        return dt.date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is not a date (YYYY-MM-DD) or an age like 3d or 2w", param_hint="--since"
+        ) from None
+
+
+def _row(key: str, session: Any) -> dict[str, Any]:
+    started = session.started or ""
+    m = _DATE.search(started) or _DATE.search(key)
+    return {
+        "key": key,
+        "date": m.group(1) if m else None,
+        "id": session.id,
+        "status": session.status.value,
+        "focus": session.focus,
+        "title": session.title,
+    }
+
+
+@cli.command(name="ls")
+@click.argument("root", required=False)
+@click.option(
+    "--status",
+    type=click.Choice(["active", "done", "abandoned"]),
+    help="Only sessions with this status.",
+)
+@click.option("--since", metavar="DATE|Nd", help="Only sessions started on or after (3d, 2w).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@_store_options
+def ls_(
+    root: str | None,
+    status: str | None,
+    since: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """List the sessions of a store (default: the configured store), oldest first.
+
+    Notes that cannot be read are reported on stderr and make the exit code 1.
+    """
+    from ._api import loads
+
+    since_date = parse_since(since) if since else None
+    store = _open_store(root, layout, fmt, storage_option)
+    rows: list[dict[str, Any]] = []
+    bad = 0
+    keys = store.keys()
+    for key, text in store.read_many(keys):
+        if isinstance(text, BaseException):
+            click.echo(f"sessionkit: {_one_line(str(text))}", err=True)
+            bad += 1
+            continue
+        try:
+            session = loads(text, path=key)
+        except SessionKitError as exc:
+            click.echo(f"sessionkit: {_one_line(str(exc))}", err=True)
+            bad += 1
+            continue
+        row = _row(key, session)
+        if status and row["status"] != status:
+            continue
+        if since_date and (row["date"] is None or row["date"] < since_date):
+            continue
+        rows.append(row)
+    rows.sort(key=lambda r: (r["date"] or "", r["key"]))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        for r in rows:
+            label = r["focus"] or r["title"] or ""
+            ident = (r["id"] or "")[:7] or "-"
+            click.echo(f"{r['date'] or '-':<10}  {ident:<7}  {r['status']:<9}  {r['key']}  {label}")
+    _exit(FINDINGS if bad else OK)
+
+
+# -- index --------------------------------------------------------------------------------
+
+
+def _regenerate_index(store: Any) -> Any:
+    for name in ("write_index", "regenerate_index", "index"):
+        method = getattr(store, name, None)
+        if callable(method):
+            return method()
+    raise Failure(f"{store.url}: this store has no index to regenerate")
+
+
+@cli.command()
+@click.argument("root", required=False)
+@_store_options
+def index(
+    root: str | None, layout: str | None, fmt: str | None, storage_option: tuple[str, ...]
+) -> None:
+    """Regenerate the store's index page (aiwiki: aiwiki/sessions/INDEX.md)."""
+    store = _open_store(root, layout, fmt, storage_option)
+    result = _regenerate_index(store)
+    if isinstance(result, str) and result:
+        click.echo(f"wrote {result}")
+
+
+# -- config -------------------------------------------------------------------------------
+
+
+@cli.group(cls=_Group)
+def config() -> None:
+    """Show and edit the configuration (.sessionkit.toml, the user file)."""
+
+
+@config.command(name="show")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of values and sources.")
+def config_show(as_json: bool) -> None:
+    """Print every effective value and where it came from (secrets masked)."""
+    cfg = _state().config
+    if as_json:
+        click.echo(json.dumps(describe(cfg), indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_config(cfg), nl=False)
+
+
+@config.command(name="set")
+@click.argument("key")
+@click.argument("value")
+@click.option("--project", "scope", flag_value="project", default=True, help="The project file.")
+@click.option("--user", "scope", flag_value="user", help="The user file.")
+def config_set(key: str, value: str, scope: str) -> None:
+    """Set KEY to VALUE in .sessionkit.toml (default) or the user file.
+
+    Only the key's line changes, or one line is added; comments and order are
+    kept.  Secret-looking keys are refused: credentials belong to fsspec and
+    the cloud SDKs.
+    """
+    written = set_value(key, value, scope=scope, start_dir=_state().directory)
+    click.echo(f"{written}: {key} set")
+
+
+@config.command(name="path")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object.")
+def config_path(as_json: bool) -> None:
+    """Print the project and user configuration files (and whether they exist)."""
+    directory = _state().directory
+    found = find_project_file(directory)
+    project = found if found is not None else config_file("project", directory)
+    user = user_config_path()
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "project": {"path": str(project), "exists": project.is_file()},
+                    "user": {"path": str(user), "exists": user.is_file()},
+                },
+                indent=2,
+            )
+        )
+        return
+    for label, path in (("project", project), ("user", user)):
+        click.echo(f"{label}: {path}{'' if path.is_file() else '  (absent)'}")
+
+
+# -- entry -----------------------------------------------------------------------------------
+
+
+def run(args: Sequence[str]) -> int:
+    """Run the click group on ``args`` (without the program name); return the exit code."""
+    try:
+        result = cli.main(args=list(args), prog_name="sessionkit", standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        click.echo("sessionkit: aborted", err=True)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return FINDINGS
+    return result if isinstance(result, int) else OK
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

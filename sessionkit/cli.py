@@ -1,0 +1,58 @@
+"""The ``sessionkit`` command: a thin entry point.
+
+:func:`main` is the console script.  It imports nothing heavy itself: the
+agent hooks (``sessionkit hook ...``) run on every compaction and session
+start, so they are dispatched to :mod:`sessionkit.hooks` before click is
+imported.  Every other command lives in :mod:`sessionkit._cli` (click).
+
+Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
+Errors are one line on stderr, ``sessionkit: path:line: message``; no
+traceback reaches a user.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["main"]
+
+
+def _hook_main() -> Any:
+    """``sessionkit.hooks.main`` when that module exists, else ``None``."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("sessionkit.hooks") is None:
+        return None
+    return importlib.import_module("sessionkit.hooks").main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code.
+
+    Args:
+        argv: the full argument vector, program name first (default: ``sys.argv``).
+    """
+    args = list(sys.argv if argv is None else argv)
+    if args[1:2] == ["hook"]:
+        hook_main = _hook_main()
+        if hook_main is not None:
+            return int(hook_main(args[2:]))
+    from ._cli import run
+
+    return run(args[1:])
+
+
+def __getattr__(name: str) -> Any:
+    # ``sessionkit.cli.cli`` is the click group (imported on first use)
+    if name == "cli":
+        from ._cli import cli
+
+        return cli
+    raise AttributeError(f"module 'sessionkit.cli' has no attribute {name!r}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
