@@ -1,24 +1,264 @@
 """Storage backends: where notes live and how they are named.
 
-(Stub: the registry and ``open_store`` are filled in by the stores work.)
+A *backend* is a factory registered by name: called as
+``factory(url, format=None, **options)`` it returns a :class:`Store`.
+Built-in backends are the layouts ``aiwiki`` and ``basic-memory`` (also
+reachable as the URL scheme ``bm://``); both run on any fsspec filesystem.
+Backends are imported on first use; third parties add more through the
+``sessionkit.backends`` entry-point group, whose value is ``"module:attr"``
+naming such a factory (a :class:`Store` subclass with an ``open`` classmethod
+works too).  A backend whose name is a URL scheme handles URLs of that scheme::
+
+    store = sessionkit.open_store("s3://team-notes/wiki")        # layout detected
+    store = sessionkit.open_store("memory://demo", layout="aiwiki")
+    store = sessionkit.open_store("bm://main")                    # Basic Memory project
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+from collections.abc import Callable
 from typing import Any
 
+from ..errors import MissingDependencyError, SessionKitError, StoreError
 from ._base import NoteInfo, Store, check_key
 
-__all__ = ["NoteInfo", "Store", "check_key", "open_store", "register_backend"]
+__all__ = [
+    "NoteInfo",
+    "Store",
+    "available_backends",
+    "check_key",
+    "detect_layout",
+    "get_backend",
+    "open_store",
+    "register_backend",
+]
+
+BackendFactory = Callable[..., Store]
+
+#: built-in backends: name -> "module:attr" (imported on first use)
+_BUILTIN: dict[str, str] = {
+    "aiwiki": "sessionkit.backends.aiwiki:AiwikiStore",
+    "basic-memory": "sessionkit.backends.basic_memory:BasicMemoryStore",
+    "bm": "sessionkit.backends.basic_memory:BasicMemoryStore",
+}
+_registry: dict[str, str | BackendFactory] = dict(_BUILTIN)
+_loaded: dict[str, BackendFactory] = {}
+_entry_points_read = False
+
+#: options sessionkit itself understands (the rest go to fsspec)
+_OWN_OPTIONS = ("single_writer", "lock_timeout", "max_attempts")
 
 
-def register_backend(name: str, factory: Any, *, replace: bool = False) -> None:
-    """Register a backend factory under ``name``."""
-    raise NotImplementedError
+def register_backend(name: str, factory: str | BackendFactory, *, replace: bool = False) -> None:
+    """Register a backend under ``name``.
+
+    Args:
+        name: layout name, or URL scheme it handles (``mydb`` for ``mydb://…``).
+        factory: a callable ``(url, format=None, **options) -> Store``, a
+            :class:`Store` subclass with an ``open`` classmethod, or a
+            ``"module:attr"`` string naming one (imported on first use).
+        replace: allow replacing an existing registration.
+
+    Raises:
+        ValueError: ``name`` is taken and ``replace`` is false.
+    """
+    if name in _registry and not replace:
+        raise ValueError(f"backend {name!r} is already registered")
+    _registry[name] = factory
+    _loaded.pop(name, None)
+
+
+def _read_entry_points() -> None:
+    global _entry_points_read
+    if _entry_points_read:
+        return
+    _entry_points_read = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="sessionkit.backends"):
+        _registry.setdefault(ep.name, ep.value)
+
+
+def available_backends() -> list[str]:
+    """Names of every registered backend (built-in and from entry points)."""
+    _read_entry_points()
+    return sorted(_registry)
+
+
+def _as_factory(target: Any) -> BackendFactory:
+    if isinstance(target, type) and issubclass(target, Store) and hasattr(target, "open"):
+        opener: BackendFactory = target.open
+        return opener
+    if callable(target):
+        return target  # type: ignore[no-any-return]
+    raise StoreError(f"backend {target!r} is not callable")
+
+
+def get_backend(name: str) -> BackendFactory:
+    """The factory registered as ``name``, imported on first use.
+
+    Raises:
+        StoreError: no such backend.
+        MissingDependencyError: its module needs an optional dependency
+            (the message says what to install).
+    """
+    if name in _loaded:
+        return _loaded[name]
+    if name not in _registry:
+        _read_entry_points()
+    target = _registry.get(name)
+    if target is None:
+        raise StoreError(
+            f"unknown store backend {name!r} (known: {', '.join(available_backends())})"
+        )
+    if isinstance(target, str):
+        module_name, _, attr = target.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            missing = exc.name or "a missing module"
+            raise MissingDependencyError(
+                f"store backend {name!r} needs {missing}: pip install 'sessionkit[{name}]' "
+                f"(or the package providing {missing})"
+            ) from exc
+        try:
+            obj: Any = module
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except AttributeError:
+            raise StoreError(f"backend {name!r}: {target!r} does not exist") from None
+        factory = _as_factory(obj)
+    else:
+        factory = _as_factory(target)
+    _loaded[name] = factory
+    return factory
+
+
+def _configured(
+    layout: str | None, format: str | None, storage_options: dict[str, Any]
+) -> tuple[str, str | None, str | None, dict[str, Any]]:
+    """The store URL (and layout, format, options) from the effective configuration."""
+    # Hook for the configuration module (sessionkit/config.py): when present,
+    # it decides the default store; otherwise the current directory is used.
+    try:
+        from ..config import effective_store_url, load_config, storage_options_for
+    except ImportError:  # pragma: no cover - config ships with sessionkit
+        return os.getcwd(), layout, format, storage_options
+    config = load_config()
+    url = effective_store_url(config)
+    options = {**storage_options_for(config, url), **storage_options}
+    return url, layout or config.layout, format or config.format, options
+
+
+def detect_layout(url: str, **storage_options: Any) -> str:
+    """Guess the layout of the store at ``url`` (``aiwiki`` or ``basic-memory``).
+
+    ``aiwiki`` when the URL ends in ``aiwiki`` or ``aiwiki/sessions`` or the
+    root holds an ``aiwiki/`` folder; ``basic-memory`` for ``bm://`` URLs and
+    for a folder that holds ``sessions/`` or a ``.basic-memory`` marker but no
+    ``aiwiki/``.  ``aiwiki`` when nothing tells (a new, empty store).  Costs
+    at most one listing of the root.
+    """
+    from ._storage import open_storage, split_url
+
+    protocol, _ = split_url(url)
+    if protocol == "bm":
+        return "basic-memory"
+    trimmed = url.rstrip("/")
+    if trimmed.endswith(("/aiwiki", "/aiwiki/sessions")) or trimmed in (
+        "aiwiki",
+        "aiwiki/sessions",
+    ):
+        return "aiwiki"
+    own = {k: storage_options.pop(k) for k in _OWN_OPTIONS if k in storage_options}
+    storage = open_storage(url, **own, **storage_options)
+    names = _top_names(storage)
+    if "aiwiki" in names:
+        return "aiwiki"
+    if "sessions" in names or ".basic-memory" in names:
+        return "basic-memory"
+    return "aiwiki"
+
+
+def _top_names(storage: Any) -> set[str]:
+    """Names directly under a storage root (one listing; empty when missing)."""
+    from ._storage import LocalStorage
+
+    if isinstance(storage, LocalStorage):
+        try:
+            return set(os.listdir(storage.root))
+        except OSError:
+            return set()
+    fs, root = storage.fs, storage.root
+    try:
+        with _suppress():
+            fs.invalidate_cache(root)
+        listed = fs.ls(root, detail=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    except OSError as exc:
+        raise StoreError(f"cannot list {storage.url!r}: {exc}") from None
+    return {str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed}
+
+
+def _suppress() -> Any:
+    import contextlib
+
+    return contextlib.suppress(Exception)
 
 
 def open_store(
-    url: Any = None, layout: str | None = None, format: str | None = None, **storage_options: Any
+    url: str | os.PathLike[str] | None = None,
+    layout: str | None = None,
+    format: str | None = None,
+    **storage_options: Any,
 ) -> Store:
-    """Open a store at a path or URL."""
-    raise NotImplementedError
+    """Open a store at a path or URL.
+
+    Args:
+        url: a plain path, ``file://…``, ``memory://…``, ``s3://bucket/prefix``,
+            ``gcs://…`` (any fsspec URL), ``bm://PROJECT`` or ``bm:///path``;
+            a scheme registered as a backend is handled by it.  ``None`` uses
+            the effective configuration (``sessionkit/config.py``): the
+            configured store, else the repository root.
+        layout: ``aiwiki``, ``basic-memory`` or a registered backend name;
+            detected when ``None`` (see :func:`detect_layout`).
+        format: format of new notes (the layout's default when ``None``).
+        **storage_options: passed to the fsspec filesystem (``endpoint_url``,
+            ``anon``, ``key``…) except sessionkit's own: ``single_writer``
+            (opt in to unguarded writes where no lock or conditional write
+            exists), ``lock_timeout`` (local lock wait, seconds) and
+            ``max_attempts`` (compare-and-swap attempts on S3).  Credentials
+            come from fsspec's usual sources, never from sessionkit files.
+
+    Raises:
+        MissingDependencyError: the filesystem's package is missing (with the
+            ``pip install 'sessionkit[s3]'`` style hint).
+        StoreError: unknown backend or unusable URL.
+    """
+    if url is None:
+        url, layout, format, storage_options = _configured(layout, format, storage_options)
+    url = os.fspath(url)
+    if not isinstance(url, str) or not url:
+        raise StoreError(f"not a store path or URL: {url!r}")
+    if "\x00" in url:
+        raise StoreError("store URL contains a NUL byte")
+    from ._storage import split_url
+
+    protocol, _ = split_url(url)
+    name = layout
+    if name is None and protocol is not None:
+        _read_entry_points()
+        if protocol in _registry:
+            name = protocol
+    if name is None:
+        name = detect_layout(url, **dict(storage_options))
+    factory = get_backend(name)
+    try:
+        return factory(url, format=format, **storage_options)
+    except SessionKitError:
+        raise
+    except TypeError as exc:
+        raise StoreError(f"cannot open {url!r} with backend {name!r}: {exc}") from None

@@ -6,9 +6,14 @@ separators (``2026-05-18-7e8a3f2.md`` in an aiwiki store,
 contain ``..``, a leading ``/``, a backslash or a NUL; every backend checks
 this with :func:`check_key` before touching storage.
 
-Subclasses implement the byte-level primitives (``_keys``, ``_read``,
-``_write``, ``_delete``, ``_update_text``) and a layout (``key_for``,
-``format``); everything else is derived here.
+Subclasses implement six primitives (:meth:`Store.keys`, :meth:`Store.read_text`,
+:meth:`Store.write_text`, :meth:`Store.update_text`, :meth:`Store.delete`,
+:meth:`Store.key_for`); everything else (model-level ``get``/``put``/``update``,
+``read_many``, ``list``, ``latest``) is derived here and may be overridden for
+speed.  The built-in stores (:class:`~sessionkit.backends.aiwiki.AiwikiStore`,
+:class:`~sessionkit.backends.basic_memory.BasicMemoryStore`) implement the
+primitives on an fsspec byte layer (``_storage.py``).  A third-party store
+proves itself with the conformance suite in :mod:`sessionkit.testing`.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import abc
 import re
 from collections.abc import Callable, Iterable, Iterator
+from datetime import date
 from typing import Any
 
 import attrs
@@ -68,12 +74,41 @@ class NoteInfo:
         date: date from the filename or frontmatter (``YYYY-MM-DD``), if known.
         status: lifecycle status, when it was read (filters read frontmatter).
         title: focus or title, when it was read.
+        id: the session id, when it was read (or the short id from the filename).
+        mtime: modification time (POSIX seconds), when the listing gave it.
     """
 
     key: str
     date: str | None = None
     status: Status | None = None
     title: str | None = None
+    id: str | None = None
+    mtime: float | None = None
+
+
+DateLike = str | date
+"""A ``YYYY-MM-DD`` string or a :class:`datetime.date` (filters accept both)."""
+
+
+def as_iso_date(value: DateLike | None) -> str | None:
+    """``YYYY-MM-DD`` for a date or a string starting with one; ``None`` passes through.
+
+    Raises:
+        ValidationError: the string is not a date.
+    """
+    from ..errors import ValidationError
+
+    if value is None:
+        return None
+    if isinstance(value, date):
+        return value.isoformat()[:10]
+    text = str(value).strip()
+    if not re.match(r"^\d{4}-\d{2}-\d{2}", text):
+        raise ValidationError(f"not a date (YYYY-MM-DD): {value!r}")
+    try:
+        return date.fromisoformat(text[:10]).isoformat()
+    except ValueError:
+        raise ValidationError(f"not a date (YYYY-MM-DD): {value!r}") from None
 
 
 class Store(abc.ABC):
@@ -124,7 +159,10 @@ class Store(abc.ABC):
         return key in set(self.keys())
 
     def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
-        """(key, text) for each key, in order; errors are yielded, not raised."""
+        """(key, text) for each key, in order; errors are yielded, not raised.
+
+        Stores on remote filesystems override this to read in batches.
+        """
         for key in keys:
             try:
                 yield key, self.read_text(key)
@@ -167,6 +205,54 @@ class Store(abc.ABC):
     def info(self) -> list[NoteInfo]:
         """A listing of every note (names only where the layout allows)."""
         return [NoteInfo(key=k) for k in self.keys()]
+
+    def list(
+        self,
+        *,
+        status: Status | str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+    ) -> list[NoteInfo]:
+        """Notes matching every filter given, sorted by key.
+
+        Args:
+            status: keep notes with this status.
+            since: keep notes dated on or after this day.
+            until: keep notes dated on or before this day.
+
+        This generic version parses every note; layouts override it to read
+        names first and only frontmatter heads when a filter needs them.
+        """
+        lo, hi = as_iso_date(since), as_iso_date(until)
+        want = Status(status) if status is not None else None
+        out: list[NoteInfo] = []
+        for key, text in self.read_many(self.keys()):
+            if isinstance(text, SessionKitError):
+                continue
+            try:
+                from .._api import loads
+
+                s = loads(text, path=key)
+            except SessionKitError:
+                continue
+            day = (s.started or "")[:10] or None
+            if want is not None and s.status is not want:
+                continue
+            if (lo or hi) and day is None:
+                continue
+            if lo and day and day < lo:
+                continue
+            if hi and day and day > hi:
+                continue
+            out.append(
+                NoteInfo(key=key, date=day, status=s.status, title=s.focus or s.title, id=s.id)
+            )
+        return out
+
+    def latest(self) -> str | None:
+        """The key of the most recent note (``None`` in an empty store)."""
+        keys = self.keys()
+        return keys[-1] if keys else None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"

@@ -1,0 +1,197 @@
+"""A :class:`Store` whose notes are files in one folder of a :class:`Storage`.
+
+The layouts (aiwiki, Basic Memory) subclass :class:`FileStore` and add how
+notes are named, which files count as notes, and how they are listed.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .._yaml import load_mapping
+from ..errors import ParseError, SessionKitError, StoreError
+from ._base import Store, check_key
+from ._storage import FileEntry, Storage
+
+__all__ = ["FileStore", "read_frontmatter"]
+
+#: how much of a note a filtered listing reads first (frontmatter lives here)
+HEAD_BYTES = 4096
+
+_FENCE = re.compile(r"^---[ \t]*\r?$")
+
+
+def _decode(data: bytes, key: str) -> str:
+    from .._api import decode
+
+    return decode(data, path=key)
+
+
+def read_frontmatter(head: str) -> dict[str, Any] | None:
+    """The frontmatter mapping at the start of ``head``.
+
+    Returns ``None`` when the text has no complete frontmatter block (the
+    caller then reads the whole note) and ``{}`` when it is not a mapping
+    or not valid YAML.
+    """
+    text = head[1:] if head.startswith("\ufeff") else head
+    lines = text.split("\n")
+    if not lines or not _FENCE.match(lines[0]):
+        return {}
+    for i in range(1, len(lines) - 1 if not text.endswith("\n") else len(lines)):
+        if _FENCE.match(lines[i]):
+            try:
+                return dict(load_mapping("\n".join(lines[1:i]) + "\n", line_offset=1))
+            except (SessionKitError, TypeError, ValueError):
+                return {}
+    return None
+
+
+class FileStore(Store):
+    """Notes as ``.md`` files below ``folder`` in a :class:`Storage`.
+
+    Args:
+        storage: the byte layer, rooted at the store's root.
+        folder: the notes folder relative to the root (``aiwiki/sessions``).
+        url: how the store was opened.
+    """
+
+    format = "aiwiki-v2"
+    layout = "files"
+    #: file names (any folder depth) that are never notes
+    excluded_names: frozenset[str] = frozenset()
+
+    def __init__(self, storage: Storage, folder: str, *, url: str | None = None) -> None:
+        self.storage = storage
+        self.folder = folder.strip("/")
+        if self.folder:
+            check_key(self.folder)
+        self.url = url or storage.url
+
+    # -- paths ----------------------------------------------------------------
+    def path_of(self, key: str) -> str:
+        """The storage path (relative to the root) of a note key."""
+        check_key(key)
+        return f"{self.folder}/{key}" if self.folder else key
+
+    def is_note(self, key: str) -> bool:
+        """Whether a file below the folder (by key) counts as a note."""
+        name = key.rsplit("/", 1)[-1]
+        return name.endswith(".md") and name not in self.excluded_names
+
+    def entries(self) -> builtins.list[tuple[str, FileEntry]]:
+        """(key, entry) for every note, sorted by key, from one listing call."""
+        prefix = f"{self.folder}/" if self.folder else ""
+        out = []
+        for entry in self.storage.list(self.folder):
+            if not entry.path.startswith(prefix):
+                continue
+            key = entry.path[len(prefix) :]
+            if self.is_note(key):
+                out.append((key, entry))
+        return out
+
+    # -- primitives -----------------------------------------------------------
+    def keys(self) -> builtins.list[str]:
+        """Every note key, sorted, from one listing call (no per-file stat)."""
+        return [key for key, _ in self.entries()]
+
+    def read_text(self, key: str) -> str:
+        """The exact text of a note. Raises :class:`NotFoundError`."""
+        return _decode(self.storage.read(self.path_of(key)), key)
+
+    def read_bytes(self, key: str) -> bytes:
+        """The exact bytes of a note. Raises :class:`NotFoundError`."""
+        return self.storage.read(self.path_of(key))
+
+    def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
+        """(key, text) for each key, in order, read in one batch.
+
+        On async filesystems (S3, GCS) the reads run concurrently.
+        """
+        keys = builtins.list(keys)
+        paths = {}
+        for key in keys:
+            with contextlib.suppress(SessionKitError):
+                paths[key] = self.path_of(key)
+        got = self.storage.read_many(builtins.list(dict.fromkeys(paths.values())))
+        for key in keys:
+            if key not in paths:
+                try:
+                    check_key(key)
+                except SessionKitError as exc:
+                    yield key, exc
+                continue
+            value = got[paths[key]]
+            if isinstance(value, StoreError):
+                yield key, value
+                continue
+            try:
+                yield key, _decode(value, key)
+            except ParseError as exc:
+                yield key, exc
+
+    def write_text(self, key: str, text: str, *, create: bool = False) -> None:
+        """Write a note atomically; with ``create``, fail with ConflictError if it exists."""
+        self.storage.write(self.path_of(key), text.encode("utf-8"), create=create)
+
+    def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
+        """Read-modify-write without lost updates (lock or compare-and-swap).
+
+        ``fn`` gets the current text (``None`` when absent) and returns the new
+        text (``None``: leave as is). It may be called more than once.
+        Returns the note's text afterwards (``None`` if it does not exist).
+        """
+
+        def edit(data: bytes | None) -> bytes | None:
+            new = fn(None if data is None else _decode(data, key))
+            return None if new is None else new.encode("utf-8")
+
+        out = self.storage.update(self.path_of(key), edit)
+        return None if out is None else _decode(out, key)
+
+    def delete(self, key: str) -> None:
+        """Remove a note. Raises :class:`NotFoundError`."""
+        self.storage.delete(self.path_of(key))
+
+    def exists(self, key: str) -> bool:
+        """Whether a note with this key exists (one listing)."""
+        return key in set(self.keys())
+
+    # -- heads ----------------------------------------------------------------
+    def frontmatters(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The frontmatter of each note, reading only the first few KB when that suffices.
+
+        Unreadable notes map to ``{}``.
+        """
+        keys = builtins.list(keys)
+        paths = {k: self.path_of(k) for k in keys}
+        heads = self.storage.read_heads(builtins.list(paths.values()), HEAD_BYTES)
+        out: dict[str, dict[str, Any]] = {}
+        again: builtins.list[str] = []
+        for key in keys:
+            raw = heads[paths[key]]
+            if isinstance(raw, StoreError):
+                out[key] = {}
+                continue
+            text = raw.decode("utf-8", errors="replace")
+            meta = read_frontmatter(text)
+            if meta is None and len(raw) >= HEAD_BYTES:
+                again.append(key)
+            else:
+                out[key] = meta or {}
+        for key, full in self.read_many(again):
+            out[key] = {} if isinstance(full, SessionKitError) else read_frontmatter(full) or {}
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able description (url, layout, format, folder, write guarantee)."""
+        return {
+            **super().describe(),
+            "folder": self.folder,
+            "guarantee": self.storage.guarantee,
+        }

@@ -1,0 +1,806 @@
+"""The byte layer under every built-in store: files below a root, on any fsspec filesystem.
+
+A :class:`Storage` knows nothing about notes or formats.  It lists files below
+its root with one listing call, reads them one at a time or in batches, and
+writes them with the strongest guarantee the filesystem allows:
+
+=================  ==========================  ===================================
+filesystem         create-only write           read-modify-write (``update``)
+=================  ==========================  ===================================
+local disk         hard link of a synced temp  a lock file (``filelock``) + atomic
+                   file (atomic, ``O_EXCL``)   replace (temp file, fsync, rename)
+``s3://``          ``If-None-Match: *`` PUT    compare-and-swap on the ETag
+                                               (``If-Match``) with bounded retry
+``memory://``      under a process lock        under a process lock (the
+                                               filesystem lives in one process)
+anything else      only with ``single_writer``  only with ``single_writer=True``
+=================  ==========================  ===================================
+
+Paths given to a storage are relative to its root, ``/``-separated, and pass
+:func:`~sessionkit.backends._base.check_key`; on local disk the resolved path
+must also stay inside the root (symlinks pointing outside are refused).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import os
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, ClassVar
+
+import attrs
+
+from ..errors import (
+    ConflictError,
+    MissingDependencyError,
+    NotFoundError,
+    PathSafetyError,
+    StoreError,
+)
+from ._base import check_key
+
+__all__ = [
+    "FileEntry",
+    "FsspecStorage",
+    "LocalStorage",
+    "S3Storage",
+    "Storage",
+    "open_storage",
+]
+
+#: name of the per-folder lock file on local disks (a dotfile: ignored by the
+#: aiwiki glob and by Basic Memory's indexer)
+LOCK_NAME = ".sessionkit.lock"
+#: suffix of temporary files (dotfiles ending ``.tmp``: ignored by both tools)
+TMP_SUFFIX = ".tmp"
+
+#: fsspec protocol -> the sessionkit extra that installs it
+_EXTRAS = {"s3": "s3", "s3a": "s3", "gcs": "gcs", "gs": "gcs"}
+
+Updater = Callable[[bytes | None], bytes | None]
+
+
+@attrs.frozen(kw_only=True)
+class FileEntry:
+    """One file found by a listing.
+
+    Attributes:
+        path: path relative to the storage root, ``/``-separated.
+        mtime: modification time (POSIX seconds) when the listing reported it
+            for free, else ``None`` (local listings never stat).
+        size: size in bytes when the listing reported it.
+    """
+
+    path: str
+    mtime: float | None = None
+    size: int | None = None
+
+
+def _hidden(path: str) -> bool:
+    return any(part.startswith(".") for part in path.split("/"))
+
+
+class Storage(abc.ABC):
+    """Files below one root (abstract).
+
+    Attributes:
+        url: the root, as a path or URL.
+        guarantee: how conditional writes are made safe: ``"lock"``, ``"cas"``,
+            ``"process-lock"`` or ``"single-writer"`` (see the module docs).
+    """
+
+    url: str
+    guarantee: str
+
+    @abc.abstractmethod
+    def list(self, folder: str = "") -> list[FileEntry]:
+        """Every file below ``folder`` (recursively), sorted, from one listing call.
+
+        Dotfiles and files inside dot-folders are left out (they are lock and
+        temp files, or not notes).  A missing folder lists as empty.
+        """
+
+    @abc.abstractmethod
+    def read(self, path: str) -> bytes:
+        """The bytes of one file. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
+        """Read several files in as few round trips as the filesystem allows.
+
+        Missing or unreadable files map to a :class:`StoreError`.
+        """
+
+    @abc.abstractmethod
+    def read_heads(self, paths: Sequence[str], nbytes: int) -> dict[str, bytes | StoreError]:
+        """The first ``nbytes`` of each file (ranged reads where possible), batched."""
+
+    @abc.abstractmethod
+    def write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        """Replace (or create) a file atomically.
+
+        With ``create`` the write fails with :class:`ConflictError` when the
+        file exists, without touching it.
+        """
+
+    @abc.abstractmethod
+    def update(self, path: str, fn: Updater) -> bytes | None:
+        """Read-modify-write one file without lost updates.
+
+        ``fn`` receives the current bytes (``None`` when the file is missing)
+        and returns new bytes, or ``None`` to leave the file as it is; it may
+        be called more than once (compare-and-swap retries).  Returns the
+        file's bytes afterwards (``None`` if it still does not exist).
+        """
+
+    @abc.abstractmethod
+    def delete(self, path: str) -> None:
+        """Remove a file. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def mtime(self, path: str) -> float | None:
+        """Modification time of one file (one stat), ``None`` if unknown."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
+
+
+# --------------------------------------------------------------------------- local
+
+
+class LocalStorage(Storage):
+    """Files below a folder on a local disk.
+
+    Writes go to a temporary dotfile in the same folder, are flushed with
+    ``fsync`` and moved into place with :func:`os.replace`, so a reader sees
+    the old or the new file, never a mix.  Read-modify-writes hold a lock file
+    (``.sessionkit.lock`` in the note's folder) for the duration.
+
+    Args:
+        root: the folder (need not exist yet; it is created on first write).
+        lock_timeout: seconds to wait for the lock before :class:`ConflictError`.
+    """
+
+    guarantee = "lock"
+
+    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0) -> None:
+        self.url = os.fspath(root)
+        self.root = os.path.realpath(os.path.abspath(self.url))
+        self.lock_timeout = lock_timeout
+
+    # -- paths ----------------------------------------------------------------
+    def _inside(self, real: str) -> bool:
+        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
+
+    def resolve(self, path: str) -> str:
+        """The absolute local path of ``path``, refused if it leaves the root.
+
+        Symlinks (to folders or files) are followed; if the result is outside
+        the root, :class:`PathSafetyError` is raised.
+        """
+        check_key(path)
+        full = os.path.join(self.root, *path.split("/"))
+        real = os.path.realpath(full)
+        if not self._inside(real):
+            raise PathSafetyError(
+                f"refused {path!r}: it resolves to {real!r}, outside the store root {self.root!r}",
+                path=path,
+            )
+        return full
+
+    def _folder(self, path: str) -> str:
+        folder = os.path.dirname(path)
+        return self.resolve(folder) if folder else self.root
+
+    # -- reading --------------------------------------------------------------
+    def list(self, folder: str = "") -> list[FileEntry]:
+        """Every file below ``folder`` from one directory walk (no per-file stat).
+
+        Symlinks whose target is outside the root are skipped and recorded in
+        :attr:`refused`.
+        """
+        self.refused: list[str] = []
+        start = self.resolve(folder) if folder else self.root
+        found: list[FileEntry] = []
+        prefix = f"{folder}/" if folder else ""
+
+        def walk(abs_dir: str, rel: str) -> None:
+            try:
+                entries = list(os.scandir(abs_dir))
+            except (FileNotFoundError, NotADirectoryError):
+                return
+            except OSError as exc:
+                raise StoreError(f"cannot list {abs_dir}: {exc.strerror}", path=rel) from None
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                rel_path = f"{rel}{entry.name}"
+                if entry.is_symlink():
+                    real = os.path.realpath(entry.path)
+                    if not self._inside(real):
+                        self.refused.append(rel_path)
+                        continue
+                if entry.is_dir():
+                    walk(entry.path, rel_path + "/")
+                elif entry.is_file():
+                    found.append(FileEntry(path=rel_path))
+
+        walk(start, prefix)
+        found.sort(key=lambda e: e.path)
+        return found
+
+    def read(self, path: str) -> bytes:
+        full = self.resolve(path)
+        try:
+            with open(full, "rb") as fh:
+                return fh.read()
+        except (FileNotFoundError, NotADirectoryError):
+            raise NotFoundError(f"no file {path!r}", path=path) from None
+        except IsADirectoryError:
+            raise StoreError(f"{path!r} is a folder", path=path) from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path!r}: {exc.strerror}", path=path) from None
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
+        out: dict[str, bytes | StoreError] = {}
+        for path in paths:
+            try:
+                out[path] = self.read(path)
+            except StoreError as exc:
+                out[path] = exc
+        return out
+
+    def read_heads(self, paths: Sequence[str], nbytes: int) -> dict[str, bytes | StoreError]:
+        out: dict[str, bytes | StoreError] = {}
+        for path in paths:
+            try:
+                full = self.resolve(path)
+                with open(full, "rb") as fh:
+                    out[path] = fh.read(nbytes)
+            except StoreError as exc:
+                out[path] = exc
+            except FileNotFoundError:
+                out[path] = NotFoundError(f"no file {path!r}", path=path)
+            except OSError as exc:
+                out[path] = StoreError(f"cannot read {path!r}: {exc.strerror}", path=path)
+        return out
+
+    def mtime(self, path: str) -> float | None:
+        try:
+            return os.stat(self.resolve(path)).st_mtime
+        except OSError:
+            return None
+
+    # -- writing --------------------------------------------------------------
+    @contextlib.contextmanager
+    def _lock(self, path: str) -> Iterator[None]:
+        from filelock import FileLock, Timeout
+
+        folder = self._folder(path)
+        self._makedirs(folder)
+        lock = FileLock(os.path.join(folder, LOCK_NAME), timeout=self.lock_timeout)
+        try:
+            with lock:
+                yield
+        except Timeout:
+            raise ConflictError(
+                f"timed out after {self.lock_timeout} s waiting for the lock on {path!r}",
+                path=path,
+            ) from None
+
+    def _makedirs(self, folder: str) -> None:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create folder {folder}: {exc.strerror}") from None
+        if not self._inside(os.path.realpath(folder)):
+            raise PathSafetyError(f"refused folder {folder!r}: it resolves outside the root")
+
+    def _temp(self, full: str, data: bytes) -> str:
+        folder, name = os.path.split(full)
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}{TMP_SUFFIX}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return tmp
+
+    @staticmethod
+    def _sync_dir(folder: str) -> None:
+        if os.name != "posix":  # pragma: no cover - Windows has no directory fsync
+            return
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:  # pragma: no cover
+            return
+        try:
+            os.fsync(fd)
+        except OSError:  # pragma: no cover - some filesystems refuse it
+            pass
+        finally:
+            os.close(fd)
+
+    def _replace(self, path: str, full: str, data: bytes, *, create: bool) -> None:
+        folder = os.path.dirname(full)
+        self._makedirs(folder)
+        try:
+            tmp = self._temp(full, data)
+        except OSError as exc:
+            raise StoreError(f"cannot write {path!r}: {exc.strerror}", path=path) from None
+        try:
+            if create:
+                try:
+                    os.link(tmp, full)  # atomic create-only, even against foreign writers
+                except FileExistsError:
+                    raise ConflictError(f"{path!r} already exists", path=path) from None
+                except OSError:  # no hard links here: the lock makes exists+replace safe
+                    if os.path.lexists(full):
+                        raise ConflictError(f"{path!r} already exists", path=path) from None
+                    os.replace(tmp, full)
+            else:
+                os.replace(tmp, full)
+        except OSError as exc:
+            raise StoreError(f"cannot write {path!r}: {exc.strerror}", path=path) from None
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        self._sync_dir(folder)
+
+    def write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        full = self.resolve(path)
+        if os.path.isdir(full):
+            raise StoreError(f"{path!r} is a folder", path=path)
+        with self._lock(path):
+            self.resolve(path)  # the folder may have changed while we waited
+            self._replace(path, full, data, create=create)
+
+    def update(self, path: str, fn: Updater) -> bytes | None:
+        full = self.resolve(path)
+        with self._lock(path):
+            self.resolve(path)
+            try:
+                current: bytes | None = self.read(path)
+            except NotFoundError:
+                current = None
+            new = fn(current)
+            if new is None or new == current:
+                return current
+            self._replace(path, full, new, create=current is None)
+            return new
+
+    def delete(self, path: str) -> None:
+        full = self.resolve(path)
+        with self._lock(path):
+            try:
+                os.unlink(full)
+            except FileNotFoundError:
+                raise NotFoundError(f"no file {path!r}", path=path) from None
+            except OSError as exc:
+                raise StoreError(f"cannot delete {path!r}: {exc.strerror}", path=path) from None
+
+
+# --------------------------------------------------------------------------- fsspec
+
+
+def _entry_mtime(info: dict[str, Any]) -> float | None:
+    for name in ("mtime", "LastModified", "last_modified", "updated", "created", "modified"):
+        value = info.get(name)
+        if value is None:
+            continue
+        if isinstance(value, int | float):
+            return float(value)
+        if isinstance(value, datetime):
+            return value.timestamp()
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+    return None
+
+
+def _has_magic(path: str) -> bool:
+    return any(c in path for c in "*?[")
+
+
+class FsspecStorage(Storage):
+    """Files below a path on any fsspec filesystem.
+
+    Create-only writes use ``pipe_file(mode="create")``.  Conditional writes
+    (``write(create=True)`` and :meth:`update`) are only race-free where the
+    filesystem makes them so: this class guards them with a process-wide lock
+    when the filesystem lives in this process (``memory://``), and otherwise
+    refuses them unless ``single_writer=True`` promises that no one else writes
+    to the store at the same time.
+
+    Args:
+        fs: the filesystem.
+        root: the root path on it (protocol stripped).
+        url: the root as the caller wrote it.
+        single_writer: opt in to unguarded read-modify-write.
+    """
+
+    _process_locks: ClassVar[dict[int, threading.RLock]] = {}
+
+    def __init__(self, fs: Any, root: str, *, url: str, single_writer: bool = False) -> None:
+        self.fs = fs
+        self.root = root.rstrip("/")
+        self.url = url
+        self.single_writer = single_writer
+        self._process_local = "memory" in _protocols(fs)
+        if self._process_local:
+            self.guarantee = "process-lock"
+            self._plock = self._process_locks.setdefault(id(fs), threading.RLock())
+        else:
+            self.guarantee = "single-writer" if single_writer else "none"
+            self._plock = threading.RLock()
+
+    def full(self, path: str) -> str:
+        """The filesystem path of ``path`` (after the key check)."""
+        check_key(path)
+        return f"{self.root}/{path}" if self.root else path
+
+    def _rel(self, full: str) -> str:
+        full = full.lstrip("/") if not self.root.startswith("/") else full
+        root = self.root
+        if root and full.startswith(root + "/"):
+            return full[len(root) + 1 :]
+        return full
+
+    # -- reading --------------------------------------------------------------
+    def list(self, folder: str = "") -> list[FileEntry]:
+        base = self.full(folder) if folder else self.root
+        with contextlib.suppress(Exception):
+            self.fs.invalidate_cache(base)
+        try:
+            found = self.fs.find(base, detail=True)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(f"cannot list {base}: {exc}") from None
+        out: list[FileEntry] = []
+        for name, info in found.items():
+            if info.get("type") == "directory":
+                continue
+            rel = self._rel(self.fs._strip_protocol(name))
+            if _hidden(rel) or not rel:
+                continue
+            size = info.get("size")
+            out.append(FileEntry(path=rel, mtime=_entry_mtime(info), size=size))
+        out.sort(key=lambda e: e.path)
+        return out
+
+    def _cat_kwargs(self) -> dict[str, Any]:
+        return {}
+
+    def read(self, path: str) -> bytes:
+        full = self.full(path)
+        try:
+            data = self.fs.cat_file(full, **self._cat_kwargs())
+        except FileNotFoundError:
+            raise NotFoundError(f"no file {path!r}", path=path) from None
+        except (IsADirectoryError, OSError) as exc:
+            raise StoreError(f"cannot read {path!r}: {exc}", path=path) from None
+        return bytes(data)
+
+    def _wrap(self, path: str, value: Any) -> bytes | StoreError:
+        if isinstance(value, bytes | bytearray):
+            return bytes(value)
+        if isinstance(value, FileNotFoundError):
+            return NotFoundError(f"no file {path!r}", path=path)
+        return StoreError(f"cannot read {path!r}: {value}", path=path)
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
+        out: dict[str, bytes | StoreError] = {}
+        plain: dict[str, str] = {}
+        for path in paths:
+            full = self.full(path)
+            if _has_magic(full):  # fs.cat would glob it: read it on its own
+                try:
+                    out[path] = self.read(path)
+                except StoreError as exc:
+                    out[path] = exc
+            else:
+                plain[self.fs._strip_protocol(full)] = path
+        if plain:
+            try:
+                got = self.fs.cat(list(plain), on_error="return", **self._cat_kwargs())
+            except FileNotFoundError:
+                got = {}
+            for full, path in plain.items():
+                out[path] = self._wrap(path, got.get(full, FileNotFoundError(full)))
+        return {p: out[p] for p in paths}
+
+    def read_heads(self, paths: Sequence[str], nbytes: int) -> dict[str, bytes | StoreError]:
+        fulls = [self.full(p) for p in paths]
+        if not fulls:
+            return {}
+        try:
+            got = self.fs.cat_ranges(
+                fulls, [0] * len(fulls), [nbytes] * len(fulls), on_error="return"
+            )
+        except FileNotFoundError as exc:
+            got = [exc] * len(fulls)
+        out: dict[str, bytes | StoreError] = {}
+        retry: list[str] = []
+        for path, value in zip(paths, got, strict=True):
+            if isinstance(value, bytes | bytearray):
+                out[path] = bytes(value)
+            elif isinstance(value, FileNotFoundError):
+                out[path] = NotFoundError(f"no file {path!r}", path=path)
+            else:  # e.g. an empty object refuses a range: read it whole
+                retry.append(path)
+        out.update(self.read_many(retry))
+        return {p: out[p] for p in paths}
+
+    def mtime(self, path: str) -> float | None:
+        try:
+            return _entry_mtime(self.fs.info(self.full(path)))
+        except (OSError, ValueError):
+            return None
+
+    # -- writing --------------------------------------------------------------
+    def _require_guard(self, what: str, path: str) -> None:
+        if not self._process_local and not self.single_writer:
+            raise StoreError(
+                f"{what} on {self.url!r} could race: this filesystem offers neither a lock "
+                "nor conditional writes to sessionkit. Open the store with single_writer=True "
+                "if only one process ever writes to it (see docs/remote.md).",
+                path=path,
+            )
+
+    def _put(self, path: str, data: bytes, *, create: bool) -> None:
+        full = self.full(path)
+        parent = full.rsplit("/", 1)[0]
+        try:
+            with contextlib.suppress(Exception):
+                self.fs.makedirs(parent, exist_ok=True)
+            if create:
+                self.fs.pipe_file(full, data, mode="create")
+            else:
+                self.fs.pipe_file(full, data)
+        except FileExistsError:
+            raise ConflictError(f"{path!r} already exists", path=path) from None
+        except OSError as exc:
+            raise StoreError(f"cannot write {path!r}: {exc}", path=path) from None
+
+    def write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        if create:
+            self._require_guard("a create-only write", path)
+        with self._plock:
+            self._put(path, data, create=create)
+
+    def update(self, path: str, fn: Updater) -> bytes | None:
+        self._require_guard("a read-modify-write", path)
+        with self._plock:
+            try:
+                current: bytes | None = self.read(path)
+            except NotFoundError:
+                current = None
+            new = fn(current)
+            if new is None or new == current:
+                return current
+            self._put(path, new, create=False)
+            return new
+
+    def delete(self, path: str) -> None:
+        full = self.full(path)
+        with self._plock:
+            try:
+                if not self.fs.isfile(full):
+                    raise NotFoundError(f"no file {path!r}", path=path)
+                self.fs.rm_file(full)
+            except FileNotFoundError:
+                raise NotFoundError(f"no file {path!r}", path=path) from None
+            except OSError as exc:
+                raise StoreError(f"cannot delete {path!r}: {exc}", path=path) from None
+
+
+# --------------------------------------------------------------------------- S3
+
+
+def _s3_code(exc: BaseException) -> str | None:
+    """The S3 error code behind an exception s3fs translated, if any."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        response = getattr(cur, "response", None)
+        if isinstance(response, dict):
+            code = response.get("Error", {}).get("Code")
+            if code:
+                return str(code)
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
+_CAS_LOST = {"PreconditionFailed", "412", "ConditionalRequestConflict", "409"}
+
+
+class S3Storage(FsspecStorage):
+    """Files below ``s3://bucket/prefix`` through s3fs, with conditional requests.
+
+    * create-only writes are a PUT with ``If-None-Match: *``;
+    * :meth:`update` reads the object and its ETag, then PUTs with
+      ``If-Match: <etag>`` (``If-None-Match: *`` when it did not exist); when
+      another writer got there first (HTTP 412/409) it reads again and retries,
+      up to ``max_attempts`` times with jittered exponential backoff, then
+      raises :class:`ConflictError`.
+
+    Args:
+        max_attempts: compare-and-swap attempts before giving up.
+    """
+
+    def __init__(self, fs: Any, root: str, *, url: str, max_attempts: int = 64) -> None:
+        super().__init__(fs, root, url=url)
+        self.guarantee = "cas"
+        self.max_attempts = max_attempts
+
+    def _cat_kwargs(self) -> dict[str, Any]:
+        # one GET per object: without this s3fs sends a HEAD first to size it
+        return {"max_concurrency": 1}
+
+    def _split(self, path: str) -> tuple[str, str]:
+        bucket, key, _ = self.fs.split_path(self.full(path))
+        return str(bucket), str(key)
+
+    def read_versioned(self, path: str) -> tuple[bytes | None, str | None]:
+        """The object's bytes and ETag in one GET (``(None, None)`` when missing)."""
+        from fsspec.asyn import sync
+
+        bucket, key = self._split(path)
+
+        async def get() -> tuple[bytes, str]:
+            resp = await self.fs._call_s3("get_object", Bucket=bucket, Key=key)
+            try:
+                body = await resp["Body"].read()
+            finally:
+                resp["Body"].close()
+            return bytes(body), str(resp["ETag"])
+
+        try:
+            data, etag = sync(self.fs.loop, get)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path!r}: {exc}", path=path) from None
+        return data, etag
+
+    def _conditional_put(self, path: str, data: bytes, etag: str | None) -> bool:
+        """PUT with If-Match/If-None-Match; ``False`` when the condition failed."""
+        bucket, key = self._split(path)
+        cond = {"IfMatch": etag} if etag is not None else {"IfNoneMatch": "*"}
+        try:
+            self.fs.call_s3("put_object", Bucket=bucket, Key=key, Body=data, **cond)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if _s3_code(exc) in _CAS_LOST:
+                return False
+            if etag is not None and isinstance(exc, FileNotFoundError):
+                return False  # deleted under us: retry as a create
+            raise StoreError(f"cannot write {path!r}: {exc}", path=path) from None
+        finally:
+            self.fs.invalidate_cache(self.full(path))
+        return True
+
+    def write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        if create:
+            if not self._conditional_put(path, data, None):
+                raise ConflictError(f"{path!r} already exists", path=path)
+            return
+        self._put(path, data, create=False)
+
+    def update(self, path: str, fn: Updater) -> bytes | None:
+        for attempt in range(self.max_attempts):
+            current, etag = self.read_versioned(path)
+            new = fn(current)
+            if new is None or new == current:
+                return current
+            if self._conditional_put(path, new, etag):
+                return new
+            time.sleep(random.uniform(0, min(1.0, 0.02 * 2 ** min(attempt, 6))))
+        raise ConflictError(
+            f"gave up on {path!r} after {self.max_attempts} conflicting writes", path=path
+        )
+
+    def delete(self, path: str) -> None:
+        full = self.full(path)
+        try:
+            self.fs.info(full, refresh=True)
+        except FileNotFoundError:
+            raise NotFoundError(f"no file {path!r}", path=path) from None
+        try:
+            self.fs.rm_file(full)
+        except OSError as exc:
+            raise StoreError(f"cannot delete {path!r}: {exc}", path=path) from None
+        finally:
+            self.fs.invalidate_cache(full)
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def _protocols(fs: Any) -> tuple[str, ...]:
+    proto = getattr(fs, "protocol", ())
+    return (proto,) if isinstance(proto, str) else tuple(proto)
+
+
+def install_hint(protocol: str) -> str:
+    """What to install for an fsspec protocol (``pip install 'sessionkit[s3]'``)."""
+    extra = _EXTRAS.get(protocol)
+    if extra:
+        return f"pip install 'sessionkit[{extra}]'"
+    return f"install the fsspec implementation for {protocol!r} (see fsspec's registry)"
+
+
+def split_url(url: str) -> tuple[str | None, str]:
+    """``(protocol, rest)``; protocol is ``None`` for a plain path."""
+    if "://" in url:
+        protocol, rest = url.split("://", 1)
+        return protocol.lower(), rest
+    return None, url
+
+
+def is_local(url: str) -> bool:
+    """Whether ``url`` names a local path (a plain path, ``file://`` or ``local://``)."""
+    protocol, _ = split_url(url)
+    return protocol in (None, "file", "local")
+
+
+def open_storage(
+    url: str,
+    *,
+    single_writer: bool = False,
+    lock_timeout: float = 30.0,
+    max_attempts: int = 64,
+    **storage_options: Any,
+) -> Storage:
+    """Open the byte layer for a path or fsspec URL.
+
+    Plain paths and ``file://`` give a :class:`LocalStorage`; ``s3://`` an
+    :class:`S3Storage`; anything else an :class:`FsspecStorage`.
+    ``storage_options`` go to the fsspec filesystem (credentials come from
+    fsspec's usual sources: environment, config files, instance metadata).
+
+    Raises:
+        MissingDependencyError: the filesystem's package is not installed.
+        StoreError: unknown protocol.
+    """
+    protocol, rest = split_url(url)
+    if protocol in (None, "file", "local"):
+        if storage_options:
+            raise StoreError(f"local stores take no storage options: {sorted(storage_options)}")
+        return LocalStorage(rest if protocol else url, lock_timeout=lock_timeout)
+    try:
+        import fsspec
+
+        fs, root = fsspec.url_to_fs(url, **storage_options)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{protocol}:// needs {exc.name or 'an optional package'}: {install_hint(protocol)}"
+        ) from exc
+    except ValueError as exc:
+        raise StoreError(f"cannot open {url!r}: {exc}") from None
+    root = str(root).rstrip("/")
+    protocols = _protocols(fs)
+    if "s3" in protocols or "s3a" in protocols:
+        return S3Storage(fs, root, url=url, max_attempts=max_attempts)
+    return FsspecStorage(fs, root, url=url, single_writer=single_writer)
+
+
+def entries_by_path(entries: Iterable[FileEntry]) -> dict[str, FileEntry]:
+    """Index a listing by path."""
+    return {e.path: e for e in entries}

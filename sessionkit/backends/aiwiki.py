@@ -1,0 +1,240 @@
+"""The aiwiki layout: ``{root}/aiwiki/sessions/**/*.md``, one page per session.
+
+* The store root is a repository root (the folder holding ``aiwiki/``); notes
+  are the ``.md`` files below ``aiwiki/sessions/`` except ``INDEX.md``;
+  keys are their paths relative to that folder (``2026-05-18-7e8a3f2.md``).
+* New notes are named ``{date_start}-{id7}.md`` (:meth:`AiwikiStore.key_for`).
+* ``list`` filters by status and date: dates come from the filenames, status
+  from the frontmatter heads (first 4 KB) only when asked for.
+* ``latest`` picks the newest filename date, then the newest modification
+  time among notes of that date, without parsing any page.
+* ``INDEX.md`` is a sortable Markdown table regenerated on demand
+  (:meth:`AiwikiStore.write_index`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from ..model import Session, Status
+from ._base import DateLike, NoteInfo, as_iso_date, check_key
+from ._filestore import FileStore
+from ._storage import Storage, open_storage
+
+__all__ = ["NOTES_FOLDER", "AiwikiStore", "safe_id7"]
+
+#: where notes live below the repository root
+NOTES_FOLDER = "aiwiki/sessions"
+#: the generated index page (never a note)
+INDEX_NAME = "INDEX.md"
+#: short id used when a session has none (what the aiwiki hook writes too)
+NO_ID = "0000000"
+
+_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
+_UNSAFE_ID = re.compile(r"[^0-9A-Za-z_-]")
+
+
+def safe_id7(session_id: str | None) -> str:
+    """The filename id part: the first 7 safe characters (``[0-9A-Za-z_-]``) of the id.
+
+    Anything else (``/``, ``.``, spaces, NUL…) is dropped first, so an id can
+    never steer a filename; ``0000000`` when nothing is left.
+    """
+    cleaned = _UNSAFE_ID.sub("", session_id or "")[:7]
+    return cleaned or NO_ID
+
+
+def _status(value: Any) -> Status | None:
+    try:
+        return Status(str(value).strip().lower())
+    except ValueError:
+        return None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+class AiwikiStore(FileStore):
+    """Session pages of an aiwiki wiki.
+
+    Args:
+        storage: byte layer rooted at the repository root.
+        format: format of new notes (``aiwiki-v2`` by default).
+        url: how the store was opened.
+    """
+
+    layout = "aiwiki"
+    excluded_names = frozenset({INDEX_NAME})
+
+    def __init__(self, storage: Storage, *, format: str | None = None, url: str | None = None):
+        super().__init__(storage, NOTES_FOLDER, url=url)
+        self.format = format or "aiwiki-v2"
+
+    @classmethod
+    def open(cls, url: str, *, format: str | None = None, **options: Any) -> AiwikiStore:
+        """Open the aiwiki store at a repository root (path or fsspec URL).
+
+        A URL ending in ``/aiwiki`` or ``/aiwiki/sessions`` is taken to mean
+        the repository root above it.
+        """
+        root = url.rstrip("/")
+        for tail in ("/" + NOTES_FOLDER, "/aiwiki"):
+            if root.endswith(tail):
+                root = root[: -len(tail)] or "/"
+                break
+        return cls(open_storage(root, **options), format=format, url=url)
+
+    def key_for(self, session: Session) -> str:
+        """``{date_start}-{id7}.md``: start date (today, UTC, if unknown) and safe short id."""
+        day = None
+        if session.started:
+            try:
+                day = as_iso_date(session.started)
+            except Exception:
+                day = None
+        if day is None:
+            day = datetime.now(UTC).date().isoformat()
+        return check_key(f"{day}-{safe_id7(session.id)}.md")
+
+    # -- listing --------------------------------------------------------------
+    @staticmethod
+    def date_of(key: str) -> str | None:
+        """The ``YYYY-MM-DD`` a key's filename starts with, if any."""
+        m = _DATED.match(key.rsplit("/", 1)[-1])
+        return m.group(1) if m else None
+
+    def info(self) -> builtins.list[NoteInfo]:
+        """Every note with what its name tells (date, short id, mtime when free)."""
+        out = []
+        for key, entry in self.entries():
+            m = _DATED.match(key.rsplit("/", 1)[-1])
+            out.append(
+                NoteInfo(
+                    key=key,
+                    date=m.group(1) if m else None,
+                    id=m.group(2) if m else None,
+                    mtime=entry.mtime,
+                )
+            )
+        return out
+
+    def list(
+        self,
+        *,
+        status: Status | str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+    ) -> builtins.list[NoteInfo]:
+        """Notes matching every filter, sorted by key.
+
+        Dates come from filenames (a note whose name has no date is judged by
+        its ``date_start``); status, focus and id from the frontmatter heads,
+        read in one batch and only when ``status`` is given or a date is
+        missing from a name.
+        """
+        lo, hi = as_iso_date(since), as_iso_date(until)
+        want = Status(status) if status is not None else None
+        notes = self.info()
+        need_heads = [n.key for n in notes if want is not None or ((lo or hi) and n.date is None)]
+        metas = self.frontmatters(need_heads) if need_heads else {}
+        out = []
+        for note in notes:
+            meta = metas.get(note.key)
+            day = note.date
+            if meta is not None:
+                if day is None and meta.get("date_start") is not None:
+                    try:
+                        day = as_iso_date(str(meta["date_start"]))
+                    except Exception:
+                        day = None
+                note = NoteInfo(
+                    key=note.key,
+                    date=day,
+                    status=_status(meta.get("status")),
+                    title=_text(meta.get("focus")),
+                    id=_text(meta.get("session_id")) or note.id,
+                    mtime=note.mtime,
+                )
+            if want is not None and note.status is not want:
+                continue
+            if (lo or hi) and day is None:
+                continue
+            if lo and day is not None and day < lo:
+                continue
+            if hi and day is not None and day > hi:
+                continue
+            out.append(note)
+        return out
+
+    def latest(self) -> str | None:
+        """The key of the newest note: latest filename date, then latest mtime.
+
+        Only the notes sharing the newest date are stat-ed (and only when the
+        listing did not report modification times); no page is parsed.
+        Notes without a dated name count only when no note has one.
+        """
+        notes = self.info()
+        if not notes:
+            return None
+        dated = [n for n in notes if n.date is not None]
+        pool = dated or notes
+        top = max((n.date or "") for n in pool)
+        ties = [n for n in pool if (n.date or "") == top]
+        if len(ties) == 1:
+            return ties[0].key
+
+        def when(n: NoteInfo) -> tuple[float, str]:
+            mtime = n.mtime if n.mtime is not None else self.storage.mtime(self.path_of(n.key))
+            return (mtime or 0.0, n.key)
+
+        return max(ties, key=when).key
+
+    # -- INDEX.md -------------------------------------------------------------
+    def index_text(self) -> str:
+        """The ``INDEX.md`` page: a Markdown table of every note, newest first.
+
+        Columns: date, id, status, focus, link.  Cell text has ``|`` escaped
+        and line breaks folded, so the table always parses.
+        """
+        notes = self.info()
+        metas = self.frontmatters([n.key for n in notes])
+        rows = []
+        for n in notes:
+            meta = metas.get(n.key, {})
+            day = n.date or _text(meta.get("date_start")) or ""
+            sid = _text(meta.get("session_id")) or n.id or ""
+            rows.append(
+                (
+                    day,
+                    sid[:7] if sid else "",
+                    _text(meta.get("status")) or "",
+                    _text(meta.get("focus")) or "",
+                    n.key,
+                )
+            )
+        rows.sort(key=lambda r: (r[0], r[4]), reverse=True)
+
+        def cell(value: str) -> str:
+            return " ".join(value.split()).replace("\\", "\\\\").replace("|", "\\|")
+
+        lines = [
+            "# Sessions",
+            "",
+            "| date | id | status | focus | link |",
+            "|---|---|---|---|---|",
+        ]
+        for day, sid, st, focus, key in rows:
+            target = key.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+            link = f"[{cell(key)}]({target})"
+            lines.append(f"| {cell(day)} | {cell(sid)} | {cell(st)} | {cell(focus)} | {link} |")
+        return "\n".join(lines) + "\n"
+
+    def write_index(self) -> str:
+        """Regenerate ``aiwiki/sessions/INDEX.md`` (atomically); returns its text."""
+        text = self.index_text()
+        self.storage.write(f"{NOTES_FOLDER}/{INDEX_NAME}", text.encode("utf-8"))
+        return text

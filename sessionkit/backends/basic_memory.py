@@ -1,0 +1,226 @@
+"""The Basic Memory layout: session notes in a project's ``sessions/`` folder.
+
+* The store root is a Basic Memory project folder; notes are the ``.md``
+  files below ``sessions/`` (configurable); keys are paths relative to it
+  (``Session 2026-05-18 14-23-00.md``).
+* Open one by path, by ``bm:///path/to/project-folder``, or by project name
+  ``bm://main`` (resolved from Basic Memory's own configuration).
+* :meth:`BasicMemoryStore.list` keeps notes whose ``type`` is ``session`` or
+  ``coding_session`` and filters by status and by "created in the last N
+  days", reading only frontmatter heads.
+* New notes are named after their title the way Basic Memory names files.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import re
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from ..errors import StoreError
+from ..model import Session, Status
+from ._base import DateLike, NoteInfo, as_iso_date, check_key
+from ._filestore import FileStore
+from ._storage import Storage, open_storage
+
+__all__ = ["SESSION_TYPES", "BasicMemoryStore", "resolve_bm_url"]
+
+#: the default notes folder inside a project
+DEFAULT_FOLDER = "sessions"
+#: note types that count as sessions
+SESSION_TYPES = frozenset({"session", "coding_session"})
+
+#: Basic Memory status words -> model status
+_STATUS_WORDS: dict[str, Status] = {
+    "open": Status.ACTIVE,
+    "resumed": Status.ACTIVE,
+    "active": Status.ACTIVE,
+    "closed": Status.DONE,
+    "done": Status.DONE,
+    "abandoned": Status.ABANDONED,
+}
+
+_FILENAME_BAD = re.compile(r'[/\\<>:"|?*]')
+
+
+def _filename_for_title(title: str) -> str:
+    try:
+        from ..adapters._bm_permalink import filename_for_title  # the shared rule
+    except ImportError:
+        # the rule Basic Memory applies, until the shared helper is available
+        stem = _FILENAME_BAD.sub("-", title).strip().strip(".")
+        return f"{stem}.md"
+    return str(filename_for_title(title))
+
+
+def resolve_bm_url(url: str) -> str:
+    """The project folder a ``bm://`` URL names.
+
+    ``bm:///abs/path`` is that folder; ``bm://NAME`` (or ``bm://`` for the
+    default project) is looked up in Basic Memory's configuration.
+
+    Raises:
+        StoreError: unknown project or unreadable configuration.
+    """
+    rest = url[len("bm://") :] if url.startswith("bm://") else url
+    if rest.startswith("/"):
+        return rest
+    name = rest.strip("/") or None
+    try:
+        bm_config: Any = importlib.import_module("sessionkit.backends._bm_config")
+    except ImportError:  # pragma: no cover - the module ships with sessionkit
+        raise StoreError(f"cannot resolve {url!r}: Basic Memory project lookup missing") from None
+    resolver = getattr(bm_config, "resolve_project", None) or getattr(
+        bm_config, "project_path", None
+    )
+    if resolver is None:  # pragma: no cover
+        raise StoreError(f"cannot resolve {url!r}: Basic Memory project lookup unavailable")
+    found = resolver(name)
+    path = getattr(found, "path", found)
+    return str(path)
+
+
+def _status(value: Any) -> Status | None:
+    return None if value is None else _STATUS_WORDS.get(str(value).strip().lower())
+
+
+def _when(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    text = str(value).strip().replace("Z", "+00:00")
+    try:
+        found = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+class BasicMemoryStore(FileStore):
+    """Session notes of a Basic Memory project.
+
+    Args:
+        storage: byte layer rooted at the project folder.
+        folder: notes folder inside the project (``sessions``).
+        format: format of new notes (``basic-memory``).
+        url: how the store was opened.
+    """
+
+    layout = "basic-memory"
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        folder: str = DEFAULT_FOLDER,
+        format: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        super().__init__(storage, folder, url=url)
+        self.format = format or "basic-memory"
+
+    @classmethod
+    def open(
+        cls, url: str, *, format: str | None = None, folder: str = DEFAULT_FOLDER, **options: Any
+    ) -> BasicMemoryStore:
+        """Open a project folder (path, fsspec URL, ``bm:///path`` or ``bm://NAME``)."""
+        root = resolve_bm_url(url) if url.startswith("bm://") else url
+        return cls(open_storage(root, **options), folder=folder, format=format, url=url)
+
+    def key_for(self, session: Session) -> str:
+        """The file name Basic Memory gives a note with this session's title."""
+        title = session.title
+        if not title:
+            started = (session.started or datetime.now(UTC).isoformat())[:19]
+            title = "Session " + started.replace("T", " ")
+        return check_key(_filename_for_title(title))
+
+    def list(
+        self,
+        *,
+        status: Status | str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+        days: float | None = None,
+        types: frozenset[str] = SESSION_TYPES,
+    ) -> builtins.list[NoteInfo]:
+        """Session notes (``type`` in ``types``) matching every filter, sorted by key.
+
+        Args:
+            status: model status (``active`` matches ``open`` and ``resumed``,
+                ``done`` matches ``closed``) or a raw status word.
+            since: created on or after this day.
+            until: created on or before this day.
+            days: created in the last ``days`` days.
+            types: note types that count as sessions.
+
+        "Created" is the frontmatter ``started`` (else ``created``), else the
+        file's modification time.
+        """
+        lo, hi = as_iso_date(since), as_iso_date(until)
+        raw_want: str | None = None
+        want: Status | None = None
+        if status is not None:
+            want = _status(status)
+            if want is None:
+                raw_want = str(status).strip().lower()
+        cutoff = datetime.now(UTC) - timedelta(days=days) if days is not None else None
+        entries = self.entries()
+        metas = self.frontmatters([k for k, _ in entries])
+        out = []
+        for key, entry in entries:
+            meta = metas.get(key, {})
+            if str(meta.get("type", "")).strip() not in types:
+                continue
+            word = None if meta.get("status") is None else str(meta["status"]).strip().lower()
+            st = _status(word)
+            if want is not None and st is not want:
+                continue
+            if raw_want is not None and word != raw_want:
+                continue
+            created = _when(meta.get("started", meta.get("created")))
+            if created is None and (cutoff or lo or hi):
+                mtime = entry.mtime
+                if mtime is None:
+                    mtime = self.storage.mtime(self.path_of(key))
+                if mtime is not None:
+                    created = datetime.fromtimestamp(mtime, UTC)
+            day = created.date().isoformat() if created else None
+            if (cutoff or lo or hi) and created is None:
+                continue
+            if cutoff is not None and created is not None and created < cutoff:
+                continue
+            if lo and day and day < lo:
+                continue
+            if hi and day and day > hi:
+                continue
+            title = meta.get("title")
+            sid = meta.get("claude_session_id")
+            out.append(
+                NoteInfo(
+                    key=key,
+                    date=day,
+                    status=st,
+                    title=None if title is None else str(title),
+                    id=None if sid is None else str(sid),
+                    mtime=entry.mtime,
+                )
+            )
+        return out
+
+    def latest(self) -> str | None:
+        """The session note created last (by ``started``, else modification time)."""
+        notes = self.list()
+        if not notes:
+            return None
+
+        def when(n: NoteInfo) -> tuple[str, float, str]:
+            mtime = n.mtime if n.mtime is not None else self.storage.mtime(self.path_of(n.key))
+            return (n.date or "", mtime or 0.0, n.key)
+
+        return max(notes, key=when).key

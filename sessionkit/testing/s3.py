@@ -1,0 +1,160 @@
+"""A real S3 endpoint for tests: moto's server on loopback, spoken to by s3fs over HTTP.
+
+::
+
+    from sessionkit.testing.s3 import moto_s3
+
+    with moto_s3() as server:
+        store = sessionkit.open_store("s3://notes/wiki", layout="aiwiki",
+                                      **server.storage_options)
+
+The server answers real S3 requests (conditional ``If-None-Match`` and
+``If-Match`` PUTs included).  Two additions over a bare
+``ThreadedMotoServer``:
+
+* requests are handled one at a time (``serialize=True``), because moto
+  checks a PUT's precondition and stores the object in two steps: with
+  concurrent writers a second PUT could slip between them, which real S3
+  never allows;
+* every request is recorded in :attr:`MotoS3.requests` as ``(method, path,
+  query)``, so tests can count listing calls and reads.
+
+Needs ``moto[server]`` and ``s3fs`` (test dependencies).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["MotoS3", "moto_s3"]
+
+#: dummy credentials for the moto server (never real ones)
+_FAKE_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+class MotoS3:
+    """A started moto S3 server.
+
+    Attributes:
+        endpoint_url: ``http://127.0.0.1:<port>``.
+        requests: ``(method, path, query)`` of every request served, in order.
+    """
+
+    def __init__(self, *, serialize: bool = True) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.serialize = serialize
+        self.requests: list[tuple[str, str, str]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.endpoint_url = ""
+
+    # -- request recording and serialising -----------------------------------
+    def _wrap(self, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
+        def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+            entry = (
+                str(environ.get("REQUEST_METHOD", "")),
+                str(environ.get("PATH_INFO", "")),
+                str(environ.get("QUERY_STRING", "")),
+            )
+            if self.serialize:
+                with self._lock:
+                    self.requests.append(entry)
+                    return list(app(environ, start_response))
+            self.requests.append(entry)
+            return list(app(environ, start_response))
+
+        return wrapped
+
+    def start(self) -> MotoS3:
+        """Start the server on a free loopback port (returns ``self``)."""
+        import importlib
+        import logging
+
+        tms: Any = importlib.import_module("moto.moto_server.threaded_moto_server")
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+        original = tms.make_server
+
+        def make_server(host: str, port: int, app: Any, *args: Any, **kwargs: Any) -> Any:
+            return original(host, port, self._wrap(app), *args, **kwargs)
+
+        tms.make_server = make_server  # only while this server is created
+        try:
+            self._server.start()
+        finally:
+            tms.make_server = original
+        host, port = self._server.get_host_and_port()
+        self.endpoint_url = f"http://{host}:{port}"
+        return self
+
+    def stop(self) -> None:
+        """Stop the server."""
+        self._server.stop()
+
+    # -- helpers --------------------------------------------------------------
+    @property
+    def storage_options(self) -> dict[str, Any]:
+        """fsspec options reaching this server (dummy credentials, no caching)."""
+        return {
+            "endpoint_url": self.endpoint_url,
+            "key": _FAKE_ENV["AWS_ACCESS_KEY_ID"],
+            "secret": _FAKE_ENV["AWS_SECRET_ACCESS_KEY"],
+            "skip_instance_cache": True,
+            "use_listings_cache": False,
+        }
+
+    def filesystem(self) -> Any:
+        """A fresh ``s3fs.S3FileSystem`` talking to this server."""
+        import s3fs
+
+        return s3fs.S3FileSystem(**self.storage_options)
+
+    def make_bucket(self, name: str) -> str:
+        """Create a bucket (if missing); returns ``s3://name``."""
+        fs = self.filesystem()
+        if not fs.exists(name):
+            fs.mkdir(name)
+        return f"s3://{name}"
+
+    def reset_counts(self) -> None:
+        """Forget the recorded requests."""
+        self.requests.clear()
+
+    def count(self, method: str | None = None, *, query: str | None = None) -> int:
+        """Requests recorded so far, by method and/or a query-string fragment."""
+        return sum(
+            1
+            for m, _, q in self.requests
+            if (method is None or m == method) and (query is None or query in q)
+        )
+
+
+@contextmanager
+def moto_s3(*, serialize: bool = True) -> Iterator[MotoS3]:
+    """Start a moto S3 server on 127.0.0.1 (free port) for the duration of the block.
+
+    Dummy AWS credentials are put in the environment while it runs, so no
+    real credentials are ever picked up.
+    """
+    saved = {k: os.environ.get(k) for k in _FAKE_ENV}
+    os.environ.update(_FAKE_ENV)
+    server = MotoS3(serialize=serialize).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
