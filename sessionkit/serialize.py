@@ -4,35 +4,25 @@ This is the shape ``sessionkit show --json`` prints.  A session becomes a JSON
 object whose keys are the :class:`~sessionkit.model.Session` attribute names
 (snake_case), in attribute order:
 
-=================  ==========================================================
-key                value
-=================  ==========================================================
-``id``             full session id, or ``null``
-``status``         ``"active"``, ``"done"`` or ``"abandoned"``
-``focus``          string or ``null``
-``title``          string or ``null``
-``summary``        string or ``null``
-``started``        ISO date or timestamp as written, or ``null``
-``ended``          ISO date or timestamp as written, or ``null``
-``last_commit``    commit SHA (string) or ``null``
-``project``        string or ``null``
-``cwd``            string or ``null``
-``checkpoints``    list of ``{event, at, body, directives}``; each directive is
-                   ``{kind, state, consumed_at, items, status}``, ``state``
-                   being ``"unconsumed"`` or ``"consumed"``
-``files_touched``  list of ``{path, start, end, sha, note, code}``
-``decisions``      list of strings
-``gotchas``        list of strings
-``questions``      list of strings
-``next_steps``     list of strings
-``context``        list of strings
-``tags``           list of strings
-``observations``   list of ``{category, content, tags, context}``
-``relations``      list of ``{target, label, relation, context, style}``,
-                   ``style`` being ``"wiki"`` or ``"markdown"``
-``extra``          object: frontmatter keys the model has no field for
-``sections``       list of ``{title, body}``
-=================  ==========================================================
+| key | value |
+|---|---|
+| `id` | full session id, or `null` |
+| `status` | `"active"`, `"done"` or `"abandoned"` |
+| `focus`, `title`, `summary` | string or `null` |
+| `started`, `ended` | ISO date or timestamp as written, or `null` |
+| `last_commit` | commit SHA (a string) or `null` |
+| `project`, `cwd` | string or `null` |
+| `checkpoints` | list of `{event, at, body, directives}` |
+| a directive | `{kind, state, consumed_at, items, status}` |
+| directive `state` | `"unconsumed"` or `"consumed"` |
+| `files_touched` | list of `{path, start, end, sha, note, code}` |
+| `decisions`, `gotchas`, `questions` | lists of strings |
+| `next_steps`, `context`, `tags` | lists of strings |
+| `observations` | list of `{category, content, tags, context}` |
+| `relations` | list of `{target, label, relation, context, style}` |
+| link `style` | `"wiki"` or `"markdown"` |
+| `extra` | object: frontmatter keys the model has no field for |
+| `sections` | list of `{title, body}` |
 
 Enums are written as their values, tuples as lists; ``origin`` (where a
 session was read from) is never written.  :func:`from_dict` is the inverse and
