@@ -1,0 +1,148 @@
+"""Every ```python block in README.md and docs/*.md runs, so the docs stay true.
+
+A page's blocks run in order in one namespace (a later block may use an
+earlier block's names).  The working directory is a fresh temporary folder
+holding a copy of ``examples/`` (so ``examples/wiki/...`` paths work as they
+do from the repository root and a block may write files freely); a page that
+needs the repository itself says so with a line ``<!-- test-cwd: repo -->``.
+
+A block opts out with a ``<!-- skip-test -->`` line right before its fence
+(blank lines in between are allowed).  Blocks inside other fences (a
+```markdown example showing a ```python block) are not run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIP_MARK = "<!-- skip-test -->"
+REPO_CWD_MARK = "<!-- test-cwd: repo -->"
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
+
+
+class Block:
+    """One runnable code block: its page, its 1-based first code line, its code."""
+
+    def __init__(self, page: Path, line: int, code: str) -> None:
+        self.page = page
+        self.line = line
+        self.code = code
+
+
+def extract_blocks(text: str, page: Path) -> tuple[list[Block], int]:
+    """The ``python`` blocks of a Markdown page, and how many were skipped."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    skipped = 0
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence, info = m.group("indent"), m.group("fence"), m.group("info").lower()
+        start = i
+        body: list[str] = []
+        i += 1
+        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        while i < len(lines) and not closing.match(lines[i]):
+            line = lines[i]
+            body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
+            i += 1
+        i += 1  # past the closing fence
+        if info != "python":
+            continue
+        j = start - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        if j >= 0 and lines[j].strip() == SKIP_MARK:
+            skipped += 1
+            continue
+        blocks.append(Block(page, start + 2, "\n".join(body) + "\n"))
+    return blocks, skipped
+
+
+def _pages() -> list[Path]:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [p for p in pages if p.is_file()]
+
+
+def _pages_with_code() -> list[Path]:
+    return [p for p in _pages() if extract_blocks(p.read_text(encoding="utf-8"), p)[0]]
+
+
+def _run_page(page: Path, workdir: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    blocks, _ = extract_blocks(text, page)
+    if REPO_CWD_MARK in text:
+        cwd = ROOT
+    else:
+        cwd = workdir
+        if (ROOT / "examples").is_dir():
+            shutil.copytree(ROOT / "examples", workdir / "examples")
+    namespace: dict[str, Any] = {"__name__": f"docs_{page.stem.replace('-', '_')}"}
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        for block in blocks:
+            where = f"{page.relative_to(ROOT)}:{block.line}"
+            try:
+                exec(compile(block.code, where, "exec"), namespace)
+            except Exception:
+                pytest.fail(
+                    f"the code block at {where} failed:\n\n{block.code}\n{traceback.format_exc()}",
+                    pytrace=False,
+                )
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.parametrize(
+    "page", _pages_with_code(), ids=lambda p: str(p.relative_to(ROOT)).replace(os.sep, "/")
+)
+def test_page_examples_run(page: Path, tmp_path: Path) -> None:
+    _run_page(page, tmp_path)
+
+
+def test_readme_has_a_runnable_example() -> None:
+    readme = ROOT / "README.md"
+    blocks, _ = extract_blocks(readme.read_text(encoding="utf-8"), readme)
+    assert blocks, "README.md should show a Python example that runs"
+
+
+# -- the extractor itself --------------------------------------------------------
+
+
+def test_extractor_finds_blocks_in_order_and_honours_skip(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    text = (
+        "# T\n\n```python\nx = 1\n```\n\n<!-- skip-test -->\n\n```python\nraise SystemExit\n```\n"
+        "\n````markdown\n```python\nnot run\n```\n````\n\n```bash\nls\n```\n"
+        "\n- item\n\n    ```python\n    y = x + 1\n    ```\n"
+    )
+    blocks, skipped = extract_blocks(text, page)
+    assert [b.code for b in blocks] == ["x = 1\n", "y = x + 1\n"]
+    assert [b.line for b in blocks] == [4, 26]
+    assert skipped == 1
+
+
+def test_run_page_reports_page_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = docs / "bad.md"
+    page.write_text("x\n\n```python\nvalue = 1\n```\n\n```python\nassert value == 2\n```\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(pytest.fail.Exception) as info:
+        _run_page(page, work)
+    assert "docs/bad.md:8" in str(info.value)
