@@ -32,3 +32,10 @@ def typecheck(session: nox.Session) -> None:
     """mypy --strict on the package."""
     session.install("-e", ".", "mypy", "types-PyYAML")
     session.run("mypy", "--strict", "sessionkit")
+
+
+@nox.session(python=PY)
+def docs(session: nox.Session) -> None:
+    """Build the docs site with warnings as errors (``mkdocs build --strict``)."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})
