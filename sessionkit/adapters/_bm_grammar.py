@@ -1,0 +1,762 @@
+"""Basic Memory's note grammar as pure, token-level functions.
+
+Basic Memory runs a CommonMark parser over a note's body and looks at every
+*inline* run of text (a paragraph, a heading, the text of a list item) for:
+
+* an **observation** — ``[category] content #tag (context)``, or any text with a
+  ``#word`` in it (no category; the index files it as ``note``);
+* **relations** — in a list item, ``type [[Target]]`` optionally followed by one
+  ``(context)`` is an explicit relation; every other ``[[Target]]`` and every
+  Markdown link to a relative path is a ``links_to`` relation.
+
+This module reproduces those rules without a Markdown library: a small block
+scanner (fenced and indented code, HTML blocks, block quotes, lists with lazy
+continuation lines, ATX and setext headings, paragraphs) yields the inline runs,
+and the functions below apply Basic Memory's rules to them.  Every rule has a
+golden test in ``tests/golden/basic-memory/`` and the whole is checked against
+basic-memory 0.24.1 in ``tests/interop``.
+
+Known differences (documented in ``docs/basic-memory.md``): temporal qualifiers
+(``- [decision] @2026-07-27 text``) are not peeled off the content, and
+reference-style Markdown links are not relations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from urllib.parse import unquote, urlsplit
+
+import attrs
+
+from ..document import _HTML_END, _HTML_START
+
+__all__ = [
+    "BMObservation",
+    "BMRelation",
+    "Facts",
+    "InlineRun",
+    "inline_relations",
+    "is_observation",
+    "parse_facts",
+    "parse_observation",
+    "parse_relation",
+    "parse_tags",
+    "scan_inline_runs",
+]
+
+
+@attrs.frozen
+class InlineRun:
+    """One inline run of text: what Basic Memory's parser calls an inline token.
+
+    Attributes:
+        content: the text, lines joined with ``\\n``, stripped.
+        start: index of its first line in the scanned lines.
+        end: index after its last line.
+        kind: ``paragraph`` or ``heading``.
+        in_list_item: inside a list item (as Basic Memory tracks it: reset by
+            the first closing item, even of a nested list).
+        in_blockquote: inside a block quote.
+    """
+
+    content: str
+    start: int
+    end: int
+    kind: str = "paragraph"
+    in_list_item: bool = False
+    in_blockquote: bool = False
+
+
+@attrs.frozen
+class BMObservation:
+    """An observation as Basic Memory indexes it (``category`` ``None`` = ``note``).
+
+    ``text`` is the line's text after the category as written (first line
+    only), which is what sessionkit keeps for the dedicated session fields.
+    """
+
+    category: str | None
+    content: str
+    tags: tuple[str, ...]
+    context: str | None
+    line: int
+    text: str
+
+
+@attrs.frozen
+class BMRelation:
+    """A relation as Basic Memory indexes it.
+
+    ``target`` is what the index stores (``proj::Note`` becomes ``proj/Note``;
+    ``T|Alias`` stays whole).  ``explicit`` is true for a ``type [[T]]`` list
+    item; ``markdown`` for a Markdown link.
+    """
+
+    type: str
+    target: str
+    context: str | None
+    line: int
+    explicit: bool = False
+    markdown: bool = False
+    label: str | None = None
+
+
+@attrs.frozen
+class Facts:
+    """Everything Basic Memory extracts from a body, in document order."""
+
+    observations: tuple[BMObservation, ...] = ()
+    relations: tuple[BMRelation, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# block scanner
+
+_FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
+_ATX = re.compile(r"^(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_HR = re.compile(r"^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_BULLET = re.compile(r"^([-*+])(?=[ \t]|$)")
+_ORDERED = re.compile(r"^(\d{1,9})([.)])(?=[ \t]|$)")
+_SETEXT = re.compile(r"^(?:=+|-+)[ \t]*$")
+
+
+def _expand(line: str) -> str:
+    """Expand tabs in the leading whitespace (tab stops of 4)."""
+    if "\t" not in line:
+        return line
+    body = line.lstrip(" \t")
+    lead = line[: len(line) - len(body)]
+    return lead.expandtabs(4) + body
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _list_marker(stripped: str) -> tuple[int, bool, str] | None:
+    """(marker length, ordered starting at 1 or bullet, rest) of a list item line."""
+    m = _BULLET.match(stripped)
+    if m:
+        return 1, True, stripped[1:]
+    m = _ORDERED.match(stripped)
+    if m:
+        return len(m.group(0)), int(m.group(1)) == 1, stripped[len(m.group(0)) :]
+    return None
+
+
+def _html_kind(stripped: str) -> str | None:
+    if not stripped.startswith("<"):
+        return None
+    m = _HTML_START.match(stripped)
+    if not m:
+        return None
+    return m.lastgroup or "t6"
+
+
+def _interrupts(line: str) -> bool:
+    """Whether ``line`` starts a block that can interrupt a paragraph."""
+    if _blank(line) or _indent(line) >= 4:
+        return False
+    s = line.lstrip(" ")
+    if s.startswith(">"):
+        return True
+    if _ATX.match(s) or _HR.match(s):
+        return True
+    fm = _FENCE.match(s)
+    if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
+        return True
+    if _html_kind(s) is not None:
+        return True
+    marker = _list_marker(s)
+    return bool(marker and marker[1] and marker[2].strip())
+
+
+def _opens_paragraph(line: str, was_open: bool) -> bool:
+    """Whether a paragraph is open after ``line`` (for lazy continuation lines)."""
+    if _blank(line):
+        return False
+    if _indent(line) >= 4:
+        return was_open  # a continuation of an open paragraph, else indented code
+    s = line.lstrip(" ")
+    if s.startswith(">"):
+        return _opens_paragraph(s[1:].lstrip(" ") if len(s) > 1 else "", False)
+    marker = _list_marker(s)
+    if marker is not None:
+        return bool(marker[2].strip()) and _opens_paragraph(marker[2].lstrip(" "), False)
+    if _ATX.match(s) or _HR.match(s) or _FENCE.match(s) or _html_kind(s) is not None:
+        return False
+    return not (was_open and _SETEXT.match(s))
+
+
+class _Scanner:
+    def __init__(self) -> None:
+        self.runs: list[InlineRun] = []
+        self.in_list_item = False
+        self.quote_depth = 0
+        self.lazy: set[int] = set()
+        self.original: dict[int, str] = {}
+
+    def emit(self, content: str, start: int, end: int, kind: str) -> None:
+        text = content.strip()
+        if text:
+            self.runs.append(
+                InlineRun(
+                    content=text,
+                    start=start,
+                    end=end,
+                    kind=kind,
+                    in_list_item=self.in_list_item,
+                    in_blockquote=self.quote_depth > 0,
+                )
+            )
+
+    def blocks(self, lines: Sequence[tuple[int, str]]) -> None:
+        i, n = 0, len(lines)
+        while i < n:
+            num, line = lines[i]
+            if _blank(line):
+                i += 1
+                continue
+            ind = _indent(line)
+            s = line[ind:]
+            if ind >= 4:
+                # indented code: runs to the next non-blank line indented less
+                i += 1
+                while i < n and (_blank(lines[i][1]) or _indent(lines[i][1]) >= 4):
+                    i += 1
+                continue
+            fm = _FENCE.match(s)
+            if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
+                fence = fm.group(1)
+                i += 1
+                while i < n:
+                    t = lines[i][1]
+                    i += 1
+                    if _indent(t) < 4:
+                        cm = _FENCE.match(t.lstrip(" "))
+                        if (
+                            cm
+                            and cm.group(1)[0] == fence[0]
+                            and len(cm.group(1)) >= len(fence)
+                            and not cm.group(2).strip()
+                        ):
+                            break
+                continue
+            am = _ATX.match(s)
+            if am:
+                self.emit(am.group(2) or "", num, num + 1, "heading")
+                i += 1
+                continue
+            if _HR.match(s):
+                i += 1
+                continue
+            if s.startswith(">"):
+                i = self.blockquote(lines, i)
+                continue
+            kind = _html_kind(s)
+            if kind is not None:
+                i = self._skip_html(lines, i, kind)
+                continue
+            marker = _list_marker(s)
+            if marker is not None:
+                i = self.list_item(lines, i, ind, marker)
+                continue
+            i = self.paragraph(lines, i)
+
+    def _skip_html(self, lines: Sequence[tuple[int, str]], i: int, kind: str) -> int:
+        n = len(lines)
+        if kind == "t6":
+            while i < n and not _blank(lines[i][1]):
+                i += 1
+            return i
+        end = _HTML_END[kind]
+        while i < n:
+            t = lines[i][1]
+            i += 1
+            if end.search(t):
+                break
+        return i
+
+    def paragraph(self, lines: Sequence[tuple[int, str]], i: int) -> int:
+        start = i
+        parts = [lines[i][1]]
+        i += 1
+        kind = "paragraph"
+        while i < len(lines):
+            t = lines[i][1]
+            if lines[i][0] in self.lazy:
+                parts.append(t)
+                i += 1
+                continue
+            if _blank(t):
+                break
+            if _indent(t) < 4 and _SETEXT.match(t.lstrip(" ")) and lines[i][0] not in self.lazy:
+                kind = "heading"
+                i += 1
+                break
+            if _interrupts(t):
+                break
+            orig = self.original.get(lines[i][0], t)
+            parts.append(orig if orig != t and _expand(orig) == t else t)
+            i += 1
+        last = i if kind == "paragraph" else i - 1
+        self.emit("\n".join(parts), lines[start][0], lines[last - 1][0] + 1, kind)
+        return i
+
+    def blockquote(self, lines: Sequence[tuple[int, str]], i: int) -> int:
+        inner: list[tuple[int, str]] = []
+        lazy_ok = False
+        while i < len(lines):
+            num, t = lines[i]
+            ind = _indent(t)
+            if ind < 4 and t[ind:].startswith(">"):
+                rest = t[ind + 1 :]
+                if rest.startswith(" "):
+                    rest = rest[1:]
+                inner.append((num, rest))
+                lazy_ok = _opens_paragraph(rest, lazy_ok)
+                i += 1
+                continue
+            if (
+                _blank(t)
+                or not lazy_ok
+                or _interrupts(t)
+                or (_indent(t) < 4 and _list_marker(t.lstrip(" ")) is not None)
+            ):
+                break
+            inner.append((num, t.strip()))
+            self.lazy.add(num)
+            i += 1
+        self.quote_depth += 1
+        self.blocks(inner)
+        self.quote_depth -= 1
+        return i
+
+    def list_item(
+        self,
+        lines: Sequence[tuple[int, str]],
+        i: int,
+        ind: int,
+        marker: tuple[int, bool, str],
+    ) -> int:
+        mlen, _, rest = marker
+        num, _line = lines[i]
+        after = rest.lstrip(" ")
+        spaces = len(rest) - len(after)
+        if not after:
+            width = ind + mlen + 1
+            first = ""
+        elif spaces >= 5:
+            width = ind + mlen + 1
+            first = rest[1:]
+        else:
+            width = ind + mlen + spaces
+            first = after
+        item: list[tuple[int, str]] = [(num, first)]
+        i += 1
+        in_fence: str | None = None
+        fm0 = _FENCE.match(first)
+        if fm0:
+            in_fence = fm0.group(1)
+        lazy_ok = in_fence is None and _opens_paragraph(first, False)
+        pending_blank: list[tuple[int, str]] = []
+        while i < len(lines):
+            n2, t = lines[i]
+            if _blank(t):
+                if not first.strip() and len(item) == 1:
+                    break  # an empty item followed by a blank line ends there
+                pending_blank.append((n2, ""))
+                i += 1
+                lazy_ok = False
+                continue
+            if _indent(t) >= width:
+                item.extend(pending_blank)
+                pending_blank = []
+                body = t[width:]
+                item.append((n2, body))
+                fm = _FENCE.match(body.lstrip(" ")) if _indent(body) < 4 else None
+                if in_fence is not None:
+                    if (
+                        fm
+                        and fm.group(1)[0] == in_fence[0]
+                        and len(fm.group(1)) >= len(in_fence)
+                        and not fm.group(2).strip()
+                    ):
+                        in_fence = None
+                    lazy_ok = False
+                elif fm:
+                    in_fence = fm.group(1)
+                    lazy_ok = False
+                else:
+                    lazy_ok = _opens_paragraph(body, lazy_ok)
+                i += 1
+                continue
+            if (
+                pending_blank
+                or not lazy_ok
+                or in_fence is not None
+                or _interrupts(t)
+                or _list_marker(t.lstrip(" ")) is not None
+            ):
+                break
+            item.append((n2, t.strip()))
+            self.lazy.add(n2)
+            i += 1
+        # trailing blank lines belong after the item
+        i -= len(pending_blank)
+        self.in_list_item = True
+        self.blocks(item)
+        self.in_list_item = False
+        return i
+
+
+def scan_inline_runs(lines: Sequence[str], start: int = 0) -> list[InlineRun]:
+    """The inline runs of ``lines[start:]`` (line texts; ends are stripped)."""
+    prepared = [(k, _expand(lines[k].rstrip("\r\n"))) for k in range(start, len(lines))]
+    scanner = _Scanner()
+    scanner.original = {k: lines[k].rstrip("\r\n") for k in range(start, len(lines))}
+    scanner.blocks(prepared)
+    return scanner.runs
+
+
+# --------------------------------------------------------------------------
+# observations
+
+_TIME = r"\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?"
+_TIME_CATEGORY = re.compile(rf"^{_TIME}(?:\s+-\s+{_TIME})?$")
+_LINKS_TO_DIRECTIVE = re.compile(r"\s+#bm:links_to\s*$")
+_CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)")
+_EMPTY_CATEGORY = re.compile(r"^\[\]\s+(.+)")
+
+
+def _strip_directive(content: str) -> tuple[str, bool]:
+    m = _LINKS_TO_DIRECTIVE.search(content)
+    if not m:
+        return content, False
+    return content[: m.start()].rstrip(), True
+
+
+def _category_match(content: str) -> re.Match[str] | None:
+    m = _CATEGORY.match(content)
+    if not m:
+        return None
+    category = m.group(1).strip()
+    if _TIME_CATEGORY.match(category):
+        return None
+    if len(category) == 1 and (category in "xX" or not category.isalnum()):
+        return None  # a task marker: [x] [/] [?] [!] [>] ...
+    return m
+
+
+def is_observation(content: str) -> bool:
+    """Whether an inline run's text is an observation for Basic Memory."""
+    text, _ = _strip_directive(content.strip())
+    if not text:
+        return False
+    if text.startswith(("[ ]", "[x]", "[-]")):
+        return False
+    if re.match(r"^\[.*?\]\(.*?\)$", text) or re.match(r"^\[\[.*?\]\]$", text):
+        return False
+    if _category_match(text):
+        return True
+    return any(part.startswith("#") for part in text.split())
+
+
+def parse_tags(content: str) -> tuple[str, ...]:
+    """The ``#word`` tags of a text, Basic Memory's way (``#a#b`` gives ``a``, ``b``)."""
+    tags: list[str] = []
+    for part in content.split():
+        if part.startswith("#"):
+            if "#" in part[1:]:
+                tags.extend(t for t in part.split("#") if t)
+            else:
+                tags.append(part[1:])
+    return tuple(tags)
+
+
+def parse_observation(content: str, line: int = 0) -> BMObservation:
+    """Split an observation's text into category, content, tags and context."""
+    text, _ = _strip_directive(content.strip())
+    m = _category_match(text)
+    category: str | None = None
+    if m:
+        category = m.group(1).strip()
+        text = m.group(2).strip()
+    else:
+        em = _EMPTY_CATEGORY.match(text)
+        if em:
+            text = em.group(1).strip()
+    raw = text
+    context: str | None = None
+    if text.endswith(")"):
+        at = text.rfind("(")
+        if at != -1:
+            context = text[at + 1 : -1].strip()
+            text = text[:at].strip()
+    return BMObservation(
+        category=category,
+        content=text,
+        tags=parse_tags(text),
+        context=context,
+        line=line,
+        text=raw,
+    )
+
+
+# --------------------------------------------------------------------------
+# relations
+
+
+def _code_spans(content: str) -> list[tuple[int, int]]:
+    """Source ranges of inline code spans (backtick runs of equal length)."""
+    if "`" not in content:
+        return []
+    spans: list[tuple[int, int]] = []
+    pos, n = 0, len(content)
+    while pos < n:
+        ch = content[pos]
+        if ch == "\\" and pos + 1 < n:
+            pos += 2
+            continue
+        if ch != "`":
+            pos += 1
+            continue
+        run_end = pos
+        while run_end < n and content[run_end] == "`":
+            run_end += 1
+        size = run_end - pos
+        search = run_end
+        found = -1
+        while search < n:
+            k = content.find("`", search)
+            if k == -1:
+                break
+            e = k
+            while e < n and content[e] == "`":
+                e += 1
+            if e - k == size:
+                found = e
+                break
+            search = e
+        if found == -1:
+            pos = run_end
+            continue
+        spans.append((pos, found))
+        pos = found
+    return spans
+
+
+def _mask(content: str, spans: Iterable[tuple[int, int]], chars: str | None) -> str:
+    out = list(content)
+    for a, b in spans:
+        for k in range(a, b):
+            if chars is None or out[k] in chars:
+                out[k] = " "
+    return "".join(out)
+
+
+def _normalize_target(target: str) -> str:
+    if "::" not in target:
+        return target
+    project, rest = target.split("::", 1)
+    return f"{project}/{rest.lstrip('/')}"
+
+
+def _relation_type(content: str) -> str | None:
+    before = content.partition("[[")[0].strip()
+    if not before:
+        return None
+    q = before[0]
+    if q in "'\"" and before.endswith(q):
+        return before[1:-1].strip() or None
+    if any(c.isspace() for c in before):
+        return None
+    return before
+
+
+def _single_parenthesized(text: str) -> bool:
+    if not text.startswith("("):
+        return False
+    depth = 0
+    for k, c in enumerate(text):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return k == len(text) - 1
+    return False
+
+
+def _split_label(target: str) -> tuple[str, str | None]:
+    base, bar, label = target.partition("|")
+    return (base.strip(), label.strip() or None) if bar else (target, None)
+
+
+def parse_relation(content: str, line: int = 0, source: str | None = None) -> BMRelation | None:
+    """An explicit relation ``type [[Target]] (context)``, or ``None``.
+
+    ``content`` has code spans masked; ``source`` is the text as written.
+    """
+    src = content if source is None else source
+    rel_type = _relation_type(content)
+    if rel_type is None:
+        return None
+    a = content.find("[[")
+    b = content.find("]]", a + 2)
+    if a == -1 or b == -1:
+        return None
+    target = _normalize_target(src[a + 2 : b].strip())
+    if not target:
+        return None
+    after = content[b + 2 :].strip()
+    context: str | None = None
+    if after:
+        if not _single_parenthesized(after):
+            return None
+        context = src[b + 2 :].strip()[1:-1].strip() or None
+    return BMRelation(
+        type=rel_type,
+        target=target,
+        context=context,
+        line=line,
+        explicit=True,
+        label=_split_label(target)[1],
+    )
+
+
+def _escaped(content: str, pos: int) -> bool:
+    count = 0
+    pos -= 1
+    while pos >= 0 and content[pos] == "\\":
+        count += 1
+        pos -= 1
+    return count % 2 == 1
+
+
+def inline_relations(content: str, line: int = 0, source: str | None = None) -> list[BMRelation]:
+    """Every outermost ``[[Target]]`` in a text, as ``links_to`` relations."""
+    src = content if source is None else source
+    found: list[BMRelation] = []
+    start = 0
+    while True:
+        start = content.find("[[", start)
+        if start == -1:
+            break
+        if _escaped(content, start):
+            start += 2
+            continue
+        depth, pos, end = 1, start + 2, -1
+        while pos < len(content):
+            if content[pos : pos + 2] == "[[" and not _escaped(content, pos):
+                depth += 1
+                pos += 2
+            elif content[pos : pos + 2] == "]]" and not _escaped(content, pos):
+                depth -= 1
+                if depth == 0:
+                    end = pos
+                    break
+                pos += 2
+            else:
+                pos += 1
+        if end == -1:
+            break
+        target = _normalize_target(src[start + 2 : end].strip())
+        if target:
+            found.append(
+                BMRelation(
+                    type="links_to",
+                    target=target,
+                    context=None,
+                    line=line,
+                    label=_split_label(target)[1],
+                )
+            )
+        start = end + 2
+    return found
+
+
+_MD_LINK = re.compile(
+    r"(?<![!\\\]])\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|[^\s()<>]*)"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
+)
+
+
+def markdown_link_target(href: str) -> str | None:
+    """The project path a Markdown link records, or ``None`` (URLs, anchors, folders)."""
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return None
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    if "\\" in path or "\x00" in path or path.endswith("/"):
+        return None
+    return path if path.startswith(("/", "./", "../")) else f"./{path}"
+
+
+def _markdown_links(content: str, line: int) -> list[BMRelation]:
+    if "](" not in content:
+        return []
+    masked = _mask(content, _code_spans(content), None)
+    found: list[BMRelation] = []
+    for m in _MD_LINK.finditer(masked):
+        if m.group(1).startswith("[") or m.group(0).startswith("[["):
+            continue
+        href = m.group(2)
+        if href.startswith("<"):
+            href = href[1:-1]
+        target = markdown_link_target(href) if href else None
+        if target is not None:
+            found.append(
+                BMRelation(
+                    type="links_to",
+                    target=target,
+                    context=None,
+                    line=line,
+                    markdown=True,
+                    label=m.group(1) or None,
+                )
+            )
+    return found
+
+
+def _relations_of(run: InlineRun) -> list[BMRelation]:
+    source = run.content
+    if "[[" not in source:
+        return []
+    spans = _code_spans(source)
+    content = _mask(source, spans, "[]")
+    masked_all = _mask(content, spans, None)
+    m = _LINKS_TO_DIRECTIVE.search(masked_all)
+    directive = m is not None
+    without = content[: m.start()].rstrip() if m else content
+    if run.in_list_item and not directive:
+        rel = parse_relation(content, run.start, source)
+        if rel is not None:
+            return [rel]
+    return inline_relations(without, run.start, source)
+
+
+def parse_facts(lines: Sequence[str], start: int = 0) -> Facts:
+    """Observations and relations of the body ``lines[start:]``, as Basic Memory finds them.
+
+    Line numbers in the result are indices into ``lines`` (the first line of
+    the inline run the fact came from).
+    """
+    observations: list[BMObservation] = []
+    relations: list[BMRelation] = []
+    for run in scan_inline_runs(lines, start):
+        relations.extend(_markdown_links(run.content, run.start))
+        if not run.in_blockquote and is_observation(run.content):
+            obs = parse_observation(run.content, run.start)
+            if obs.content:
+                observations.append(obs)
+        relations.extend(_relations_of(run))
+    return Facts(observations=tuple(observations), relations=tuple(relations))
