@@ -1,0 +1,517 @@
+"""Reading an aiwiki session page: the structure scan shared by read, write and lint.
+
+:func:`scan` never raises for body problems: it finds what it can and
+records where everything is (:class:`Layout`), so the writer can splice and
+the linter can point at lines.  Frontmatter problems are the caller's to
+report (``doc.meta`` raises :class:`~sessionkit.errors.ParseError`).
+
+Mapping decisions (also in the docs):
+
+* text before the first ``##`` section (the *preamble*, e.g. a ``# Title``)
+  becomes ``ExtraSection(title="")`` first in ``Session.sections`` when it
+  has any non-blank line;
+* a ``Files touched`` bullet that is not a citation is kept verbatim as
+  ``Citation(path=<bullet text>, code=False)`` (no line, no SHA, no note);
+  :func:`is_citation_text` tells the two apart;
+* lines of a list section that belong to no bullet (prose, the
+  ``(filled by /wrap)`` placeholder) and text between ``## Checkpoints``
+  and its first entry stay in the document but have no model field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from ..document import Document, Section
+from ..errors import FormatError, SessionKitError
+from ..model import (
+    Checkpoint,
+    Citation,
+    Directive,
+    DirectiveState,
+    ExtraSection,
+    Session,
+    Status,
+)
+
+__all__ = [
+    "LIST_FIELDS",
+    "PLACEHOLDER",
+    "CheckpointSpan",
+    "DirectiveSpan",
+    "ItemSpan",
+    "Layout",
+    "parse_citation",
+    "parse_citation_lenient",
+    "scan",
+]
+
+PLACEHOLDER = "(filled by /wrap)"
+
+#: section title -> Session field of bullet texts (``files_touched`` holds citations)
+LIST_FIELDS: dict[str, str] = {
+    "Files touched": "files_touched",
+    "Decisions made": "decisions",
+    "Gotchas surfaced": "gotchas",
+    "Open questions": "questions",
+    "Next steps": "next_steps",
+}
+CHECKPOINTS = "Checkpoints"
+
+_BULLET = re.compile(r"^ {0,3}[-*+](?:[ \t]+|$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_RULE = re.compile(r"^---[ \t]*$")
+_ATX_START = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+CHECKPOINT_HEADING = re.compile(rf"^(?P<event>\S.*?) at (?P<at>{_TIMESTAMP})$")
+DIRECTIVE_HEADER = re.compile(
+    r"^\*\*(?P<kind>[^*\s](?:[^*]*[^*\s])?) directive "
+    r"\((?:(?P<un>unconsumed)|consumed at (?P<at>[^()\s]+))\):\*\*[ \t]*$"
+)
+_STATUS_ITEM = re.compile(r"^Status:[ \t]*(?P<value>.*)$")
+
+_REF = (
+    r"(?P<path>[^\s`]+?)"
+    r"(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
+    r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
+)
+_CODE_CITATION = re.compile(rf"^`{_REF}`(?: (?P<note>.*))?$", re.DOTALL)
+_BARE_CITATION = re.compile(rf"^{_REF}(?: (?P<note>.*))?$", re.DOTALL)
+
+
+def _strip(line: str) -> str:
+    return line.rstrip("\r\n") if line.endswith("\n") else line.rstrip("\r")
+
+
+def _citation_from(m: re.Match[str], code: bool) -> Citation:
+    start = m.group("start")
+    end = m.group("end")
+    return Citation(
+        path=m.group("path"),
+        start=None if start is None else int(start),
+        end=None if end is None else int(end),
+        sha=m.group("sha"),
+        note=m.group("note") or "",
+        code=code,
+    )
+
+
+def _path_like(c: Citation) -> bool:
+    return c.start is not None or c.sha is not None or "/" in c.path or "." in c.path.strip(".")
+
+
+def parse_citation(text: str) -> Citation | None:
+    """The citation a bullet text spells exactly, or ``None``.
+
+    Exact means that :meth:`Citation.render` gives ``text`` back.  A bare
+    (not backticked) reference must look like a path (a ``/``, a ``.``, a
+    line or a SHA) to count.
+    """
+    m = _CODE_CITATION.match(text)
+    if m:
+        c = _citation_from(m, True)
+    else:
+        m = _BARE_CITATION.match(text)
+        if not m:
+            return None
+        c = _citation_from(m, False)
+        if not _path_like(c):
+            return None
+    if "@" in c.path or c.render() != text:
+        return None
+    return c
+
+
+def parse_citation_lenient(text: str) -> Citation | None:
+    """Like :func:`parse_citation` but forgiving about spacing (for lint and fixes)."""
+    first = text.strip().split("\n", 1)[0].strip()
+    m = _CODE_CITATION.match(first)
+    code = m is not None
+    if m is None:
+        m = _BARE_CITATION.match(first)
+    if m is None:
+        return None
+    c = _citation_from(m, code)
+    if "@" in c.path or (not code and not _path_like(c)):
+        return None
+    return c
+
+
+def citation_from_text(text: str) -> Citation:
+    """A bullet's citation, or the verbatim fallback for a non-citation bullet."""
+    return parse_citation(text) or Citation(path=text, code=False)
+
+
+def is_verbatim(c: Citation) -> bool:
+    """True for the fallback of a bullet that is not a citation."""
+    return parse_citation(c.render()) != c
+
+
+@attrs.frozen
+class ItemSpan:
+    """A bullet: its text (without the marker) and lines [start, end)."""
+
+    text: str
+    start: int
+    end: int
+
+
+@attrs.frozen
+class DirectiveSpan:
+    """Where a directive is: header line, item spans, the ``Status:`` item and the block end."""
+
+    header: int
+    items: tuple[ItemSpan, ...]
+    status: ItemSpan | None
+    end: int
+
+
+@attrs.frozen
+class CheckpointSpan:
+    """A checkpoint entry: heading line, content end (exclusive, after the rule) and directives."""
+
+    heading: int
+    end: int
+    content_end: int
+    directives: tuple[DirectiveSpan, ...]
+
+
+@attrs.frozen
+class Layout:
+    """Where each part of a page is (0-based line indices into ``doc.lines``)."""
+
+    known: dict[str, Section]
+    extra: tuple[Section, ...]
+    items: dict[str, tuple[ItemSpan, ...]]
+    placeholders: dict[str, int]
+    loose: dict[str, tuple[int, ...]]
+    checkpoints: tuple[CheckpointSpan, ...]
+    bad_checkpoint_headings: tuple[int, ...]
+    preamble: tuple[int, int]
+
+
+def _fence_open(bare: str) -> str | None:
+    m = _FENCE.match(bare)
+    if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+        return m.group(1)
+    return None
+
+
+def _fence_closes(bare: str, fence: str) -> bool:
+    m = _FENCE.match(bare)
+    return bool(
+        m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip()
+    )
+
+
+def _starts_block(bare: str) -> bool:
+    """A line that ends a bullet even without a blank line before it."""
+    return bool(
+        _RULE.match(bare)
+        or _ATX_START.match(bare)
+        or _fence_open(bare)
+        or DIRECTIVE_HEADER.match(bare)
+    )
+
+
+def scan_items(
+    lines: Sequence[str], start: int, end: int
+) -> tuple[list[ItemSpan], int | None, list[int]]:
+    """Bullets of ``lines[start:end]``; also the placeholder line and loose lines.
+
+    A bullet runs over its continuation lines: indented lines (also after
+    blank lines), lines directly after it (lazy continuation) and fenced code.
+    """
+    items: list[ItemSpan] = []
+    placeholder: int | None = None
+    loose: list[int] = []
+    cur: list[str] | None = None
+    cur_start = 0
+    cur_end = 0
+    blank_since = False
+    fence: str | None = None
+
+    def close() -> None:
+        nonlocal cur
+        if cur is not None:
+            items.append(ItemSpan("\n".join(cur), cur_start, cur_end))
+        cur = None
+
+    for i in range(start, end):
+        bare = _strip(lines[i])
+        if fence is not None:
+            if cur is not None:
+                cur.extend([""] * (i - cur_end))
+                cur.append(bare)
+                cur_end = i + 1
+            else:
+                loose.append(i)
+            if _fence_closes(bare, fence):
+                fence = None
+            continue
+        if not bare.strip():
+            blank_since = True
+            continue
+        indented = bare.startswith(("  ", "\t"))
+        m = _BULLET.match(bare)
+        if m and not indented:
+            close()
+            cur = [bare[m.end() :]]
+            cur_start, cur_end = i, i + 1
+            blank_since = False
+            fence = _fence_open(bare[m.end() :])
+            continue
+        if cur is not None and (indented or not (blank_since or _starts_block(bare))):
+            cur.extend([""] * (i - cur_end))
+            cur.append(bare)
+            cur_end = i + 1
+            blank_since = False
+            fence = _fence_open(bare)
+            continue
+        close()
+        if bare.strip() == PLACEHOLDER and placeholder is None and not items:
+            placeholder = i
+        else:
+            loose.append(i)
+            fence = _fence_open(bare)
+        blank_since = False
+    close()
+    return items, placeholder, loose
+
+
+def _scan_entry(
+    lines: Sequence[str], heading: int, end: int
+) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int]:
+    """Body text, directive spans and directives of one checkpoint entry."""
+    body: list[str] = []
+    spans: list[DirectiveSpan] = []
+    directives: list[Directive] = []
+    fence: str | None = None
+    i = heading + 1
+    while i < end:
+        bare = _strip(lines[i])
+        if fence is not None:
+            body.append(bare)
+            if _fence_closes(bare, fence):
+                fence = None
+            i += 1
+            continue
+        m = DIRECTIVE_HEADER.match(bare)
+        if not m:
+            body.append(bare)
+            fence = _fence_open(bare)
+            i += 1
+            continue
+        # a directive: its bullets follow (blank lines allowed before the first)
+        j = i + 1
+        while j < end and not _strip(lines[j]).strip():
+            j += 1
+        block_end = j
+        item_spans: list[ItemSpan] = []
+        if j < end and _BULLET.match(_strip(lines[j])):
+            found, _, _ = scan_items(lines, j, end)
+            # keep only the leading run of bullets without loose text between
+            prev_end = j
+            for item in found:
+                gap = [_strip(x) for x in lines[prev_end : item.start]]
+                if any(g.strip() for g in gap):
+                    break
+                item_spans.append(item)
+                prev_end = item.end
+            if item_spans:
+                block_end = item_spans[-1].end
+        if not item_spans:
+            block_end = i + 1
+        status: ItemSpan | None = None
+        status_value: str | None = None
+        texts: list[str] = []
+        for item in item_spans:
+            sm = _STATUS_ITEM.match(item.text)
+            if sm and status is None and "\n" not in item.text:
+                status, status_value = item, sm.group("value")
+            else:
+                texts.append(item.text)
+        state = DirectiveState.UNCONSUMED if m.group("un") else DirectiveState.CONSUMED
+        directives.append(
+            Directive(
+                kind=m.group("kind"),
+                state=state,
+                consumed_at=m.group("at"),
+                items=tuple(texts),
+                status=status_value,
+            )
+        )
+        spans.append(DirectiveSpan(i, tuple(item_spans), status, block_end))
+        # blank lines between the header and the first bullet belong to the block
+        i = block_end
+    # strip blank lines and the closing rule
+    while body and not body[-1].strip():
+        body.pop()
+    if body and _RULE.match(body[-1]):
+        body.pop()
+        while body and not body[-1].strip():
+            body.pop()
+    while body and not body[0].strip():
+        body.pop(0)
+    content_end = end
+    while content_end > heading + 1 and not lines[content_end - 1].strip():
+        content_end -= 1
+    return "\n".join(body), tuple(spans), directives, content_end
+
+
+def _section_body(doc: Document, start: int, end: int) -> str:
+    lines = [_strip(x) for x in doc.lines[start:end]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
+    """Find the body's parts: returns field values (by Session field name) and their layout."""
+    values: dict[str, Any] = {}
+    known: dict[str, Section] = {}
+    extra_secs: list[Section] = []
+    for sec in doc.sections:
+        if (sec.title in LIST_FIELDS or sec.title == CHECKPOINTS) and sec.title not in known:
+            known[sec.title] = sec
+        else:
+            extra_secs.append(sec)
+    first = doc.sections[0].start if doc.sections else len(doc.lines)
+    preamble = (doc.body_start, first)
+    extras: list[ExtraSection] = []
+    pre_text = _section_body(doc, doc.body_start, first)
+    if pre_text.strip() or (
+        extra_secs and extra_secs[0] is doc.sections[0] and not extra_secs[0].title
+    ):
+        extras.append(ExtraSection(title="", body=pre_text if pre_text.strip() else ""))
+    for sec in extra_secs:
+        extras.append(
+            ExtraSection(title=sec.title, body=_section_body(doc, sec.start + 1, sec.end))
+        )
+    values["sections"] = tuple(extras)
+
+    items: dict[str, tuple[ItemSpan, ...]] = {}
+    placeholders: dict[str, int] = {}
+    loose: dict[str, tuple[int, ...]] = {}
+    for title, field in LIST_FIELDS.items():
+        lsec = known.get(title)
+        if lsec is None:
+            values[field] = ()
+            continue
+        found, ph, lo = scan_items(doc.lines, lsec.start + 1, lsec.end)
+        items[title] = tuple(found)
+        if ph is not None:
+            placeholders[title] = ph
+        loose[title] = tuple(lo)
+        if field == "files_touched":
+            values[field] = tuple(citation_from_text(x.text) for x in found)
+        else:
+            values[field] = tuple(x.text for x in found)
+
+    cps: list[Checkpoint] = []
+    cp_spans: list[CheckpointSpan] = []
+    bad: list[int] = []
+    csec = known.get(CHECKPOINTS)
+    if csec is not None:
+        heads = []
+        for h in doc.headings:
+            if h.level == 3 and csec.start < h.line < csec.end:
+                if CHECKPOINT_HEADING.match(h.title):
+                    heads.append(h)
+                else:
+                    bad.append(h.line)
+        for n, h in enumerate(heads):
+            end = heads[n + 1].line if n + 1 < len(heads) else csec.end
+            m = CHECKPOINT_HEADING.match(h.title)
+            assert m is not None
+            body, dspans, directives, content_end = _scan_entry(doc.lines, h.line, end)
+            cps.append(
+                Checkpoint(
+                    event=m.group("event"),
+                    at=m.group("at"),
+                    body=body,
+                    directives=tuple(directives),
+                )
+            )
+            cp_spans.append(CheckpointSpan(h.line, end, content_end, dspans))
+    values["checkpoints"] = tuple(cps)
+    layout = Layout(
+        known=known,
+        extra=tuple(extra_secs),
+        items=items,
+        placeholders=placeholders,
+        loose=loose,
+        checkpoints=tuple(cp_spans),
+        bad_checkpoint_headings=tuple(bad),
+        preamble=preamble,
+    )
+    return values, layout
+
+
+#: frontmatter key -> Session field (``schema_id``/``schema_version`` are format-level)
+KEY_FIELDS: dict[str, str] = {
+    "status": "status",
+    "date_start": "started",
+    "date_end": "ended",
+    "session_id": "id",
+    "focus": "focus",
+    "last_commit": "last_commit",
+}
+FORMAT_KEYS = ("schema_id", "schema_version")
+RESERVED_KEYS = frozenset(KEY_FIELDS) | frozenset(FORMAT_KEYS)
+
+
+def _text_value(doc: Document, key: str, value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    raise FormatError(
+        f"frontmatter key {key!r} must be a single value, not {type(value).__name__}",
+        path=doc.path,
+        line=doc.key_line(key),
+    )
+
+
+def read_page(doc: Document) -> tuple[Session, Layout]:
+    """Read a page into a Session (without origin) and its layout.
+
+    Raises:
+        ParseError: unclosed frontmatter, bad YAML, not a mapping (with line).
+        FormatError: ``schema_id`` is not ``session``; ``status`` is not a known value.
+    """
+    try:
+        meta = doc.meta
+    except SessionKitError as exc:
+        raise exc.with_path(doc.path) from None
+    schema_id = meta.get("schema_id")
+    if schema_id is not None and schema_id != "session":
+        raise FormatError(
+            f"schema_id is {schema_id!r}, not 'session': not an aiwiki session page",
+            path=doc.path,
+            line=doc.key_line("schema_id"),
+        )
+    fields: dict[str, Any] = {}
+    raw_status = meta.get("status")
+    if raw_status is None:
+        fields["status"] = Status.ACTIVE
+    else:
+        try:
+            fields["status"] = Status(raw_status)
+        except ValueError:
+            raise FormatError(
+                f"status {raw_status!r} is not one of active, done, abandoned",
+                path=doc.path,
+                line=doc.key_line("status"),
+            ) from None
+    for key, field in KEY_FIELDS.items():
+        if key != "status":
+            fields[field] = _text_value(doc, key, meta.get(key))
+    fields["extra"] = {k: v for k, v in meta.items() if k not in RESERVED_KEYS}
+    values, layout = scan(doc)
+    fields.update(values)
+    return Session(**fields), layout

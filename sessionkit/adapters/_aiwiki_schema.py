@@ -1,0 +1,226 @@
+"""The aiwiki session schema as data.
+
+A schema page is Markdown whose YAML frontmatter lists the required keys and
+their types, the sections and their order, the line caps and the filename
+pattern.  The package ships the v1 and v2 pages; a wiki's own
+``aiwiki/schemas/session.md`` overrides the built-in page of its version.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..document import parse
+from ..errors import FormatError, ParseError, SessionKitError
+
+__all__ = ["KeyRule", "Schema", "builtin_schema", "load_schema", "schema_for_root"]
+
+_TYPES = frozenset({"string", "integer", "enum", "date"})
+
+
+@attrs.frozen(kw_only=True)
+class KeyRule:
+    """What the schema asks of one frontmatter key.
+
+    Attributes:
+        name: the key.
+        type: ``string``, ``integer``, ``enum`` or ``date``.
+        values: allowed values of an enum.
+        equals: the one value allowed, if the schema fixes it.
+        optional: the key may be absent or null.
+    """
+
+    name: str
+    type: str
+    values: tuple[str, ...] = ()
+    equals: Any = None
+    optional: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Schema:
+    """An aiwiki page schema (read from a schema page's frontmatter).
+
+    Attributes:
+        schema_id: the page kind it describes (``session``).
+        version: ``schema_version`` of the pages it describes.
+        keys: the frontmatter keys, in the schema's order.
+        sections: level-2 section titles (without ``## ``), in order.
+        required_sections: titles that must be present.
+        strict_order: known sections must follow :attr:`sections`' order.
+        hard_cap: maximum number of lines.
+        soft_target: (low, high) number of lines a page should have.
+        filename_pattern: e.g. ``{date}-{session_id_short}.md``.
+        source: where the schema was read from (``builtin:v2`` or a path).
+    """
+
+    schema_id: str
+    version: int
+    keys: tuple[KeyRule, ...]
+    sections: tuple[str, ...]
+    required_sections: tuple[str, ...] = ()
+    strict_order: bool = True
+    hard_cap: int | None = None
+    soft_target: tuple[int, int] | None = None
+    filename_pattern: str | None = None
+    source: str = ""
+
+    def key(self, name: str) -> KeyRule | None:
+        """The rule for frontmatter key ``name``, if the schema has one."""
+        for rule in self.keys:
+            if rule.name == name:
+                return rule
+        return None
+
+
+def _title(entry: Any, source: str) -> str:
+    if not isinstance(entry, str):
+        raise FormatError(f"schema section entry {entry!r} is not a string", path=source)
+    text = entry.strip()
+    if text.startswith("## "):
+        text = text[3:].strip()
+    return text
+
+
+def _int(meta: dict[str, Any], key: str, source: str) -> int | None:
+    value = meta.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormatError(f"schema key {key!r} must be an integer", path=source)
+    return value
+
+
+def _from_meta(meta: dict[str, Any], source: str) -> Schema:
+    schema_id = meta.get("schema_id")
+    if not isinstance(schema_id, str):
+        raise FormatError("schema page has no string schema_id", path=source)
+    version = _int(meta, "schema_version", source)
+    if version is None:
+        raise FormatError("schema page has no schema_version", path=source)
+    raw_keys = meta.get("required_frontmatter") or {}
+    if not isinstance(raw_keys, dict):
+        raise FormatError("required_frontmatter must be a mapping", path=source)
+    keys: list[KeyRule] = []
+    for name, spec in raw_keys.items():
+        if not isinstance(spec, dict):
+            raise FormatError(f"rule for key {name!r} must be a mapping", path=source)
+        kind = spec.get("type", "string")
+        if kind not in _TYPES:
+            raise FormatError(f"key {name!r} has unknown type {kind!r}", path=source)
+        values = spec.get("values") or []
+        if not isinstance(values, list):
+            raise FormatError(f"values of key {name!r} must be a list", path=source)
+        keys.append(
+            KeyRule(
+                name=str(name),
+                type=str(kind),
+                values=tuple(str(v) for v in values),
+                equals=spec.get("equals"),
+                optional=bool(spec.get("optional", False)),
+            )
+        )
+    sections_raw = meta.get("optional_sections") or []
+    required_raw = meta.get("required_sections") or []
+    if not isinstance(sections_raw, list) or not isinstance(required_raw, list):
+        raise FormatError("optional_sections and required_sections must be lists", path=source)
+    required = tuple(_title(x, source) for x in required_raw)
+    sections = list(required)
+    for entry in sections_raw:
+        title = _title(entry, source)
+        if title not in sections:
+            sections.append(title)
+    order = meta.get("section_order", "strict")
+    if isinstance(order, list):
+        # an explicit order list wins over the listing order
+        sections = [_title(x, source) for x in order] + [
+            s for s in sections if s not in {_title(x, source) for x in order}
+        ]
+        order = "strict"
+    soft = meta.get("soft_target_lines")
+    soft_target: tuple[int, int] | None = None
+    if soft is not None:
+        if (
+            not isinstance(soft, list)
+            or len(soft) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in soft)
+        ):
+            raise FormatError("soft_target_lines must be [low, high]", path=source)
+        soft_target = (soft[0], soft[1])
+    pattern = meta.get("filename_pattern")
+    return Schema(
+        schema_id=schema_id,
+        version=version,
+        keys=tuple(keys),
+        sections=tuple(sections),
+        required_sections=required,
+        strict_order=order == "strict",
+        hard_cap=_int(meta, "hard_cap_lines", source),
+        soft_target=soft_target,
+        filename_pattern=pattern if isinstance(pattern, str) else None,
+        source=source,
+    )
+
+
+def load_schema(text_or_path: str | os.PathLike[str], *, source: str | None = None) -> Schema:
+    """Read a schema page (its text, or the path of a file holding it).
+
+    A ``str`` containing a line break is taken as the page's text; any other
+    ``str`` or path-like as a file path.
+
+    Raises:
+        ParseError: the page's frontmatter is unusable (with line).
+        FormatError: the frontmatter is not a schema (with the reason).
+    """
+    if isinstance(text_or_path, str) and "\n" in text_or_path:
+        text = text_or_path
+        where = source or "<schema>"
+    else:
+        file = Path(text_or_path)
+        where = source or str(file)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParseError(f"cannot read schema page: {exc}", path=where) from None
+    doc = parse(text, where)
+    try:
+        meta = doc.meta
+    except SessionKitError as exc:
+        raise exc.with_path(where) from None
+    if not doc.has_frontmatter:
+        raise FormatError("schema page has no frontmatter", path=where, line=1)
+    return _from_meta(meta, where)
+
+
+@cache
+def builtin_schema(version: int) -> Schema:
+    """The schema page shipped with sessionkit for ``version`` (1 or 2).
+
+    Raises:
+        FormatError: no such built-in version.
+    """
+    if version not in (1, 2):
+        raise FormatError(f"no built-in aiwiki session schema version {version}")
+    name = f"aiwiki-session-v{version}.md"
+    text = resources.files("sessionkit.adapters").joinpath("schemas", name).read_text("utf-8")
+    return load_schema(text, source=f"builtin:v{version}")
+
+
+def schema_for_root(repo_root: str | os.PathLike[str], version: int) -> Schema:
+    """The schema for pages of ``version`` in the wiki at ``repo_root``.
+
+    The wiki's own ``aiwiki/schemas/session.md`` is used when it exists and
+    describes that version; otherwise the built-in page.
+    """
+    own = Path(repo_root) / "aiwiki" / "schemas" / "session.md"
+    if own.is_file():
+        schema = load_schema(own)
+        if schema.version == version and schema.schema_id == "session":
+            return schema
+    return builtin_schema(version)
