@@ -146,3 +146,20 @@ def test_run_page_reports_page_and_line(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(pytest.fail.Exception) as info:
         _run_page(page, work)
     assert "docs/bad.md:8" in str(info.value)
+
+
+def test_model_page_json_is_what_show_json_prints() -> None:
+    """The JSON example in docs/model.md is the real output for its example page."""
+    import json
+
+    import sessionkit
+    from sessionkit.serialize import to_dict
+
+    text = (ROOT / "docs" / "model.md").read_text(encoding="utf-8")
+    shown = re.search(
+        r"`(examples/wiki/aiwiki/sessions/[^`]+\.md)`:\n\n```json\n(.*?)\n```", text, re.S
+    )
+    assert shown, "docs/model.md should show the JSON of an example page"
+    page = ROOT / shown.group(1)
+    session = sessionkit.loads(page.read_text(encoding="utf-8"), path=str(page))
+    assert json.loads(shown.group(2)) == to_dict(session)
