@@ -43,16 +43,27 @@ _STATUS_WORDS: dict[str, Status] = {
 }
 
 _FILENAME_BAD = re.compile(r'[/\\<>:"|?*]')
+_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 
 
 def _filename_for_title(title: str) -> str:
+    """``{stem}.md`` as Basic Memory names a note, made safe for every platform.
+
+    Empty stems become ``Session``; over-long ones are cut to 200 bytes;
+    Windows reserved names (``CON``…) get a ``-note`` suffix.
+    """
     try:
         from ..adapters._bm_permalink import filename_for_title  # the shared rule
-    except ImportError:
-        # the rule Basic Memory applies, until the shared helper is available
-        stem = _FILENAME_BAD.sub("-", title).strip().strip(".")
-        return f"{stem}.md"
-    return str(filename_for_title(title))
+
+        stem = str(filename_for_title(title))
+    except ImportError:  # pragma: no cover - the helper ships with sessionkit
+        stem = _FILENAME_BAD.sub("-", title).strip(".").strip("-")
+    stem = "".join(c for c in stem if ord(c) >= 32).strip() or "Session"
+    while len(stem.encode("utf-8")) > 200:
+        stem = stem[:-1]
+    if _RESERVED.match(stem):
+        stem += "-note"
+    return f"{stem.rstrip('. ')}.md"
 
 
 def resolve_bm_url(url: str) -> str:
