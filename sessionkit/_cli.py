@@ -253,12 +253,15 @@ def _lint_targets(
             store = _open_store(target, layout, fmt, storage_option)
             keys = store.keys()
             texts = dict(store.read_many(keys))
+            path_of = getattr(store, "path_of", None)
+            base = target.rstrip("/")
             for key in keys:
                 text = texts[key]
                 if isinstance(text, BaseException):
                     raise text
                 data = text.encode("utf-8")
-                yield key, _const(data), len(data), store
+                shown = f"{base}/{path_of(key)}" if callable(path_of) else f"{base}/{key}"
+                yield shown, _const(data), len(data), store
             continue
         local = Path(_local(target))
         if local.is_dir():
@@ -310,17 +313,33 @@ def lint(
 
 
 def _fix(targets: Sequence[str]) -> None:
-    """Run ``sessionkit.ops.sha_fill`` over the local targets."""
+    """Fill missing ``@sha7`` citations in the local aiwiki notes among ``targets``."""
+    import importlib
+
+    from ._api import decode, read_document
+    from .adapters import detect_format
+    from .config import _write_atomic, repository_root
+
     try:
-        from .ops import sha_fill  # type: ignore[attr-defined]
-    except ImportError:
-        raise Failure("lint --fix is not available yet (sessionkit.ops.sha_fill)") from None
+        fill_shas = importlib.import_module("sessionkit.ops.sha_fill").fill_shas
+    except (ImportError, AttributeError):
+        raise Failure("lint --fix is not available (sessionkit.ops.sha_fill is missing)") from None
     for target in targets:
         if _is_url(target):
             raise Failure(f"{target}: lint --fix works on local files and folders only")
         local = Path(_local(target))
         for note in _notes_under(local) if local.is_dir() else [local]:
-            sha_fill(note)
+            path = str(note)
+            try:
+                doc = read_document(decode(note.read_bytes(), path), path)
+                if not detect_format(doc).startswith("aiwiki"):
+                    continue
+            except SessionKitError:
+                continue  # lint reports it
+            fixed = fill_shas(doc, repository_root(note.parent))
+            if fixed.text != doc.text:
+                _write_atomic(note, fixed.text)
+                click.echo(f"sessionkit: {path}: filled missing @sha7", err=True)
 
 
 # -- show ---------------------------------------------------------------------------------
@@ -523,12 +542,11 @@ def ls_(
 # -- index --------------------------------------------------------------------------------
 
 
-def _regenerate_index(store: Any) -> Any:
-    for name in ("write_index", "regenerate_index", "index"):
-        method = getattr(store, name, None)
-        if callable(method):
-            return method()
-    raise Failure(f"{store.url}: this store has no index to regenerate")
+def _regenerate_index(store: Any) -> None:
+    method = getattr(store, "write_index", None)
+    if not callable(method):
+        raise Failure(f"{store.url}: a {store.layout} store has no index to regenerate")
+    method()
 
 
 @cli.command()
@@ -537,11 +555,13 @@ def _regenerate_index(store: Any) -> Any:
 def index(
     root: str | None, layout: str | None, fmt: str | None, storage_option: tuple[str, ...]
 ) -> None:
-    """Regenerate the store's index page (aiwiki: aiwiki/sessions/INDEX.md)."""
+    """Regenerate the store's index page (aiwiki: aiwiki/sessions/INDEX.md).
+
+    ROOT defaults to the configured store.
+    """
     store = _open_store(root, layout, fmt, storage_option)
-    result = _regenerate_index(store)
-    if isinstance(result, str) and result:
-        click.echo(f"wrote {result}")
+    _regenerate_index(store)
+    click.echo(f"{store.url}: index regenerated ({len(store.keys())} notes)")
 
 
 # -- config -------------------------------------------------------------------------------

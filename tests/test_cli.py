@@ -1,0 +1,424 @@
+"""The command line: exit codes, one-line errors, JSON shapes, config commands."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from sessionkit._cli import cli, parse_since
+from sessionkit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "wiki"
+DIAG_LINE = re.compile(r"^[^\n]+?(?::\d+)?: [A-Z]+\d+ (error|warning|info): .+$")
+
+V2_NOTE = """\
+---
+schema_id: session
+schema_version: 2
+session_id: 7e8a3f2c-1111-2222-3333-444455556666
+date_start: 2026-05-18
+date_end: ~
+status: active
+focus: config system
+last_commit: "abc1234"
+---
+
+## Checkpoints
+
+### PreCompact at 2026-05-18T14:23:00Z
+
+**Dream directive (unconsumed):**
+
+- Scope: `aiwiki/raw/`
+- Action: invoke `support-dream` skill before resuming other work
+
+---
+
+## Next steps
+
+- write the docs
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Isolated HOME/XDG, no SESSIONKIT_* variables, cwd = a fresh git-like repo."""
+    for name in list(os.environ):
+        if name.startswith("SESSIONKIT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def invoke(*args: str) -> click.testing.Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def assert_one_line_error(stderr: str, *words: str) -> None:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("sessionkit: "), stderr
+    assert "Traceback" not in stderr
+    for word in words:
+        assert word in lines[0]
+
+
+# -- basics ---------------------------------------------------------------------------------
+
+
+def test_version_and_help(env: Path) -> None:
+    result = invoke("--version")
+    assert result.exit_code == 0 and "0.1.0" in result.output
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("lint", "show", "ls", "index", "config"):
+        assert command in result.output
+
+
+def test_usage_errors_exit_2(env: Path) -> None:
+    assert invoke("no-such-command").exit_code == 2
+    assert invoke("lint", "--no-such-flag").exit_code == 2
+    assert invoke("show").exit_code == 2  # PATH missing
+
+
+def test_main_returns_exit_codes_without_raising(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sessionkit", "--version"]) == 0
+    assert main(["sessionkit", "lint", "missing.md"]) == 2
+    assert_one_line_error(capsys.readouterr().err, "missing.md", "No such file")
+    assert main(["sessionkit", "ls", "--since", "yesterday-ish"]) == 2
+
+
+def test_importing_the_entry_point_does_not_import_click() -> None:
+    code = "import sys, sessionkit.cli; print('click' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_hook_dispatch_falls_through_until_hooks_exist(env: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("sessionkit.hooks") is not None:
+        pytest.skip("sessionkit.hooks exists: the hook tests cover it")
+    assert main(["sessionkit", "hook", "session-start"]) == 2  # click: no such command
+
+
+# -- lint ------------------------------------------------------------------------------------
+
+
+def test_lint_missing_path_is_one_line_exit_2(env: Path) -> None:
+    result = invoke("lint", "nope/missing.md")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert_one_line_error(result.stderr, "nope/missing.md")
+
+
+def test_lint_unusable_note_is_a_finding_exit_1(env: Path) -> None:
+    note = env / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("just some text, no frontmatter\n")
+    result = invoke("lint", str(env))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines and all(DIAG_LINE.match(line) for line in lines), result.stdout
+    assert lines[0].startswith(str(note))
+    result = invoke("lint", "--json", str(note))
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert isinstance(data, list) and data
+    for item in data:
+        assert set(item) == {"path", "line", "code", "severity", "message"}
+        assert item["path"] == str(note)
+    assert any(item["severity"] == "error" for item in data)
+
+
+def test_lint_not_utf8_is_a_finding(env: Path) -> None:
+    note = env / "bad.md"
+    note.write_bytes(b"---\nfocus: \xff\n---\n")
+    result = invoke("lint", "--json", str(note))
+    assert result.exit_code == 1
+    (item,) = json.loads(result.stdout)
+    assert item["line"] == 2 and item["severity"] == "error"
+
+
+def test_lint_folder_skips_index_and_hidden(env: Path) -> None:
+    folder = env / "notes"
+    (folder / ".trash").mkdir(parents=True)
+    (folder / "INDEX.md").write_text("# index\n")
+    (folder / ".trash" / "old.md").write_text("x\n")
+    (folder / "a.md").write_text("x\n")
+    result = invoke("lint", "--json", str(folder))
+    paths = {item["path"] for item in json.loads(result.stdout)}
+    assert paths == {str(folder / "a.md")}
+
+
+def test_lint_respects_the_configured_size_limit(env: Path) -> None:
+    (env / ".sessionkit.toml").write_text("[limits]\nmax_note_bytes = 10\n")
+    note = env / "big.md"
+    note.write_text("x" * 11)
+    result = invoke("lint", "--json", str(note))
+    assert result.exit_code == 1
+    (item,) = json.loads(result.stdout)
+    assert item["code"] == "SK002" and "limit" in item["message"]
+
+
+def test_lint_valid_v2_note_exits_0(env: Path) -> None:
+    pytest.importorskip("sessionkit.adapters.aiwiki")
+    note = env / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    note.parent.mkdir(parents=True)
+    note.write_text(V2_NOTE)
+    result = invoke("lint", "--json", str(env))
+    errors = [d for d in json.loads(result.stdout) if d["severity"] == "error"]
+    assert errors == []
+    assert result.exit_code == 0
+
+
+def test_lint_examples_prints_diagnostic_lines(env: Path) -> None:
+    pytest.importorskip("sessionkit.adapters.aiwiki")
+    result = invoke("lint", str(EXAMPLES))
+    assert result.exit_code in (0, 1)
+    assert all(DIAG_LINE.match(line) for line in result.stdout.splitlines()), result.stdout
+
+
+def test_lint_fix_fills_missing_sha_from_git(env: Path) -> None:
+    pytest.importorskip("sessionkit.ops.sha_fill")
+    pytest.importorskip("sessionkit.adapters.aiwiki")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    shutil.rmtree(env / ".git")
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=env, capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+
+    git("init", "-q")
+    (env / "src").mkdir()
+    (env / "src" / "app.py").write_text("print(1)\n")
+    git("add", "src/app.py")
+    git("commit", "-qm", "app")
+    sha = git("log", "-1", "--format=%h", "--abbrev=7")
+    note = env / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    note.parent.mkdir(parents=True)
+    text = V2_NOTE.replace("## Next steps", "## Files touched\n\n- `src/app.py:1`\n\n## Next steps")
+    note.write_text(text)
+    before = json.loads(invoke("lint", "--json", str(env)).stdout)
+    assert "AW012" in {d["code"] for d in before}
+    result = invoke("lint", "--fix", "--json", str(env))
+    assert "AW012" not in {d["code"] for d in json.loads(result.stdout)}
+    assert note.read_text() == text.replace("`src/app.py:1`", f"`src/app.py:1@{sha}`")
+
+
+# -- show ------------------------------------------------------------------------------------
+
+
+def test_show_missing_file_exit_2(env: Path) -> None:
+    result = invoke("show", "missing.md")
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "missing.md")
+
+
+def test_show_unreadable_note_is_one_line_exit_2(env: Path) -> None:
+    note = env / "x.md"
+    note.write_text("---\nkey: [unclosed\n---\n")
+    result = invoke("show", str(note))
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, str(note))
+
+
+def test_show_summary_and_json(env: Path) -> None:
+    pytest.importorskip("sessionkit.adapters.aiwiki")
+    note = env / "2026-05-18-7e8a3f2.md"
+    note.write_text(V2_NOTE)
+    result = invoke("show", str(note))
+    assert result.exit_code == 0
+    assert "config system" in result.stdout
+    assert "1 unconsumed directives" in result.stdout
+    assert "invoke `support-dream` skill" in result.stdout
+    result = invoke("show", "--json", str(note))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["id"] == "7e8a3f2c-1111-2222-3333-444455556666"
+    assert data["status"] == "active"
+    assert data["next_steps"] == ["write the docs"]
+    assert data["checkpoints"][0]["directives"][0]["state"] == "unconsumed"
+
+
+# -- ls and index ------------------------------------------------------------------------------
+
+
+def test_parse_since() -> None:
+    today = dt.date(2026, 5, 20)
+    assert parse_since("3d", today) == "2026-05-17"
+    assert parse_since("2w", today) == "2026-05-06"
+    assert parse_since("2026-05-01", today) == "2026-05-01"
+    with pytest.raises(click.BadParameter):
+        parse_since("last tuesday", today)
+
+
+@pytest.fixture
+def wiki(env: Path) -> Path:
+    pytest.importorskip("sessionkit.adapters.aiwiki")
+    pytest.importorskip("sessionkit.backends.aiwiki")
+    target = env / "wiki"
+    shutil.copytree(EXAMPLES, target)
+    return target
+
+
+def test_ls_json_shape_and_filters(wiki: Path) -> None:
+    result = invoke("ls", "--json", str(wiki))
+    assert result.exit_code == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert rows
+    for row in rows:
+        assert set(row) == {"key", "date", "id", "status", "focus", "title"}
+        assert row["status"] in ("active", "done", "abandoned")
+    assert [r["date"] for r in rows] == sorted(r["date"] for r in rows)
+    done = json.loads(invoke("ls", "--json", "--status", "done", str(wiki)).stdout)
+    assert done == [r for r in rows if r["status"] == "done"]
+    since = json.loads(invoke("ls", "--json", "--since", "2026-05-14", str(wiki)).stdout)
+    assert since == [r for r in rows if r["date"] >= "2026-05-14"]
+
+
+def test_ls_uses_the_configured_store(wiki: Path, env: Path) -> None:
+    invoke("config", "set", "store.url", "wiki")
+    with_config = json.loads(invoke("ls", "--json").stdout)
+    assert with_config == json.loads(invoke("ls", "--json", str(wiki)).stdout)
+
+
+def test_index_regenerates_the_index(wiki: Path) -> None:
+    index = wiki / "aiwiki" / "sessions" / "INDEX.md"
+    index.unlink()
+    result = invoke("index", str(wiki))
+    assert result.exit_code == 0, result.stderr
+    assert "index regenerated (6 notes)" in result.stdout
+    text = index.read_text()
+    for note in (wiki / "aiwiki" / "sessions").glob("2026-*.md"):
+        assert note.stem[11:] in text
+
+
+# -- config -------------------------------------------------------------------------------------
+
+
+def test_config_show_json_shape(env: Path) -> None:
+    result = invoke("config", "show", "--json")
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    keys = [row["key"] for row in rows]
+    assert keys[0] == "store.url" and "hooks.session_start_output" in keys
+    for row in rows:
+        assert set(row) == {"key", "value", "source"}
+        assert set(row["source"]) == {"kind", "file", "line", "name"}
+    assert rows[0]["value"] == str(env) and rows[0]["source"]["kind"] == "default"
+
+
+def test_config_set_then_show_names_the_source(env: Path) -> None:
+    (env / ".sessionkit.toml").write_text("# keep me\n[store]\nformat = 'aiwiki-v2'\n")
+    result = invoke("config", "set", "store.layout", "aiwiki")
+    assert result.exit_code == 0
+    assert (env / ".sessionkit.toml").read_text() == (
+        "# keep me\n[store]\nformat = 'aiwiki-v2'\nlayout = \"aiwiki\"\n"
+    )
+    result = invoke("config", "show")
+    line = next(x for x in result.stdout.splitlines() if x.startswith("store.layout"))
+    assert line == f'store.layout = "aiwiki"  # project {env / ".sessionkit.toml"}:4'
+
+
+def test_config_set_user_and_path(env: Path, tmp_path: Path) -> None:
+    assert invoke("config", "set", "--user", "basic_memory.project", "work").exit_code == 0
+    data = json.loads(invoke("config", "path", "--json").stdout)
+    assert data["user"] == {
+        "path": str(tmp_path / "xdg" / "sessionkit" / "config.toml"),
+        "exists": True,
+    }
+    assert data["project"] == {"path": str(env / ".sessionkit.toml"), "exists": False}
+    text = invoke("config", "path").stdout
+    assert "(absent)" in text.splitlines()[0] and "(absent)" not in text.splitlines()[1]
+
+
+def test_config_set_secret_is_refused_exit_2(env: Path) -> None:
+    result = invoke("config", "set", "storage_options.s3://b.secret_access_key", "x")
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "secret", "fsspec")
+    assert not (env / ".sessionkit.toml").exists()
+
+
+def test_malformed_config_is_one_line_exit_2(env: Path) -> None:
+    (env / ".sessionkit.toml").write_text("[store]\nurll = 'x'\n")
+    result = invoke("config", "show")
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, f"{env / '.sessionkit.toml'}:2:", "store.urll")
+    result = invoke("lint", str(env))
+    assert result.exit_code == 2
+
+
+def test_dash_c_starts_the_search_elsewhere(env: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".sessionkit.toml").write_text("[hooks]\nsession_start_output = 'plain'\n")
+    rows = json.loads(invoke("-C", str(other), "config", "show", "--json").stdout)
+    (row,) = [r for r in rows if r["key"] == "hooks.session_start_output"]
+    assert row["value"] == "plain"
+
+
+# -- the installed console script ------------------------------------------------------------------
+
+
+def script() -> str:
+    path = shutil.which("sessionkit")
+    if path is None:
+        pytest.skip("the sessionkit console script is not installed")
+    return path
+
+
+def run(env: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([script(), *args], capture_output=True, text=True, cwd=env)
+
+
+def test_script_version(env: Path) -> None:
+    out = run(env, "--version")
+    assert out.returncode == 0 and "0.1.0" in out.stdout
+
+
+def test_script_missing_file_one_line_exit_2(env: Path) -> None:
+    out = run(env, "lint", "missing.md")
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert_one_line_error(out.stderr, "missing.md")
+
+
+def test_script_malformed_config_exit_2(env: Path) -> None:
+    (env / ".sessionkit.toml").write_text("[limits]\nmax_note_bytes = 'big'\n")
+    out = run(env, "config", "show", "--json")
+    assert out.returncode == 2
+    assert_one_line_error(out.stderr, ".sessionkit.toml:2:", "limits.max_note_bytes")
+
+
+def test_script_lint_json_and_findings_exit_1(env: Path) -> None:
+    (env / "bad.md").write_text("no frontmatter here\n")
+    out = run(env, "lint", "--json", "bad.md")
+    assert out.returncode == 1
+    data = json.loads(out.stdout)
+    assert data[0]["path"] == "bad.md" and data[0]["severity"] == "error"
+
+
+def test_script_usage_error_exit_2(env: Path) -> None:
+    out = run(env, "ls", "--status", "finished")
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
