@@ -11,11 +11,40 @@ import os
 import random
 from pathlib import Path
 
-WORDS = (
-    "parser schema lint cache index store writer reader adapter migration checkpoint "
-    "directive citation frontmatter section heading fence commit session handoff budget "
-    "layout backend retry lock atomic rename fsync bucket prefix listing batch"
-).split()
+WORDS = [
+    "parser",
+    "schema",
+    "lint",
+    "cache",
+    "index",
+    "store",
+    "writer",
+    "reader",
+    "adapter",
+    "migration",
+    "checkpoint",
+    "directive",
+    "citation",
+    "frontmatter",
+    "section",
+    "heading",
+    "fence",
+    "commit",
+    "session",
+    "handoff",
+    "budget",
+    "layout",
+    "backend",
+    "retry",
+    "lock",
+    "atomic",
+    "rename",
+    "fsync",
+    "bucket",
+    "prefix",
+    "listing",
+    "batch",
+]
 
 
 def _rng(i: int) -> random.Random:
