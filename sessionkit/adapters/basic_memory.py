@@ -1,0 +1,812 @@
+"""The ``basic-memory`` format: Basic Memory notes (observations, relations, Picoschema).
+
+A Basic Memory note is Markdown with YAML frontmatter.  Its facts are
+*observations* (``- [category] content #tag (context)``) and *relations*
+(``- relation_type [[Target]] (context)`` and any ``[[Target]]`` in text); see
+:mod:`sessionkit.adapters._bm_grammar` for the exact grammar and
+``docs/basic-memory.md`` for the mapping to :class:`~sessionkit.model.Session`.
+
+Reading keeps everything: frontmatter keys the model has no field for go to
+``Session.extra``, observations and relations without a dedicated field go to
+``Session.observations`` / ``Session.relations`` in order, and the prose
+sections (``## Summary``, ``## Recent thread``…) become
+:class:`~sessionkit.model.ExtraSection` values.  Writing a new note follows
+Basic Memory's own ``write_note`` byte for byte (key order, PyYAML safe-dump
+style, ``---\\n{yaml}---\\n\\n{body}``, canonical permalink); writing with a
+base document splices only what changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+import attrs
+import yaml
+
+from ..diagnostics import Diagnostic, Severity
+from ..document import Document, Section, parse
+from ..errors import FormatError, ParseError, SessionKitError
+from ..model import ExtraSection, Link, LinkStyle, Observation, Origin, Session, Status
+from . import picoschema
+from ._bm_grammar import BMObservation, BMRelation, Facts, parse_facts
+from ._bm_permalink import filename_for_title, generate_permalink
+
+__all__ = [
+    "BASIC_MEMORY",
+    "DEFAULT_FOLDER",
+    "SESSION_TYPES",
+    "BMView",
+    "BasicMemoryAdapter",
+    "bm_view",
+    "dump_yaml",
+    "note_path",
+    "parse_bm_tags",
+]
+
+NAME = "basic-memory"
+#: note types that are session notes
+SESSION_TYPES = ("session", "coding_session")
+#: where the Basic Memory plugin files session notes
+DEFAULT_FOLDER = "sessions"
+#: the sections that hold facts rather than prose
+_FACT_SECTIONS = ("Observations", "Relations")
+
+#: frontmatter key -> Session attribute
+_KEY_FIELDS: dict[str, str] = {
+    "started": "started",
+    "ended": "ended",
+    "project": "project",
+    "cwd": "cwd",
+    "claude_session_id": "id",
+    "focus": "focus",
+    "last_commit": "last_commit",
+}
+#: observation category -> Session attribute (tuple fields; summary is a str)
+_CATEGORY_FIELDS: dict[str, str] = {
+    "summary": "summary",
+    "context": "context",
+    "next_step": "next_steps",
+    "decision": "decisions",
+    "problem": "gotchas",
+    "question": "questions",
+}
+_STATUS_READ: dict[str, Status] = {
+    "open": Status.ACTIVE,
+    "resumed": Status.ACTIVE,
+    "active": Status.ACTIVE,
+    "closed": Status.DONE,
+    "done": Status.DONE,
+    "abandoned": Status.ABANDONED,
+}
+_STATUS_WRITE: dict[Status, str] = {
+    Status.ACTIVE: "open",
+    Status.DONE: "closed",
+    Status.ABANDONED: "abandoned",
+}
+_RESERVED = {"title", "tags", "status", *_KEY_FIELDS}
+
+
+# --------------------------------------------------------------------------
+# YAML in Basic Memory's style
+
+
+def dump_yaml(data: Mapping[str, Any]) -> str:
+    """Frontmatter YAML exactly as Basic Memory's ``write_note`` dumps it.
+
+    PyYAML ``SafeDumper``, insertion order, unicode kept, block style (so
+    lists are ``- item`` lines), PyYAML's default width and quoting.
+    """
+    return yaml.dump(
+        dict(data),
+        Dumper=yaml.SafeDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+    )
+
+
+def parse_bm_tags(value: Any) -> tuple[str, ...]:
+    """Tags as Basic Memory reads them: a list, a comma string or a JSON-array string.
+
+    Whitespace and leading ``#`` are stripped; list items are split on commas
+    too; ``None`` items are skipped.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(
+            tag.strip().lstrip("#")
+            for raw in value
+            if raw is not None
+            for tag in str(raw).split(",")
+            if tag and tag.strip()
+        )
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("[") and text.endswith("]"):
+            import json
+
+            try:
+                loaded = json.loads(value)
+            except ValueError:
+                loaded = None
+            if isinstance(loaded, list):
+                return parse_bm_tags(loaded)
+        return tuple(t.strip().lstrip("#") for t in value.split(",") if t and t.strip())
+    return parse_bm_tags(str(value))
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _opt_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _as_text(value)
+
+
+# --------------------------------------------------------------------------
+# Basic Memory's view of a note
+
+
+@attrs.frozen(kw_only=True)
+class BMView:
+    """A note as Basic Memory's indexer sees it.
+
+    Attributes:
+        metadata: the frontmatter (``{}`` when there is none or it is invalid).
+        frontmatter_ok: false when the frontmatter is invalid (Basic Memory
+            then indexes the whole text as body).
+        title: ``title``, else the file stem.
+        type: ``type``, else ``note``.
+        tags: parsed tags.
+        facts: observations and relations.
+    """
+
+    metadata: Mapping[str, Any]
+    frontmatter_ok: bool
+    title: str | None
+    type: str
+    tags: tuple[str, ...]
+    facts: Facts
+
+
+def _stem(path: str | None) -> str | None:
+    if not path:
+        return None
+    return PurePosixPath(path.replace("\\", "/")).stem or None
+
+
+def _title_of(meta: Mapping[str, Any], path: str | None) -> str | None:
+    value = meta.get("title")
+    title = None if value is None else _as_text(value)
+    if not title or title == "None":
+        return _stem(path)
+    return title
+
+
+def _semantics_on(meta: Mapping[str, Any]) -> bool:
+    setting = meta.get("bm_parse_semantics")
+    return not (setting is False or (isinstance(setting, str) and setting.lower() == "false"))
+
+
+def bm_view(doc: Document) -> BMView:
+    """How Basic Memory reads ``doc``: invalid frontmatter means *no* frontmatter.
+
+    Never raises.  (Sessionkit's own :meth:`BasicMemoryAdapter.read` is
+    stricter: it raises :class:`~sessionkit.errors.ParseError` with the line.)
+    """
+    try:
+        meta: Mapping[str, Any] = doc.meta
+        ok = True
+        start = doc.body_start
+    except SessionKitError:
+        meta, ok, start = {}, False, 0
+    lines = [line.replace("\x00", "") for line in doc.lines]
+    facts = parse_facts(lines, start) if _semantics_on(meta) else Facts()
+    type_value = meta.get("type")
+    return BMView(
+        metadata=meta,
+        frontmatter_ok=ok,
+        title=_title_of(meta, doc.path),
+        type="note" if type_value is None else _as_text(type_value),
+        tags=parse_bm_tags(meta.get("tags")),
+        facts=facts,
+    )
+
+
+# --------------------------------------------------------------------------
+# reading
+
+
+@attrs.frozen
+class _Pos:
+    start: int
+    end: int
+    editable: bool
+
+
+@attrs.define
+class _Layout:
+    """Where each model list item sits in a document (for minimal edits)."""
+
+    lists: dict[str, list[_Pos]] = attrs.field(factory=dict)
+
+
+def _is_item_line(doc: Document, start: int, end: int) -> bool:
+    if end - start != 1:
+        return False
+    text = doc.line_text(start).lstrip(" ")
+    return text[:2] in ("- ", "* ", "+ ")
+
+
+def _link_of(rel: BMRelation) -> Link:
+    target = rel.target
+    label = None
+    if not rel.markdown and "|" in target:
+        base, _, alias = target.partition("|")
+        target, label = base.strip(), alias.strip() or None
+    elif rel.markdown:
+        label = rel.label
+    return Link(
+        target=target,
+        label=label,
+        relation=rel.type,
+        context=rel.context,
+        style=LinkStyle.MARKDOWN if rel.markdown else LinkStyle.WIKI,
+    )
+
+
+def _observation_of(obs: BMObservation) -> Observation:
+    return Observation(
+        category=obs.category, content=obs.content, tags=obs.tags, context=obs.context
+    )
+
+
+def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
+    """Prose sections: (section, first line, end) — the preamble has title ``""``."""
+    out: list[tuple[ExtraSection, int, int]] = []
+    first = doc.sections[0].start if doc.sections else len(doc.lines)
+    pre = [doc.line_text(i) for i in range(doc.body_start, first)]
+    while pre and not pre[0].strip():
+        pre.pop(0)
+    while pre and not pre[-1].strip():
+        pre.pop()
+    if pre:
+        out.append((ExtraSection(title="", body="\n".join(pre)), doc.body_start, first))
+    for sec in doc.sections:
+        if sec.title in _FACT_SECTIONS:
+            continue
+        body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
+        while body and not body[0].strip():
+            body.pop(0)
+        out.append((ExtraSection(title=sec.title, body="\n".join(body)), sec.start, sec.end))
+    return out
+
+
+def _classify(doc: Document) -> tuple[Session, _Layout]:
+    meta = doc.meta  # raises ParseError with a line for unusable frontmatter
+    lines = [line.replace("\x00", "") for line in doc.lines]
+    facts = parse_facts(lines, doc.body_start) if _semantics_on(meta) else Facts()
+    layout = _Layout()
+    fields: dict[str, Any] = {}
+    lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
+    observations: list[Observation] = []
+    relations: list[Link] = []
+    summary: str | None = None
+    for obs in facts.observations:
+        pos = _Pos(obs.line, obs.line + 1, _is_item_line(doc, obs.line, obs.line + 1))
+        target = _CATEGORY_FIELDS.get(obs.category or "")
+        if target == "summary" and summary is None:
+            summary = obs.text
+            layout.lists.setdefault("summary", []).append(pos)
+        elif target is not None and target != "summary":
+            lists[target].append(obs.text)
+            layout.lists.setdefault(target, []).append(pos)
+        else:
+            observations.append(_observation_of(obs))
+            layout.lists.setdefault("observations", []).append(pos)
+    for rel in facts.relations:
+        relations.append(_link_of(rel))
+        editable = rel.explicit and _is_item_line(doc, rel.line, rel.line + 1)
+        layout.lists.setdefault("relations", []).append(_Pos(rel.line, rel.line + 1, editable))
+    extra: dict[str, Any] = {}
+    for key, value in meta.items():
+        if key in _KEY_FIELDS:
+            fields[_KEY_FIELDS[key]] = _opt_text(value)
+        elif key not in _RESERVED:
+            extra[key] = value
+    word = meta.get("status")
+    status = _STATUS_READ.get(str(word).strip().lower(), Status.ACTIVE)
+    session = Session(
+        status=status,
+        title=_title_of(meta, doc.path),
+        summary=summary,
+        tags=parse_bm_tags(meta.get("tags")),
+        context=tuple(lists["context"]),
+        next_steps=tuple(lists["next_steps"]),
+        decisions=tuple(lists["decisions"]),
+        gotchas=tuple(lists["gotchas"]),
+        questions=tuple(lists["questions"]),
+        observations=tuple(observations),
+        relations=tuple(relations),
+        extra=extra,
+        sections=tuple(s for s, _, _ in _sections_of(doc)),
+        **fields,
+    )
+    return session, layout
+
+
+# --------------------------------------------------------------------------
+# writing
+
+
+def _check_line(text: str, what: str) -> str:
+    if "\n" in text or "\r" in text:
+        raise FormatError(f"{what} spans several lines; a Basic Memory observation is one line")
+    if not text.strip():
+        raise FormatError(f"{what} is empty; Basic Memory drops empty observations")
+    return text.strip()
+
+
+def _render_observation(obs: Observation) -> str:
+    content = _check_line(obs.content, "an observation")
+    head = f"- {content}" if obs.category is None else f"- [{obs.category}] {content}"
+    if obs.context is not None:
+        head += f" ({obs.context})"
+    return head
+
+
+def _render_category(category: str, text: str) -> str:
+    return f"- [{category}] {_check_line(text, f'a [{category}] observation')}"
+
+
+def _render_relation(link: Link) -> str:
+    if link.style is LinkStyle.MARKDOWN:
+        line = f"- [{link.label or ''}]({link.target})"
+    else:
+        rel = link.relation
+        if not rel or any(c.isspace() for c in rel):
+            rel = '"' + rel.replace('"', "'") + '"'
+        target = link.target + (f"|{link.label}" if link.label else "")
+        line = f"- {rel} [[{target}]]"
+    if link.context is not None and link.style is not LinkStyle.MARKDOWN:
+        line += f" ({link.context})"
+    return line
+
+
+def _status_word(status: Status) -> str:
+    return _STATUS_WRITE[status]
+
+
+def _normalize(session: Session) -> Session:
+    """Fold model parts Basic Memory has no place for into ones it has."""
+    if not session.files_touched and not session.checkpoints:
+        return session
+    observations = list(session.observations)
+    for cite in session.files_touched:
+        observations.append(Observation(category="file", content=cite.render()))
+    sections = list(session.sections)
+    if session.checkpoints:
+        parts: list[str] = []
+        for cp in session.checkpoints:
+            parts.append(f"### {cp.event} at {cp.at}")
+            if cp.body:
+                parts.extend(["", cp.body])
+            parts.append("")
+        sections.append(ExtraSection(title="Checkpoints", body="\n".join(parts).rstrip("\n")))
+    return attrs.evolve(
+        session,
+        files_touched=(),
+        checkpoints=(),
+        observations=tuple(observations),
+        sections=tuple(sections),
+    )
+
+
+def note_path(title: str, folder: str = DEFAULT_FOLDER) -> str:
+    """The project-relative path ``write_note`` gives a note: ``{folder}/{title}.md`` sanitised."""
+    name = filename_for_title(title) + ".md"
+    folder = folder.strip("/")
+    return f"{folder}/{name}" if folder else name
+
+
+def _default_title(session: Session) -> str:
+    if session.title:
+        return session.title
+    if session.started:
+        return "Session " + session.started.replace("T", " ").rstrip("Z")[:19]
+    if session.short_id:
+        return f"Session {session.short_id}"
+    return "Session"
+
+
+def _frontmatter(session: Session, folder: str, project: str | None) -> dict[str, Any]:
+    title = _default_title(session)
+    meta: dict[str, Any] = {"title": title, "type": session.extra.get("type", "session")}
+    permalink = session.extra.get("permalink")
+    if permalink is None:
+        permalink = generate_permalink(note_path(title, folder), project=project)
+    meta["permalink"] = permalink
+    meta["status"] = _status_word(session.status)
+    for key, attr in _KEY_FIELDS.items():
+        value = getattr(session, attr)
+        if value is not None:
+            meta[key] = value
+    for key, value in session.extra.items():
+        if key not in ("type", "permalink", "title", "tags") and key not in meta:
+            meta[key] = value
+    if session.tags:
+        meta["tags"] = list(session.tags)
+    return meta
+
+
+def _multiset_remove(items: Sequence[Any], implied: Iterable[Any]) -> list[Any]:
+    remaining = list(items)
+    for value in implied:
+        if value in remaining:
+            remaining.remove(value)
+    return remaining
+
+
+def _render_body(session: Session) -> str:
+    blocks: list[str] = []
+    for sec in session.sections:
+        blocks.append(sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}".rstrip("\n"))
+    prose = "\n\n".join(blocks)
+    implied = parse_facts(prose.split("\n")) if prose else Facts()
+    observations = _multiset_remove(
+        session.observations, (_observation_of(o) for o in implied.observations)
+    )
+    obs_lines: list[str] = []
+    if session.summary is not None:
+        obs_lines.append(_render_category("summary", session.summary))
+    for category, attr in _CATEGORY_FIELDS.items():
+        if attr != "summary":
+            obs_lines.extend(_render_category(category, t) for t in getattr(session, attr))
+    obs_lines.extend(_render_observation(o) for o in observations)
+    relations = _multiset_remove(session.relations, (_link_of(r) for r in implied.relations))
+    rel_lines = [_render_relation(link) for link in relations]
+    if obs_lines:
+        blocks.append("## Observations\n\n" + "\n".join(obs_lines))
+    if rel_lines:
+        blocks.append("## Relations\n\n" + "\n".join(rel_lines))
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def render_note(
+    session: Session, *, folder: str = DEFAULT_FOLDER, project: str | None = None
+) -> tuple[str, str]:
+    """A new note for ``session``: ``(project-relative path, text)``.
+
+    ``project`` (default: ``session.project``) prefixes the permalink, as
+    Basic Memory does for new notes.
+    """
+    session = _normalize(session)
+    meta = _frontmatter(session, folder, project if project is not None else session.project)
+    body = _render_body(session)
+    text = f"---\n{dump_yaml(meta)}---\n\n{body}" if body else f"---\n{dump_yaml(meta)}---\n"
+    return note_path(str(meta["title"]), folder), text
+
+
+# -- minimal edits -----------------------------------------------------------
+
+
+def _key_lines(key: str, value: Any) -> list[str]:
+    return dump_yaml({key: value}).rstrip("\n").split("\n")
+
+
+def _set_key(doc: Document, key: str, value: Any) -> Document:
+    new = _key_lines(key, value)
+    if not doc.has_frontmatter:
+        return doc.insert_lines(0, ["---", *new, "---"])
+    span = doc.key_spans.get(key)
+    if span is not None:
+        old = [doc.line_text(i) for i in range(span[0], span[1])]
+        if old == new:
+            return doc
+        return doc.replace_lines(span[0], span[1], new)
+    at = doc.fm_close if doc.fm_close is not None else 1
+    if key != "tags" and "tags" in doc.key_spans:
+        at = doc.key_spans["tags"][0]
+    return doc.insert_lines(at, new)
+
+
+def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
+    if new.title != cur.title:
+        doc = doc.remove_key("title") if new.title is None else _set_key(doc, "title", new.title)
+    for key, attr in _KEY_FIELDS.items():
+        value = getattr(new, attr)
+        if value != getattr(cur, attr):
+            doc = doc.remove_key(key) if value is None else _set_key(doc, key, value)
+    if new.status != cur.status:
+        doc = _set_key(doc, "status", _status_word(new.status))
+    if new.tags != cur.tags:
+        doc = doc.remove_key("tags") if not new.tags else _set_key(doc, "tags", list(new.tags))
+    for key in cur.extra:
+        if key not in new.extra:
+            doc = doc.remove_key(key)
+    for key, value in new.extra.items():
+        if key in _RESERVED:
+            raise FormatError(f"extra key {key!r} is a Session field; set the field instead")
+        if key not in cur.extra or cur.extra[key] != value:
+            doc = _set_key(doc, key, value)
+    return doc
+
+
+def _edit_sections(doc: Document, new: Session) -> Document:
+    current = _sections_of(doc)
+    cur_titles = [s.title for s, _, _ in current]
+    new_titles = [s.title for s in new.sections]
+    wanted = {s.title: s for s in new.sections}
+    # edit or delete in place, bottom-up so indices stay valid
+    for sec, start, end in reversed(current):
+        target = wanted.get(sec.title)
+        if target is None:
+            doc = doc.replace_lines(start, end, []) if sec.title else doc
+            continue
+        if target.body == sec.body:
+            continue
+        body_lines = target.body.split("\n") if target.body else []
+        if not sec.title:
+            doc = doc.replace_lines(start, end, ["", *body_lines, ""])
+            continue
+        stop = doc.content_end(Section(sec.title, start, end))
+        doc = doc.replace_lines(start + 1, stop, ["", *body_lines])
+    added = [s for s in new.sections if s.title not in cur_titles]
+    if added:
+        at = len(doc.lines)
+        facts_sec = next((s for s in doc.sections if s.title in _FACT_SECTIONS), None)
+        if facts_sec is not None:
+            at = facts_sec.start
+        lines: list[str] = []
+        for sec in added:
+            lines.extend([f"## {sec.title}" if sec.title else "", "", *sec.body.split("\n"), ""])
+        if at == len(doc.lines) and doc.lines and doc.lines[-1].strip():
+            lines.insert(0, "")
+        doc = doc.insert_lines(at, lines)
+    del new_titles
+    return doc
+
+
+def _anchor(doc: Document, attr: str) -> tuple[Document, int]:
+    """Where to put the first item of a list that is empty now (adding a section if needed)."""
+    names = ("Relations", "Observations") if attr == "relations" else ("Observations",)
+    for name in names:
+        sec = doc.section(name)
+        if sec is not None:
+            end = doc.content_end(sec)
+            if end == sec.start + 1:
+                doc = doc.insert_lines(end, [""])
+                return doc, end + 1
+            return doc, end
+    lines = ["## Relations" if attr == "relations" else "## Observations", ""]
+    if doc.lines and doc.lines[-1].strip():
+        lines.insert(0, "")
+    doc = doc.insert_lines(len(doc.lines), lines)
+    return doc, len(doc.lines)
+
+
+def _edit_list(
+    doc: Document,
+    attr: str,
+    old: Sequence[Any],
+    new: Sequence[Any],
+    positions: Sequence[_Pos],
+    render: Callable[[Any], str],
+) -> Document:
+    if list(old) == list(new):
+        return doc
+    matcher = difflib.SequenceMatcher(a=list(old), b=list(new), autojunk=False)
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    for tag, i1, i2, j1, j2 in reversed(ops):
+        for k in range(i1, i2):
+            if not positions[k].editable:
+                raise FormatError(
+                    f"cannot change {attr} item {old[k]!r}: it is part of prose "
+                    f"(line {positions[k].start + 1}), not a list item of its own",
+                    path=doc.path,
+                    line=positions[k].start + 1,
+                )
+        rendered = [render(item) for item in new[j1:j2]]
+        if tag in ("replace", "delete"):
+            at = positions[i1].start
+            for k in reversed(range(i1, i2)):
+                doc = doc.replace_lines(positions[k].start, positions[k].end, [])
+            if rendered:
+                doc = doc.insert_lines(at, rendered)
+            continue
+        # insert
+        if i1 > 0:
+            at = positions[i1 - 1].end
+        elif positions:
+            at = positions[0].start
+        else:
+            doc, at = _anchor(doc, attr)
+        doc = doc.insert_lines(at, rendered)
+    return doc
+
+
+def _write_with_base(session: Session, base: Document) -> Document:
+    current, _ = _classify(base)
+    if current == session:
+        return base
+    session = _normalize(session)
+    doc = _edit_frontmatter(base, current, session)
+    current, _ = _classify(doc)
+    if current.sections != session.sections:
+        doc = _edit_sections(doc, session)
+    steps: list[tuple[str, Callable[[Any], str]]] = [
+        ("summary", lambda t: _render_category("summary", t)),
+        *(
+            (attr, (lambda c: lambda t: _render_category(c, t))(cat))
+            for cat, attr in _CATEGORY_FIELDS.items()
+            if attr != "summary"
+        ),
+        ("observations", _render_observation),
+        ("relations", _render_relation),
+    ]
+    for attr, render in steps:
+        current, layout = _classify(doc)
+        if attr == "summary":
+            old: Sequence[Any] = () if current.summary is None else (current.summary,)
+            new: Sequence[Any] = () if session.summary is None else (session.summary,)
+        else:
+            old, new = getattr(current, attr), getattr(session, attr)
+        doc = _edit_list(doc, attr, old, new, layout.lists.get(attr, []), render)
+    return doc
+
+
+# --------------------------------------------------------------------------
+# lint
+
+
+def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnostic]:
+    path = doc.path
+    out: list[Diagnostic] = []
+
+    def add(code: str, sev: Severity, line: int | None, msg: str, fixable: bool = False) -> None:
+        out.append(
+            Diagnostic(code=code, severity=sev, line=line, message=msg, path=path, fixable=fixable)
+        )
+
+    try:
+        meta = doc.meta
+    except ParseError as exc:
+        add(
+            "BM001",
+            Severity.ERROR,
+            exc.line,
+            f"{exc.message}; Basic Memory would index this note as plain Markdown "
+            "without frontmatter",
+        )
+        return out
+    if not doc.has_frontmatter:
+        add("BM002", Severity.WARNING, 1, "no frontmatter: Basic Memory will add one on indexing")
+    else:
+        for code, key in (("BM002", "title"), ("BM003", "type"), ("BM004", "permalink")):
+            if meta.get(key) in (None, ""):
+                add(
+                    code,
+                    Severity.WARNING,
+                    1,
+                    f"frontmatter has no {key!r}: Basic Memory will add it and rewrite the file",
+                    fixable=True,
+                )
+    if meta.get("type") == "schema":
+        try:
+            picoschema.parse_schema(meta, path)
+        except FormatError as exc:
+            add("BM006", Severity.ERROR, 1, exc.message)
+        return out
+    try:
+        schema = picoschema.resolve_schema(meta, [*schemas, *picoschema.builtin_schemas()])
+    except FormatError as exc:
+        add("BM006", Severity.ERROR, doc.key_line("schema") or 1, exc.message)
+        return out
+    if schema is None:
+        return out
+    view = bm_view(doc)
+    result = picoschema.validate(
+        view.title or "",
+        schema,
+        [(o.category or "note", o.content) for o in view.facts.observations],
+        [(r.type, r.target) for r in view.facts.relations],
+        {**meta, "type": view.type, "title": view.title},
+    )
+    sev = Severity.ERROR if schema.validation == "strict" else Severity.WARNING
+    keyed = {r.message: r for r in result.field_results if r.message}
+    for msg in (*result.errors, *result.warnings):
+        fr = keyed.get(msg)
+        line = None
+        if fr is not None and fr.frontmatter:
+            line = doc.key_line(fr.field.name) or 1
+        elif msg.startswith("Missing required frontmatter key"):
+            line = 1
+        elif msg.startswith("Frontmatter key '"):
+            line = doc.key_line(msg.split("'")[1]) or 1
+        add("BM005", sev, line, f"{schema.entity} schema: {msg}")
+    return out
+
+
+# --------------------------------------------------------------------------
+# the adapter
+
+
+@attrs.define
+class BasicMemoryAdapter:
+    """The ``basic-memory`` format.
+
+    Attributes:
+        name: ``"basic-memory"``.
+        folder: folder of new notes (the plugin's ``sessions``).
+        schemas: project schema notes, consulted before the built-in ones.
+    """
+
+    name: str = NAME
+    folder: str = DEFAULT_FOLDER
+    schemas: tuple[picoschema.Schema, ...] = ()
+
+    def detect(self, doc: Document) -> int:
+        """90 for a session note, 60 for a note with a permalink, else 0."""
+        try:
+            meta = doc.meta
+        except SessionKitError:
+            return 0
+        if "schema_id" in meta or "schema_version" in meta:
+            return 0
+        if meta.get("type") in SESSION_TYPES:
+            return 90
+        if "permalink" in meta:
+            return 60
+        if "type" in meta and "title" in meta:
+            return 30
+        return 0
+
+    def read(self, doc: Document) -> Session:
+        """Read a Basic Memory note into a :class:`Session` (see the module docs).
+
+        Raises:
+            ParseError: unclosed or invalid frontmatter (with its line);
+                Basic Memory itself would index such a note as plain Markdown.
+        """
+        try:
+            session, _ = _classify(doc)
+        except SessionKitError as exc:
+            raise exc.with_path(doc.path) from None
+        return attrs.evolve(session, origin=Origin(format=self.name, document=doc, session=session))
+
+    def write(self, session: Session, base: Document | None = None) -> Document:
+        """Render ``session``; with ``base``, splice only what changed.
+
+        Without a base the note is what Basic Memory's ``write_note`` would
+        write (permalink prefixed with ``session.project``'s slug).
+
+        Raises:
+            FormatError: a value Basic Memory cannot hold (a multi-line
+                observation, or an edit to a link that is part of prose).
+        """
+        if base is not None:
+            return _write_with_base(session, base)
+        path, text = render_note(session, folder=self.folder)
+        return parse(text, path)
+
+    def lint(self, doc: Document) -> list[Diagnostic]:
+        """Findings: BM001 unusable frontmatter, BM002–BM004 missing title/type/permalink,
+        BM005 schema problems (warning in warn mode, error in strict), BM006 bad schema.
+        """
+        return _lint(doc, self.schemas)
+
+
+#: the registered ``basic-memory`` adapter
+BASIC_MEMORY = BasicMemoryAdapter()
