@@ -30,11 +30,10 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -56,6 +55,7 @@ __all__ = [
     "effective_store_url",
     "find_project_file",
     "format_config",
+    "hook_store_url",
     "is_secret_key",
     "load_config",
     "mask_url",
@@ -196,8 +196,7 @@ class Config:
         return self.sources.get(key, _DEFAULT)
 
 
-@attrs.frozen(kw_only=True)
-class Setting:
+class Setting(NamedTuple):
     """One configuration key.
 
     Attributes:
@@ -205,9 +204,9 @@ class Setting:
         attr: where it lives on :class:`Config` (``store``, ``hooks.store``).
         type: ``str`` or ``int``.
         env: the environment variable that sets it, if any.
+        help: one line for the docs and ``config show``.
         choices: allowed values, if restricted.
         path_like: a store location (relative paths in a file are relative to that file).
-        help: one line for the docs and ``config show``.
     """
 
     key: str
@@ -418,8 +417,7 @@ def _render_key(parts: tuple[str, ...]) -> str:
     return ".".join(p if _BARE_KEY.fullmatch(p) else json.dumps(p) for p in parts)
 
 
-@attrs.frozen(kw_only=True)
-class _Entry:
+class _Entry(NamedTuple):
     """A table header or a ``key = value`` line of a TOML text (0-based lines)."""
 
     kind: str  # "table", "array" or "key"
@@ -869,6 +867,11 @@ def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None
     return config.store if config.store else str(repository_root(start_dir))
 
 
+def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
+    """The store the hooks write to: :attr:`HookConfig.store`, else :func:`effective_store_url`."""
+    return config.hooks.store if config.hooks.store else effective_store_url(config, start_dir)
+
+
 def _prefix_matches(url: str, prefix: str) -> bool:
     if not url.startswith(prefix):
         return False
@@ -1007,6 +1010,8 @@ def _convert_cli_value(path: tuple[str, ...], raw: str) -> Any:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -17,6 +17,7 @@ from sessionkit.config import (
     edit_toml,
     effective_store_url,
     format_config,
+    hook_store_url,
     is_secret_key,
     load_config,
     mask_url,
@@ -142,8 +143,10 @@ def test_hook_payload_cwd_picks_up_that_projects_file(home: Path) -> None:
     assert config.hooks.directive_kind == "Wrap"
     # a relative store in a file is relative to that file's folder
     assert config.hooks.store == str(other / "notes")
+    assert hook_store_url(config) == str(other / "notes")
     # and the cwd's project (none) was not consulted
     assert load_config().hooks == HookConfig()
+    assert hook_store_url(load_config()) == str(home / "repo")
 
 
 def test_relative_store_urls_resolve_against_the_file_and_urls_stay(home: Path) -> None:
