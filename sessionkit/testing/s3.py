@@ -104,12 +104,11 @@ class MotoS3:
     # -- helpers --------------------------------------------------------------
     @property
     def storage_options(self) -> dict[str, Any]:
-        """fsspec options reaching this server (dummy credentials, no caching)."""
+        """fsspec options reaching this server (dummy credentials, no listings cache)."""
         return {
             "endpoint_url": self.endpoint_url,
             "key": _FAKE_ENV["AWS_ACCESS_KEY_ID"],
             "secret": _FAKE_ENV["AWS_SECRET_ACCESS_KEY"],
-            "skip_instance_cache": True,
             "use_listings_cache": False,
         }
 
