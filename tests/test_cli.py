@@ -422,3 +422,21 @@ def test_script_usage_error_exit_2(env: Path) -> None:
     out = run(env, "ls", "--status", "finished")
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
+
+
+def test_basic_memory_project_lists_and_lints(env: Path) -> None:
+    pytest.importorskip("sessionkit.adapters.basic_memory")
+    pytest.importorskip("sessionkit.backends.basic_memory")
+    project = env / "bm"
+    shutil.copytree(EXAMPLES.parent / "bm-project", project)
+    result = invoke("ls", "--json", "--layout", "basic-memory", str(project))
+    assert result.exit_code == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert rows and all(r["title"] and r["title"].startswith("Session ") for r in rows)
+    assert {r["status"] for r in rows} <= {"active", "done", "abandoned"}
+    result = invoke("lint", "--json", str(project))
+    assert [d for d in json.loads(result.stdout) if d["severity"] == "error"] == []
+    assert result.exit_code == 0
+    result = invoke("index", "--layout", "basic-memory", str(project))
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "no index")
