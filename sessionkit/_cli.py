@@ -34,7 +34,7 @@ from .config import (
     user_config_path,
 )
 from .diagnostics import Diagnostic, Severity
-from .errors import SessionKitError
+from .errors import ParseError, SessionKitError
 
 __all__ = ["cli", "run"]
 
@@ -220,17 +220,19 @@ def _too_big(path: str, size: int, limit: int) -> Diagnostic:
     )
 
 
+def _unreadable(exc: SessionKitError, path: str) -> Diagnostic:
+    return Diagnostic(
+        code="AW001", severity=Severity.ERROR, line=exc.line, message=exc.message, path=path
+    )
+
+
 def _lint_bytes(data: bytes, path: str) -> list[Diagnostic]:
     from ._api import decode, lint
 
     try:
         text = decode(data, path)
-    except SessionKitError as exc:
-        return [
-            Diagnostic(
-                code="AW001", severity=Severity.ERROR, line=exc.line, message=exc.message, path=path
-            )
-        ]
+    except ParseError as exc:
+        return [_unreadable(exc, path)]
     return [d if d.path else _with_path(d, path) for d in lint(text, path=path)]
 
 
@@ -244,24 +246,29 @@ def _const(data: bytes) -> Callable[[], bytes]:
     return lambda: data
 
 
+def _raiser(exc: SessionKitError) -> Callable[[], bytes]:
+    def read() -> bytes:
+        raise exc
+
+    return read
+
+
 def _lint_targets(
     paths: Sequence[str], layout: str | None, fmt: str | None, storage_option: Sequence[str]
-) -> Iterator[tuple[str, Callable[[], bytes], int | None, Any]]:
-    """(display path, read function, size if known, store or None) for every note to lint."""
+) -> Iterator[tuple[str, Callable[[], bytes], int | None]]:
+    """(display path, read function, size if known) for every note to lint."""
     for target in paths:
         if _is_url(target):
             store = _open_store(target, layout, fmt, storage_option)
-            keys = store.keys()
-            texts = dict(store.read_many(keys))
             path_of = getattr(store, "path_of", None)
             base = target.rstrip("/")
-            for key in keys:
-                text = texts[key]
-                if isinstance(text, BaseException):
-                    raise text
-                data = text.encode("utf-8")
+            for key, text in store.read_many(store.keys()):
                 shown = f"{base}/{path_of(key)}" if callable(path_of) else f"{base}/{key}"
-                yield shown, _const(data), len(data), store
+                if isinstance(text, SessionKitError):
+                    yield shown, _raiser(text), None
+                    continue
+                data = text.encode("utf-8")
+                yield shown, _const(data), len(data)
             continue
         local = Path(_local(target))
         if local.is_dir():
@@ -270,7 +277,7 @@ def _lint_targets(
             local.stat()  # a missing path is an error (exit 2), not an empty lint
             notes = [local]
         for note in notes:
-            yield str(note), note.read_bytes, note.stat().st_size, None
+            yield str(note), note.read_bytes, note.stat().st_size
 
 
 @cli.command()
@@ -299,11 +306,16 @@ def lint(
     if fix:
         _fix(targets)
     found: list[Diagnostic] = []
-    for path, read, size, _store in _lint_targets(targets, layout, fmt, storage_option):
+    for path, read, size in _lint_targets(targets, layout, fmt, storage_option):
         if size is not None and size > limit:
             found.append(_too_big(path, size, limit))
             continue
-        found.extend(_lint_bytes(read(), path))
+        try:
+            data = read()
+        except ParseError as exc:  # unreadable text in a store: a finding, like a local file
+            found.append(_unreadable(exc, path))
+            continue
+        found.extend(_lint_bytes(data, path))
     if as_json:
         click.echo(json.dumps([d.to_dict() for d in found], indent=2, ensure_ascii=False))
     else:

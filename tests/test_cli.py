@@ -440,3 +440,25 @@ def test_basic_memory_project_lists_and_lints(env: Path) -> None:
     result = invoke("index", "--layout", "basic-memory", str(project))
     assert result.exit_code == 2
     assert_one_line_error(result.stderr, "no index")
+
+
+def test_lint_a_store_url_reports_unreadable_notes_as_findings(env: Path) -> None:
+    pytest.importorskip("sessionkit.adapters.aiwiki")
+    pytest.importorskip("sessionkit.backends.aiwiki")
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    root = "/sk-cli-lint"
+    fs.pipe(f"{root}/aiwiki/sessions/2026-05-18-7e8a3f2.md", V2_NOTE.encode())
+    fs.pipe(f"{root}/aiwiki/sessions/2026-05-19-0000000.md", b"---\nfocus: \xff\n---\n")
+    try:
+        result = invoke("lint", "--json", f"memory://{root}")
+        assert result.exit_code == 1
+        data = json.loads(result.stdout)
+        bad = [d for d in data if d["path"].endswith("2026-05-19-0000000.md")]
+        assert bad and bad[0]["code"] == "AW001" and bad[0]["line"] == 2
+        assert bad[0]["path"] == f"memory://{root}/aiwiki/sessions/2026-05-19-0000000.md"
+        good = [d for d in data if d["path"].endswith("2026-05-18-7e8a3f2.md")]
+        assert [d for d in good if d["severity"] == "error"] == []
+    finally:
+        fs.rm(root, recursive=True)
