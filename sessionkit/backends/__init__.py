@@ -163,7 +163,7 @@ def detect_layout(url: str, **storage_options: Any) -> str:
     """
     from ._storage import open_storage, split_url
 
-    protocol, _ = split_url(url)
+    protocol, rest = split_url(url)
     if protocol == "bm":
         return "basic-memory"
     trimmed = url.rstrip("/")
@@ -179,6 +179,11 @@ def detect_layout(url: str, **storage_options: Any) -> str:
         return "aiwiki"
     if "sessions" in names or ".basic-memory" in names:
         return "basic-memory"
+    if protocol in (None, "file", "local"):
+        from .basic_memory import is_bm_project
+
+        if is_bm_project(rest):
+            return "basic-memory"
     return "aiwiki"
 
 

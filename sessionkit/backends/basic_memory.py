@@ -14,18 +14,17 @@
 from __future__ import annotations
 
 import builtins
-import importlib
 import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import SessionKitError
 from ..model import Session, Status
 from ._base import DateLike, NoteInfo, as_iso_date, check_key
 from ._filestore import FileStore
 from ._storage import Storage, open_storage
 
-__all__ = ["SESSION_TYPES", "BasicMemoryStore", "resolve_bm_url"]
+__all__ = ["SESSION_TYPES", "BasicMemoryStore", "is_bm_project", "resolve_bm_url"]
 
 #: the default notes folder inside a project
 DEFAULT_FOLDER = "sessions"
@@ -73,24 +72,29 @@ def resolve_bm_url(url: str) -> str:
     default project) is looked up in Basic Memory's configuration.
 
     Raises:
-        StoreError: unknown project or unreadable configuration.
+        NotFoundError: no such project (the message lists the known ones).
+        ParseError: Basic Memory's config file is unreadable.
     """
     rest = url[len("bm://") :] if url.startswith("bm://") else url
     if rest.startswith("/"):
         return rest
-    name = rest.strip("/") or None
+    from ._bm_config import resolve_project
+
+    return str(resolve_project(rest.strip("/") or None).path)
+
+
+def is_bm_project(path: str) -> bool:
+    """Whether a local folder is one of the projects in Basic Memory's configuration."""
+    import os
+
+    from ._bm_config import load_config
+
     try:
-        bm_config: Any = importlib.import_module("sessionkit.backends._bm_config")
-    except ImportError:  # pragma: no cover - the module ships with sessionkit
-        raise StoreError(f"cannot resolve {url!r}: Basic Memory project lookup missing") from None
-    resolver = getattr(bm_config, "resolve_project", None) or getattr(
-        bm_config, "project_path", None
-    )
-    if resolver is None:  # pragma: no cover
-        raise StoreError(f"cannot resolve {url!r}: Basic Memory project lookup unavailable")
-    found = resolver(name)
-    path = getattr(found, "path", found)
-    return str(path)
+        projects = load_config().projects
+    except SessionKitError:
+        return False
+    real = os.path.realpath(path)
+    return any(os.path.realpath(p) == real for p in projects.values())
 
 
 def _status(value: Any) -> Status | None:
