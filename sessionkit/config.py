@@ -848,23 +848,42 @@ def load_config(
         ConfigError: a file or environment value is malformed.
     """
     env = os.environ if env is None else env
-    root = repository_root(start_dir)
-    merged: _Layer = {"store.url": (str(root), Source(kind="default", name="repository root"))}
+    merged: _Layer = {}
     merged.update(_read_file(user_config_path(env), "user"))
     project = find_project_file(start_dir)
     if project is not None:
         merged.update(_read_file(project, "project"))
     merged.update(_env_layer(env))
     merged.update(_override_layer(overrides or {}))
-    return _build(merged)
+    config = _build(merged)
+    url = effective_store_url(config, start_dir)
+    if url != config.store:
+        sources = dict(config.sources)
+        if "store.url" not in merged:
+            why = "Basic Memory project" if url.startswith("bm://") else "repository root"
+            sources["store.url"] = Source(kind="default", name=why)
+        config = attrs.evolve(config, store=url, sources=sources)
+    return config
 
 
 # -- using a configuration ----------------------------------------------------------
 
 
 def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
-    """The store URL ``config`` points at: its :attr:`~Config.store`, else the repository root."""
-    return config.store if config.store else str(repository_root(start_dir))
+    """The store URL ``config`` points at.
+
+    Its :attr:`~Config.store` when set; else ``bm://<basic_memory.project>``
+    when the layout is ``basic-memory``; else the repository root of
+    ``start_dir`` (default: the working directory).  A bare ``bm://`` store is
+    completed with :attr:`~Config.bm_project` when that is set.
+    """
+    if config.store:
+        if config.store == "bm://" and config.bm_project:
+            return f"bm://{config.bm_project}"
+        return config.store
+    if config.layout == "basic-memory":
+        return f"bm://{config.bm_project or ''}"
+    return str(repository_root(start_dir))
 
 
 def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:

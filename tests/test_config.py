@@ -175,6 +175,23 @@ def test_storage_options_merge_per_prefix_and_per_option(home: Path) -> None:
     assert url == "s3://team/wiki" and opts["endpoint_url"] == "http://project"
 
 
+def test_basic_memory_layout_defaults_to_the_bm_project(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_file(home).write_text('[store]\nlayout = "basic-memory"\n')
+    config = load_config()
+    assert config.store == "bm://"
+    assert config.source("store.url").name == "Basic Memory project"
+    monkeypatch.setenv("SESSIONKIT_BM_PROJECT", "work")
+    assert load_config().store == "bm://work"
+    (home / "repo" / PROJECT_FILE).write_text('[store]\nurl = "bm://"\nlayout = "aiwiki"\n')
+    config = load_config()
+    assert config.store == "bm://work"
+    assert config.source("store.url").kind == "project"
+    assert effective_store_url(Config(layout="basic-memory", bm_project="p")) == "bm://p"
+    assert effective_store_url(Config(store="bm://", bm_project="p")) == "bm://p"
+
+
 # -- the Python API reads nothing unless asked -----------------------------------------------
 
 
