@@ -22,11 +22,14 @@ __all__ = ["main"]
 def _hook_main() -> Any:
     """``sessionkit.hooks.main`` when that module exists, else ``None``."""
     import importlib
-    import importlib.util
 
-    if importlib.util.find_spec("sessionkit.hooks") is None:
+    try:
+        module = importlib.import_module("sessionkit.hooks")
+    except ModuleNotFoundError as exc:
+        if exc.name != "sessionkit.hooks":
+            raise
         return None
-    return importlib.import_module("sessionkit.hooks").main
+    return module.main
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,7 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = list(sys.argv if argv is None else argv)
     if args[1:2] == ["hook"]:
-        hook_main = _hook_main()
+        try:
+            hook_main = _hook_main()
+        except Exception as exc:  # a hook must never break the agent: report, exit 0
+            print(f"sessionkit: hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 0
         if hook_main is not None:
             return int(hook_main(args[2:]))
     from ._cli import run

@@ -110,6 +110,20 @@ def test_importing_the_entry_point_does_not_import_click() -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_hook_dispatch_skips_click() -> None:
+    code = (
+        "import sys, types\n"
+        "m = types.ModuleType('sessionkit.hooks')\n"
+        "m.main = lambda argv: print('hook got', argv) or 0\n"
+        "sys.modules['sessionkit.hooks'] = m\n"
+        "from sessionkit.cli import main\n"
+        "rc = main(['sessionkit', 'hook', 'session-start', '--plain'])\n"
+        "print(rc, 'click' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["hook got ['session-start', '--plain']", "0 False"]
+
+
 def test_hook_dispatch_falls_through_until_hooks_exist(env: Path) -> None:
     import importlib.util
 
