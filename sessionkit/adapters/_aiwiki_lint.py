@@ -50,6 +50,7 @@ from ._aiwiki_schema import Schema, builtin_schema
 __all__ = ["KNOWN_VERSIONS", "lint_page"]
 
 KNOWN_VERSIONS = (1, 2)
+_THEMATIC_BREAK = re.compile(r"^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNORECASE)
 
@@ -299,7 +300,8 @@ class _Linter:
                     fixable=True,
                 )
         for line in layout.loose.get(title, ()):
-            if self.doc.line_text(line).strip():
+            text = self.doc.line_text(line).strip()
+            if text and not _THEMATIC_BREAK.match(text):
                 self.error("AW011", line + 1, "Files touched holds a line that is not a citation")
 
     def checkpoints(self, layout: Layout) -> None:

@@ -157,13 +157,13 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
         lines.append(f"{key}: {yaml_text(value)}")
     for key, value in session.extra.items():
         lines.append(f"{yaml_text(key)}: {yaml_text(value)}")
-    lines.extend(["---", ""])
+    lines.append("---")
     extras = list(session.sections)
     if extras and extras[0].title == "":
+        # the preamble stands where the blank line after the frontmatter would
         pre = extras.pop(0)
-        if pre.body:
-            lines.extend(pre.body.split("\n"))
-            lines.append("")
+        lines.extend(_body_lines(pre.body))
+    lines.append("")
     titles = list(schema.sections)
     for title in (CHECKPOINTS, *LIST_FIELDS):
         if title not in titles:
