@@ -66,6 +66,9 @@ _EXPORTS: dict[str, str] = {
     "PathSafetyError": "sessionkit.errors",
     "LimitExceededError": "sessionkit.errors",
     "MissingDependencyError": "sessionkit.errors",
+    # operations
+    "migrate": "sessionkit.ops.migrate",
+    "MigrationReport": "sessionkit.ops.migrate",
 }
 
 __all__ = [
@@ -81,6 +84,7 @@ __all__ = [
     "LimitExceededError",
     "Link",
     "LinkStyle",
+    "MigrationReport",
     "MissingDependencyError",
     "NotFoundError",
     "NoteInfo",
@@ -104,6 +108,7 @@ __all__ = [
     "get_adapter",
     "lint",
     "loads",
+    "migrate",
     "open_store",
     "parse",
     "register_backend",
@@ -156,3 +161,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Session,
         Status,
     )
+    from .ops.migrate import MigrationReport, migrate

@@ -1,0 +1,454 @@
+"""Migrate every page of an aiwiki store between schema versions (v1 ⇄ v2).
+
+:func:`migrate` applies the pure transform
+:func:`sessionkit.adapters.aiwiki.migrate_document` to each session page of a
+store and writes the result back through the store, one file at a time:
+
+* **minimal**: only the frontmatter lines the schema asks for change
+  (``schema_version``, ``session_id: ~``); every other byte stays;
+* **atomic**: each page is replaced through :meth:`Store.update_text`; on a
+  local disk that is a temporary dotfile in the same folder, ``fsync`` and
+  :func:`os.replace`, under the folder's lock file, so a crash leaves the old
+  or the new page, never a mix;
+* **no lost edits**: the new text is computed from the text read under the
+  store's lock (or compare-and-swap), so a concurrent edit is never clobbered;
+* **safe on bad input**: a page that cannot be read or migrated is reported
+  (path, line, reason) and never written;
+* **idempotent**: a page already at the target version is left alone, so a
+  rerun after a crash finishes the job and a rerun after success changes
+  nothing.
+
+The function never prints; progress goes to an optional callback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import enum
+import os
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..backends._base import Store
+from ..errors import NotFoundError, SessionKitError, StoreError, UnsupportedFormatError
+
+__all__ = ["FileResult", "MigrationReport", "Outcome", "ProgressCallback", "migrate"]
+
+#: ``progress(done, total, key)``: called after each page is handled
+ProgressCallback = Callable[[int, int, str], None]
+
+#: formats :func:`migrate` can move pages to
+TARGETS = ("aiwiki-v1", "aiwiki-v2")
+
+#: with ``jobs=None``, fewer pages than this run in-process (a pool costs more)
+AUTO_PARALLEL_MIN = 256
+
+
+class Outcome(str, enum.Enum):
+    """What happened to one page."""
+
+    #: rewritten to the target version (in a dry run: would be)
+    MIGRATED = "migrated"
+    #: already at the target version; not written
+    CURRENT = "current"
+    #: could not be read or migrated; not written
+    FAILED = "failed"
+
+
+@attrs.frozen(kw_only=True)
+class FileResult:
+    """The outcome for one page.
+
+    Attributes:
+        key: the page's store key (``2026-05-18-7e8a3f2.md``).
+        path: its path relative to the store root (``aiwiki/sessions/…``).
+        outcome: migrated, current or failed.
+        line: 1-based line of the problem (failed pages, when known).
+        reason: why the page failed (``None`` otherwise).
+        diff: in a dry run, the unified diff the migration would apply
+            (``None`` otherwise and for pages that would not change).
+    """
+
+    key: str
+    path: str
+    outcome: Outcome
+    line: int | None = None
+    reason: str | None = None
+    diff: str | None = None
+
+    def __str__(self) -> str:
+        if self.outcome is Outcome.FAILED:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+            return f"{where}: {self.reason}"
+        return f"{self.path}: {self.outcome.value}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (``diff`` only when there is one)."""
+        out: dict[str, Any] = {
+            "key": self.key,
+            "path": self.path,
+            "outcome": self.outcome.value,
+            "line": self.line,
+            "reason": self.reason,
+        }
+        if self.diff is not None:
+            out["diff"] = self.diff
+        return out
+
+
+@attrs.frozen(kw_only=True)
+class MigrationReport:
+    """What :func:`migrate` did, page by page, in key order.
+
+    Attributes:
+        root: the store's URL or path.
+        to: the target format (``aiwiki-v2``).
+        dry_run: whether nothing was written.
+        backup: the backup folder, if one was asked for.
+        files: one :class:`FileResult` per page, sorted by key.
+    """
+
+    root: str
+    to: str
+    dry_run: bool
+    backup: str | None
+    files: tuple[FileResult, ...]
+
+    def _with(self, outcome: Outcome) -> list[FileResult]:
+        return [f for f in self.files if f.outcome is outcome]
+
+    @property
+    def migrated(self) -> list[FileResult]:
+        """Pages rewritten (in a dry run: pages that would be)."""
+        return self._with(Outcome.MIGRATED)
+
+    @property
+    def current(self) -> list[FileResult]:
+        """Pages already at the target version."""
+        return self._with(Outcome.CURRENT)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        """Pages that could not be migrated (left untouched)."""
+        return self._with(Outcome.FAILED)
+
+    @property
+    def ok(self) -> bool:
+        """No page failed: after a real run every page is at the target version.
+
+        (After a dry run: a real run would bring every page there.)
+        """
+        return not any(f.outcome is Outcome.FAILED for f in self.files)
+
+    @property
+    def diffs(self) -> list[str]:
+        """The unified diffs of a dry run, in key order (empty for a real run)."""
+        return [f.diff for f in self.files if f.diff]
+
+    def counts(self) -> dict[str, int]:
+        """``{"migrated": n, "current": n, "failed": n}``."""
+        out = {o.value: 0 for o in Outcome}
+        for f in self.files:
+            out[f.outcome.value] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict: root, to, dry_run, backup, ok, counts, files."""
+        return {
+            "root": self.root,
+            "to": self.to,
+            "dry_run": self.dry_run,
+            "backup": self.backup,
+            "ok": self.ok,
+            "counts": self.counts(),
+            "files": [f.to_dict() for f in self.files],
+        }
+
+
+# -- one page ---------------------------------------------------------------------------
+
+
+def _path_of(store: Store, key: str) -> str:
+    path_of = getattr(store, "path_of", None)
+    return str(path_of(key)) if callable(path_of) else key
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A ``git apply``-able unified diff of one page (``a/path`` → ``b/path``)."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    out = []
+    for line in lines:
+        if line.endswith("\n"):
+            out.append(line)
+        else:  # the last line of a page without a final newline
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":  # pragma: no cover - no directory fsync on Windows
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _save_backup(backup: Path, path: str, text: str) -> None:
+    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace)."""
+    target = backup.joinpath(*path.split("/"))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot back up to {target}: {exc.strerror or exc}", path=path
+        ) from None
+
+
+def _migrate_one(
+    store: Store, key: str, to: str, dry_run: bool, backup: Path | None
+) -> FileResult:
+    """Migrate one page (or, in a dry run, diff it); never raises for bad input."""
+    from .._api import read_document
+    from ..adapters.aiwiki import migrate_document
+
+    path = _path_of(store, key)
+    changed: list[tuple[str, str]] = []
+
+    def transform(text: str | None) -> str | None:
+        changed.clear()
+        if text is None:
+            raise NotFoundError("the page disappeared during the migration", path=path)
+        doc = read_document(text, path)
+        new = migrate_document(doc, to=to)
+        if new is doc or new.text == text:
+            return None
+        changed.append((text, new.text))
+        if dry_run:
+            return None
+        if backup is not None:
+            _save_backup(backup, path, text)
+        return str(new.text)
+
+    try:
+        if dry_run:
+            transform(store.read_text(key))
+        else:
+            store.update_text(key, transform)
+    except SessionKitError as exc:
+        return FileResult(
+            key=key,
+            path=path,
+            outcome=Outcome.FAILED,
+            line=exc.line,
+            reason=exc.message,
+        )
+    if not changed:
+        return FileResult(key=key, path=path, outcome=Outcome.CURRENT)
+    diff = unified_diff(changed[0][0], changed[0][1], path) if dry_run else None
+    return FileResult(key=key, path=path, outcome=Outcome.MIGRATED, diff=diff)
+
+
+def _migrate_chunk(
+    store: Store, keys: Sequence[str], to: str, dry_run: bool, backup: str | None
+) -> list[FileResult]:
+    """Worker entry point: migrate ``keys`` in order (runs in a pool process)."""
+    folder = Path(backup) if backup is not None else None
+    return [_migrate_one(store, key, to, dry_run, folder) for key in keys]
+
+
+# -- the store --------------------------------------------------------------------------
+
+
+def _open(store_or_path: Store | str | os.PathLike[str]) -> Store:
+    if isinstance(store_or_path, Store):
+        store = store_or_path
+    else:
+        from ..backends import open_store
+        from ..backends._storage import is_local, split_url
+
+        url = os.fspath(store_or_path)
+        if is_local(url):
+            local = split_url(url)[1] if "://" in url else url
+            if not os.path.isdir(local):
+                raise StoreError(f"no such folder: {local}", path=local)
+        store = open_store(url, layout="aiwiki")
+    if store.layout == "basic-memory":
+        raise UnsupportedFormatError(
+            f"{store.url}: migrate moves aiwiki session pages; this is a Basic Memory store"
+        )
+    storage = getattr(store, "storage", None)
+    root = getattr(storage, "root", None)
+    if _is_local_store(store) and isinstance(root, str) and not os.path.isdir(root):
+        raise StoreError(f"no such folder: {store.url}", path=store.url)
+    return store
+
+
+def _is_local_store(store: Store) -> bool:
+    from ..backends._storage import LocalStorage
+
+    return isinstance(getattr(store, "storage", None), LocalStorage)
+
+
+def _check_backup(store: Store, backup: str | os.PathLike[str]) -> Path:
+    folder = Path(os.path.abspath(os.fspath(backup)))
+    storage = getattr(store, "storage", None)
+    root = getattr(storage, "root", None)
+    notes = getattr(store, "folder", "")
+    if _is_local_store(store) and isinstance(root, str):
+        inside = os.path.realpath(os.path.join(root, *notes.split("/"))) if notes else root
+        real = os.path.realpath(folder)
+        if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
+            raise StoreError(
+                f"the backup folder {folder} is inside the notes folder {inside}; "
+                "its copies would be taken for notes",
+                path=str(folder),
+            )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the backup folder {folder}: {exc.strerror}", path=str(folder)
+        ) from None
+    return folder
+
+
+def _chunks(keys: Sequence[str], workers: int) -> list[list[str]]:
+    size = max(1, min(500, len(keys) // (workers * 4) or 1))
+    return [list(keys[i : i + size]) for i in range(0, len(keys), size)]
+
+
+def _workers(jobs: int | None, n: int, store: Store) -> int:
+    if n < 2 or not _is_local_store(store):
+        return 1
+    if jobs is None:
+        if n < AUTO_PARALLEL_MIN:
+            return 1
+        jobs = os.cpu_count() or 1
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    return max(1, min(jobs, n))
+
+
+def _run_parallel(
+    store: Store,
+    keys: Sequence[str],
+    to: str,
+    dry_run: bool,
+    backup: str | None,
+    workers: int,
+    progress: ProgressCallback | None,
+) -> Iterator[FileResult]:
+    chunks = _chunks(keys, workers)
+    done = 0
+    total = len(keys)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[list[FileResult]]] = [
+            pool.submit(_migrate_chunk, store, chunk, to, dry_run, backup) for chunk in chunks
+        ]
+        for future in futures:  # in submission order: results keep key order
+            results = future.result()
+            for result in results:
+                done += 1
+                if progress is not None:
+                    progress(done, total, result.key)
+                yield result
+
+
+def migrate(
+    store_or_path: Store | str | os.PathLike[str],
+    to: str = "aiwiki-v2",
+    dry_run: bool = False,
+    backup: str | os.PathLike[str] | None = None,
+    progress: ProgressCallback | None = None,
+    jobs: int | None = None,
+) -> MigrationReport:
+    """Migrate every session page of an aiwiki store to ``to``.
+
+    Args:
+        store_or_path: a :class:`~sessionkit.backends.Store`, or a repository
+            root (path or fsspec URL) opened with the aiwiki layout.
+        to: ``"aiwiki-v2"`` (default) or ``"aiwiki-v1"`` (only pages that
+            lose nothing move back; the others fail with the reason).
+        dry_run: write nothing; each page that would change gets its unified
+            diff in :attr:`FileResult.diff` (see :attr:`MigrationReport.diffs`).
+        backup: a local folder; before a page is replaced its original bytes
+            are written there at the same relative path (``aiwiki/sessions/…``),
+            durably (fsync).  Pages left unchanged are not copied.
+        progress: ``progress(done, total, key)`` after each page.
+        jobs: worker processes for a local store (``None``: the number of
+            cores, but in-process for fewer than 256 pages; ``1``: in-process).
+            Results and their order do not depend on it.  Stores on other
+            filesystems always run in-process.
+
+    Returns:
+        A :class:`MigrationReport` with one result per page, in key order.
+
+    Raises:
+        UnsupportedFormatError: ``to`` is not an aiwiki format, or the store
+            is a Basic Memory project.
+        StoreError: the root is not a folder, the store cannot be listed, or
+            the backup folder cannot be created (nothing is written then).
+        ValueError: ``jobs`` is below 1.
+    """
+    if to not in TARGETS:
+        raise UnsupportedFormatError(
+            f"cannot migrate to {to!r}; targets are {', '.join(TARGETS)}"
+        )
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    store = _open(store_or_path)
+    backup_dir = None
+    if backup is not None and not dry_run:
+        backup_dir = _check_backup(store, backup)
+    keys = store.keys()
+    workers = _workers(jobs, len(keys), store)
+    results: list[FileResult] = []
+    if workers > 1:
+        results.extend(
+            _run_parallel(
+                store,
+                keys,
+                to,
+                dry_run,
+                None if backup_dir is None else str(backup_dir),
+                workers,
+                progress,
+            )
+        )
+    else:
+        for i, key in enumerate(keys, 1):
+            results.append(_migrate_one(store, key, to, dry_run, backup_dir))
+            if progress is not None:
+                progress(i, len(keys), key)
+    return MigrationReport(
+        root=store.url,
+        to=to,
+        dry_run=dry_run,
+        backup=None if backup is None else os.fspath(backup),
+        files=tuple(results),
+    )
