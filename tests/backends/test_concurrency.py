@@ -24,11 +24,12 @@ KEY = "2026-05-18-7e8a3f2.md"
 HEAD = "---\nschema_id: session\nstatus: active\n---\n\n## Checkpoints\n\n"
 
 
-def _run_workers(url: str, options: dict[str, Any], gate: Path) -> None:
+def _run_workers(url: str, options: dict[str, Any], gate: Path, mode: str = "text") -> None:
     env = {**os.environ, "SK_GATE": str(gate)}
+    args = [str(APPENDS), json.dumps(options), mode]
     procs = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), url, KEY, str(w), str(APPENDS), json.dumps(options)],
+            [sys.executable, str(WORKER), url, KEY, str(w), *args],
             env=env,
             stderr=subprocess.PIPE,
             text=True,
@@ -75,3 +76,47 @@ def test_s3_processes_lose_nothing(tmp_path: Path, s3_url: str, s3_options: dict
     _run_workers(url, s3_options, tmp_path / "gate")
     _check(store.read_text(KEY))
     assert store.keys() == [KEY]
+
+
+PAGE = (
+    "---\nschema_id: session\nschema_version: 2\nstatus: active\ndate_start: 2026-05-18\n"
+    'session_id: "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"\nfocus: concurrency\n---\n\n'
+    "## Checkpoints\n"
+)
+
+
+def _check_checkpoints(text: str) -> None:
+    session = sessionkit.loads(text, path=f"aiwiki/sessions/{KEY}")
+    bodies = [cp.body for cp in session.checkpoints]
+    expected = [f"w{w}-{i:03d}" for w in range(WORKERS) for i in range(APPENDS)]
+    assert len(bodies) == len(expected)
+    assert sorted(bodies) == sorted(expected)
+    stamps = [cp.at for cp in session.checkpoints]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)  # time order
+    for w in range(WORKERS):
+        mine = [b for b in bodies if b.startswith(f"w{w}-")]
+        assert mine == sorted(mine)
+    # 80 entries exceed the schema's 400-line hard cap (AW009): that is the only finding
+    codes = {d.code for d in sessionkit.lint(text, path=f"aiwiki/sessions/{KEY}")}
+    assert codes <= {"AW009", "AW010"}
+
+
+@pytest.mark.slow
+def test_local_processes_append_checkpoints(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    store = sessionkit.open_store(root, layout="aiwiki")
+    store.write_text(KEY, PAGE, create=True)
+    _run_workers(str(root), {}, tmp_path / "gate", mode="model")
+    _check_checkpoints(store.read_text(KEY))
+
+
+@pytest.mark.s3
+@pytest.mark.slow
+def test_s3_processes_append_checkpoints(
+    tmp_path: Path, s3_url: str, s3_options: dict[str, Any]
+) -> None:
+    url = f"{s3_url}/wiki"
+    store = sessionkit.open_store(url, layout="aiwiki", **s3_options)
+    store.write_text(KEY, PAGE, create=True)
+    _run_workers(url, s3_options, tmp_path / "gate", mode="model")
+    _check_checkpoints(store.read_text(KEY))
