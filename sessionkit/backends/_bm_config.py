@@ -111,7 +111,8 @@ def load_config(env: Mapping[str, str] | None = None) -> BMConfig:
             ) from None
         if not isinstance(data, dict):
             raise ParseError("Basic Memory's config is not a JSON object", path=str(path), line=1)
-    raw = data.get("projects") or {}
+    raw = data.get("projects")
+    raw = {} if raw is None else raw
     if not isinstance(raw, dict):
         raise ParseError("'projects' in Basic Memory's config is not an object", path=str(path))
     projects = {str(name): _project_path(str(name), entry, path) for name, entry in raw.items()}
