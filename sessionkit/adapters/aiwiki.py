@@ -199,6 +199,13 @@ def migrate_document(doc: Document, to: str = "aiwiki-v2") -> Document:
         )
     if version == target:
         return doc
+    if "schema_version" not in doc.key_spans:
+        raise FormatError(
+            "schema_version is not on a line of its own (flow-style frontmatter?): "
+            "migrate this page by hand",
+            path=doc.path,
+            line=2,
+        )
     if target == 2:
         new = _set_version(doc, 2)
         if "session_id" not in new.key_spans:
