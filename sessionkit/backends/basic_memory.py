@@ -177,6 +177,17 @@ class BasicMemoryStore(FileStore):
         "Created" is the frontmatter ``started`` (else ``created``), else the
         file's modification time.
         """
+        return [note for note, _ in self._scan(status, since, until, days, types, False)]
+
+    def _scan(
+        self,
+        status: Status | str | None,
+        since: DateLike | None,
+        until: DateLike | None,
+        days: float | None,
+        types: frozenset[str],
+        need_created: bool,
+    ) -> builtins.list[tuple[NoteInfo, datetime | None]]:
         lo, hi = as_iso_date(since), as_iso_date(until)
         raw_want: str | None = None
         want: Status | None = None
@@ -199,7 +210,7 @@ class BasicMemoryStore(FileStore):
             if raw_want is not None and word != raw_want:
                 continue
             created = _when(meta.get("started", meta.get("created")))
-            if created is None and (cutoff or lo or hi):
+            if created is None and (cutoff or lo or hi or need_created):
                 mtime = entry.mtime
                 if mtime is None:
                     mtime = self.storage.mtime(self.path_of(key))
@@ -216,26 +227,21 @@ class BasicMemoryStore(FileStore):
                 continue
             title = meta.get("title")
             sid = meta.get("claude_session_id")
-            out.append(
-                NoteInfo(
-                    key=key,
-                    date=day,
-                    status=st,
-                    title=None if title is None else str(title),
-                    id=None if sid is None else str(sid),
-                    mtime=entry.mtime,
-                )
+            note = NoteInfo(
+                key=key,
+                date=day,
+                status=st,
+                title=None if title is None else str(title),
+                id=None if sid is None else str(sid),
+                mtime=entry.mtime,
             )
+            out.append((note, created))
         return out
 
     def latest(self) -> str | None:
         """The session note created last (by ``started``, else modification time)."""
-        notes = self.list()
-        if not notes:
+        found = self._scan(None, None, None, None, SESSION_TYPES, True)
+        if not found:
             return None
-
-        def when(n: NoteInfo) -> tuple[str, float, str]:
-            mtime = n.mtime if n.mtime is not None else self.storage.mtime(self.path_of(n.key))
-            return (n.date or "", mtime or 0.0, n.key)
-
-        return max(notes, key=when).key
+        oldest = datetime.min.replace(tzinfo=UTC)
+        return max(found, key=lambda pair: (pair[1] or oldest, pair[0].key))[0].key
