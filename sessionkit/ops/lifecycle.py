@@ -1,0 +1,1078 @@
+"""The session lifecycle over a store: checkpoints, directives, wrap-up items, pruning.
+
+These are the operations behind the agent hooks (``sessionkit hook
+pre-compact`` / ``session-start``) and the recording commands
+(``sessionkit directive consume``, ``add``, ``status``, ``prune``,
+``install-hooks``).  Each is a pure function over a
+:class:`~sessionkit.backends.Store` (or a settings file) that returns a
+report object and never prints.
+
+Every edit goes through the model and the note's format adapter: a session is
+read, evolved with :func:`attrs.evolve` and written back as a minimal edit
+under the store's lock (:meth:`Store.update_text`), so concurrent writers never
+lose each other's lines and untouched bytes stay as they were.
+
+Two layouts are supported:
+
+* **aiwiki** (``aiwiki/sessions/{date}-{id7}.md``): a checkpoint is a
+  ``### PreCompact at <UTC ISO>`` entry appended to ``## Checkpoints`` with a
+  ``**Dream directive (unconsumed):**`` block; consuming flips that header to
+  ``(consumed at <UTC ISO>)`` (and a ``- Status:`` line inside it with it).
+* **Basic Memory** (``sessions/Session YYYY-MM-DD HH:MM:SS — ….md``): the note
+  follows the Basic Memory Claude Code plugin (type ``session``, tags
+  ``session`` and ``auto-capture``, frontmatter ``status``/``started``/
+  ``ended``/``project``/``cwd``/``claude_session_id``/``trigger``/``capture``);
+  a checkpoint is a ``- [context] PreCompact at …`` observation and a
+  directive is a ``- [directive] Dream: <action> #unconsumed`` observation,
+  consumed as ``- [directive] Dream: <action> #consumed (consumed at …)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..errors import NotFoundError, SessionKitError, ValidationError
+from ..model import Checkpoint, Citation, Directive, DirectiveState, Observation, Session, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..backends import Store
+
+__all__ = [
+    "ADD_KINDS",
+    "HOOK_COMMANDS",
+    "NO_ID",
+    "CheckpointReport",
+    "ConsumeReport",
+    "DirectiveInfo",
+    "DirectiveSpec",
+    "HooksReport",
+    "ItemReport",
+    "PruneReport",
+    "StatusReport",
+    "WorkItem",
+    "add_item",
+    "consume_directives",
+    "directives_of",
+    "find_session",
+    "find_work_item",
+    "install_hooks",
+    "iso_now",
+    "prune",
+    "record_checkpoint",
+    "safe_short_id",
+    "set_status",
+]
+
+#: short id used when the payload has no usable session id
+NO_ID = "0000000"
+#: ``sessionkit add`` kinds -> Session attribute
+ADD_KINDS: dict[str, str] = {
+    "next-step": "next_steps",
+    "decision": "decisions",
+    "gotcha": "gotchas",
+    "question": "questions",
+    "file": "files_touched",
+}
+#: the hook entries ``install_hooks`` manages: Claude Code event -> command
+HOOK_COMMANDS: dict[str, str] = {
+    "PreCompact": "sessionkit hook pre-compact",
+    "SessionStart": "sessionkit hook session-start",
+}
+
+_UNSAFE_ID = re.compile(r"[^0-9A-Za-z_-]")
+_DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
+_BM_DIRECTIVE = "directive"
+_BM_STATE_TAG = re.compile(r"\s#(unconsumed|consumed)\b")
+
+
+# -- small helpers ---------------------------------------------------------------
+
+
+def iso_now(now: datetime | None = None) -> str:
+    """``now`` (default: the current time) as a UTC ISO timestamp ``YYYY-MM-DDTHH:MM:SSZ``."""
+    when = now if now is not None else datetime.now(UTC)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def safe_short_id(session_id: object) -> str:
+    """The filename id part: the first 7 characters of ``[0-9A-Za-z_-]`` in the id.
+
+    Every other character (``/``, ``.``, spaces, NUL…) is dropped first, so a
+    payload can never steer a path; :data:`NO_ID` when nothing is left or the
+    id is not a string.
+    """
+    if not isinstance(session_id, str):
+        return NO_ID
+    return _UNSAFE_ID.sub("", session_id)[:7] or NO_ID
+
+
+def _is_bm(store: Store) -> bool:
+    return str(getattr(store, "format", "")).startswith("basic-memory") or (
+        getattr(store, "layout", "") == "basic-memory"
+    )
+
+
+def _text_field(payload: Mapping[str, Any], name: str, limit: int = 4096) -> str | None:
+    value = payload.get(name)
+    if not isinstance(value, str) or not value or "\x00" in value:
+        return None
+    return value[:limit]
+
+
+# -- the active work item -----------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class WorkItem:
+    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``.
+
+    Attributes:
+        name: ``<type>/<name>``.
+        manifest: the manifest path relative to the repository root.
+        status: the manifest's ``status`` value.
+        phases: ``artifacts.<phase>.locked_at`` values, in manifest order.
+    """
+
+    name: str
+    manifest: str
+    status: str
+    phases: tuple[tuple[str, str], ...] = ()
+
+
+def _manifest_status(text: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    try:
+        from .._yaml import load_mapping
+
+        data: Mapping[str, Any] = load_mapping(text)
+    except (SessionKitError, ValueError, TypeError):
+        m = re.search(r"(?m)^status:[ \t]*['\"]?([^'\"#\n]*?)['\"]?[ \t]*(?:#.*)?$", text)
+        return (m.group(1).strip() if m else None), ()
+    status = data.get("status")
+    phases: list[tuple[str, str]] = []
+    artifacts = data.get("artifacts")
+    if isinstance(artifacts, Mapping):
+        for phase, value in artifacts.items():
+            if isinstance(value, Mapping) and "locked_at" in value:
+                locked = value["locked_at"]
+                phases.append(
+                    (f"artifacts.{phase}.locked_at", "~" if locked is None else str(locked))
+                )
+    return (None if status is None else str(status).strip()), tuple(phases)
+
+
+def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
+    """The in-progress work item under ``repo_root``, when there is exactly one.
+
+    Looks at ``.forge/work/<type>/<name>/manifest.yaml``; a manifest counts
+    when its ``status`` is ``in-progress``.  Unreadable manifests are skipped.
+    """
+    if repo_root is None:
+        return None
+    base = Path(repo_root) / ".forge" / "work"
+    found: list[WorkItem] = []
+    try:
+        manifests = sorted(base.glob("*/*/manifest.yaml"))
+    except OSError:
+        return None
+    for path in manifests[:1000]:
+        try:
+            if path.stat().st_size > 256 * 1024:
+                continue
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        status, phases = _manifest_status(text)
+        if status != "in-progress":
+            continue
+        kind, name = path.parent.parent.name, path.parent.name
+        found.append(
+            WorkItem(
+                name=f"{kind}/{name}",
+                manifest=f".forge/work/{kind}/{name}/manifest.yaml",
+                status=status,
+                phases=phases,
+            )
+        )
+    return found[0] if len(found) == 1 else None
+
+
+# -- finding a session ------------------------------------------------------------
+
+
+def _aiwiki_key_for_id7(store: Store, id7: str, today: str | None = None) -> str | None:
+    best: tuple[str, str] | None = None
+    keys: list[str] = store.keys()
+    for key in keys:
+        m = _DATED_KEY.match(key)
+        if not m or m.group(2) != id7:
+            continue
+        if today is not None and m.group(1) != today:
+            continue
+        if best is None or (m.group(1), key) > best:
+            best = (m.group(1), key)
+    return None if best is None else best[1]
+
+
+def _bm_key_for_id(store: Store, session_id: str) -> str | None:
+    lister: Callable[..., Sequence[Any]] = store.list
+    matches = [n for n in lister() if n.id == session_id]
+    if not matches:
+        return None
+    return max(matches, key=lambda n: (n.date or "", n.key)).key  # type: ignore[no-any-return]
+
+
+def find_session(store: Store, session: str | None = None) -> str:
+    """The key of the session ``session`` names, or of the latest session.
+
+    ``session`` may be a key of the store, a full session id, or (aiwiki) a
+    short id of at least 4 characters matching the filename's id part.
+
+    Raises:
+        NotFoundError: no such session, or an empty store.
+    """
+    if session is None:
+        key = store.latest()
+        if key is None:
+            raise NotFoundError(f"{store.url}: no session notes")
+        return key
+    keys = store.keys()
+    if session in keys:
+        return session
+    if _is_bm(store):
+        found = _bm_key_for_id(store, session)
+        if found is not None:
+            return found
+        raise NotFoundError(f"{store.url}: no session {session!r}")
+    id7 = safe_short_id(session)
+    if len(_UNSAFE_ID.sub("", session)) >= 4:
+        candidates = []
+        for key in keys:
+            m = _DATED_KEY.match(key)
+            if m and (m.group(2) == id7 or m.group(2).startswith(id7)):
+                candidates.append((m.group(1), key))
+        if candidates:
+            return max(candidates)[1]
+    raise NotFoundError(f"{store.url}: no session {session!r}")
+
+
+def _update(store: Store, key: str, fn: Callable[[Session], Session]) -> Session:
+    return store.update(key, fn)
+
+
+# -- pre-compact ------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class DirectiveSpec:
+    """The directive a pre-compact checkpoint carries (from :class:`~sessionkit.config.HookConfig`).
+
+    Attributes:
+        kind: directive kind (``Dream``).
+        scope: its ``Scope:`` item (aiwiki only; empty leaves it out).
+        action: its ``Action:`` item.
+    """
+
+    kind: str = "Dream"
+    scope: str = "`aiwiki/raw/`, recently-touched typed pages"
+    action: str = "invoke `support-dream` skill before resuming other work"
+
+    @classmethod
+    def from_config(cls, hooks: Any) -> DirectiveSpec:
+        """From a :class:`~sessionkit.config.HookConfig` (or anything with the same attributes)."""
+        return cls(
+            kind=str(hooks.directive_kind),
+            scope=str(hooks.directive_scope),
+            action=str(hooks.directive_action),
+        )
+
+
+@attrs.frozen(kw_only=True)
+class CheckpointReport:
+    """What :func:`record_checkpoint` did.
+
+    Attributes:
+        key: the note written.
+        created: whether the note was created by this call.
+        at: the checkpoint's UTC ISO timestamp.
+        short_id: the id part of the filename (``0000000`` for a bad payload).
+        work_item: the active work item recorded, if any.
+        payload_ok: whether the payload was a usable JSON object with a session id.
+    """
+
+    key: str
+    created: bool
+    at: str
+    short_id: str
+    work_item: WorkItem | None = None
+    payload_ok: bool = True
+
+
+def _checkpoint_body(work: WorkItem | None) -> str:
+    lines: list[str] = []
+    if work is not None:
+        lines += [f"Active work: {work.name}", f"Manifest: {work.manifest}", ""]
+        lines += ["Phase status (from manifest):", "```yaml", f"status: {work.status}"]
+        lines += [f"{k}: {v}" for k, v in work.phases]
+        lines += ["```"]
+    else:
+        lines += ["Active work: none found"]
+    return "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _aiwiki_checkpoint(
+    at: str, work: WorkItem | None, trigger: str | None, spec: DirectiveSpec
+) -> Checkpoint:
+    items = []
+    if spec.scope:
+        items.append(f"Scope: {_one_line(spec.scope)}")
+    items.append(f"Trigger: pre-compact ({trigger or 'unknown'})")
+    items.append(f"Action: {_one_line(spec.action)}")
+    directive = Directive(kind=_one_line(spec.kind) or "Dream", items=tuple(items))
+    return Checkpoint(
+        event="PreCompact", at=at, body=_checkpoint_body(work), directives=(directive,)
+    )
+
+
+def _new_aiwiki_session(session_id: str | None, day: str) -> Session:
+    return Session(id=session_id, status=Status.ACTIVE, started=day, focus="unset")
+
+
+def _first_request(transcript_path: str | None, limit: int = 512 * 1024) -> str | None:
+    """The first user message of a Claude Code transcript (JSONL), clipped; best effort."""
+    if not transcript_path or not transcript_path.endswith(".jsonl"):
+        return None
+    try:
+        with open(transcript_path, "rb") as fh:
+            data = fh.read(limit)
+    except OSError:
+        return None
+    for raw in data.split(b"\n"):
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict) or obj.get("type") != "user":
+            continue
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        text = None
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "text":
+                    text = str(part.get("text", ""))
+                    break
+        if text and text.strip() and not text.lstrip().startswith("<"):
+            clipped = _one_line(text)
+            return clipped if len(clipped) <= 60 else clipped[:59].rstrip() + "…"
+    return None
+
+
+def _bm_title(at: str, request: str | None) -> str:
+    stamp = at.replace("T", " ").rstrip("Z")[:19]
+    return f"Session {stamp} — {request}" if request else f"Session {stamp}"
+
+
+def _bm_directive(spec: DirectiveSpec) -> Observation:
+    kind = _one_line(spec.kind) or "Dream"
+    action = _one_line(spec.action).replace("#", "")
+    return Observation(
+        category=_BM_DIRECTIVE, content=f"{kind}: {action} #unconsumed", tags=("unconsumed",)
+    )
+
+
+def _bm_context(at: str, work: WorkItem | None, trigger: str | None) -> str:
+    what = f"active work {work.name} ({work.status}, {work.manifest})" if work else "no active work"
+    return (
+        _one_line(f"PreCompact at {at}, trigger {trigger or 'unknown'}: {what}")
+        .replace("(", "[")
+        .replace(")", "]")
+    )
+
+
+def _new_bm_session(
+    session_id: str | None, at: str, payload: Mapping[str, Any], project: str | None
+) -> Session:
+    request = _first_request(_text_field(payload, "transcript_path"))
+    extra: dict[str, Any] = {"type": "session"}
+    trigger = _text_field(payload, "trigger", 64)
+    if trigger:
+        extra["trigger"] = trigger
+    extra["capture"] = "extractive"
+    return Session(
+        id=session_id,
+        status=Status.ACTIVE,
+        title=_bm_title(at, request),
+        started=at,
+        ended=at,
+        project=project,
+        cwd=_text_field(payload, "cwd"),
+        tags=("session", "auto-capture"),
+        extra=extra,
+    )
+
+
+def record_checkpoint(
+    store: Store,
+    payload: Any,
+    now: datetime | None = None,
+    *,
+    repo_root: str | os.PathLike[str] | None = None,
+    directive: DirectiveSpec | None = None,
+    project: str | None = None,
+) -> CheckpointReport:
+    """Record a PreCompact checkpoint for the session a hook payload names.
+
+    Args:
+        store: where session notes live (aiwiki or Basic Memory layout).
+        payload: the decoded PreCompact JSON (anything: a non-object or a
+            missing ``session_id`` records under the short id ``0000000``).
+        now: the checkpoint time (default: the time the store's lock is held,
+            so concurrent checkpoints are written in time order).
+        repo_root: where to look for the active ``.forge`` work item
+            (default: the payload's ``cwd``).
+        directive: the directive to attach (default: :class:`DirectiveSpec`).
+        project: the Basic Memory project name for a new note's ``project``.
+
+    The note is created lazily (aiwiki: the v2 skeleton, status ``active``,
+    ``session_id`` set, focus ``unset``; Basic Memory: the plugin's session
+    note) or found by its short id (aiwiki, whatever its date) or
+    ``claude_session_id`` (Basic Memory).  The edit is a read-modify-write
+    under the store's lock: nothing is lost, nothing is half-written.
+    """
+    data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
+    session_id = _text_field(data, "session_id", 256)
+    id7 = safe_short_id(session_id)
+    if id7 == NO_ID:
+        session_id = None
+    payload_ok = isinstance(payload, Mapping) and session_id is not None
+    trigger = _text_field(data, "trigger", 64)
+    if trigger is not None:
+        trigger = _one_line(trigger)
+    spec = directive or DirectiveSpec()
+    root = repo_root if repo_root is not None else _text_field(data, "cwd")
+    work = find_work_item(root) if root else None
+    created: list[bool] = [False]
+    stamp: list[str] = [""]
+
+    def at() -> str:
+        stamp[0] = iso_now(now)
+        return stamp[0]
+
+    if _is_bm(store):
+        key = _bm_key_for_id(store, session_id) if session_id else None
+        if key is None:
+            first = iso_now(now)
+            key = store.key_for(_new_bm_session(session_id, first, data, project))
+
+        def edit_bm(text: str | None) -> str | None:
+            from .._api import dumps, loads
+
+            when = at()
+            if text is None:
+                created[0] = True
+                base = _new_bm_session(session_id, when, data, project)
+                session = attrs.evolve(
+                    base,
+                    context=(_bm_context(when, work, trigger),),
+                    observations=(_bm_directive(spec),),
+                )
+                return dumps(session, format="basic-memory")
+            created[0] = False
+            old = loads(text, path=key)
+            extra = dict(old.extra)
+            if trigger:
+                extra["trigger"] = trigger
+            new = attrs.evolve(
+                old,
+                ended=when,
+                extra=extra,
+                context=(*old.context, _bm_context(when, work, trigger)),
+                observations=(*old.observations, _bm_directive(spec)),
+            )
+            return dumps(new)
+
+        store.update_text(key, edit_bm)
+        return CheckpointReport(
+            key=key,
+            created=created[0],
+            at=stamp[0],
+            short_id=id7,
+            work_item=work,
+            payload_ok=payload_ok,
+        )
+
+    day = iso_now(now)[:10]
+    key = _aiwiki_key_for_id7(store, id7, today=day if id7 == NO_ID else None)
+    if key is None:
+        key = store.key_for(_new_aiwiki_session(session_id, day))
+
+    def edit(text: str | None) -> str | None:
+        from .._api import dumps, loads
+
+        cp = _aiwiki_checkpoint(at(), work, trigger, spec)
+        if text is None:
+            created[0] = True
+            session = _new_aiwiki_session(session_id, day)
+            return dumps(attrs.evolve(session, checkpoints=(cp,)), format=store.format)
+        created[0] = False
+        old = loads(text, path=key)
+        new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
+        if old.id is None and session_id is not None and old.short_id is None:
+            new = attrs.evolve(new, id=session_id)
+        return dumps(new)
+
+    store.update_text(key, edit)
+    return CheckpointReport(
+        key=key,
+        created=created[0],
+        at=stamp[0],
+        short_id=id7,
+        work_item=work,
+        payload_ok=payload_ok,
+    )
+
+
+# -- directives ------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class DirectiveInfo:
+    """One directive of a session, numbered for ``directive consume --index``.
+
+    Attributes:
+        index: 1-based position among every directive of the note, in order.
+        kind: directive kind (``Dream``).
+        action: its action text, if any.
+        state: unconsumed or consumed.
+        consumed_at: when it was consumed, if it was.
+        checkpoint_at: timestamp of the checkpoint it belongs to (aiwiki).
+    """
+
+    index: int
+    kind: str
+    action: str | None
+    state: DirectiveState
+    consumed_at: str | None = None
+    checkpoint_at: str | None = None
+
+
+def _bm_parse_directive(obs: Observation) -> tuple[str, str, DirectiveState, str | None] | None:
+    if obs.category != _BM_DIRECTIVE:
+        return None
+    m = _BM_STATE_TAG.search(" " + obs.content)
+    state = (
+        DirectiveState.CONSUMED
+        if (m and m.group(1) == "consumed")
+        or ("consumed" in obs.tags and "unconsumed" not in obs.tags)
+        else DirectiveState.UNCONSUMED
+    )
+    content = _BM_STATE_TAG.sub("", " " + obs.content).strip()
+    kind, sep, action = content.partition(":")
+    if not sep:
+        kind, action = "Dream", content
+    at = None
+    if obs.context and obs.context.startswith("consumed at "):
+        at = obs.context[len("consumed at ") :].strip()
+    return kind.strip(), action.strip(), state, at
+
+
+def directives_of(session: Session) -> list[DirectiveInfo]:
+    """Every directive of a session, numbered from 1, in note order."""
+    out: list[DirectiveInfo] = []
+    for cp in session.checkpoints:
+        for d in cp.directives:
+            out.append(
+                DirectiveInfo(
+                    index=len(out) + 1,
+                    kind=d.kind,
+                    action=d.action,
+                    state=d.state,
+                    consumed_at=d.consumed_at,
+                    checkpoint_at=cp.at,
+                )
+            )
+    for obs in session.observations:
+        parsed = _bm_parse_directive(obs)
+        if parsed is None:
+            continue
+        kind, action, state, consumed_at = parsed
+        out.append(
+            DirectiveInfo(
+                index=len(out) + 1,
+                kind=kind,
+                action=action or None,
+                state=state,
+                consumed_at=consumed_at,
+            )
+        )
+    return out
+
+
+@attrs.frozen(kw_only=True)
+class ConsumeReport:
+    """What :func:`consume_directives` did.
+
+    Attributes:
+        key: the note edited.
+        at: the consumption timestamp written.
+        consumed: the directives flipped (as they were before).
+        remaining: how many directives stay unconsumed.
+    """
+
+    key: str
+    at: str
+    consumed: tuple[DirectiveInfo, ...] = ()
+    remaining: int = 0
+
+
+def _select(infos: Sequence[DirectiveInfo], index: int | None, all_: bool) -> set[int]:
+    open_ = [d.index for d in infos if d.state is DirectiveState.UNCONSUMED]
+    if index is not None:
+        if not any(d.index == index for d in infos):
+            raise ValidationError(f"no directive number {index} (the note has {len(infos)})")
+        return {index} if index in open_ else set()
+    if all_:
+        return set(open_)
+    return {open_[-1]} if open_ else set()
+
+
+def _consume_session(session: Session, chosen: set[int], at: str) -> Session:
+    n = 0
+    checkpoints = []
+    for cp in session.checkpoints:
+        new_ds = []
+        for d in cp.directives:
+            n += 1
+            if n in chosen:
+                status = "consumed" if d.status is not None else None
+                d = attrs.evolve(d, state=DirectiveState.CONSUMED, consumed_at=at, status=status)
+            new_ds.append(d)
+        checkpoints.append(attrs.evolve(cp, directives=tuple(new_ds)))
+    observations = []
+    for obs in session.observations:
+        if _bm_parse_directive(obs) is not None:
+            n += 1
+            if n in chosen:
+                content = _BM_STATE_TAG.sub(" #consumed", " " + obs.content).strip()
+                if "#consumed" not in content:
+                    content += " #consumed"
+                tags = (*(t for t in obs.tags if t != "unconsumed"), "consumed")
+                obs = attrs.evolve(
+                    obs,
+                    content=content,
+                    tags=tuple(dict.fromkeys(tags)),
+                    context=f"consumed at {at}",
+                )
+        observations.append(obs)
+    return attrs.evolve(session, checkpoints=tuple(checkpoints), observations=tuple(observations))
+
+
+def consume_directives(
+    store: Store,
+    key: str | None = None,
+    index: int | None = None,
+    all: bool = False,
+    now: datetime | None = None,
+) -> ConsumeReport:
+    """Mark directives consumed: a one-line header flip each.
+
+    Args:
+        store: the store.
+        key: the note (a key, a session id or short id); default the latest.
+        index: the directive number (1-based, over every directive of the
+            note, as ``session-start`` shows it).
+        all: every unconsumed directive.
+        now: the consumption time (default: now).
+
+    Without ``index`` or ``all`` the newest unconsumed directive is consumed.
+    aiwiki: ``**Dream directive (unconsumed):**`` becomes ``**Dream directive
+    (consumed at <UTC ISO>):**`` and a ``- Status:`` line inside it is updated
+    in place (never appended).
+
+    Raises:
+        NotFoundError: no such note.
+        ValidationError: no directive of that number.
+    """
+    if index is not None and all:
+        raise ValidationError("give a directive number or all, not both")
+    target = find_session(store, key)
+    at = iso_now(now)
+    picked: list[DirectiveInfo] = []
+    left: list[int] = [0]
+
+    def edit(session: Session) -> Session:
+        infos = directives_of(session)
+        chosen = _select(infos, index, all)
+        picked[:] = [d for d in infos if d.index in chosen]
+        left[0] = sum(
+            1 for d in infos if d.state is DirectiveState.UNCONSUMED and d.index not in chosen
+        )
+        return _consume_session(session, chosen, at) if chosen else session
+
+    _update(store, target, edit)
+    return ConsumeReport(key=target, at=at, consumed=tuple(picked), remaining=left[0])
+
+
+# -- add / status ------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class ItemReport:
+    """What :func:`add_item` did: the note, the section field and the text added."""
+
+    key: str
+    kind: str
+    text: str
+    added: bool
+
+
+def _citation(text: str) -> Citation:
+    from ..adapters._aiwiki_parse import parse_citation, parse_citation_lenient
+
+    found = parse_citation(text) or parse_citation_lenient(text)
+    if found is None:
+        raise ValidationError(
+            f"{text!r} is not a citation: write path:line@sha7, path:start-end@sha7 or a path"
+        )
+    if parse_citation(text) is None and found.note == "" and not text.strip().startswith("`"):
+        found = attrs.evolve(found, code=True)
+    return found
+
+
+def add_item(store: Store, kind: str, text: str, session: str | None = None) -> ItemReport:
+    """Add a bullet to a session's section as a minimal edit.
+
+    Args:
+        store: the store.
+        kind: ``next-step``, ``decision``, ``gotcha``, ``question`` or ``file``
+            (a citation ``path:line@sha7``, ``path:start-end@sha7`` or ``path``).
+        text: the bullet text (one line).
+        session: a key, session id or short id; default the latest note.
+
+    The section is created in schema order when absent; its placeholder
+    ``(filled by /wrap)`` is replaced.  Adding a bullet already present does
+    nothing.
+
+    Raises:
+        ValidationError: unknown kind, empty or multi-line text, or a bad citation.
+        NotFoundError: no such note.
+    """
+    field = ADD_KINDS.get(kind)
+    if field is None:
+        raise ValidationError(f"unknown item kind {kind!r} (known: {', '.join(ADD_KINDS)})")
+    clean = text.strip()
+    if not clean or "\n" in clean or "\r" in clean:
+        raise ValidationError("the item text must be one non-empty line")
+    value: Any = _citation(clean) if field == "files_touched" else clean
+    target = find_session(store, session)
+    added = [False]
+
+    def edit(s: Session) -> Session:
+        items = getattr(s, field)
+        if value in items:
+            return s
+        added[0] = True
+        changes: dict[str, Any] = {field: (*items, value)}
+        return attrs.evolve(s, **changes)
+
+    _update(store, target, edit)
+    shown = value.render() if isinstance(value, Citation) else value
+    return ItemReport(key=target, kind=kind, text=shown, added=added[0])
+
+
+@attrs.frozen(kw_only=True)
+class StatusReport:
+    """What :func:`set_status` did: the note, the status before and after, ``ended``."""
+
+    key: str
+    old: Status
+    new: Status
+    ended: str | None
+
+
+def set_status(
+    store: Store,
+    status: Status | str,
+    session: str | None = None,
+    today: date | None = None,
+) -> StatusReport:
+    """Set a session's status (``done`` also sets ``date_end`` / ``ended``).
+
+    aiwiki pages get ``date_end: <today>``; Basic Memory notes get ``ended``
+    as a UTC timestamp and the status word ``closed`` for done.
+    """
+    try:
+        new_status = Status(str(status))
+    except ValueError:
+        raise ValidationError(
+            f"unknown status {status!r} (known: active, done, abandoned)"
+        ) from None
+    target = find_session(store, session)
+    bm = _is_bm(store)
+    day = (today or datetime.now(UTC).date()).isoformat()
+    before: list[Status] = []
+    ended: list[str | None] = [None]
+
+    def edit(s: Session) -> Session:
+        before[:] = [s.status]
+        new = attrs.evolve(s, status=new_status)
+        if new_status is Status.DONE and s.status is not Status.DONE:
+            stamp = iso_now() if bm and today is None else day
+            new = attrs.evolve(new, ended=stamp)
+        ended[0] = new.ended
+        return new
+
+    _update(store, target, edit)
+    return StatusReport(key=target, old=before[0], new=new_status, ended=ended[0])
+
+
+# -- prune ----------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class PruneReport:
+    """What :func:`prune` did (or would do, in a dry run).
+
+    Attributes:
+        abandoned: keys of stale active sessions marked ``abandoned``.
+        deleted: keys of abandoned sessions removed.
+        dry_run: whether nothing was written.
+        unreadable: keys that could not be read (left alone).
+    """
+
+    abandoned: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    dry_run: bool = True
+    unreadable: tuple[str, ...] = ()
+
+
+def _last_activity(key: str, s: Session) -> str | None:
+    days = [v[:10] for v in (s.started, s.ended) if v and re.match(r"\d{4}-\d{2}-\d{2}", v)]
+    days += [cp.at[:10] for cp in s.checkpoints if re.match(r"\d{4}-\d{2}-\d{2}", cp.at)]
+    m = _DATED_KEY.match(key)
+    if m:
+        days.append(m.group(1))
+    return max(days) if days else None
+
+
+def prune(
+    store: Store,
+    abandon_after_days: int,
+    delete_abandoned: bool = False,
+    dry_run: bool = True,
+    today: date | None = None,
+    *,
+    delete_dry_run: bool | None = None,
+) -> PruneReport:
+    """Mark stale ``active`` sessions ``abandoned`` and optionally delete abandoned ones.
+
+    Args:
+        store: the store.
+        abandon_after_days: an active session whose last activity (start,
+            end, newest checkpoint, filename date) is more than this many
+            days before ``today`` becomes ``abandoned``.
+        delete_abandoned: also delete sessions that are (or just became) abandoned.
+        dry_run: report only, write nothing.
+        today: the reference day (default: today, UTC).
+        delete_dry_run: report deletions only (default: ``dry_run``); lets a
+            caller mark for real while only listing what would be deleted.
+    """
+    from .._api import loads
+
+    if abandon_after_days < 0:
+        raise ValidationError("abandon_after_days must not be negative")
+    ref = today or datetime.now(UTC).date()
+    cutoff = (ref - timedelta(days=abandon_after_days)).isoformat()
+    no_delete = dry_run if delete_dry_run is None else delete_dry_run
+    abandoned: list[str] = []
+    deleted: list[str] = []
+    bad: list[str] = []
+    for key, text in store.read_many(store.keys()):
+        if isinstance(text, SessionKitError):
+            bad.append(key)
+            continue
+        try:
+            s = loads(text, path=key)
+        except SessionKitError:
+            bad.append(key)
+            continue
+        status = s.status
+        if status is Status.ACTIVE:
+            last = _last_activity(key, s)
+            if last is not None and last < cutoff:
+                abandoned.append(key)
+                status = Status.ABANDONED
+                if not dry_run:
+
+                    def mark(cur: Session) -> Session:
+                        if cur.status is not Status.ACTIVE:
+                            return cur
+                        return attrs.evolve(cur, status=Status.ABANDONED)
+
+                    _update(store, key, mark)
+        if delete_abandoned and status is Status.ABANDONED:
+            deleted.append(key)
+            if not no_delete:
+                store.delete(key)
+    return PruneReport(
+        abandoned=tuple(abandoned),
+        deleted=tuple(deleted),
+        dry_run=dry_run,
+        unreadable=tuple(bad),
+    )
+
+
+# -- install-hooks ------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class HooksReport:
+    """What :func:`install_hooks` did.
+
+    Attributes:
+        path: the settings file.
+        changed: whether the file was written.
+        added: events whose entry was added.
+        removed: events whose entry was removed.
+    """
+
+    path: str
+    changed: bool
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+def _is_ours(hook: Any, command: str) -> bool:
+    if not isinstance(hook, dict):
+        return False
+    cmd = hook.get("command")
+    if not isinstance(cmd, str):
+        return False
+    words = cmd.split()
+    want = command.split()
+    return words[: len(want)] == want or (
+        len(words) >= len(want)
+        and words[0].endswith("/sessionkit")
+        and words[1 : len(want)] == want[1:]
+    )
+
+
+def _write_json_atomic(path: Path, text: str) -> None:
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def install_hooks(settings_path: str | os.PathLike[str], remove: bool = False) -> HooksReport:
+    """Merge (or with ``remove``, take out) sessionkit's two hook entries in a settings file.
+
+    The entries are ``PreCompact`` → ``sessionkit hook pre-compact`` and
+    ``SessionStart`` → ``sessionkit hook session-start`` (Claude Code's
+    ``{"hooks": {EVENT: [{"matcher": "", "hooks": [{"type": "command",
+    "command": …}]}]}}`` shape).  Installing twice changes nothing; every
+    other key and hook of the file is kept in order; removal drops exactly
+    these commands (and a group, event or ``hooks`` table left empty by it).
+    The file is written atomically, only when it changes.
+
+    Raises:
+        ValidationError: the file is not a JSON object (or ``hooks`` is not one).
+    """
+    from ..errors import ParseError
+
+    path = Path(settings_path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raw = ""
+    if raw.strip():
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            line = getattr(exc, "lineno", None)
+            raise ParseError(f"not valid JSON: {exc}", path=str(path), line=line) from None
+    else:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValidationError("settings must be a JSON object", path=str(path), line=1)
+    hooks = data.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        raise ValidationError("'hooks' must be a JSON object", path=str(path))
+    added: list[str] = []
+    removed: list[str] = []
+    if remove:
+        if hooks:
+            for event, command in HOOK_COMMANDS.items():
+                groups = hooks.get(event)
+                if not isinstance(groups, list):
+                    continue
+                kept_groups = []
+                hit = False
+                for group in groups:
+                    inner = group.get("hooks") if isinstance(group, dict) else None
+                    if isinstance(inner, list) and any(_is_ours(h, command) for h in inner):
+                        hit = True
+                        rest = [h for h in inner if not _is_ours(h, command)]
+                        if rest:
+                            kept_groups.append({**group, "hooks": rest})
+                        continue
+                    kept_groups.append(group)
+                if hit:
+                    removed.append(event)
+                    if kept_groups:
+                        hooks[event] = kept_groups
+                    else:
+                        del hooks[event]
+            if removed and not hooks:
+                del data["hooks"]
+    else:
+        if hooks is None:
+            hooks = data["hooks"] = {}
+        for event, command in HOOK_COMMANDS.items():
+            groups = hooks.get(event)
+            if groups is None:
+                groups = hooks[event] = []
+            if not isinstance(groups, list):
+                raise ValidationError(f"'hooks.{event}' must be a JSON list", path=str(path))
+            present = any(
+                isinstance(g, dict)
+                and isinstance(g.get("hooks"), list)
+                and any(_is_ours(h, command) for h in g["hooks"])
+                for g in groups
+            )
+            if not present:
+                groups.append({"matcher": "", "hooks": [{"type": "command", "command": command}]})
+                added.append(event)
+    changed = bool(added or removed)
+    if changed:
+        _write_json_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return HooksReport(path=str(path), changed=changed, added=tuple(added), removed=tuple(removed))
