@@ -173,6 +173,8 @@ class LocalStorage(Storage):
         self.url = os.fspath(root)
         self.root = os.path.realpath(os.path.abspath(self.url))
         self.lock_timeout = lock_timeout
+        #: paths the last :meth:`list` skipped because they lead outside the root
+        self.refused: list[str] = []
 
     # -- paths ----------------------------------------------------------------
     def _inside(self, real: str) -> bool:
@@ -205,7 +207,7 @@ class LocalStorage(Storage):
         Symlinks whose target is outside the root are skipped and recorded in
         :attr:`refused`.
         """
-        self.refused: list[str] = []
+        self.refused = []
         start = self.resolve(folder) if folder else self.root
         found: list[FileEntry] = []
         prefix = f"{folder}/" if folder else ""
@@ -453,11 +455,11 @@ class FsspecStorage(Storage):
         return f"{self.root}/{path}" if self.root else path
 
     def _rel(self, full: str) -> str:
-        full = full.lstrip("/") if not self.root.startswith("/") else full
-        root = self.root
+        """``full`` (as the filesystem names it) relative to the root."""
+        full, root = full.strip("/"), self.root.strip("/")
         if root and full.startswith(root + "/"):
             return full[len(root) + 1 :]
-        return full
+        return full if not root else ""
 
     # -- reading --------------------------------------------------------------
     def list(self, folder: str = "") -> list[FileEntry]:
