@@ -413,8 +413,32 @@ def _parse_dotted(s: str, i: int = 0) -> tuple[tuple[str, ...], int]:
         return tuple(parts), i
 
 
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string that reads back as ``value`` (control characters escaped)."""
+    out = []
+    for ch in value:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def _render_key(parts: tuple[str, ...]) -> str:
-    return ".".join(p if _BARE_KEY.fullmatch(p) else json.dumps(p) for p in parts)
+    return ".".join(p if _BARE_KEY.fullmatch(p) else _toml_string(p) for p in parts)
 
 
 class _Entry(NamedTuple):
@@ -426,6 +450,15 @@ class _Entry(NamedTuple):
     start: int
     end: int  # exclusive
     value_col: int = 0  # column where a key's value starts
+
+
+def _split(text: str) -> list[str]:
+    """Lines as TOML sees them: split on ``\\n`` only, line ends kept."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
 
 
 def _parses(value_text: str) -> bool:
@@ -504,7 +537,7 @@ def _toml_literal(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _toml_string(value)
     raise ConfigError(f"cannot write a value of type {type(value).__name__}")
 
 
@@ -533,7 +566,7 @@ def edit_toml(text: str, path: tuple[str, ...], value: Any) -> str:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"bad TOML: {exc}") from None
     nl = "\r\n" if "\r\n" in text else "\n"
-    lines = text.splitlines(keepends=True)
+    lines = _split(text)
     entries = _scan(lines)
     literal = _toml_literal(value)
     new_lines: list[str]
@@ -690,7 +723,7 @@ def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _toml_error(exc, text, file) from None
-    entries = _scan(text.splitlines(keepends=True))
+    entries = _scan(_split(text))
     base = Path(file).parent
     layer: _Layer = {}
 

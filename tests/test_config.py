@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessionkit.config import (
     PROJECT_FILE,
@@ -452,3 +454,57 @@ def test_parse_key_forms() -> None:
     )
     with pytest.raises(ConfigError):
         parse_key("storage_options.nodot")
+
+
+# -- the line editor, property-based ------------------------------------------------------------
+
+
+_names = st.sampled_from(["store", "hooks", "limits", "a-b", "s3://x.y", "q r"])
+_keys = st.sampled_from(["url", "layout", "n", "k_2", "with space", "dot.ted"])
+_values = st.one_of(
+    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12),
+    st.integers(-(2**40), 2**40),
+    st.booleans(),
+)
+
+
+@st.composite
+def toml_files(draw: st.DrawFn) -> tuple[str, dict[str, dict[str, object]]]:
+    from sessionkit.config import _render_key, _toml_literal
+
+    data = draw(st.dictionaries(_names, st.dictionaries(_keys, _values, max_size=3), max_size=3))
+    lines = []
+    if draw(st.booleans()):
+        lines.append("# a leading comment")
+    for table, content in data.items():
+        if draw(st.booleans()):
+            lines.append("")
+        lines.append(f"[{_render_key((table,))}]" + draw(st.sampled_from(["", "  # t"])))
+        for key, value in content.items():
+            comment = draw(st.sampled_from(["", " # c", "   # has # hash"]))
+            lines.append(f"{_render_key((key,))} = {_toml_literal(value)}{comment}")
+    text = "\n".join(lines) + ("\n" if lines and draw(st.booleans()) else "")
+    return text, data
+
+
+@settings(max_examples=150, deadline=None)
+@given(toml_files(), _names, _keys, _values)
+def test_edit_toml_sets_one_key_and_keeps_every_other_line(
+    file: tuple[str, dict[str, dict[str, object]]], table: str, key: str, value: object
+) -> None:
+    import difflib
+    import tomllib
+
+    text, data = file
+    new = edit_toml(text, (table, key), value)
+    expected = {t: dict(c) for t, c in data.items()}
+    expected.setdefault(table, {})[key] = value
+    assert tomllib.loads(new) == expected
+    from sessionkit.config import _split
+
+    old_lines = [line.rstrip("\n") for line in _split(text)]
+    new_lines = [line.rstrip("\n") for line in _split(new)]
+    removed = [x for x in difflib.ndiff(old_lines, new_lines) if x.startswith("- ")]
+    added = [x for x in difflib.ndiff(old_lines, new_lines) if x.startswith("+ ")]
+    assert len(removed) <= 1
+    assert len(added) <= (1 if table in data else 3)
