@@ -634,6 +634,259 @@ def config_path(as_json: bool) -> None:
         click.echo(f"{label}: {path}{'' if path.is_file() else '  (absent)'}")
 
 
+# -- session lifecycle (directive, add, status, prune, install-hooks) ------------------------
+
+
+def _lifecycle() -> Any:
+    import importlib
+
+    return importlib.import_module("sessionkit.ops.lifecycle")
+
+
+def _report_json(report: Any) -> str:
+    import attrs
+
+    return json.dumps(attrs.asdict(report), indent=2, ensure_ascii=False, default=str)
+
+
+def _hook_store(
+    store: str | None, layout: str | None, fmt: str | None, storage_option: Sequence[str]
+) -> Any:
+    """The store the hooks write to (``--store``, else ``hooks.store``, else the default)."""
+    from .config import hook_store_url
+
+    state = _state()
+    url = store or hook_store_url(state.config, state.directory)
+    return _open_store(url, layout, fmt, storage_option)
+
+
+def _page_store(
+    page: str | None,
+    store: str | None,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: Sequence[str],
+) -> tuple[Any, str | None]:
+    """(store, note) for PAGE: a note file on disk opens the store around it."""
+    if page and page.endswith(".md") and not _is_url(page) and Path(_local(page)).is_file():
+        full = Path(_local(page)).resolve()
+        parts = full.parts
+        for i in range(len(parts) - 2, 0, -1):
+            if parts[i] == "aiwiki" and i + 1 < len(parts) and parts[i + 1] == "sessions":
+                root = str(Path(*parts[:i]))
+                key = "/".join(parts[i + 2 :])
+                return _open_store(root, layout or "aiwiki", fmt, storage_option), key
+        if full.parent.name == "sessions":
+            root = str(full.parent.parent)
+            return _open_store(root, layout or "basic-memory", fmt, storage_option), full.name
+        raise Failure(f"{page}: not under aiwiki/sessions/ or a Basic Memory sessions/ folder")
+    return _hook_store(store, layout, fmt, storage_option), page
+
+
+_STORE_HELP = "Store path or URL (default: the hooks' store: hooks.store, else the configured one)."
+
+
+@cli.group(cls=_Group)
+def directive() -> None:
+    """Act on checkpoint directives (Dream directives written by pre-compact)."""
+
+
+@directive.command(name="consume")
+@click.argument("page", required=False)
+@click.option("--all", "all_", is_flag=True, help="Consume every unconsumed directive.")
+@click.option("--index", type=click.IntRange(min=1), metavar="N", help="Consume directive N.")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def directive_consume(
+    page: str | None,
+    all_: bool,
+    index: int | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Flip unconsumed directives to (consumed at <UTC ISO>).
+
+    PAGE is a note file, a key or a session id (default: the latest note).
+    Without --all or --index the newest unconsumed directive is consumed;
+    N is the number `sessionkit hook session-start` shows.
+    """
+    if all_ and index is not None:
+        raise click.UsageError("give --all or --index, not both")
+    target, key = _page_store(page, store, layout, fmt, storage_option)
+    report = _lifecycle().consume_directives(target, key, index=index, all=all_)
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    if not report.consumed:
+        click.echo(f"{report.key}: no unconsumed directive to consume")
+        return
+    for d in report.consumed:
+        click.echo(f"{report.key}: [{d.index}] {d.kind} directive consumed at {report.at}")
+    if report.remaining:
+        click.echo(f"{report.key}: {report.remaining} unconsumed directive(s) left")
+
+
+@cli.command(name="add")
+@click.argument("kind", type=click.Choice(["next-step", "decision", "gotcha", "question", "file"]))
+@click.argument("text", nargs=-1, required=True)
+@click.option("--session", metavar="ID", help="Note key, session id or short id (default: latest).")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def add(
+    kind: str,
+    text: tuple[str, ...],
+    session: str | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Add a bullet to a session's section (a minimal edit).
+
+    KIND picks the section: next-step, decision, gotcha, question, or file
+    (TEXT is a citation path:line@sha7, path:start-end@sha7 or a path).
+    """
+    target = _hook_store(store, layout, fmt, storage_option)
+    report = _lifecycle().add_item(target, kind, " ".join(text), session=session)
+    if as_json:
+        click.echo(_report_json(report))
+    elif report.added:
+        click.echo(f"{report.key}: {kind} added: {report.text}")
+    else:
+        click.echo(f"{report.key}: {kind} already present: {report.text}")
+
+
+@cli.command(name="status")
+@click.argument("status", type=click.Choice(["done", "abandoned", "active"]))
+@click.option("--session", metavar="ID", help="Note key, session id or short id (default: latest).")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def status_(
+    status: str,
+    session: str | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Set a session's status; done also sets date_end (Basic Memory: ended)."""
+    target = _hook_store(store, layout, fmt, storage_option)
+    report = _lifecycle().set_status(target, status, session=session)
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    ended = f", ended {report.ended}" if report.ended and status == "done" else ""
+    click.echo(f"{report.key}: {report.old} -> {report.new}{ended}")
+
+
+_AGE = re.compile(r"^(\d+)([dw]?)$")
+
+
+def _days(value: str) -> int:
+    m = _AGE.match(value.strip())
+    if not m:
+        raise click.BadParameter(
+            f"{value!r} is not an age like 14d or 2w", param_hint="--abandon-after"
+        )
+    return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
+
+
+@cli.command(name="prune")
+@click.argument("root", required=False)
+@click.option(
+    "--abandon-after",
+    "abandon_after",
+    required=True,
+    metavar="AGE",
+    help="Mark active sessions with no activity for AGE (14d, 2w) as abandoned.",
+)
+@click.option("--delete-abandoned", is_flag=True, help="Also delete abandoned sessions.")
+@click.option("--yes", is_flag=True, help="Really delete (without it, deletions are only listed).")
+@click.option("--dry-run", is_flag=True, help="Change nothing; only report.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def prune_(
+    root: str | None,
+    abandon_after: str,
+    delete_abandoned: bool,
+    yes: bool,
+    dry_run: bool,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Mark stale active sessions abandoned; with --delete-abandoned --yes, delete them.
+
+    ROOT defaults to the configured store.  Deleting is destructive, so
+    without --yes it is a dry run that lists what would go.
+    """
+    target = _open_store(root, layout, fmt, storage_option)
+    report = _lifecycle().prune(
+        target,
+        _days(abandon_after),
+        delete_abandoned=delete_abandoned,
+        dry_run=dry_run,
+        delete_dry_run=dry_run or not yes,
+    )
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    verb = "would mark" if dry_run else "marked"
+    for key in report.abandoned:
+        click.echo(f"{key}: {verb} abandoned")
+    gone = "would delete" if (dry_run or not yes) else "deleted"
+    for key in report.deleted:
+        click.echo(f"{key}: {gone}")
+    if report.deleted and not yes:
+        click.echo("sessionkit: nothing deleted; add --yes to delete", err=True)
+    for key in report.unreadable:
+        click.echo(f"sessionkit: {key}: unreadable, left alone", err=True)
+
+
+@cli.command(name="install-hooks")
+@click.option(
+    "--project",
+    "scope",
+    flag_value="project",
+    default=True,
+    help="The repository's .claude/settings.json (default).",
+)
+@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json.")
+@click.option("--remove", is_flag=True, help="Take sessionkit's two hook entries out.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
+    """Merge the PreCompact and SessionStart hook entries into Claude Code settings.
+
+    Idempotent; every other key and hook is kept; --remove takes out exactly
+    the two entries.
+    """
+    from .config import repository_root
+
+    if scope == "user":
+        settings = Path(os.path.expanduser("~")) / ".claude" / "settings.json"
+    else:
+        settings = repository_root(_state().directory) / ".claude" / "settings.json"
+    report = _lifecycle().install_hooks(settings, remove=remove)
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    if not report.changed:
+        state = "not installed" if remove else "already installed"
+        click.echo(f"{report.path}: unchanged ({state})")
+        return
+    done = report.removed if remove else report.added
+    click.echo(f"{report.path}: {'removed' if remove else 'added'} {', '.join(done)}")
+
+
 # -- entry -----------------------------------------------------------------------------------
 
 

@@ -751,8 +751,8 @@ def _citation(text: str) -> Citation:
         raise ValidationError(
             f"{text!r} is not a citation: write path:line@sha7, path:start-end@sha7 or a path"
         )
-    if parse_citation(text) is None and found.note == "" and not text.strip().startswith("`"):
-        found = attrs.evolve(found, code=True)
+    if not found.code:
+        found = attrs.evolve(found, code=True)  # written as `path:line@sha7`, as the schema shows
     return found
 
 
