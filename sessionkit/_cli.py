@@ -887,6 +887,108 @@ def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
     click.echo(f"{report.path}: {'removed' if remove else 'added'} {', '.join(done)}")
 
 
+# -- migrate ------------------------------------------------------------------------------
+
+
+def _migrate_progress(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, list[Any]]:
+    """A progress callback drawing a bar on stderr (only when stderr is a terminal)."""
+    if not enabled:
+        return None, []
+    holder: list[Any] = []
+
+    def progress(done: int, total: int, key: str) -> None:
+        if not holder:
+            bar = click.progressbar(length=total, label="migrating", file=sys.stderr)
+            bar.__enter__()
+            holder[:] = [bar, 0]
+        bar, shown = holder
+        bar.update(done - shown)
+        holder[1] = done
+
+    return progress, holder
+
+
+@cli.command(name="migrate")
+@click.argument("root")
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(["aiwiki-v2", "aiwiki-v1"]),
+    default="aiwiki-v2",
+    show_default=True,
+    help="Target schema version.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
+@click.option(
+    "--backup",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Copy each original to DIR (same relative path) before replacing it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Worker processes for a local wiki (default: number of cores).",
+)
+@click.option(
+    "--storage-option",
+    "-o",
+    "storage_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
+)
+def migrate_(
+    root: str,
+    to: str,
+    dry_run: bool,
+    backup: str | None,
+    as_json: bool,
+    jobs: int | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Migrate every aiwiki session page under ROOT between schema versions.
+
+    Each page changes only in the frontmatter lines the schema names
+    (schema_version, session_id: ~) and is replaced atomically; pages already
+    at the target are left alone, so a rerun finishes an interrupted run.
+    Exit 0 when every page is at the target afterwards, 1 when some failed
+    (each is reported as path:line: reason and left untouched), 2 when ROOT
+    is unusable.
+    """
+    from .ops.migrate import migrate
+
+    if not _is_url(root) and not os.path.isdir(_local(root)):
+        raise Failure(f"{root}: no such folder")
+    store = _open_store(root, "aiwiki", None, storage_option)
+    progress, holder = _migrate_progress(sys.stderr.isatty() and not as_json)
+    try:
+        report = migrate(store, to=to, dry_run=dry_run, backup=backup, progress=progress, jobs=jobs)
+    finally:
+        if holder:
+            holder[0].__exit__(None, None, None)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        _exit(OK if report.ok else FINDINGS)
+    base = str(getattr(getattr(store, "storage", None), "url", store.url)).rstrip("/")
+    for diff in report.diffs:
+        click.echo(diff, nl=False)
+    for item in report.failed:
+        where = f"{base}/{item.path}" + (f":{item.line}" if item.line is not None else "")
+        click.echo(f"{where}: error: {item.reason}", err=dry_run)
+    counts = report.counts()
+    verb = "would migrate" if dry_run else "migrated"
+    click.echo(
+        f"{base}: {verb} {counts['migrated']}, already current {counts['current']}, "
+        f"failed {counts['failed']} (to {to})",
+        err=dry_run,
+    )
+    _exit(OK if report.ok else FINDINGS)
+
+
 # -- entry -----------------------------------------------------------------------------------
 
 

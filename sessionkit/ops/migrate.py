@@ -224,14 +224,10 @@ def _save_backup(backup: Path, path: str, text: str) -> None:
                 os.unlink(tmp)
         _fsync_dir(target.parent)
     except OSError as exc:
-        raise StoreError(
-            f"cannot back up to {target}: {exc.strerror or exc}", path=path
-        ) from None
+        raise StoreError(f"cannot back up to {target}: {exc.strerror or exc}", path=path) from None
 
 
-def _migrate_one(
-    store: Store, key: str, to: str, dry_run: bool, backup: Path | None
-) -> FileResult:
+def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | None) -> FileResult:
     """Migrate one page (or, in a dry run, diff it); never raises for bad input."""
     from .._api import read_document
     from ..adapters.aiwiki import migrate_document
@@ -416,9 +412,7 @@ def migrate(
         ValueError: ``jobs`` is below 1.
     """
     if to not in TARGETS:
-        raise UnsupportedFormatError(
-            f"cannot migrate to {to!r}; targets are {', '.join(TARGETS)}"
-        )
+        raise UnsupportedFormatError(f"cannot migrate to {to!r}; targets are {', '.join(TARGETS)}")
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     store = _open(store_or_path)
