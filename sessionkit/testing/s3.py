@@ -17,7 +17,8 @@ The server answers real S3 requests (conditional ``If-None-Match`` and
   concurrent writers a second PUT could slip between them, which real S3
   never allows;
 * every request is recorded in :attr:`MotoS3.requests` as ``(method, path,
-  query)``, so tests can count listing calls and reads.
+  query)``, so tests can count listing calls and reads;
+* an optional emulated round-trip ``latency`` per request (for benchmarks).
 
 Needs ``moto[server]`` and ``s3fs`` (test dependencies).
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -49,10 +51,11 @@ class MotoS3:
         requests: ``(method, path, query)`` of every request served, in order.
     """
 
-    def __init__(self, *, serialize: bool = True) -> None:
+    def __init__(self, *, serialize: bool = True, latency: float = 0.0) -> None:
         from moto.server import ThreadedMotoServer
 
         self.serialize = serialize
+        self.latency = latency
         self.requests: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -66,6 +69,8 @@ class MotoS3:
                 str(environ.get("PATH_INFO", "")),
                 str(environ.get("QUERY_STRING", "")),
             )
+            if self.latency:  # an emulated network round trip (overlaps across requests)
+                time.sleep(self.latency)
             if self.serialize:
                 with self._lock:
                     self.requests.append(entry)
@@ -139,8 +144,14 @@ class MotoS3:
 
 
 @contextmanager
-def moto_s3(*, serialize: bool = True) -> Iterator[MotoS3]:
+def moto_s3(*, serialize: bool = True, latency: float = 0.0) -> Iterator[MotoS3]:
     """Start a moto S3 server on 127.0.0.1 (free port) for the duration of the block.
+
+    Args:
+        serialize: handle one request at a time (makes moto's conditional
+            PUTs atomic, as on real S3); turn off to let requests overlap.
+        latency: seconds each request waits before it is served, to emulate
+            a network round trip (benchmarks).
 
     Dummy AWS credentials are put in the environment while it runs, so no
     real credentials are ever picked up.
