@@ -435,6 +435,8 @@ class FsspecStorage(Storage):
     """
 
     _process_locks: ClassVar[dict[int, threading.RLock]] = {}
+    #: whether folders must exist before a file is written in them
+    _makes_dirs = True
 
     def __init__(self, fs: Any, root: str, *, url: str, single_writer: bool = False) -> None:
         self.fs = fs
@@ -567,8 +569,9 @@ class FsspecStorage(Storage):
         full = self.full(path)
         parent = full.rsplit("/", 1)[0]
         try:
-            with contextlib.suppress(Exception):
-                self.fs.makedirs(parent, exist_ok=True)
+            if self._makes_dirs:
+                with contextlib.suppress(Exception):
+                    self.fs.makedirs(parent, exist_ok=True)
             if create:
                 self.fs.pipe_file(full, data, mode="create")
             else:
@@ -644,6 +647,8 @@ class S3Storage(FsspecStorage):
     Args:
         max_attempts: compare-and-swap attempts before giving up.
     """
+
+    _makes_dirs = False  # object stores have no folders (and makedirs may create buckets)
 
     def __init__(self, fs: Any, root: str, *, url: str, max_attempts: int = 64) -> None:
         super().__init__(fs, root, url=url)
