@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.backends import check_key
@@ -155,3 +158,23 @@ def test_no_temp_or_lock_file_is_a_note(tmp_path: Path) -> None:
     names = sorted(p.name for p in folder.iterdir())
     assert names == [".sessionkit.lock", "2026-05-18-aaaaaaa.md"]
     assert store.keys() == ["2026-05-18-aaaaaaa.md"]
+
+
+_SEGMENTS = st.sampled_from(
+    ["..", ".", "", "a", "b.md", "/", "\\", "\x00", "con", "C:", "~", "é", " ", "%2e%2e"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SEGMENTS, min_size=1, max_size=6).map("/".join) | st.text(max_size=40))
+def test_any_key_is_refused_or_stays_inside(tmp_path_factory: Any, key: str) -> None:
+    from sessionkit.backends._storage import LocalStorage
+
+    root = tmp_path_factory.getbasetemp() / "prop-root"
+    storage = LocalStorage(root)
+    try:
+        full = storage.resolve(key)
+    except PathSafetyError:
+        return
+    real = os.path.realpath(full)
+    assert real.startswith(storage.root + os.sep)
