@@ -50,7 +50,7 @@ TARGETS = ("aiwiki-v1", "aiwiki-v2")
 AUTO_PARALLEL_MIN = 256
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """What happened to one page."""
 
     #: rewritten to the target version (in a dry run: would be)

@@ -1,4 +1,4 @@
-"""sessionkit.migrate over a store: minimal edits, idempotence, dry run, backup, failures, --jobs."""
+"""sessionkit.migrate over a store: minimal edits, idempotence, dry run, backup, failures, jobs."""
 
 from __future__ import annotations
 
@@ -21,9 +21,15 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "aiwiki-v1"
 SESSIONS = Path("aiwiki") / "sessions"
 BOM = b"\xef\xbb\xbf"
 
-BROKEN_YAML = b"---\nschema_id: session\nschema_version: 1\nstatus: done: bad\nfocus: x\n---\n\n## Next steps\n\n- a\n"
+BROKEN_YAML = (
+    b"---\nschema_id: session\nschema_version: 1\nstatus: done: bad\nfocus: x\n---\n"
+    b"\n## Next steps\n\n- a\n"
+)
 BAD_UTF8 = b"---\nschema_id: session\nschema_version: 1\nstatus: done\nfocus: caf\xe9\n---\n"
-NO_VERSION = b"---\nschema_id: session\nstatus: done\ndate_start: 2026-01-01\nfocus: x\n---\n\n## Next steps\n\n- a\n"
+NO_VERSION = (
+    b"---\nschema_id: session\nstatus: done\ndate_start: 2026-01-01\nfocus: x\n---\n"
+    b"\n## Next steps\n\n- a\n"
+)
 
 
 def corpus_pages() -> list[Path]:
