@@ -1,0 +1,1200 @@
+"""Lossless conversion between aiwiki session pages and Basic Memory session notes.
+
+Two entry points:
+
+* :func:`convert_text` converts one note's text (``to="basic-memory"`` or
+  ``to="aiwiki-v2"``);
+* :func:`convert` converts every note of a store into another store and
+  returns a :class:`ConversionReport`; it is idempotent (a second run writes
+  nothing) and never overwrites a target note edited by hand since the last
+  conversion unless ``force=True``.
+
+How a field maps (the full table is in ``docs/converting.md``):
+
+* what both formats hold maps onto its counterpart (``session_id`` ↔
+  ``claude_session_id``, decisions ↔ ``[decision]`` observations, …);
+* what only one format holds travels in a **namespaced carrier** in the other
+  and comes back when converting back: frontmatter keys ``bm_*`` in aiwiki
+  pages (``bm_title``, ``bm_status``, ``bm_started``, ``bm_project``, …, and
+  ``bm_<key>`` for every other Basic Memory key), sections ``## bm:
+  Observations`` / ``## bm: Relations``; in Basic Memory notes frontmatter
+  keys ``aiwiki_*`` (``aiwiki_status``, ``aiwiki_<key>`` for unknown aiwiki
+  keys) and sections ``## aiwiki: Checkpoints`` / ``## aiwiki: Files
+  touched``;
+* a value the converter had to invent for the target to be valid (Basic
+  Memory's required ``project``, aiwiki's required ``focus``…) is recorded
+  in ``aiwiki_sessionkit`` / ``bm_sessionkit`` (JSON) and dropped on the way
+  back.
+
+Every conversion is checked by reading the target back and mapping it home
+again; when that does not give the source's facts exactly (a multi-line
+bullet Basic Memory cannot hold, a key that collides with a carrier…) the
+whole session rides along as JSON in the ``*_sessionkit`` carrier, so nothing
+is ever lost.  The report lists such notes under ``carried``.
+
+Idempotence and conflicts use a manifest dotfile in the target's notes folder
+(``.sessionkit-convert.json``; dotfiles are ignored by Basic Memory and by
+sessionkit listings) recording the SHA-256 of every note the converter wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..document import Document, parse
+from ..errors import (
+    FormatError,
+    NotFoundError,
+    SessionKitError,
+    StoreError,
+    UnsupportedFormatError,
+    ValidationError,
+)
+from ..model import ExtraSection, Link, Observation, Session, Status
+
+if TYPE_CHECKING:
+    from ..backends import Store
+
+__all__ = [
+    "AIWIKI",
+    "BASIC_MEMORY",
+    "MANIFEST_NAME",
+    "ConversionIssue",
+    "ConversionReport",
+    "convert",
+    "convert_text",
+    "target_key",
+]
+
+#: the aiwiki format conversions write
+AIWIKI = "aiwiki-v2"
+#: the Basic Memory format
+BASIC_MEMORY = "basic-memory"
+#: manifest of what the converter wrote, in the target's notes folder
+MANIFEST_NAME = ".sessionkit-convert.json"
+
+#: carrier prefixes: aiwiki-only things in Basic Memory notes, and the reverse
+BM_SIDE = "aiwiki_"
+AW_SIDE = "bm_"
+#: the JSON carrier of restore information
+BM_META = BM_SIDE + "sessionkit"
+AW_META = AW_SIDE + "sessionkit"
+#: section-title prefixes for carried and escaped sections
+BM_SECTION = "aiwiki: "
+AW_SECTION = "bm: "
+#: Basic Memory sections that carry aiwiki checkpoints and citations
+BM_CHECKPOINTS = BM_SECTION + "Checkpoints"
+BM_FILES = BM_SECTION + "Files touched"
+#: aiwiki sections that carry Basic Memory observations and relations
+AW_OBSERVATIONS = AW_SECTION + "Observations"
+AW_RELATIONS = AW_SECTION + "Relations"
+
+#: aiwiki sections with a model field (a Basic Memory section of that name is escaped)
+_AW_KNOWN = (
+    "Checkpoints",
+    "Files touched",
+    "Decisions made",
+    "Gotchas surfaced",
+    "Open questions",
+    "Next steps",
+)
+#: Basic Memory sections that hold facts (an aiwiki section of that name is escaped)
+_BM_KNOWN = ("Observations", "Relations")
+#: canonical Basic Memory status word for a model status (abandoned has none)
+_BM_WORD = {Status.ACTIVE: "open", Status.DONE: "closed"}
+#: aiwiki list fields and the observation category each maps to
+_LIST_CATEGORIES = {
+    "decisions": ("decision", "Decisions made"),
+    "gotchas": ("problem", "Gotchas surfaced"),
+    "questions": ("question", "Open questions"),
+    "next_steps": ("next_step", "Next steps"),
+}
+#: Basic Memory sections carrying an aiwiki list Basic Memory cannot hold as observations
+_BM_LIST_CARRIERS = {BM_SECTION + title: name for name, (_, title) in _LIST_CATEGORIES.items()}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_ABSENT: Any = object()
+_TITLE_FOCUS_MAX = 80
+
+
+# ----------------------------------------------------------------------------- pivot
+
+
+@attrs.frozen(kw_only=True)
+class _Pivot:
+    """A session in format-neutral form: the model plus what the model cannot say.
+
+    ``session.extra`` is empty; unknown frontmatter keys are split by home
+    format (``aw_extra`` read from aiwiki, ``bm_extra`` read from Basic
+    Memory) so each goes back to its own format under its own name.
+    ``bm_status`` is Basic Memory's status word when it is not the one
+    :data:`_BM_WORD` gives (``resumed``), or ``None`` when the note had none.
+    """
+
+    session: Session
+    aw_extra: Mapping[str, Any] = attrs.field(factory=dict)
+    bm_extra: Mapping[str, Any] = attrs.field(factory=dict)
+    bm_status: Any = _ABSENT
+
+    def key(self) -> str:
+        """A canonical JSON text of every fact, for equality checks."""
+        from ..serialize import to_dict
+
+        return json.dumps(
+            {
+                "session": to_dict(self.session),
+                "aw_extra": list(self.aw_extra.items()),
+                "bm_extra": list(self.bm_extra.items()),
+                "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+
+    def dump(self) -> str:
+        """The whole pivot as one JSON text (the fallback carrier)."""
+        from ..serialize import to_dict
+
+        data: dict[str, Any] = {
+            "session": to_dict(self.session),
+            "aw_extra": dict(self.aw_extra),
+            "bm_extra": dict(self.bm_extra),
+        }
+        if self.bm_status is not _ABSENT:
+            data["bm_status"] = self.bm_status
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load_pivot(data: Mapping[str, Any], path: str | None) -> _Pivot:
+    from ..serialize import from_dict
+
+    try:
+        session = from_dict(data["session"])
+        return _Pivot(
+            session=session,
+            aw_extra=dict(data.get("aw_extra") or {}),
+            bm_extra=dict(data.get("bm_extra") or {}),
+            bm_status=data.get("bm_status", _ABSENT),
+        )
+    except (KeyError, TypeError, AttributeError, ValidationError) as exc:
+        raise FormatError(f"unusable conversion carrier: {exc}", path=path, line=1) from None
+
+
+def _meta_json(value: Any, key: str, path: str | None) -> dict[str, Any]:
+    if value is None:
+        return {}
+    try:
+        data = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise FormatError(f"{key} is not a JSON object", path=path, line=1)
+    return data
+
+
+def derived_title(session: Session) -> str:
+    """The title a note gets in Basic Memory when the session has none.
+
+    ``Session {start} {id7} — {focus}``: start date or time, the short id,
+    then the focus (whitespace folded, clipped to 80 characters; left out
+    when it is ``unset`` or empty).
+    """
+    parts = ["Session"]
+    if session.started:
+        parts.append(session.started.replace("T", " ").rstrip("Z")[:19])
+    if session.short_id:
+        parts.append(session.short_id)
+    title = " ".join(parts)
+    focus = " ".join((session.focus or "").split())
+    if focus and focus != "unset":
+        title += " — " + focus[:_TITLE_FOCUS_MAX].rstrip()
+    return title
+
+
+def _escape_title(title: str, known: Sequence[str], prefix: str) -> str:
+    return prefix + title if title in known or title.startswith(prefix) else title
+
+
+def _unescape_title(title: str, prefix: str) -> str:
+    return title[len(prefix) :] if title.startswith(prefix) else title
+
+
+# ----------------------------------------------------------------------------- aiwiki side
+
+
+def _aiwiki_adapter(doc: Document) -> Any:
+    from ..adapters import detect_format, get_adapter
+
+    try:
+        name = detect_format(doc)
+    except SessionKitError:
+        name = AIWIKI
+    if not name.startswith("aiwiki"):
+        name = AIWIKI
+    return get_adapter(name)
+
+
+def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
+    from ..adapters._bm_grammar import parse_facts
+
+    facts = parse_facts(body.split("\n")) if body else None
+    if facts is None:
+        return [], []
+    return list(facts.observations), list(facts.relations)
+
+
+def pivot_from_aiwiki(doc: Document) -> _Pivot:
+    """Read an aiwiki page and undo the carriers a conversion put there."""
+    session = _aiwiki_adapter(doc).read(doc)
+    extra = dict(session.extra)
+    meta = _meta_json(extra.pop(AW_META, None), AW_META, doc.path)
+    if "pivot" in meta:
+        return _load_pivot(meta["pivot"], doc.path)
+    fields: dict[str, Any] = {}
+    aw_extra: dict[str, Any] = {}
+    bm_extra: dict[str, Any] = {}
+    bm_status: Any = _ABSENT
+    carried = {
+        "bm_title",
+        "bm_status",
+        "bm_started",
+        "bm_ended",
+        "bm_project",
+        "bm_cwd",
+        "bm_tags",
+        "bm_focus",
+    }
+    for key, value in extra.items():
+        if key in carried:
+            continue
+        if key.startswith(AW_SIDE):
+            bm_extra[key[len(AW_SIDE) :]] = value
+        else:
+            aw_extra[key] = value
+    if "bm_status" in extra:
+        bm_status = extra["bm_status"]
+    for name in ("started", "ended"):
+        if "bm_" + name in extra:
+            raw = extra["bm_" + name]
+            fields[name] = None if raw is None else str(raw)
+    for name in ("project", "cwd"):
+        if "bm_" + name in extra:
+            raw = extra["bm_" + name]
+            fields[name] = None if raw is None else str(raw)
+    if "bm_tags" in extra:
+        from ..adapters.basic_memory import parse_bm_tags
+
+        fields["tags"] = parse_bm_tags(extra["bm_tags"])
+    title: str | None = None
+    if "bm_focus" in extra:
+        if extra["bm_focus"] == "title":
+            title = session.focus
+        fields["focus"] = None
+    if "bm_title" in extra:
+        raw = extra["bm_title"]
+        title = None if raw is None else str(raw)
+    fields["title"] = title
+    sections: list[ExtraSection] = []
+    observations: list[Observation] = []
+    relations: list[Link] = []
+    summary: str | None = None
+    context: list[str] = []
+    from ..adapters.basic_memory import _link_of, _observation_of
+
+    for sec in session.sections:
+        if sec.title == AW_OBSERVATIONS:
+            for obs in _parse_bm_lines(sec.body)[0]:
+                if obs.category == "summary" and summary is None:
+                    summary = obs.text
+                elif obs.category == "context":
+                    context.append(obs.text)
+                else:
+                    observations.append(_observation_of(obs))
+        elif sec.title == AW_RELATIONS:
+            relations.extend(_link_of(rel) for rel in _parse_bm_lines(sec.body)[1])
+        else:
+            sections.append(
+                attrs.evolve(sec, title=_unescape_title(sec.title, AW_SECTION))
+                if sec.title
+                else sec
+            )
+    session = attrs.evolve(
+        session,
+        extra={},
+        sections=tuple(sections),
+        observations=tuple(observations),
+        relations=tuple(relations),
+        summary=summary,
+        context=tuple(context),
+        origin=None,
+        **fields,
+    )
+    return _Pivot(session=session, aw_extra=aw_extra, bm_extra=bm_extra, bm_status=bm_status)
+
+
+def _aiwiki_date(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if _DATE.match(value):
+        return value
+    m = _DATE_PREFIX.match(value)
+    return m.group(1) if m else None
+
+
+def _bm_fact_lines(session: Session) -> tuple[list[str], list[str]]:
+    from ..adapters.basic_memory import (
+        _render_category,
+        _render_observation,
+        _render_relation,
+    )
+
+    obs: list[str] = []
+    if session.summary is not None:
+        obs.append(_render_category("summary", session.summary))
+    obs.extend(_render_category("context", t) for t in session.context)
+    obs.extend(_render_observation(o) for o in session.observations)
+    rels = [_render_relation(link) for link in session.relations]
+    return obs, rels
+
+
+def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
+    s = pivot.session
+    extra: dict[str, Any] = dict(pivot.aw_extra)
+    for key, value in pivot.bm_extra.items():
+        extra[AW_SIDE + key] = value
+    if pivot.bm_status is not _ABSENT:
+        extra["bm_status"] = pivot.bm_status
+    started = _aiwiki_date(s.started)
+    if s.started is None or started != s.started:
+        extra["bm_started"] = s.started
+    if started is None:
+        started = _aiwiki_date(s.ended) or _aiwiki_date(_date_in(s.title)) or today
+    ended = _aiwiki_date(s.ended)
+    if s.ended is not None and ended != s.ended:
+        extra["bm_ended"] = s.ended
+    focus = s.focus
+    title_done = s.title is None
+    if focus is None:
+        if s.title is not None and s.title.strip() and "\n" not in s.title:
+            focus, title_done = s.title, True
+            extra["bm_focus"] = "title"
+        else:
+            focus = "unset"
+            extra["bm_focus"] = None
+    if not title_done:
+        extra["bm_title"] = s.title
+    if s.project is not None:
+        extra["bm_project"] = s.project
+    if s.cwd is not None:
+        extra["bm_cwd"] = s.cwd
+    if s.tags:
+        extra["bm_tags"] = list(s.tags)
+    sections = [
+        attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
+        if sec.title
+        else sec
+        for sec in s.sections
+    ]
+    obs, rels = _bm_fact_lines(s)
+    if obs:
+        sections.append(ExtraSection(title=AW_OBSERVATIONS, body="\n" + "\n".join(obs)))
+    if rels:
+        sections.append(ExtraSection(title=AW_RELATIONS, body="\n" + "\n".join(rels)))
+    return attrs.evolve(
+        s,
+        started=started,
+        ended=ended,
+        focus=focus,
+        title=None,
+        summary=None,
+        project=None,
+        cwd=None,
+        context=(),
+        tags=(),
+        observations=(),
+        relations=(),
+        extra=extra,
+        sections=tuple(sections),
+        origin=None,
+    )
+
+
+def _date_in(text: str | None) -> str | None:
+    if not text:
+        return None
+    m = re.search(r"\d{4}-\d{2}-\d{2}", text)
+    return m.group(0) if m else None
+
+
+def _render_aiwiki(session: Session) -> tuple[str, str]:
+    from ..adapters import get_adapter
+    from ..backends.aiwiki import safe_id7
+
+    text = str(get_adapter(AIWIKI).write(session).text)
+    return f"{session.started}-{safe_id7(session.id)}.md", text
+
+
+def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
+    s = pivot.session
+    minimal = _Pivot(
+        session=Session(id=s.id, status=s.status, focus=s.focus, started=s.started, ended=s.ended),
+    )
+    base = _to_aiwiki_session(minimal, today)
+    extra = {k: v for k, v in base.extra.items()}
+    extra[AW_META] = json.dumps(
+        {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
+    )
+    return attrs.evolve(base, extra=extra)
+
+
+# ----------------------------------------------------------------------------- Basic Memory side
+
+
+def _fact_section_lines(doc: Document) -> set[int]:
+    out: set[int] = set()
+    for sec in doc.sections:
+        if sec.title in _BM_KNOWN:
+            out.update(range(sec.start, sec.end))
+    return out
+
+
+def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
+    """Read a Basic Memory note and undo the carriers a conversion put there.
+
+    Facts are taken from the ``## Observations`` and ``## Relations``
+    sections only; facts Basic Memory finds in prose stay in their section.
+    """
+    from ..adapters._bm_grammar import parse_facts
+    from ..adapters._bm_permalink import generate_permalink
+    from ..adapters.basic_memory import (
+        _CATEGORY_FIELDS,
+        _link_of,
+        _observation_of,
+        note_path,
+    )
+    from ..adapters.basic_memory import (
+        BASIC_MEMORY as ADAPTER,
+    )
+
+    session = ADAPTER.read(doc)
+    meta = doc.meta
+    extra = dict(session.extra)
+    carrier = _meta_json(extra.pop(BM_META, None), BM_META, doc.path)
+    if "pivot" in carrier:
+        return _load_pivot(carrier["pivot"], doc.path)
+    raw_status = meta.get("status", _ABSENT)
+    status = session.status
+    bm_status: Any = _ABSENT
+    aw_status = extra.pop(BM_SIDE + "status", _ABSENT)
+    if aw_status is not _ABSENT:
+        try:
+            status = Status(str(aw_status))
+        except ValueError:
+            raise FormatError(
+                f"{BM_SIDE}status is {aw_status!r}, not an aiwiki status",
+                path=doc.path,
+                line=doc.key_line(BM_SIDE + "status"),
+            ) from None
+    elif raw_status is _ABSENT or raw_status is None:
+        bm_status = None
+    elif raw_status != _BM_WORD.get(status):
+        bm_status = raw_status
+    fields: dict[str, Any] = {"status": status}
+    for name in carrier.get("added", []):
+        if name in ("project", "cwd", "started", "ended", "focus", "last_commit", "id"):
+            fields[name] = None
+    aw_extra: dict[str, Any] = {}
+    bm_extra: dict[str, Any] = {}
+    for key, value in extra.items():
+        if key.startswith(BM_SIDE):
+            aw_extra[key[len(BM_SIDE) :]] = value
+        else:
+            bm_extra[key] = value
+    # facts from the fact sections only
+    lines = [line.replace("\x00", "") for line in doc.lines]
+    facts = parse_facts(lines, doc.body_start)
+    wanted = _fact_section_lines(doc)
+    lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
+    summary: str | None = None
+    observations: list[Observation] = []
+    for obs in facts.observations:
+        if obs.line not in wanted:
+            continue
+        target = _CATEGORY_FIELDS.get(obs.category or "")
+        if target == "summary" and summary is None:
+            summary = obs.text
+        elif target is not None and target != "summary":
+            lists[target].append(obs.text)
+        else:
+            observations.append(_observation_of(obs))
+    obs_lines = {obs.line for obs in facts.observations}
+    relations = [
+        _link_of(rel) for rel in facts.relations if rel.line in wanted and rel.line not in obs_lines
+    ]
+    checkpoints: tuple[Any, ...] = ()
+    files: tuple[Any, ...] = ()
+    sections: list[ExtraSection] = []
+    for sec in session.sections:
+        if sec.title == BM_CHECKPOINTS:
+            checkpoints = _aiwiki_part("Checkpoints", sec.body, doc.path).checkpoints
+        elif sec.title == BM_FILES:
+            files = _aiwiki_part("Files touched", sec.body, doc.path).files_touched
+        elif sec.title in _BM_LIST_CARRIERS:
+            name = _BM_LIST_CARRIERS[sec.title]
+            part = _aiwiki_part(sec.title[len(BM_SECTION) :], sec.body, doc.path)
+            lists[name] = list(getattr(part, name))
+        else:
+            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
+            body = "\n" + sec.body if sec.body else sec.body
+            sections.append(ExtraSection(title=title, body=body))
+    session = attrs.evolve(
+        session,
+        summary=summary,
+        context=tuple(lists["context"]),
+        next_steps=tuple(lists["next_steps"]),
+        decisions=tuple(lists["decisions"]),
+        gotchas=tuple(lists["gotchas"]),
+        questions=tuple(lists["questions"]),
+        observations=tuple(observations),
+        relations=tuple(relations),
+        checkpoints=checkpoints,
+        files_touched=files,
+        sections=tuple(sections),
+        extra={},
+        origin=None,
+        **fields,
+    )
+    # drop what a fresh write derives again: the title, the type, the permalink
+    if session.title is not None and session.title == derived_title(session):
+        session = attrs.evolve(session, title=None)
+    if bm_extra.get("type") == "session":
+        bm_extra.pop("type")
+    title = session.title if session.title is not None else derived_title(session)
+    project = meta.get("project")
+    if bm_extra.get("permalink") == generate_permalink(
+        note_path(title, folder), project=None if project is None else str(project)
+    ):
+        bm_extra.pop("permalink")
+    return _Pivot(session=session, aw_extra=aw_extra, bm_extra=bm_extra, bm_status=bm_status)
+
+
+def _aiwiki_part(title: str, body: str, path: str | None) -> Session:
+    from ..adapters import get_adapter
+
+    text = (
+        "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
+        f"date_start: 2000-01-01\nfocus: x\n---\n\n## {title}\n\n{body}\n"
+    )
+    try:
+        return get_adapter(AIWIKI).read(parse(text, path))
+    except SessionKitError as exc:
+        raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
+
+
+def _aiwiki_section_body(session: Session, title: str) -> str:
+    from ..adapters import get_adapter
+
+    text = str(get_adapter(AIWIKI).write(session).text)
+    doc = parse(text)
+    sec = doc.section(title)
+    if sec is None:
+        return ""
+    body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    return "\n".join(body)
+
+
+def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
+    """The session to hand Basic Memory's writer, and the status word to splice in."""
+    from ..adapters._bm_grammar import parse_facts
+    from ..adapters.basic_memory import _CATEGORY_FIELDS, _link_of, _observation_of
+
+    s = pivot.session
+    extra: dict[str, Any] = dict(pivot.bm_extra)
+    for key, value in pivot.aw_extra.items():
+        extra[BM_SIDE + key] = value
+    status = s.status
+    word = pivot.bm_status
+    if status is Status.ABANDONED and word is _ABSENT:
+        extra[BM_SIDE + "status"] = "abandoned"
+        status = Status.DONE
+    added: list[str] = []
+    fill: dict[str, Any] = {}
+    if s.project is None and project:
+        fill["project"] = project
+        added.append("project")
+    if added:
+        extra[BM_META] = json.dumps({"added": added}, separators=(",", ":"))
+    sections: list[ExtraSection] = []
+    rest = [
+        attrs.evolve(sec, body=sec.body[1:]) if sec.body.startswith("\n") else sec
+        for sec in s.sections
+    ]
+    if rest and rest[0].title == "":
+        sections.append(rest.pop(0))
+    if s.checkpoints:
+        body = _aiwiki_section_body(
+            Session(focus="x", started="2000-01-01", checkpoints=s.checkpoints), "Checkpoints"
+        )
+        sections.append(ExtraSection(title=BM_CHECKPOINTS, body=body))
+    if s.files_touched:
+        body = _aiwiki_section_body(
+            Session(focus="x", started="2000-01-01", files_touched=s.files_touched),
+            "Files touched",
+        )
+        sections.append(ExtraSection(title=BM_FILES, body=body))
+    lists: dict[str, Any] = {}
+    for name, (category, title) in _LIST_CATEGORIES.items():
+        texts: tuple[str, ...] = getattr(s, name)
+        if all(_observation_ok(category, text) for text in texts):
+            continue
+        fields: dict[str, Any] = {name: texts}
+        holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
+        body = _aiwiki_section_body(holder, title)
+        sections.append(ExtraSection(title=BM_SECTION + title, body=body))
+        lists[name] = ()
+    sections.extend(
+        attrs.evolve(sec, title=_escape_title(sec.title, _BM_KNOWN, BM_SECTION)) for sec in rest
+    )
+    # Basic Memory's writer leaves out observations and relations that prose
+    # already implies; hand it those so it leaves out exactly them
+    blocks = [sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}" for sec in sections]
+    prose = "\n\n".join(blocks)
+    implied = parse_facts(prose.split("\n")) if prose else None
+    observations = list(s.observations)
+    relations = list(s.relations)
+    if implied is not None:
+        observations = [
+            _observation_of(o)
+            for o in implied.observations
+            if _CATEGORY_FIELDS.get(o.category or "") is None
+        ] + observations
+        relations = [_link_of(r) for r in implied.relations] + relations
+    session = attrs.evolve(
+        s,
+        status=status,
+        title=s.title if s.title is not None else derived_title(s),
+        checkpoints=(),
+        files_touched=(),
+        sections=tuple(sections),
+        observations=tuple(observations),
+        relations=tuple(relations),
+        extra=extra,
+        origin=None,
+        **fill,
+        **lists,
+    )
+    return session, word
+
+
+def _observation_ok(category: str, text: str) -> bool:
+    """Whether ``- [category] text`` reads back as that category with exactly ``text``."""
+    from ..adapters._bm_grammar import parse_facts
+
+    if not text or text != text.strip() or "\n" in text or "\r" in text or "\x00" in text:
+        return False
+    found = parse_facts([f"- [{category}] {text}"]).observations
+    return len(found) == 1 and found[0].category == category and found[0].text == text
+
+
+def _render_bm(session: Session, word: Any, folder: str) -> tuple[str, str]:
+    from ..adapters.basic_memory import dump_yaml, render_note
+
+    path, text = render_note(session, folder=folder)
+    if word is not _ABSENT:
+        doc = parse(text)
+        span = doc.key_spans["status"]
+        if word is None:
+            doc = doc.replace_lines(span[0], span[1], [])
+        else:
+            doc = doc.replace_lines(
+                span[0], span[1], dump_yaml({"status": word}).rstrip("\n").split("\n")
+            )
+        text = doc.text
+    prefix = folder.strip("/") + "/" if folder.strip("/") else ""
+    key = path[len(prefix) :] if prefix and path.startswith(prefix) else path
+    return key, text
+
+
+def _fallback_bm(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
+    s = pivot.session
+    minimal = _Pivot(
+        session=Session(
+            id=s.id,
+            status=s.status,
+            title=s.title if s.title is not None else derived_title(s),
+            focus=s.focus,
+            started=s.started,
+            ended=s.ended,
+            project=s.project,
+            cwd=s.cwd,
+            tags=s.tags,
+        ),
+        bm_status=pivot.bm_status,
+    )
+    session, word = _to_bm_session(minimal, project)
+    extra = {k: v for k, v in session.extra.items() if k != BM_META}
+    extra[BM_META] = json.dumps(
+        {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
+    )
+    return attrs.evolve(session, extra=extra), word
+
+
+# ----------------------------------------------------------------------------- one note
+
+
+@attrs.frozen(kw_only=True)
+class _Converted:
+    key: str
+    text: str
+    carried: bool
+
+
+def _family(name: str) -> str:
+    if name.startswith("aiwiki"):
+        return "aiwiki"
+    if name in (BASIC_MEMORY, "bm", "basic_memory"):
+        return BASIC_MEMORY
+    raise UnsupportedFormatError(
+        f"cannot convert {name!r}: conversion is between aiwiki-v1/aiwiki-v2 and basic-memory"
+    )
+
+
+def _today() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).date().isoformat()
+
+
+def _read_pivot(doc: Document, family: str, folder: str) -> _Pivot:
+    if family == "aiwiki":
+        return pivot_from_aiwiki(doc)
+    return pivot_from_bm(doc, folder)
+
+
+def _convert_doc(
+    doc: Document, src: str, dst: str, *, project: str | None, folder: str, today: str
+) -> _Converted:
+    pivot = _read_pivot(doc, src, folder)
+    want = pivot.key()
+    for attempt in ("natural", "carried"):
+        try:
+            if dst == "aiwiki":
+                session = (
+                    _to_aiwiki_session(pivot, today)
+                    if attempt == "natural"
+                    else _fallback_aiwiki(pivot, today)
+                )
+                key, text = _render_aiwiki(session)
+            else:
+                session, word = (
+                    _to_bm_session(pivot, project)
+                    if attempt == "natural"
+                    else _fallback_bm(pivot, project)
+                )
+                key, text = _render_bm(session, word, folder)
+            back = _read_pivot(parse(text, key), dst, folder)
+        except FormatError:
+            if attempt == "carried":
+                raise
+            continue
+        if back.key() == want:
+            return _Converted(key=key, text=text, carried=attempt == "carried")
+    raise FormatError(
+        f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
+    )
+
+
+def _detect_family(doc: Document) -> str:
+    from ..adapters import detect_format
+
+    return _family(detect_format(doc))
+
+
+def convert_text(
+    text: str,
+    to: str,
+    path: str | None = None,
+    from_: str | None = None,
+    *,
+    project: str | None = None,
+    folder: str = "sessions",
+) -> str:
+    """Convert one note's text to another format.
+
+    Args:
+        text: the whole note.
+        to: ``"basic-memory"`` or ``"aiwiki-v2"`` (``"aiwiki"`` works too).
+        path: the note's path, for error messages.
+        from_: the source format; detected when ``None``.
+        project: Basic Memory project name for the ``project`` key and the
+            permalink prefix of notes that have none.
+        folder: Basic Memory folder the note lives in (permalinks use it).
+
+    Returns:
+        The converted note's text.  Converting it back gives the original
+        session (same model; same bytes for notes in canonical layout).
+
+    Raises:
+        ParseError: unusable input (with path and line).
+        UnsupportedFormatError: ``to`` or the source is not aiwiki or Basic Memory,
+            or both are the same family.
+    """
+    from .._api import read_document
+
+    doc = read_document(text, path)
+    src = _family(from_) if from_ else _detect_family(doc)
+    dst = _family(to)
+    if src == dst:
+        raise UnsupportedFormatError(f"the note is already {to}: nothing to convert", path=path)
+    try:
+        return _convert_doc(doc, src, dst, project=project, folder=folder, today=_today()).text
+    except SessionKitError as exc:
+        raise exc.with_path(path) from None
+
+
+def target_key(text: str, to: str, path: str | None = None, *, project: str | None = None) -> str:
+    """The key the converted note gets in a store of format ``to``."""
+    from .._api import read_document
+
+    doc = read_document(text, path)
+    src, dst = _detect_family(doc), _family(to)
+    return _convert_doc(doc, src, dst, project=project, folder="sessions", today=_today()).key
+
+
+# ----------------------------------------------------------------------------- stores
+
+
+@attrs.frozen(kw_only=True)
+class ConversionIssue:
+    """A note that was not converted, or not written.
+
+    Attributes:
+        source: the source note's key.
+        target: the target key, when known.
+        message: what happened, in words.
+    """
+
+    source: str
+    target: str | None
+    message: str
+
+
+@attrs.define(kw_only=True)
+class ConversionReport:
+    """What :func:`convert` did.
+
+    Attributes:
+        source: the source store's URL.
+        target: the target store's URL.
+        to: the target format.
+        dry_run: nothing was written.
+        created: target keys of new notes.
+        updated: target keys of notes rewritten (converter-written and unchanged by hand,
+            or forced).
+        unchanged: target keys whose text was already what conversion gives.
+        carried: target keys whose session rides in the JSON carrier (see module docs).
+        skipped: source keys that are not session notes (Basic Memory notes of other types).
+        conflicts: target notes edited by hand (or not written by the converter);
+            left alone unless ``force``.
+        failures: source notes that could not be read or converted.
+    """
+
+    source: str
+    target: str
+    to: str
+    dry_run: bool = False
+    created: list[str] = attrs.field(factory=list)
+    updated: list[str] = attrs.field(factory=list)
+    unchanged: list[str] = attrs.field(factory=list)
+    carried: list[str] = attrs.field(factory=list)
+    skipped: list[str] = attrs.field(factory=list)
+    conflicts: list[ConversionIssue] = attrs.field(factory=list)
+    failures: list[ConversionIssue] = attrs.field(factory=list)
+
+    @property
+    def written(self) -> list[str]:
+        """Target keys written (or that would be, in a dry run): created + updated."""
+        return [*self.created, *self.updated]
+
+    @property
+    def ok(self) -> bool:
+        """No conflicts and no failures."""
+        return not self.conflicts and not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the CLI's ``--json`` output)."""
+        return {
+            "source": self.source,
+            "target": self.target,
+            "to": self.to,
+            "dry_run": self.dry_run,
+            "ok": self.ok,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "carried": self.carried,
+            "skipped": self.skipped,
+            "conflicts": [attrs.asdict(c) for c in self.conflicts],
+            "failures": [attrs.asdict(c) for c in self.failures],
+        }
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
+    from ..backends import Store, open_store
+
+    if isinstance(target, Store):
+        return target
+    return open_store(os.fspath(target), **dict(storage_options))
+
+
+def _store_family(store: Store) -> str:
+    return BASIC_MEMORY if store.layout == "basic-memory" else "aiwiki"
+
+
+def _project_name(store: Store) -> str | None:
+    url = str(getattr(store, "url", "") or "")
+    if url.startswith("bm://") and not url.startswith("bm:///"):
+        name = url[len("bm://") :].strip("/")
+        if name:
+            return name
+    storage = getattr(store, "storage", None)
+    root = str(getattr(storage, "root", "") or url)
+    name = posixpath.basename(root.replace("\\", "/").rstrip("/"))
+    return name or None
+
+
+def _manifest_path(store: Store) -> str | None:
+    folder = getattr(store, "folder", None)
+    if getattr(store, "storage", None) is None or folder is None:
+        return None
+    return f"{folder}/{MANIFEST_NAME}" if folder else MANIFEST_NAME
+
+
+def _read_manifest(store: Store) -> dict[str, dict[str, str]]:
+    path = _manifest_path(store)
+    if path is None:
+        return {}
+    storage: Any = getattr(store, "storage", None)
+    try:
+        data = json.loads(storage.read(path).decode("utf-8"))
+    except NotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    notes = data.get("notes") if isinstance(data, dict) else None
+    return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
+
+
+def _write_manifest(store: Store, notes: Mapping[str, Mapping[str, str]]) -> None:
+    path = _manifest_path(store)
+    if path is None:
+        return
+    storage: Any = getattr(store, "storage", None)
+    data = {"version": 1, "notes": {k: dict(notes[k]) for k in sorted(notes)}}
+    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    storage.write(path, text.encode("utf-8"))
+
+
+def _is_session_note(text: str, family: str) -> bool:
+    if family != BASIC_MEMORY:
+        return True
+    from ..adapters.basic_memory import SESSION_TYPES
+    from ..backends._filestore import read_frontmatter
+
+    meta = read_frontmatter(text) or {}
+    return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
+
+
+def _convert_job(
+    item: tuple[str, str, str, str, str | None, str, str],
+) -> tuple[str, _Converted | str]:
+    """Convert one (key, text, src, dst, project, folder, today); errors come back as text."""
+    key, text, src, dst, project, folder, today = item
+    from .._api import read_document
+
+    try:
+        doc = read_document(text, key)
+        return key, _convert_doc(doc, src, dst, project=project, folder=folder, today=today)
+    except SessionKitError as exc:
+        return key, str(exc.with_path(key))
+
+
+def _run_jobs(
+    items: Sequence[tuple[str, str, str, str, str | None, str, str]], jobs: int | None
+) -> Iterable[tuple[str, _Converted | str]]:
+    if not jobs or jobs <= 1 or len(items) < 2 * jobs:
+        return map(_convert_job, items)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_convert_job, items, chunksize=max(1, len(items) // (jobs * 8))))
+
+
+def convert(
+    src: Store | str | os.PathLike[str],
+    dst: Store | str | os.PathLike[str],
+    to: str | None = None,
+    dry_run: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+    force: bool = False,
+    jobs: int | None = None,
+    project: str | None = None,
+    *,
+    from_: str | None = None,
+    storage_options: Mapping[str, Any] | None = None,
+) -> ConversionReport:
+    """Convert every session note of ``src`` into ``dst``.
+
+    Args:
+        src: a store, or a path/URL :func:`~sessionkit.open_store` opens.
+        dst: the target store (created on first write).
+        to: target format (``basic-memory`` or ``aiwiki-v2``); by default the
+            target store's format.
+        dry_run: compute everything, write nothing.
+        progress: called as ``progress(done, total, source_key)`` after each note.
+        force: overwrite target notes edited by hand (or not written by the converter).
+        jobs: worker processes for the conversion itself (``None``/1: in process).
+        project: Basic Memory project name (the ``project`` key and the
+            permalink prefix of notes that have none); by default the target
+            store's project (``bm://NAME``) or its folder name.
+        from_: source format; by default the source store's.
+        storage_options: fsspec options for stores given as URLs.
+
+    Returns:
+        A :class:`ConversionReport`.  A second run over the same source
+        writes nothing.
+
+    Raises:
+        StoreError: a store cannot be opened.
+        UnsupportedFormatError: the formats are not aiwiki and Basic Memory.
+    """
+    options = dict(storage_options or {})
+    source = _open(src, options)
+    target = _open(dst, options)
+    src_family = _family(from_) if from_ else _store_family(source)
+    dst_family = _family(to) if to else _store_family(target)
+    if dst_family == src_family:
+        raise UnsupportedFormatError(
+            f"both stores hold {src_family} notes; convert needs aiwiki on one side "
+            "and basic-memory on the other (pass to=...)"
+        )
+    to_name = AIWIKI if dst_family == "aiwiki" else BASIC_MEMORY
+    report = ConversionReport(
+        source=str(source.url), target=str(target.url), to=to_name, dry_run=dry_run
+    )
+    folder = str(getattr(target if dst_family == BASIC_MEMORY else source, "folder", "sessions"))
+    if dst_family != BASIC_MEMORY and source.layout != "basic-memory":
+        folder = "sessions"
+    if dst_family == BASIC_MEMORY and project is None:
+        project = _project_name(target)
+    today = _today()
+    keys = source.keys()
+    items: list[tuple[str, str, str, str, str | None, str, str]] = []
+    for key, text in source.read_many(keys):
+        if isinstance(text, SessionKitError):
+            report.failures.append(ConversionIssue(source=key, target=None, message=str(text)))
+            continue
+        if not _is_session_note(text, src_family):
+            report.skipped.append(key)
+            continue
+        items.append((key, text, src_family, dst_family, project, folder, today))
+    manifest = _read_manifest(target)
+    new_manifest = dict(manifest)
+    existing = set(target.keys())
+    seen: dict[str, str] = {}
+    total = len(items)
+    for done, (key, result) in enumerate(_run_jobs(items, jobs), start=1):
+        try:
+            if isinstance(result, str):
+                report.failures.append(ConversionIssue(source=key, target=None, message=result))
+                continue
+            tkey = result.key
+            if tkey in seen:
+                report.failures.append(
+                    ConversionIssue(
+                        source=key,
+                        target=tkey,
+                        message=f"maps to the same target note as {seen[tkey]!r}",
+                    )
+                )
+                continue
+            seen[tkey] = key
+            _place(target, report, manifest, new_manifest, existing, key, result, dry_run, force)
+        except SessionKitError as exc:
+            report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
+        finally:
+            if progress is not None:
+                progress(done, total, key)
+    if not dry_run and new_manifest != manifest:
+        _write_manifest(target, new_manifest)
+    return report
+
+
+def _place(
+    target: Store,
+    report: ConversionReport,
+    manifest: Mapping[str, Mapping[str, str]],
+    new_manifest: dict[str, dict[str, str]],
+    existing: set[str],
+    source_key: str,
+    result: _Converted,
+    dry_run: bool,
+    force: bool,
+) -> None:
+    tkey, text = result.key, result.text
+    entry = {"sha256": _sha(text), "source": source_key}
+    if result.carried:
+        report.carried.append(tkey)
+    if tkey in existing:
+        try:
+            current = target.read_text(tkey)
+        except NotFoundError:
+            current = None
+        if current == text:
+            report.unchanged.append(tkey)
+            if manifest.get(tkey) != entry:
+                new_manifest[tkey] = entry
+            return
+        if current is not None:
+            recorded = manifest.get(tkey, {}).get("sha256")
+            if recorded != _sha(current) and not force:
+                why = (
+                    "edited by hand since the last conversion"
+                    if recorded
+                    else "exists and was not written by sessionkit convert"
+                )
+                report.conflicts.append(
+                    ConversionIssue(source=source_key, target=tkey, message=f"{tkey}: {why}")
+                )
+                return
+            if not dry_run:
+                target.write_text(tkey, text)
+            report.updated.append(tkey)
+            new_manifest[tkey] = entry
+            return
+    if not dry_run:
+        try:
+            target.write_text(tkey, text, create=True)
+        except StoreError as exc:
+            report.conflicts.append(
+                ConversionIssue(source=source_key, target=tkey, message=str(exc))
+            )
+            return
+    report.created.append(tkey)
+    new_manifest[tkey] = entry
