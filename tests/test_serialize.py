@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -228,3 +229,18 @@ def test_scalar_fields_reject_non_strings(session: Session, key: str, bad: Any) 
     data[key] = bad
     with pytest.raises(ValidationError, match=rf"@ \$\.{key}\b"):
         from_dict(data)
+
+
+EXAMPLE_NOTES = sorted(
+    p
+    for p in (Path(__file__).resolve().parent.parent / "examples").rglob("*.md")
+    if p.name != "INDEX.md" and ("sessions" in p.parts)
+)
+
+
+@pytest.mark.parametrize("note", EXAMPLE_NOTES, ids=lambda p: p.name)
+def test_example_notes_round_trip_through_json(note: Path) -> None:
+    import sessionkit
+
+    session = sessionkit.loads(note.read_text(encoding="utf-8"), path=str(note))
+    assert from_json(to_json(session)) == session
