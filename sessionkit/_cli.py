@@ -989,6 +989,120 @@ def migrate_(
     _exit(OK if report.ok else FINDINGS)
 
 
+# -- convert -------------------------------------------------------------------------------
+
+
+_CONVERT_FORMATS = ["aiwiki", "aiwiki-v1", "aiwiki-v2", "basic-memory"]
+
+
+def _convert_progress(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, list[Any]]:
+    """A progress callback drawing a bar on stderr (only when stderr is a terminal)."""
+    if not enabled:
+        return None, []
+    holder: list[Any] = []
+
+    def progress(done: int, total: int, key: str) -> None:
+        if not holder:
+            bar = click.progressbar(length=total, label="converting", file=sys.stderr)
+            bar.__enter__()
+            holder[:] = [bar, 0]
+        bar, shown = holder
+        bar.update(done - shown)
+        holder[1] = done
+
+    return progress, holder
+
+
+def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) -> Any:
+    layout = None
+    if fmt is not None:
+        layout = "basic-memory" if fmt == "basic-memory" else "aiwiki"
+    return _open_store(target, layout, None, storage_option)
+
+
+@cli.command(name="convert")
+@click.argument("src")
+@click.argument("dst")
+@click.option("--from", "from_", type=click.Choice(_CONVERT_FORMATS), help="Source format.")
+@click.option("--to", "to", type=click.Choice(_CONVERT_FORMATS), help="Target format.")
+@click.option("--project", metavar="NAME", help="Basic Memory project name for new notes.")
+@click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite target notes edited by hand.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N", help="Worker processes.")
+@click.option(
+    "--storage-option",
+    "-o",
+    "storage_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
+)
+def convert_(
+    src: str,
+    dst: str,
+    from_: str | None,
+    to: str | None,
+    project: str | None,
+    dry_run: bool,
+    force: bool,
+    as_json: bool,
+    jobs: int | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Convert the session notes of SRC (aiwiki or Basic Memory) into DST, losslessly.
+
+    SRC and DST are store paths or URLs (bm://PROJECT for a Basic Memory
+    project).  A rerun writes nothing; a target note edited by hand since the
+    last conversion is reported as a conflict and kept unless --force.  Exit
+    0 when every note converted, 1 on conflicts or failures, 2 when a store
+    or format is unusable.
+    """
+    from .errors import UnsupportedFormatError
+    from .ops.convert import convert
+
+    if not _is_url(src) and not os.path.exists(_local(src)):
+        raise Failure(f"{src}: no such folder")
+    source = _convert_store(src, from_, storage_option)
+    if to is None and from_ is None:
+        to = "aiwiki-v2" if source.layout == "basic-memory" else "basic-memory"
+    elif to is None:
+        to = "aiwiki-v2" if from_ == "basic-memory" else "basic-memory"
+    target = _convert_store(dst, to, storage_option)
+    progress, holder = _convert_progress(sys.stderr.isatty() and not as_json)
+    try:
+        report = convert(
+            source,
+            target,
+            to=to,
+            dry_run=dry_run,
+            progress=progress,
+            force=force,
+            jobs=jobs,
+            project=project,
+            from_=from_,
+        )
+    except UnsupportedFormatError as exc:
+        raise Failure(_one_line(str(exc))) from None
+    finally:
+        if holder:
+            holder[0].__exit__(None, None, None)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        _exit(OK if report.ok else FINDINGS)
+    for issue in report.conflicts:
+        click.echo(f"sessionkit: conflict: {issue.message} (use --force to overwrite)", err=True)
+    for issue in report.failures:
+        click.echo(f"sessionkit: {issue.source}: {_one_line(issue.message)}", err=True)
+    verb = "would write" if dry_run else "wrote"
+    click.echo(
+        f"{report.target}: {verb} {len(report.created)} new, {len(report.updated)} updated; "
+        f"{len(report.unchanged)} unchanged, {len(report.conflicts)} conflicts, "
+        f"{len(report.failures)} failed (to {report.to})"
+    )
+    _exit(OK if report.ok else FINDINGS)
+
+
 # -- entry -----------------------------------------------------------------------------------
 
 
