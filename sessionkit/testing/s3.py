@@ -158,7 +158,7 @@ def moto_s3(*, serialize: bool = True, latency: float = 0.0) -> Iterator[MotoS3]
     """
     saved = {k: os.environ.get(k) for k in _FAKE_ENV}
     os.environ.update(_FAKE_ENV)
-    server = MotoS3(serialize=serialize).start()
+    server = MotoS3(serialize=serialize, latency=latency).start()
     try:
         yield server
     finally:
