@@ -69,12 +69,16 @@ _EXPORTS: dict[str, str] = {
     # operations
     "migrate": "sessionkit.ops.migrate",
     "MigrationReport": "sessionkit.ops.migrate",
+    "convert": "sessionkit.ops.convert",
+    "convert_text": "sessionkit.ops.convert",
+    "ConversionReport": "sessionkit.ops.convert",
 }
 
 __all__ = [
     "Checkpoint",
     "Citation",
     "ConflictError",
+    "ConversionReport",
     "Diagnostic",
     "Directive",
     "DirectiveState",
@@ -102,6 +106,8 @@ __all__ = [
     "ValidationError",
     "__version__",
     "available_formats",
+    "convert",
+    "convert_text",
     "decode",
     "detect_format",
     "dumps",
@@ -161,4 +167,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Session,
         Status,
     )
+    from .ops.convert import ConversionReport, convert, convert_text
     from .ops.migrate import MigrationReport, migrate

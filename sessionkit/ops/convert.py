@@ -231,15 +231,13 @@ def _unescape_title(title: str, prefix: str) -> str:
 
 
 def _aiwiki_adapter(doc: Document) -> Any:
-    from ..adapters import detect_format, get_adapter
+    from ..adapters import get_adapter
 
     try:
-        name = detect_format(doc)
+        version = doc.meta.get("schema_version")
     except SessionKitError:
-        name = AIWIKI
-    if not name.startswith("aiwiki"):
-        name = AIWIKI
-    return get_adapter(name)
+        version = None
+    return get_adapter("aiwiki-v1" if version == 1 and version is not True else AIWIKI)
 
 
 def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
@@ -657,7 +655,7 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     lists: dict[str, Any] = {}
     for name, (category, title) in _LIST_CATEGORIES.items():
         texts: tuple[str, ...] = getattr(s, name)
-        if all(_observation_ok(category, text) for text in texts):
+        if _observations_ok(category, texts):
             continue
         fields: dict[str, Any] = {name: texts}
         holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
@@ -698,14 +696,21 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     return session, word
 
 
-def _observation_ok(category: str, text: str) -> bool:
-    """Whether ``- [category] text`` reads back as that category with exactly ``text``."""
+def _observations_ok(category: str, texts: Sequence[str]) -> bool:
+    """Whether every ``- [category] text`` line reads back as that category with that text."""
     from ..adapters._bm_grammar import parse_facts
 
-    if not text or text != text.strip() or "\n" in text or "\r" in text or "\x00" in text:
-        return False
-    found = parse_facts([f"- [{category}] {text}"]).observations
-    return len(found) == 1 and found[0].category == category and found[0].text == text
+    if not texts:
+        return True
+    for text in texts:
+        if not text or text != text.strip() or any(c in text for c in "\n\r\x00"):
+            return False
+    lines = [f"- [{category}] {text}" for text in texts]
+    found = parse_facts(lines).observations
+    return len(found) == len(texts) and all(
+        obs.line == i and obs.category == category and obs.text == text
+        for i, (obs, text) in enumerate(zip(found, texts, strict=True))
+    )
 
 
 def _render_bm(session: Session, word: Any, folder: str) -> tuple[str, str]:
