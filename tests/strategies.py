@@ -94,6 +94,13 @@ def timestamps() -> st.SearchStrategy[str]:
     return st.datetimes().map(lambda d: d.replace(microsecond=0).isoformat() + "Z")
 
 
+def _slugs(max_size: int, sep: str = "-") -> st.SearchStrategy[str]:
+    """Lowercase names: a letter, then letters, digits and ``sep``."""
+    first = st.sampled_from("abcdefghijklmnopqrstuvwxyz")
+    rest = st.text("abcdefghijklmnopqrstuvwxyz0123456789" + sep, max_size=max_size - 1)
+    return st.builds(str.__add__, first, rest)
+
+
 def statuses() -> st.SearchStrategy[Status]:
     """Any session status."""
     return st.sampled_from(Status)
@@ -145,9 +152,7 @@ def observations(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Observat
     defaults: dict[str, st.SearchStrategy[Any]] = {
         "category": st.none() | st.sampled_from(["context", "next_step", "decision", "problem"]),
         "content": words(60),
-        "tags": st.lists(st.from_regex(r"[a-z][a-z0-9-]{0,11}", fullmatch=True), max_size=3).map(
-            tuple
-        ),
+        "tags": st.lists(_slugs(12), max_size=3).map(tuple),
         "context": st.none() | words(20),
     }
     return st.builds(Observation, **{**defaults, **fields})
@@ -206,14 +211,14 @@ def json_values(max_leaves: int = 6) -> st.SearchStrategy[Any]:
     scalars = st.none() | st.booleans() | st.integers(-(10**9), 10**9) | lines(20)
     return st.recursive(
         scalars,
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(words(10), inner, max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(lines(10), inner, max_size=3),
         max_leaves=max_leaves,
     )
 
 
 def extras() -> st.SearchStrategy[dict[str, Any]]:
     """Unknown frontmatter keys and their values."""
-    return st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True), json_values())
+    return st.dictionaries(_slugs(16, "_"), json_values())
 
 
 def _bullets(size: int = 3) -> st.SearchStrategy[tuple[str, ...]]:
@@ -232,7 +237,7 @@ def sessions(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Session]:
         "started": st.none() | dates() | timestamps(),
         "ended": st.none() | dates() | timestamps(),
         "last_commit": st.none() | shas(),
-        "project": st.none() | st.from_regex(r"[a-z][a-z0-9-]{0,15}", fullmatch=True),
+        "project": st.none() | _slugs(16),
         "cwd": st.none() | _paths().map(lambda p: "/" + p),
         "checkpoints": st.lists(checkpoints(), max_size=3).map(tuple),
         "files_touched": st.lists(citations(), max_size=3).map(tuple),
@@ -241,9 +246,7 @@ def sessions(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Session]:
         "questions": _bullets(),
         "next_steps": _bullets(),
         "context": _bullets(),
-        "tags": st.lists(st.from_regex(r"[a-z][a-z0-9-]{0,11}", fullmatch=True), max_size=3).map(
-            tuple
-        ),
+        "tags": st.lists(_slugs(12), max_size=3).map(tuple),
         "observations": st.lists(observations(), max_size=3).map(tuple),
         "relations": st.lists(links(), max_size=3).map(tuple),
         "extra": extras(),

@@ -214,7 +214,7 @@ def test_importing_sessionkit_does_not_import_cattrs() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(strategies.sessions())
 def test_round_trip(session: Session) -> None:
     data = to_dict(session)
@@ -222,10 +222,10 @@ def test_round_trip(session: Session) -> None:
     assert from_dict(json.loads(json.dumps(data))) == session
 
 
-@settings(max_examples=50, deadline=None)
-@given(strategies.sessions(), st.sampled_from(SESSION_KEYS[:10]), st.booleans() | st.integers())
-def test_scalar_fields_reject_non_strings(session: Session, key: str, bad: Any) -> None:
-    data = to_dict(session)
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(SESSION_KEYS[:10]), st.booleans() | st.integers() | st.floats())
+def test_scalar_fields_reject_non_strings(key: str, bad: Any) -> None:
+    data = to_dict(_sample())
     data[key] = bad
     with pytest.raises(ValidationError, match=rf"@ \$\.{key}\b"):
         from_dict(data)
