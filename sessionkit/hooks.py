@@ -182,6 +182,8 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
         directive=DirectiveSpec.from_config(settings.hooks),
         project=settings.project(),
     )
+    if problem is None and not report.payload_ok:
+        problem = "payload has no usable session_id"
     if problem is not None:
         _say(f"{problem}; checkpoint recorded under short id {report.short_id} in {report.key}")
     return 0

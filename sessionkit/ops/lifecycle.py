@@ -441,8 +441,9 @@ def record_checkpoint(
 
     Args:
         store: where session notes live (aiwiki or Basic Memory layout).
-        payload: the decoded PreCompact JSON (anything: a non-object or a
-            missing ``session_id`` records under the short id ``0000000``).
+        payload: the decoded PreCompact JSON (anything: a non-object, a
+            missing ``session_id`` or one with characters outside
+            ``[0-9A-Za-z_-]`` records under the short id ``0000000``).
         now: the checkpoint time (default: the time the store's lock is held,
             so concurrent checkpoints are written in time order).
         repo_root: where to look for the active ``.forge`` work item
@@ -458,6 +459,8 @@ def record_checkpoint(
     """
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id = _text_field(data, "session_id", 256)
+    if session_id is not None and _UNSAFE_ID.search(session_id):
+        session_id = None  # not an id (ids are UUIDs): never let it near a path
     id7 = safe_short_id(session_id)
     if id7 == NO_ID:
         session_id = None
