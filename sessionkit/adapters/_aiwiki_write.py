@@ -550,8 +550,8 @@ def _extra_sections(ed: _Editor, layout: Layout, old: Session, new: Session) -> 
                 if a.body != b.body:
                     ed.add(s.start + 1, _content_end(doc, s.start + 1, s.end), _body_lines(b.body))
             continue
-        if i2 > i1:
-            ed.add(spans[i1].start, spans[i2 - 1].end, [])
+        for k in range(i1, i2):  # one by one: known sections may sit between them
+            ed.add(spans[k].start, spans[k].end, [])
         if j2 > j1:
             block: list[str] = []
             for sec in new_x[j1:j2]:
