@@ -27,7 +27,9 @@ EXAMPLE = ROOT / "examples" / "wiki" / "aiwiki" / "sessions" / "2026-05-18-7e8a3
 SCRIPT = shutil.which("sessionkit")
 SID = "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"
 
-pytestmark = pytest.mark.skipif(SCRIPT is None, reason="the sessionkit console script is not installed")
+pytestmark = pytest.mark.skipif(
+    SCRIPT is None, reason="the sessionkit console script is not installed"
+)
 
 CHECKPOINT = re.compile(r"^### PreCompact at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)$", re.M)
 
