@@ -39,3 +39,18 @@ def docs(session: nox.Session) -> None:
     """Build the docs site with warnings as errors (``mkdocs build --strict``)."""
     session.install("-e", ".[docs]")
     session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+#: the basic-memory release the interop tests were verified against (needs Python >= 3.12)
+BASIC_MEMORY_VERSION = "0.24.1"
+
+
+@nox.session(python="3.12")
+def interop(session: nox.Session) -> None:
+    """sessionkit against the real basic-memory: index, write_note, permalinks, grammar.
+
+    basic-memory runs in temp folders only (its config dir, HOME and project are
+    per-test temp dirs; update checks, telemetry and proxies are switched off).
+    """
+    session.install(f"basic-memory=={BASIC_MEMORY_VERSION}", "-e", ".[test]")
+    session.run("pytest", "tests/interop", "-p", "no:cacheprovider", *session.posargs)
