@@ -454,3 +454,56 @@ def test_load_schema_errors() -> None:
             "---\nschema_id: session\nschema_version: 3\nrequired_frontmatter:\n"
             "  a: {type: blob}\n---\n"
         )
+
+
+def _consume_all(session: Session, at: str) -> Session:
+    cps = tuple(
+        attrs.evolve(
+            cp,
+            directives=tuple(
+                attrs.evolve(
+                    d,
+                    state=DirectiveState.CONSUMED,
+                    consumed_at=at,
+                    status="consumed" if d.status is not None else None,
+                )
+                if d.state is DirectiveState.UNCONSUMED
+                else d
+                for d in cp.directives
+            ),
+        )
+        for cp in session.checkpoints
+    )
+    return attrs.evolve(session, checkpoints=cps)
+
+
+@pytest.mark.parametrize("path", CORPUS_V2, ids=lambda p: p.name)
+def test_consuming_directives_flips_headers_in_place(path: Path) -> None:
+    text = read_text(path)
+    doc = parse(text, page_path(path))
+    s = AIWIKI_V2.read(doc)
+    pending = s.unconsumed()
+    edited = _consume_all(s, "2026-07-01T00:00:00Z")
+    out = AIWIKI_V2.write(edited, base=doc)
+    assert AIWIKI_V2.read(out) == edited and AIWIKI_V2.read(out).unconsumed() == []
+    assert len(out.lines) == len(doc.lines)
+    changed = [i for i, (a, b) in enumerate(zip(doc.lines, out.lines, strict=True)) if a != b]
+    headers = [i for i in changed if "directive (" in doc.lines[i]]
+    status_lines = [i for i in changed if i not in headers]
+    assert len(headers) == len(pending)
+    assert all("(unconsumed):**" in doc.lines[i] for i in headers)
+    assert all("(consumed at 2026-07-01T00:00:00Z):**" in out.lines[i] for i in headers)
+    assert all(out.lines[i].lstrip("-* ").startswith("Status: consumed") for i in status_lines)
+    assert "(unconsumed):**" not in out.text
+
+
+@pytest.mark.parametrize("path", CORPUS_V2[:10], ids=lambda p: p.name)
+def test_public_api_round_trip(path: Path) -> None:
+    import sessionkit
+
+    text = read_text(path)
+    s = sessionkit.loads(text, path=page_path(path))
+    assert s.origin is not None and s.origin.format == "aiwiki-v2"
+    assert sessionkit.dumps(s) == text
+    more = sessionkit.dumps(attrs.evolve(s, next_steps=(*s.next_steps, "x")))
+    assert sessionkit.loads(more).next_steps == (*s.next_steps, "x")
