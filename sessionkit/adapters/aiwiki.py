@@ -41,6 +41,7 @@ __all__ = [
     "AiwikiAdapter",
     "KeyRule",
     "Schema",
+    "adapter_for_root",
     "builtin_schema",
     "load_schema",
     "migrate_document",
