@@ -131,8 +131,8 @@ def sessions(draw: st.DrawFn, version: int = 2) -> Session:
             st.builds(
                 ExtraSection,
                 title=plain_line.filter(lambda t: t not in _KNOWN),
-                body=st.lists(plain_line, max_size=3).map(
-                    lambda ls: "\n".join(["", *ls]) if ls else ""
+                body=st.tuples(st.booleans(), st.lists(plain_line, max_size=3)).map(
+                    lambda b: "\n".join(["", *b[1]] if b[0] and b[1] else b[1])
                 ),
             ),
             max_size=2,
