@@ -105,7 +105,7 @@ class AiwikiAdapter:
         version = meta.get("schema_version")
         if version == self.version and not isinstance(version, bool):
             score = 90
-        elif self.version == 2 and version not in (1,):
+        elif self.version == 2 and (isinstance(version, bool) or version != 1):
             score = 50  # missing or unknown: v2 takes it, lint says why
         else:
             return 0

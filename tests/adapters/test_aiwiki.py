@@ -413,6 +413,8 @@ def test_detect_scores() -> None:
     broken = parse("---\nschema_id: [\n---\n", "wiki/aiwiki/sessions/x.md")
     assert AIWIKI_V2.detect(broken) == 5 and AIWIKI_V1.detect(broken) == 0
     assert AIWIKI_V2.detect(parse("---\n---\n", "aiwiki/sessions/x.md")) == 5
+    odd = parse("---\nschema_id: session\nschema_version: true\n---\n")
+    assert AIWIKI_V2.detect(odd) == 50 and AIWIKI_V1.detect(odd) == 0
     other = parse("---\nschema_id: adr\nschema_version: 2\n---\n")
     assert AIWIKI_V2.detect(other) == 0
 
