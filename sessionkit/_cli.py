@@ -210,53 +210,10 @@ def _notes_under(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def _too_big(path: str, size: int, limit: int) -> Diagnostic:
-    return Diagnostic(
-        code="SK002",
-        severity=Severity.ERROR,
-        line=None,
-        message=f"note is {size} bytes, over the limit of {limit} (limits.max_note_bytes)",
-        path=path,
-    )
-
-
-def _unreadable(exc: SessionKitError, path: str) -> Diagnostic:
-    return Diagnostic(
-        code="AW001", severity=Severity.ERROR, line=exc.line, message=exc.message, path=path
-    )
-
-
-def _lint_bytes(data: bytes, path: str) -> list[Diagnostic]:
-    from ._api import decode, lint
-
-    try:
-        text = decode(data, path)
-    except ParseError as exc:
-        return [_unreadable(exc, path)]
-    return [d if d.path else _with_path(d, path) for d in lint(text, path=path)]
-
-
-def _with_path(diag: Diagnostic, path: str) -> Diagnostic:
-    import attrs
-
-    return attrs.evolve(diag, path=path)
-
-
-def _const(data: bytes) -> Callable[[], bytes]:
-    return lambda: data
-
-
-def _raiser(exc: SessionKitError) -> Callable[[], bytes]:
-    def read() -> bytes:
-        raise exc
-
-    return read
-
-
 def _lint_targets(
     paths: Sequence[str], layout: str | None, fmt: str | None, storage_option: Sequence[str]
-) -> Iterator[tuple[str, Callable[[], bytes], int | None]]:
-    """(display path, read function, size if known) for every note to lint."""
+) -> Iterator[Any]:
+    """A lint work item (see :data:`sessionkit.ops.lint.LintItem`) for every note, lazily."""
     for target in paths:
         if _is_url(target):
             store = _open_store(target, layout, fmt, storage_option)
@@ -264,11 +221,12 @@ def _lint_targets(
             base = target.rstrip("/")
             for key, text in store.read_many(store.keys()):
                 shown = f"{base}/{path_of(key)}" if callable(path_of) else f"{base}/{key}"
-                if isinstance(text, SessionKitError):
-                    yield shown, _raiser(text), None
-                    continue
-                data = text.encode("utf-8")
-                yield shown, _const(data), len(data)
+                if isinstance(text, ParseError):  # unreadable text: a finding, like a local file
+                    yield ("error", shown, (text.message, text.line))
+                elif isinstance(text, BaseException):
+                    raise text
+                else:
+                    yield ("data", shown, text.encode("utf-8"))
             continue
         local = Path(_local(target))
         if local.is_dir():
@@ -277,18 +235,31 @@ def _lint_targets(
             local.stat()  # a missing path is an error (exit 2), not an empty lint
             notes = [local]
         for note in notes:
-            yield str(note), note.read_bytes, note.stat().st_size
+            yield ("file", str(note), None)
+
+
+def _json_item(diag: Diagnostic) -> str:
+    """One finding as ``json.dumps(list, indent=2)`` prints a list element."""
+    return "  " + json.dumps(diag.to_dict(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of findings.")
 @click.option("--fix", is_flag=True, help="Fill missing @sha7 in citations from git first.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Worker processes (default: the number of cores); output is the same for any N.",
+)
 @_store_options
 def lint(
     paths: tuple[str, ...],
     as_json: bool,
     fix: bool,
+    jobs: int | None,
     layout: str | None,
     fmt: str | None,
     storage_option: tuple[str, ...],
@@ -297,31 +268,30 @@ def lint(
 
     PATH is a note, a folder (every *.md under its aiwiki/sessions, else under
     it) or a store URL; none means the configured store.  Prints one line per
-    finding, `path:line: CODE severity: message`.  Exits 1 when a finding is
-    an error.
+    finding, `path:line: CODE severity: message`, as notes are linted.  Exits
+    1 when a finding is an error.
     """
+    from .ops.lint import lint_many
+
     config = _state().config
     targets = list(paths) or [effective_store_url(config, _state().directory)]
     limit = config.limits.max_note_bytes
     if fix:
         _fix(targets)
-    found: list[Diagnostic] = []
-    for path, read, size in _lint_targets(targets, layout, fmt, storage_option):
-        if size is not None and size > limit:
-            found.append(_too_big(path, size, limit))
-            continue
-        try:
-            data = read()
-        except ParseError as exc:  # unreadable text in a store: a finding, like a local file
-            found.append(_unreadable(exc, path))
-            continue
-        found.extend(_lint_bytes(data, path))
-    if as_json:
-        click.echo(json.dumps([d.to_dict() for d in found], indent=2, ensure_ascii=False))
-    else:
+    items = _lint_targets(targets, layout, fmt, storage_option)
+    errors = False
+    count = 0
+    for found in lint_many(items, limit=limit, jobs=jobs):
         for diag in found:
-            click.echo(str(diag))
-    _exit(FINDINGS if any(d.severity is Severity.ERROR for d in found) else OK)
+            errors = errors or diag.severity is Severity.ERROR
+            if as_json:
+                click.echo(("[\n" if not count else ",\n") + _json_item(diag), nl=False)
+            else:
+                click.echo(str(diag))
+            count += 1
+    if as_json:
+        click.echo("\n]" if count else "[]")
+    _exit(FINDINGS if errors else OK)
 
 
 def _fix(targets: Sequence[str]) -> None:
@@ -493,6 +463,28 @@ def _row(key: str, session: Any) -> dict[str, Any]:
     }
 
 
+def _ls_one(item: tuple[str, str | None, str | None]) -> tuple[dict[str, Any] | None, str | None]:
+    """(row, None) for a note that reads, (None, message) for one that does not."""
+    from ._api import loads
+
+    key, text, problem = item
+    if text is None:
+        return None, problem
+    try:
+        session = loads(text, path=key)
+    except SessionKitError as exc:
+        return None, _one_line(str(exc))
+    return _row(key, session), None
+
+
+def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
+    for key, text in store.read_many(store.keys()):
+        if isinstance(text, BaseException):
+            yield key, None, _one_line(str(text))
+        else:
+            yield key, text, None
+
+
 @cli.command(name="ls")
 @click.argument("root", required=False)
 @click.option(
@@ -502,12 +494,20 @@ def _row(key: str, session: Any) -> dict[str, Any]:
 )
 @click.option("--since", metavar="DATE|Nd", help="Only sessions started on or after (3d, 2w).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Worker processes (default: the number of cores); output is the same for any N.",
+)
 @_store_options
 def ls_(
     root: str | None,
     status: str | None,
     since: str | None,
     as_json: bool,
+    jobs: int | None,
     layout: str | None,
     fmt: str | None,
     storage_option: tuple[str, ...],
@@ -516,25 +516,17 @@ def ls_(
 
     Notes that cannot be read are reported on stderr and make the exit code 1.
     """
-    from ._api import loads
+    from .ops._parallel import ordered_map
 
     since_date = parse_since(since) if since else None
     store = _open_store(root, layout, fmt, storage_option)
     rows: list[dict[str, Any]] = []
     bad = 0
-    keys = store.keys()
-    for key, text in store.read_many(keys):
-        if isinstance(text, BaseException):
-            click.echo(f"sessionkit: {_one_line(str(text))}", err=True)
+    for row, problem in ordered_map(_ls_one, _ls_items(store), jobs=jobs):
+        if row is None:
+            click.echo(f"sessionkit: {problem}", err=True)
             bad += 1
             continue
-        try:
-            session = loads(text, path=key)
-        except SessionKitError as exc:
-            click.echo(f"sessionkit: {_one_line(str(exc))}", err=True)
-            bad += 1
-            continue
-        row = _row(key, session)
         if status and row["status"] != status:
             continue
         if since_date and (row["date"] is None or row["date"] < since_date):

@@ -1,0 +1,113 @@
+"""An ordered, chunked, streaming map over a process pool (for bulk operations).
+
+:func:`ordered_map` applies a picklable top-level function to every item and
+yields the results *in input order*, whatever order the workers finish in.
+Items are consumed lazily and only a bounded number of chunks is in flight at
+a time, so memory does not grow with the number of items.  With one job, or
+fewer items than ``min_parallel``, it runs in this process and spawns nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TypeVar
+
+__all__ = ["default_jobs", "ordered_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: fewer items than this run in-process: a pool costs more than it saves
+MIN_PARALLEL = 64
+
+
+def default_jobs() -> int:
+    """The number of cores this process may run on (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _run_chunk(func: Callable[[T], R], chunk: list[T]) -> tuple[list[R], BaseException | None]:
+    """The results of a chunk up to the first failure, and that failure."""
+    done: list[R] = []
+    try:
+        for item in chunk:
+            done.append(func(item))
+    except Exception as exc:  # re-raised by the parent at the item's place in the order
+        return done, exc
+    return done, None
+
+
+def ordered_map(
+    func: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    jobs: int | None = None,
+    chunk_size: int = 64,
+    min_parallel: int = MIN_PARALLEL,
+) -> Iterator[R]:
+    """Yield ``func(item)`` for every item, in input order, over ``jobs`` processes.
+
+    Args:
+        func: a top-level (picklable) function of one item; items and results
+            must pickle too.
+        items: any iterable; read lazily, a chunk at a time.
+        jobs: worker processes (``None``: :func:`default_jobs`); 1 is serial.
+        chunk_size: items per task sent to a worker.
+        min_parallel: with fewer items than this, run serially in-process.
+
+    An exception raised by ``func`` is raised here, at that item's place in
+    the order (results before it have been yielded).
+
+    Raises:
+        ValueError: ``jobs`` or ``chunk_size`` is below 1.
+    """
+    workers = default_jobs() if jobs is None else jobs
+    if workers < 1:
+        raise ValueError(f"jobs must be at least 1, not {workers}")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, not {chunk_size}")
+    it = iter(items)
+    if workers == 1:
+        for item in it:
+            yield func(item)
+        return
+    head = list(itertools.islice(it, max(min_parallel, chunk_size * workers)))
+    if len(head) < min_parallel:
+        for item in head:
+            yield func(item)
+        return
+    size = chunk_size
+    if len(head) < size * workers:  # short input: give every worker a share
+        size = max(1, -(-len(head) // workers))
+    chunks = _chunked(itertools.chain(head, it), size)
+    del head
+    in_flight = workers * 3
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[tuple[list[R], BaseException | None]]] = deque()
+        for chunk in itertools.islice(chunks, in_flight):
+            pending.append(pool.submit(_run_chunk, func, chunk))
+        while pending:
+            results, failure = pending.popleft().result()
+            yield from results
+            if failure is not None:
+                for future in pending:
+                    future.cancel()
+                raise failure
+            nxt = next(chunks, None)
+            if nxt is not None:
+                pending.append(pool.submit(_run_chunk, func, nxt))
+
+
+def _chunked(it: Iterator[T], size: int) -> Iterator[list[T]]:
+    while True:
+        chunk = list(itertools.islice(it, size))
+        if not chunk:
+            return
+        yield chunk

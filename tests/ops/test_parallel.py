@@ -1,0 +1,220 @@
+"""Parallel bulk operations: the ordered map, bulk lint, and ``--jobs`` on the CLI.
+
+No timing here (speed lives in ``benchmarks/``): these check that any number
+of jobs gives the same results, in the same order, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessionkit._cli import cli
+from sessionkit.ops._parallel import default_jobs, ordered_map
+from sessionkit.ops.lint import lint_many
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def pid_of(_: int) -> int:
+    return os.getpid()
+
+
+def fail_at_50(x: int) -> int:
+    if x == 50:
+        raise KeyError(x)
+    return x
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 200, 1001])
+def test_ordered_map_keeps_input_order(jobs: int, n: int) -> None:
+    got = list(ordered_map(square, range(n), jobs=jobs, chunk_size=16))
+    assert got == [x * x for x in range(n)]
+
+
+def test_ordered_map_reads_a_generator_lazily() -> None:
+    taken: list[int] = []
+
+    def source() -> Iterator[int]:
+        for x in range(10_000):
+            taken.append(x)
+            yield x
+
+    it = ordered_map(square, source(), jobs=2, chunk_size=10)
+    assert [next(it) for _ in range(5)] == [0, 1, 4, 9, 16]
+    # only the head and a few chunks in flight have been read, not all 10,000
+    assert len(taken) < 200
+    it.close()
+
+
+def test_ordered_map_uses_workers_only_when_worth_it() -> None:
+    me = os.getpid()
+    assert set(ordered_map(pid_of, range(10), jobs=2)) == {me}  # tiny input: serial
+    assert set(ordered_map(pid_of, range(300), jobs=1)) == {me}
+    assert me not in set(ordered_map(pid_of, range(300), jobs=2, chunk_size=20))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ordered_map_raises_at_the_failing_item(jobs: int) -> None:
+    seen: list[int] = []
+    with pytest.raises(KeyError):
+        for x in ordered_map(fail_at_50, range(300), jobs=jobs, chunk_size=8):
+            seen.append(x)
+    assert seen == list(range(50))
+
+
+def test_ordered_map_checks_its_arguments() -> None:
+    with pytest.raises(ValueError):
+        list(ordered_map(square, [1], jobs=0))
+    with pytest.raises(ValueError):
+        list(ordered_map(square, [1], chunk_size=0))
+    assert default_jobs() >= 1
+
+
+# -- a wiki with every kind of note -----------------------------------------------------
+
+GOOD = """\
+---
+schema_id: session
+schema_version: 2
+status: done
+date_start: 2026-05-{day:02d}
+date_end: 2026-05-{day:02d}
+session_id: {sid}
+focus: note {i}
+last_commit: 'abc{i:04d}'
+---
+
+## Checkpoints
+
+### PreCompact at 2026-05-{day:02d}T10:00:00Z
+
+**Dream directive (unconsumed):**
+
+- Status: consumed
+
+## Files touched
+
+- `src/a{i}.py:1-{i}` — no sha
+- not a citation
+
+## Next steps
+
+- step {i}
+"""
+
+V1 = """\
+---
+schema_id: session
+schema_version: 1
+status: active
+date_start: 2026-04-{day:02d}
+focus: old note {i}
+---
+
+## Next steps
+
+- step {i}
+"""
+
+BM = """\
+---
+title: Session {i}
+type: session
+status: open
+started: '2026-03-{day:02d}T10:00:00Z'
+---
+
+## Observations
+
+- [decision] keep note {i} #bench
+"""
+
+
+def make_wiki(root: Path, n: int = 150) -> Path:
+    folder = root / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    for i in range(n):
+        day = i % 28 + 1
+        sid = f"{i:08x}-1111-2222-3333-444455556666"
+        kind = i % 10
+        if kind == 7:
+            data = b"---\nschema_id: session\nfocus: [unclosed\n---\n\n## Next steps\n"
+        elif kind == 8:
+            data = b"---\nschema_id: session\nfocus: caf\xe9\n---\n"
+        elif kind == 9:
+            data = V1.format(i=i, day=day).encode()
+        elif kind == 6:
+            data = BM.format(i=i, day=day).encode()
+        else:
+            data = GOOD.format(i=i, day=day, sid=sid).encode()
+        name = f"2026-05-{day:02d}-{sid[:7]}.md" if kind < 6 else f"note-{i:03d}.md"
+        (folder / name).write_bytes(data)
+    return root
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("json_flag", [(), ("--json",)])
+def test_lint_jobs_2_output_is_byte_identical(tmp_path: Path, json_flag: tuple[str, ...]) -> None:
+    wiki = make_wiki(tmp_path)
+    one = run("lint", *json_flag, "--jobs", "1", str(wiki))
+    two = run("lint", *json_flag, "--jobs", "2", str(wiki))
+    assert one == two
+    code, out, _ = one
+    assert code == 1
+    codes = {"AW001", "AW012", "AW011", "AW017", "AW018"}
+    assert all(c in out for c in codes), out
+    assert out.count("\n") > 150
+
+
+def test_lint_json_streams_the_same_document_as_one_dump(tmp_path: Path) -> None:
+    import json
+
+    wiki = make_wiki(tmp_path)
+    _, out, _ = run("lint", "--json", "--jobs", "2", str(wiki))
+    data = json.loads(out)
+    assert out == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    assert [d["path"] for d in data] == sorted(
+        (d["path"] for d in data), key=lambda p: Path(p).parts
+    )
+    _, empty, _ = run("lint", "--json", "--jobs", "2", str(tmp_path / "nothing.md"))
+    assert empty == ""  # missing path: an error (exit 2), no JSON
+
+
+@pytest.mark.parametrize("json_flag", [(), ("--json",)])
+def test_ls_jobs_2_output_is_byte_identical(tmp_path: Path, json_flag: tuple[str, ...]) -> None:
+    wiki = make_wiki(tmp_path)
+    one = run("ls", *json_flag, "--jobs", "1", str(wiki))
+    two = run("ls", *json_flag, "--jobs", "2", str(wiki))
+    assert one == two
+    code, out, err = one
+    assert code == 1  # the broken notes
+    assert err.count("sessionkit: ") == 30
+    assert out.count("note ") >= 60
+
+
+def test_lint_many_equals_serial_lint(tmp_path: Path) -> None:
+    wiki = make_wiki(tmp_path, 80)
+    files = sorted(str(p) for p in (wiki / "aiwiki" / "sessions").iterdir())
+    items = [("file", p, None) for p in files]
+    items.append(("data", "mem/x.md", b"\xff"))
+    items.append(("error", "mem/y.md", ("bad bytes", 3)))
+    serial = list(lint_many(items, limit=1 << 20, jobs=1))
+    parallel = list(lint_many(items, limit=1 << 20, jobs=2))
+    assert serial == parallel
+    assert len(serial) == len(items)
+    assert serial[-1][0].line == 3 and serial[-1][0].code == "AW001"
+    assert serial[-2][0].code == "AW001"
+    tiny = list(lint_many(items, limit=10, jobs=2))
+    assert all(found[0].code == "SK002" for found in tiny[:-2])
