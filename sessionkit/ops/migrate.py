@@ -26,10 +26,10 @@ from __future__ import annotations
 import contextlib
 import difflib
 import enum
+import functools
 import os
 import secrets
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,6 @@ ProgressCallback = Callable[[int, int, str], None]
 
 #: formats :func:`migrate` can move pages to
 TARGETS = ("aiwiki-v1", "aiwiki-v2")
-
-#: with ``jobs=None``, fewer pages than this run in-process (a pool costs more)
-AUTO_PARALLEL_MIN = 256
 
 
 class Outcome(enum.StrEnum):
@@ -269,12 +266,9 @@ def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | 
     return FileResult(key=key, path=path, outcome=Outcome.MIGRATED, diff=diff)
 
 
-def _migrate_chunk(
-    store: Store, keys: Sequence[str], to: str, dry_run: bool, backup: str | None
-) -> list[FileResult]:
-    """Worker entry point: migrate ``keys`` in order (runs in a pool process)."""
-    folder = Path(backup) if backup is not None else None
-    return [_migrate_one(store, key, to, dry_run, folder) for key in keys]
+def _migrate_key(store: Store, to: str, dry_run: bool, backup: str | None, key: str) -> FileResult:
+    """Worker entry point for the pool: :func:`_migrate_one` with picklable arguments."""
+    return _migrate_one(store, key, to, dry_run, None if backup is None else Path(backup))
 
 
 # -- the store --------------------------------------------------------------------------
@@ -333,46 +327,15 @@ def _check_backup(store: Store, backup: str | os.PathLike[str]) -> Path:
     return folder
 
 
-def _chunks(keys: Sequence[str], workers: int) -> list[list[str]]:
-    size = max(1, min(500, len(keys) // (workers * 4) or 1))
-    return [list(keys[i : i + size]) for i in range(0, len(keys), size)]
+def _workers(jobs: int | None, store: Store) -> tuple[int, int]:
+    """(worker processes, fewest pages worth a pool) for this store."""
+    from ._parallel import MIN_PARALLEL, default_jobs
 
-
-def _workers(jobs: int | None, n: int, store: Store) -> int:
-    if n < 2 or not _is_local_store(store):
-        return 1
+    if not _is_local_store(store):
+        return 1, 0
     if jobs is None:
-        if n < AUTO_PARALLEL_MIN:
-            return 1
-        jobs = os.cpu_count() or 1
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, not {jobs}")
-    return max(1, min(jobs, n))
-
-
-def _run_parallel(
-    store: Store,
-    keys: Sequence[str],
-    to: str,
-    dry_run: bool,
-    backup: str | None,
-    workers: int,
-    progress: ProgressCallback | None,
-) -> Iterator[FileResult]:
-    chunks = _chunks(keys, workers)
-    done = 0
-    total = len(keys)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures: list[Future[list[FileResult]]] = [
-            pool.submit(_migrate_chunk, store, chunk, to, dry_run, backup) for chunk in chunks
-        ]
-        for future in futures:  # in submission order: results keep key order
-            results = future.result()
-            for result in results:
-                done += 1
-                if progress is not None:
-                    progress(done, total, result.key)
-                yield result
+        return default_jobs(), MIN_PARALLEL
+    return jobs, 2
 
 
 def migrate(
@@ -397,8 +360,9 @@ def migrate(
             durably (fsync).  Pages left unchanged are not copied.
         progress: ``progress(done, total, key)`` after each page.
         jobs: worker processes for a local store (``None``: the number of
-            cores, but in-process for fewer than 256 pages; ``1``: in-process).
-            Results and their order do not depend on it.  Stores on other
+            cores, but in-process for fewer than 64 pages; ``1``: in-process).
+            Pages go to the workers in chunks and results come back in key
+            order, so the report does not depend on it.  Stores on other
             filesystems always run in-process.
 
     Returns:
@@ -420,25 +384,17 @@ def migrate(
     if backup is not None and not dry_run:
         backup_dir = _check_backup(store, backup)
     keys = store.keys()
-    workers = _workers(jobs, len(keys), store)
+    workers, min_parallel = _workers(jobs, store)
+    from ._parallel import ordered_map
+
+    one = functools.partial(
+        _migrate_key, store, to, dry_run, None if backup_dir is None else str(backup_dir)
+    )
     results: list[FileResult] = []
-    if workers > 1:
-        results.extend(
-            _run_parallel(
-                store,
-                keys,
-                to,
-                dry_run,
-                None if backup_dir is None else str(backup_dir),
-                workers,
-                progress,
-            )
-        )
-    else:
-        for i, key in enumerate(keys, 1):
-            results.append(_migrate_one(store, key, to, dry_run, backup_dir))
-            if progress is not None:
-                progress(i, len(keys), key)
+    for result in ordered_map(one, keys, jobs=workers, min_parallel=min_parallel):
+        results.append(result)
+        if progress is not None:
+            progress(len(results), len(keys), result.key)
     return MigrationReport(
         root=store.url,
         to=to,

@@ -355,18 +355,22 @@ def test_jobs_2_gives_the_same_report_as_jobs_1(tmp_path: Path) -> None:
 
 
 def test_jobs_uses_a_pool_for_local_stores(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionkit.ops import migrate as mod
+    from concurrent.futures import ProcessPoolExecutor
 
-    seen: list[int] = []
-    real = mod._run_parallel
+    from sessionkit.ops import _parallel
 
-    def spy(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        seen.append(int(args[5]))  # type: ignore[call-overload]
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+    pools: list[int | None] = []
 
-    monkeypatch.setattr(mod, "_run_parallel", spy)
+    class Spy(ProcessPoolExecutor):
+        def __init__(self, max_workers: int | None = None) -> None:
+            pools.append(max_workers)
+            super().__init__(max_workers=max_workers)
+
+    monkeypatch.setattr(_parallel, "ProcessPoolExecutor", Spy)
     assert migrate(wiki, jobs=2).ok
-    assert seen == [2]
+    assert pools == [2]
+    assert migrate(wiki, jobs=1).ok
+    assert pools == [2]
 
 
 # -- the command line ------------------------------------------------------------------------
