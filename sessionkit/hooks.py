@@ -97,8 +97,18 @@ def _start_dir(payload: Any) -> str:
     return os.getcwd()
 
 
-def _config_files_exist(start: str) -> bool:
-    """Whether any configuration source exists (env, project file, user file)."""
+def _user_config_file() -> str:
+    """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it)."""
+    explicit = os.environ.get("SESSIONKIT_CONFIG")
+    if explicit:
+        return os.path.expanduser(explicit)
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir("sessionkit"), "config.toml")
+
+
+def _config_sources_exist(start: str) -> bool:
+    """Whether any configuration source exists: a ``SESSIONKIT_*`` variable, a file."""
     if any(k.startswith(_ENV_PREFIX) and k != "SESSIONKIT_DEBUG" for k in os.environ):
         return True
     here = start
@@ -109,36 +119,62 @@ def _config_files_exist(start: str) -> bool:
         if parent == here:
             break
         here = parent
-    from .config import user_config_path
+    return os.path.isfile(_user_config_file())
 
-    return user_config_path().is_file()
+
+def _repository_root(start: str) -> str:
+    """The nearest ancestor holding ``aiwiki/`` or ``.git``, else ``start``.
+
+    The same rule as :func:`sessionkit.config.repository_root`, without
+    importing the configuration module (the hook path stays light).
+    """
+    here = start
+    while True:
+        if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
+            os.path.join(here, ".git")
+        ):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+class _HookDefaults:
+    """Built-in hook behaviour, when no configuration source exists."""
+
+    directive_kind = "Dream"
+    directive_scope = "`aiwiki/raw/`, recently-touched typed pages"
+    directive_action = "invoke `support-dream` skill before resuming other work"
+    session_start_output = "json"
+    store = None
 
 
 class _Settings:
-    """What a hook needs from the configuration."""
+    """What a hook needs from the configuration.
+
+    The configuration module is imported only when a configuration source
+    exists (a ``SESSIONKIT_*`` variable, ``.sessionkit.toml`` above the start
+    directory, the user file); otherwise the built-in defaults apply, which is
+    what :func:`sessionkit.config.load_config` would return.
+    """
 
     def __init__(self, start: str, store: str | None) -> None:
-        from .config import (
-            HookConfig,
-            Limits,
-            hook_store_url,
-            load_config,
-            repository_root,
-            storage_options_for,
-        )
-
         self.start = start
-        self.repo_root = str(repository_root(start))
+        self.repo_root = _repository_root(start)
         self.options: dict[str, Any] = {}
         self.layout: str | None = None
         self.format: str | None = None
         self.bm_project: str | None = None
-        self.hooks: Any = HookConfig()
-        self.limits: Any = Limits()
+        self.hooks: Any = _HookDefaults()
+        self.max_note_bytes = 8 * 1024 * 1024
         from_config = False
-        if _config_files_exist(start):
+        if _config_sources_exist(start):
+            from .config import hook_store_url, load_config, storage_options_for
+
             config = load_config(start)
-            self.hooks, self.limits = config.hooks, config.limits
+            self.hooks = config.hooks
+            self.max_note_bytes = config.limits.max_note_bytes
             self.layout, self.format, self.bm_project = (
                 config.layout,
                 config.format,
@@ -158,6 +194,26 @@ class _Settings:
 
         return open_store(self.url, layout=self.layout, format=self.format, **self.options)
 
+    def local_aiwiki_root(self) -> str | None:
+        """The repository root when the store is a plain local aiwiki folder, else ``None``."""
+        url = self.url
+        if self.options or self.format not in (None, "aiwiki-v2", "aiwiki-v1"):
+            return None
+        if url.startswith("file://"):
+            url = url[len("file://") :]
+        if "://" in url or not url or "\x00" in url:
+            return None
+        root = os.path.abspath(url).rstrip("/") or "/"
+        for tail in ("/aiwiki/sessions", "/aiwiki"):
+            if root.endswith(tail):
+                root = root[: -len(tail)] or "/"
+                break
+        if self.layout not in (None, "aiwiki"):
+            return None
+        if self.layout is None and not os.path.isdir(os.path.join(root, "aiwiki")):
+            return None  # let the store detect its layout
+        return root
+
     def project(self) -> str | None:
         if self.bm_project:
             return str(self.bm_project)
@@ -170,8 +226,6 @@ class _Settings:
 def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
     payload, problem = read_payload(stdin)
     settings = _Settings(_start_dir(payload), args.store)
-    if problem is not None and problem.startswith("payload larger"):
-        payload = {}
     from .ops.lifecycle import DirectiveSpec, record_checkpoint
 
     store = settings.open()
@@ -189,23 +243,81 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
     return 0
 
 
-def session_start_text(store: Any) -> str | None:
-    """The SessionStart context for a store: summary line and unconsumed directives.
+# -- session-start ---------------------------------------------------------------------
 
-    ``None`` when the store has no session note.
+_DATED = None  # compiled on first use
+
+
+def _local_latest(root: str) -> tuple[str, str] | None:
+    """(key, absolute path) of the newest page under ``root/aiwiki/sessions``, or ``None``.
+
+    The rule of :meth:`sessionkit.backends.aiwiki.AiwikiStore.latest`: the
+    newest filename date, then the newest modification time among that date's
+    pages (only those are stat-ed); undated names count only when no name has
+    a date.  Dotfiles, dot-folders and ``INDEX.md`` are skipped, and so are
+    symlinks that lead outside the root.  One directory scan, no page parsed.
     """
-    from ._api import loads
-    from .model import DirectiveState
-    from .ops.lifecycle import directives_of
+    import re
 
-    key = store.latest()
-    if key is None:
+    global _DATED
+    if _DATED is None:
+        _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
+    base = os.path.join(root, "aiwiki", "sessions")
+    real_root = os.path.realpath(root)
+    best: list[tuple[str, str, str]] = []  # (date, key, path) sharing the best date
+    top = ""
+    undated: list[tuple[str, str, str]] = []
+    stack = [(base, "")]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+                if not (real == real_root or real.startswith(real_root.rstrip("/") + "/")):
+                    continue
+            if entry.is_dir():
+                stack.append((entry.path, f"{rel}{name}/"))
+                continue
+            if not name.endswith(".md") or name == "INDEX.md" or not entry.is_file():
+                continue
+            m = _DATED.match(name)
+            key = f"{rel}{name}"
+            if m is None:
+                undated.append(("", key, entry.path))
+            elif m.group(1) > top:
+                top = m.group(1)
+                best = [(top, key, entry.path)]
+            elif m.group(1) == top:
+                best.append((top, key, entry.path))
+    pool = best or undated
+    if not pool:
         return None
-    session = loads(store.read_text(key), path=key)
+    if len(pool) == 1:
+        return pool[0][1], pool[0][2]
+
+    def when(item: tuple[str, str, str]) -> tuple[float, str]:
+        try:
+            return os.stat(item[2]).st_mtime, item[1]
+        except OSError:
+            return 0.0, item[1]
+
+    chosen = max(pool, key=when)
+    return chosen[1], chosen[2]
+
+
+def _context_text(key: str, session: Any, directives: Sequence[Any]) -> str:
+    """The SessionStart text: one summary line, then each unconsumed directive."""
     day = (session.started or "")[:10] or _date_in(key) or "undated"
     label = session.focus or session.title or "unset"
     lines = [f"Latest session note {key}: {day}, status {session.status}, focus: {label}"]
-    open_ = [d for d in directives_of(session) if d.state is DirectiveState.UNCONSUMED]
+    open_ = [d for d in directives if str(d.state) == "unconsumed"]
     if open_:
         lines.append(f"Unconsumed directives ({len(open_)}) - act on them before other work:")
         for d in open_:
@@ -218,6 +330,59 @@ def session_start_text(store: Any) -> str | None:
     return "\n".join(lines)
 
 
+class _Numbered:
+    """A directive with its number (the shape :func:`_context_text` reads)."""
+
+    def __init__(self, index: int, kind: str, action: str | None, state: Any, at: str) -> None:
+        self.index, self.kind, self.action, self.state = index, kind, action, state
+        self.checkpoint_at: str | None = at
+
+
+def _checkpoint_directives(session: Any) -> list[_Numbered]:
+    out: list[_Numbered] = []
+    for cp in session.checkpoints:
+        for d in cp.directives:
+            out.append(_Numbered(len(out) + 1, d.kind, d.action, d.state, cp.at))
+    return out
+
+
+def _local_session_start_text(root: str, max_bytes: int) -> str | None:
+    """:func:`session_start_text` for a local aiwiki store, importing only the page parser."""
+    found = _local_latest(root)
+    if found is None:
+        return None
+    key, path = found
+    with open(path, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        from .errors import LimitExceededError
+
+        raise LimitExceededError(f"note is larger than {max_bytes} bytes", path=key)
+    from ._api import decode
+    from .adapters._aiwiki_parse import read_page
+    from .document import parse
+
+    session, _ = read_page(parse(decode(data, key), key))
+    return _context_text(key, session, _checkpoint_directives(session))
+
+
+def session_start_text(store: Any) -> str | None:
+    """The SessionStart context for a store: summary line and unconsumed directives.
+
+    ``None`` when the store has no session note.  Directives are numbered
+    over every directive of the note, as ``sessionkit directive consume
+    --index N`` takes them.
+    """
+    from ._api import loads
+    from .ops.lifecycle import directives_of
+
+    key = store.latest()
+    if key is None:
+        return None
+    session = loads(store.read_text(key), path=key)
+    return _context_text(key, session, directives_of(session))
+
+
 def _date_in(key: str) -> str | None:
     import re
 
@@ -228,7 +393,15 @@ def _date_in(key: str) -> str | None:
 def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
     payload, _ = read_payload(stdin)
     settings = _Settings(_start_dir(payload), args.store)
-    text = session_start_text(settings.open())
+    root = settings.local_aiwiki_root()
+    text = None
+    if root is not None:
+        try:
+            text = _local_session_start_text(root, settings.max_note_bytes)
+        except Exception:  # anything odd: the full store path decides (and reports)
+            root = None
+    if root is None:
+        text = session_start_text(settings.open())
     if not text:
         return 0
     plain = args.plain if args.plain is not None else settings.hooks.session_start_output == "plain"

@@ -468,3 +468,47 @@ def test_hook_path_imports_no_heavy_modules(repo: Path, home: Path, event: str) 
     )
     assert res.returncode == 0, res.stderr
     assert json.loads(probe.read_text()) == [0, []]
+
+
+# -- the light session-start path agrees with the store path ------------------------------------
+
+
+def test_light_session_start_matches_the_store_path(tmp_path: Path) -> None:
+    from sessionkit.backends import open_store
+    from sessionkit.hooks import _local_session_start_text, session_start_text
+    from sessionkit.ops.lifecycle import record_checkpoint
+
+    root = tmp_path / "wiki"
+    folder = root / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    assert _local_session_start_text(str(root), 1 << 20) is None
+    store = open_store(str(root), layout="aiwiki")
+    assert session_start_text(store) is None
+    names = sorted(p.name for p in EXAMPLE.parent.glob("2026-*.md"))
+    for name in names:
+        shutil.copyfile(EXAMPLE.parent / name, folder / name)
+        light = _local_session_start_text(str(root), 1 << 20)
+        assert light is not None and light == session_start_text(store)
+    record_checkpoint(store, {"session_id": "7e8a3f2"})  # a third checkpoint on the newest
+    light = _local_session_start_text(str(root), 1 << 20)
+    assert light == session_start_text(store)
+    assert light is not None and "[3] Dream directive" in light
+    # same-date pages: the newest modification time wins, in both paths
+    (folder / "2026-05-18-aaaaaaa.md").write_text(
+        (folder / "2026-05-16-c41d9e0.md").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    os.utime(folder / "2026-05-18-aaaaaaa.md", (2_000_000_000, 2_000_000_000))
+    light = _local_session_start_text(str(root), 1 << 20)
+    assert light == session_start_text(store)
+    assert light is not None and light.startswith("Latest session note 2026-05-18-aaaaaaa.md")
+
+
+def test_light_repository_root_matches_config(tmp_path: Path) -> None:
+    from sessionkit.config import repository_root
+    from sessionkit.hooks import _repository_root
+
+    (tmp_path / "a" / ".git").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "aiwiki").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c").mkdir()
+    for start in (tmp_path, tmp_path / "a", tmp_path / "a" / "b" / "c", tmp_path / "a" / "b"):
+        assert _repository_root(str(start)) == str(repository_root(start))
