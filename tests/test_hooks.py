@@ -512,3 +512,125 @@ def test_light_repository_root_matches_config(tmp_path: Path) -> None:
     (tmp_path / "a" / "b" / "c").mkdir()
     for start in (tmp_path, tmp_path / "a", tmp_path / "a" / "b" / "c", tmp_path / "a" / "b"):
         assert _repository_root(str(start)) == str(repository_root(start))
+
+
+# -- the lifecycle commands through the script ---------------------------------------------------
+
+
+def test_install_hooks_command(repo: Path, home: Path) -> None:
+    res = run(["install-hooks"], home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    settings = repo / ".claude" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    commands = {
+        event: [h["command"] for g in groups for h in g["hooks"]]
+        for event, groups in data["hooks"].items()
+    }
+    assert commands == {
+        "PreCompact": ["sessionkit hook pre-compact"],
+        "SessionStart": ["sessionkit hook session-start"],
+    }
+    written = settings.read_bytes()
+    res = run(["install-hooks"], home, cwd=repo)
+    assert b"unchanged" in res.stdout and settings.read_bytes() == written
+    res = run(["install-hooks", "--remove"], home, cwd=repo)
+    assert res.returncode == 0 and json.loads(settings.read_text(encoding="utf-8")) == {}
+    res = run(["install-hooks", "--user", "--json"], home, cwd=repo)
+    assert json.loads(res.stdout)["added"] == ["PreCompact", "SessionStart"]
+    assert (home / ".claude" / "settings.json").is_file()
+
+
+def test_add_status_and_errors_through_the_script(repo: Path, home: Path) -> None:
+    run(["hook", "pre-compact"], home, payload(repo))
+    (page,) = pages(repo)
+    res = run(["add", "next-step", "Run", "the", "backfill"], home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    res = run(["add", "file", "src/app.py:10-20@9c03b7f", "--session", "7e8a3f2"], home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    res = run(["add", "file", "no citation here"], home, cwd=repo)
+    assert res.returncode == 2
+    assert res.stderr.decode().startswith("sessionkit: ") and b"Traceback" not in res.stderr
+    res = run(["directive", "consume", "--index", "9"], home, cwd=repo)
+    assert res.returncode == 2
+    res = run(["status", "done", "--json"], home, cwd=repo)
+    assert json.loads(res.stdout)["new"] == "done"
+    s = sessionkit.loads(page.read_text(encoding="utf-8"))
+    assert s.next_steps == ("Run the backfill",)
+    assert [c.render() for c in s.files_touched] == ["`src/app.py:10-20@9c03b7f`"]
+    assert str(s.status) == "done" and s.ended == today()
+    assert_lints_clean(page)
+
+
+def test_prune_command_is_a_dry_run_for_deletion_without_yes(repo: Path, home: Path) -> None:
+    folder = repo / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    for name in ("2026-05-18-7e8a3f2.md", "2026-05-02-5d6a0f3.md"):
+        shutil.copyfile(EXAMPLE.parent / name, folder / name)
+    res = run(["prune", "--abandon-after", "3d", "--dry-run"], home, cwd=repo)
+    assert b"would mark abandoned" in res.stdout
+    assert str(sessionkit.loads((folder / EXAMPLE.name).read_text()).status) == "active"
+    res = run(["prune", "--abandon-after", "3d", "--delete-abandoned"], home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert f"{EXAMPLE.name}: marked abandoned".encode() in res.stdout
+    assert f"{EXAMPLE.name}: would delete".encode() in res.stdout
+    assert b"add --yes" in res.stderr
+    assert (folder / EXAMPLE.name).is_file()
+    res = run(["prune", "--abandon-after", "2w", "--delete-abandoned", "--yes"], home, cwd=repo)
+    assert f"{EXAMPLE.name}: deleted".encode() in res.stdout
+    assert not (folder / EXAMPLE.name).exists()
+    res = run(["prune", "--abandon-after", "soon"], home, cwd=repo)
+    assert res.returncode == 2
+
+
+def test_basic_memory_project_through_the_script(tmp_path: Path, repo: Path, home: Path) -> None:
+    project = tmp_path / "bm-main"
+    project.mkdir()
+    config = home / ".basic-memory" / "config.json"
+    config.parent.mkdir()
+    config.write_text(
+        json.dumps({"default_project": "main", "projects": {"main": {"path": str(project)}}}),
+        encoding="utf-8",
+    )
+    (repo / "transcript.jsonl").write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "Wire the dream"}})
+        + "\n",
+        encoding="utf-8",
+    )
+    for trigger in ("auto", "manual"):
+        res = run(
+            ["hook", "pre-compact", "--store", "bm://main"], home, payload(repo, trigger=trigger)
+        )
+        assert res.returncode == 0, res.stderr
+        assert res.stderr == b""
+    (note,) = sorted((project / "sessions").glob("*.md"))
+    assert re.fullmatch(
+        r"Session \d{4}-\d{2}-\d{2} \d{2}-\d{2}-\d{2} — Wire the dream\.md", note.name
+    )
+    text = note.read_text(encoding="utf-8")
+    for line in (
+        "type: session",
+        "status: open",
+        f"claude_session_id: {SID}",
+        "project: main",
+        "trigger: manual",
+        "capture: extractive",
+        "- session",
+        "- auto-capture",
+    ):
+        assert f"\n{line}\n" in text, line
+    assert text.count("- [context] PreCompact at ") == 2
+    assert "active work feature/wire-dream" in text
+    assert text.count("#unconsumed") == 2
+    res = run(["hook", "session-start", "--store", "bm://main"], home, start_payload(repo))
+    context = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "[1] Dream directive" in context and "[2] Dream directive" in context
+    res = run(["directive", "consume", "--all", "--store", "bm://main"], home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    res = run(["hook", "session-start", "--store", "bm://main", "--plain"], home, b"{}")
+    assert res.stdout.decode().startswith("Latest session note ")
+    assert "directive" not in res.stdout.decode().lower()
+    res = run(["add", "next-step", "Ship it", "--store", "bm://main"], home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert "- [next_step] Ship it\n" in note.read_text(encoding="utf-8")
+    diags = sessionkit.lint(note.read_text(encoding="utf-8"), path=str(note))
+    assert [str(d) for d in diags if d.severity is Severity.ERROR] == []
