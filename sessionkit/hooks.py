@@ -86,6 +86,16 @@ def read_payload(stream: IO[bytes] | None, limit: int = MAX_PAYLOAD) -> tuple[An
     return value, None
 
 
+def _payload_limit() -> int:
+    """``$SESSIONKIT_MAX_PAYLOAD_BYTES`` when it is a positive integer, else :data:`MAX_PAYLOAD`.
+
+    (The payload is read before the configuration files can be found, since
+    its ``cwd`` says where to look; so only the environment can change this.)
+    """
+    raw = os.environ.get("SESSIONKIT_MAX_PAYLOAD_BYTES", "").strip().replace("_", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_PAYLOAD
+
+
 def _start_dir(payload: Any) -> str:
     """The payload's ``cwd`` when it is a directory, else ``$CLAUDE_PROJECT_DIR``, else the cwd."""
     cwd = payload.get("cwd") if isinstance(payload, Mapping) else None
@@ -224,7 +234,7 @@ class _Settings:
 
 
 def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
-    payload, problem = read_payload(stdin)
+    payload, problem = read_payload(stdin, _payload_limit())
     settings = _Settings(_start_dir(payload), args.store)
     from .ops.lifecycle import DirectiveSpec, record_checkpoint
 
@@ -391,7 +401,7 @@ def _date_in(key: str) -> str | None:
 
 
 def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
-    payload, _ = read_payload(stdin)
+    payload, _ = read_payload(stdin, _payload_limit())
     settings = _Settings(_start_dir(payload), args.store)
     root = settings.local_aiwiki_root()
     text = None

@@ -634,3 +634,24 @@ def test_basic_memory_project_through_the_script(tmp_path: Path, repo: Path, hom
     assert "- [next_step] Ship it\n" in note.read_text(encoding="utf-8")
     diags = sessionkit.lint(note.read_text(encoding="utf-8"), path=str(note))
     assert [str(d) for d in diags if d.severity is Severity.ERROR] == []
+
+
+def test_payload_limit_from_the_environment(repo: Path, home: Path) -> None:
+    res = run(
+        ["hook", "pre-compact"], home, payload(repo), cwd=repo, SESSIONKIT_MAX_PAYLOAD_BYTES="64"
+    )
+    assert res.returncode == 0 and b"larger than 64 bytes" in res.stderr
+    assert [p.name for p in pages(repo)] == [f"{today()}-0000000.md"]
+
+
+def test_pre_compact_on_a_v1_page_with_that_short_id(repo: Path, home: Path) -> None:
+    folder = repo / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    page = folder / "2026-05-02-5d6a0f3.md"
+    shutil.copyfile(EXAMPLE.parent / page.name, page)
+    res = run(["hook", "pre-compact"], home, payload(repo, session_id="5d6a0f3-1111-2222"))
+    assert res.returncode == 0, res.stderr
+    assert pages(repo) == [page]
+    s = sessionkit.loads(page.read_text(encoding="utf-8"))
+    assert len(s.checkpoints) == 1 and s.id == "5d6a0f3-1111-2222"
+    assert_lints_clean(page)

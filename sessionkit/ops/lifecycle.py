@@ -266,6 +266,25 @@ def find_session(store: Store, session: str | None = None) -> str:
     raise NotFoundError(f"{store.url}: no session {session!r}")
 
 
+def _load_aiwiki_v2(text: str, key: str) -> Session:
+    """Read an aiwiki page for a checkpoint: a v1 page is migrated to v2 first.
+
+    Only the two aiwiki adapters are consulted (no format registry scan, no
+    entry points: this runs on every compaction).  The migration is the
+    minimal splice of :func:`~sessionkit.adapters.aiwiki.migrate_document`.
+    """
+    from .._api import read_document
+    from ..adapters.aiwiki import AIWIKI_V1, AIWIKI_V2, migrate_document
+
+    doc = read_document(text, key)
+    try:
+        if AIWIKI_V1.detect(doc) > AIWIKI_V2.detect(doc):
+            doc = migrate_document(doc, to="aiwiki-v2")
+        return AIWIKI_V2.read(doc)
+    except SessionKitError as exc:
+        raise exc.with_path(key) from None
+
+
 def _update(store: Store, key: str, fn: Callable[[Session], Session]) -> Session:
     return store.update(key, fn)
 
@@ -527,15 +546,16 @@ def record_checkpoint(
         key = store.key_for(_new_aiwiki_session(session_id, day))
 
     def edit(text: str | None) -> str | None:
-        from .._api import dumps, loads
+        from .._api import dumps
 
         cp = _aiwiki_checkpoint(at(), work, trigger, spec)
         if text is None:
             created[0] = True
             session = _new_aiwiki_session(session_id, day)
-            return dumps(attrs.evolve(session, checkpoints=(cp,)), format=store.format)
+            # checkpoints need schema v2, whatever the store's default format
+            return dumps(attrs.evolve(session, checkpoints=(cp,)), format="aiwiki-v2")
         created[0] = False
-        old = loads(text, path=key)
+        old = _load_aiwiki_v2(text, key)
         new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
         if old.id is None and session_id is not None and old.short_id is None:
             new = attrs.evolve(new, id=session_id)

@@ -451,3 +451,21 @@ def test_basic_memory_flows(tmp_path: Path) -> None:
     assert "status: closed" in note.read_text(encoding="utf-8")
     diags = sessionkit.lint(note.read_text(encoding="utf-8"), path=str(note))
     assert [str(d) for d in diags if d.severity is Severity.ERROR] == []
+
+
+def test_checkpoint_on_a_v1_page_migrates_it_first(tmp_path: Path) -> None:
+    folder = tmp_path / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    v1 = SESSIONS / "2026-05-02-5d6a0f3.md"
+    page = folder / v1.name
+    shutil.copyfile(v1, page)
+    before = page.read_text(encoding="utf-8")
+    assert "schema_version: 1" in before
+    report = lc.record_checkpoint(_store(tmp_path), {"session_id": "5d6a0f3"}, now=NOW)
+    assert report.key == v1.name
+    after = page.read_text(encoding="utf-8")
+    s = sessionkit.loads(after)
+    assert s.origin is not None and s.origin.format == "aiwiki-v2"
+    assert len(s.checkpoints) == 1 and s.id == "5d6a0f3"
+    assert _ops(before, after) <= {"insert", "replace"}
+    _clean(page)
