@@ -285,7 +285,7 @@ def _open(store_or_path: Store | str | os.PathLike[str]) -> Store:
         if is_local(url):
             local = split_url(url)[1] if "://" in url else url
             if not os.path.isdir(local):
-                raise StoreError(f"no such folder: {local}", path=local)
+                raise StoreError("no such folder", path=local)
         store = open_store(url, layout="aiwiki")
     if store.layout == "basic-memory":
         raise UnsupportedFormatError(
@@ -293,8 +293,12 @@ def _open(store_or_path: Store | str | os.PathLike[str]) -> Store:
         )
     storage = getattr(store, "storage", None)
     root = getattr(storage, "root", None)
-    if _is_local_store(store) and isinstance(root, str) and not os.path.isdir(root):
-        raise StoreError(f"no such folder: {store.url}", path=store.url)
+    if _is_local_store(store) and isinstance(root, str):
+        if not os.path.isdir(root):
+            raise StoreError("no such folder", path=store.url)
+        notes = str(getattr(store, "folder", ""))
+        if notes and not os.path.isdir(os.path.join(root, *notes.split("/"))):
+            raise StoreError(f"not a wiki: it has no {notes}/ folder", path=store.url)
     return store
 
 
@@ -371,8 +375,9 @@ def migrate(
     Raises:
         UnsupportedFormatError: ``to`` is not an aiwiki format, or the store
             is a Basic Memory project.
-        StoreError: the root is not a folder, the store cannot be listed, or
-            the backup folder cannot be created (nothing is written then).
+        StoreError: the root is not a folder (or, on a local disk, has no
+            ``aiwiki/sessions/`` folder), the store cannot be listed, or the
+            backup folder cannot be created (nothing is written then).
         ValueError: ``jobs`` is below 1.
     """
     if to not in TARGETS:

@@ -270,6 +270,9 @@ def test_v2_to_v1_is_refused_when_it_would_lose_the_session_id(tmp_path: Path) -
 def test_unusable_input_raises(tmp_path: Path, wiki: Path) -> None:
     with pytest.raises(sessionkit.StoreError, match="no such folder"):
         migrate(tmp_path / "missing")
+    (tmp_path / "notawiki").mkdir()
+    with pytest.raises(sessionkit.StoreError, match="has no aiwiki/sessions/ folder"):
+        migrate(tmp_path / "notawiki")
     with pytest.raises(sessionkit.UnsupportedFormatError):
         migrate(wiki, to="basic-memory")
     with pytest.raises(ValueError):
