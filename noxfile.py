@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import nox
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
