@@ -143,6 +143,16 @@ class _Pivot:
     aw_extra: Mapping[str, Any] = attrs.field(factory=dict)
     bm_extra: Mapping[str, Any] = attrs.field(factory=dict)
     bm_status: Any = _ABSENT
+    #: the note's file name in aiwiki / Basic Memory when it is not the derived one
+    aw_key: str | None = None
+    bm_key: str | None = None
+    #: the source note's exact text, key and family, when the model cannot
+    #: reproduce it (it then comes back verbatim)
+    original: str | None = None
+    original_key: str | None = None
+    home: str | None = None
+    #: read from a whole-session carrier (authoritative; no self-check needed)
+    from_carrier: bool = attrs.field(default=False, eq=False)
 
     def key(self) -> str:
         """A canonical JSON text of every fact, for equality checks."""
@@ -154,6 +164,8 @@ class _Pivot:
                 "aw_extra": list(self.aw_extra.items()),
                 "bm_extra": list(self.bm_extra.items()),
                 "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
+                "original": [self.original, self.original_key, self.home],
+                "keys": [self.aw_key, self.bm_key],
             },
             ensure_ascii=False,
             default=str,
@@ -170,12 +182,30 @@ class _Pivot:
         }
         if self.bm_status is not _ABSENT:
             data["bm_status"] = self.bm_status
+        if self.aw_key is not None:
+            data["aw_key"] = self.aw_key
+        if self.bm_key is not None:
+            data["bm_key"] = self.bm_key
+        if self.original is not None:
+            data = {"text": self.original, "key": self.original_key, "home": self.home}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _load_pivot(data: Mapping[str, Any], path: str | None) -> _Pivot:
+def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessions") -> _Pivot:
     from ..serialize import from_dict
 
+    if "text" in data:
+        text, key, home = data.get("text"), data.get("key"), data.get("home")
+        if not isinstance(text, str) or home not in ("aiwiki", BASIC_MEMORY):
+            raise FormatError("unusable conversion carrier: bad original text", path=path, line=1)
+        inner = _read_pivot(parse(text, key if isinstance(key, str) else None), home, folder)
+        return attrs.evolve(
+            inner,
+            original=text,
+            original_key=key if isinstance(key, str) else None,
+            home=home,
+            from_carrier=True,
+        )
     try:
         session = from_dict(data["session"])
         return _Pivot(
@@ -183,6 +213,9 @@ def _load_pivot(data: Mapping[str, Any], path: str | None) -> _Pivot:
             aw_extra=dict(data.get("aw_extra") or {}),
             bm_extra=dict(data.get("bm_extra") or {}),
             bm_status=data.get("bm_status", _ABSENT),
+            aw_key=data.get("aw_key"),
+            bm_key=data.get("bm_key"),
+            from_carrier=True,
         )
     except (KeyError, TypeError, AttributeError, ValidationError) as exc:
         raise FormatError(f"unusable conversion carrier: {exc}", path=path, line=1) from None
@@ -249,13 +282,19 @@ def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
     return list(facts.observations), list(facts.relations)
 
 
-def pivot_from_aiwiki(doc: Document) -> _Pivot:
+def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     """Read an aiwiki page and undo the carriers a conversion put there."""
+    from ..backends.aiwiki import safe_id7
+
     session = _aiwiki_adapter(doc).read(doc)
     extra = dict(session.extra)
     meta = _meta_json(extra.pop(AW_META, None), AW_META, doc.path)
+    aw_key = _aw_strip(doc.path)
+    if aw_key == f"{session.started}-{safe_id7(session.id)}.md":
+        aw_key = None
+    bm_key = meta.get("key")
     if "pivot" in meta:
-        return _load_pivot(meta["pivot"], doc.path)
+        return _load_pivot(meta["pivot"], doc.path, folder)
     fields: dict[str, Any] = {}
     aw_extra: dict[str, Any] = {}
     bm_extra: dict[str, Any] = {}
@@ -335,7 +374,32 @@ def pivot_from_aiwiki(doc: Document) -> _Pivot:
         origin=None,
         **fields,
     )
-    return _Pivot(session=session, aw_extra=aw_extra, bm_extra=bm_extra, bm_status=bm_status)
+    return _Pivot(
+        session=session,
+        aw_extra=aw_extra,
+        bm_extra=bm_extra,
+        bm_status=bm_status,
+        aw_key=aw_key if isinstance(aw_key, str) else None,
+        bm_key=bm_key if isinstance(bm_key, str) else None,
+    )
+
+
+def _aw_strip(path: str | None) -> str | None:
+    """A page's key in its store: the part after ``aiwiki/sessions/``."""
+    if not path:
+        return None
+    path = path.replace("\\", "/")
+    at = path.rfind("aiwiki/sessions/")
+    return path[at + len("aiwiki/sessions/") :] if at >= 0 else path
+
+
+def _bm_strip(path: str | None, folder: str) -> str | None:
+    """A note's key in its store: the path below the notes folder."""
+    if not path:
+        return None
+    path = path.replace("\\", "/")
+    prefix = folder.strip("/") + "/"
+    return path[len(prefix) :] if prefix != "/" and path.startswith(prefix) else path
 
 
 def _aiwiki_date(value: str | None) -> str | None:
@@ -395,6 +459,8 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
         extra["bm_cwd"] = s.cwd
     if s.tags:
         extra["bm_tags"] = list(s.tags)
+    if pivot.bm_key is not None:
+        extra[AW_META] = json.dumps({"key": pivot.bm_key}, ensure_ascii=False)
     sections = [
         attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
         if sec.title
@@ -432,12 +498,12 @@ def _date_in(text: str | None) -> str | None:
     return m.group(0) if m else None
 
 
-def _render_aiwiki(session: Session) -> tuple[str, str]:
+def _render_aiwiki(session: Session, key: str | None = None) -> tuple[str, str]:
     from ..adapters import get_adapter
     from ..backends.aiwiki import safe_id7
 
     text = str(get_adapter(AIWIKI).write(session).text)
-    return f"{session.started}-{safe_id7(session.id)}.md", text
+    return key or f"{session.started}-{safe_id7(session.id)}.md", text
 
 
 def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
@@ -486,8 +552,12 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
     meta = doc.meta
     extra = dict(session.extra)
     carrier = _meta_json(extra.pop(BM_META, None), BM_META, doc.path)
+    aw_key = carrier.get("key")
+    bm_key = _bm_strip(doc.path, folder)
+    if bm_key == _bm_strip(note_path(session.title or "", folder), folder):
+        bm_key = None
     if "pivot" in carrier:
-        return _load_pivot(carrier["pivot"], doc.path)
+        return _load_pivot(carrier["pivot"], doc.path, folder)
     raw_status = meta.get("status", _ABSENT)
     status = session.status
     bm_status: Any = _ABSENT
@@ -581,7 +651,14 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
         note_path(title, folder), project=None if project is None else str(project)
     ):
         bm_extra.pop("permalink")
-    return _Pivot(session=session, aw_extra=aw_extra, bm_extra=bm_extra, bm_status=bm_status)
+    return _Pivot(
+        session=session,
+        aw_extra=aw_extra,
+        bm_extra=bm_extra,
+        bm_status=bm_status,
+        aw_key=aw_key if isinstance(aw_key, str) else None,
+        bm_key=bm_key if isinstance(bm_key, str) else None,
+    )
 
 
 def _aiwiki_part(title: str, body: str, path: str | None) -> Session:
@@ -632,8 +709,13 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     if s.project is None and project:
         fill["project"] = project
         added.append("project")
+    meta: dict[str, Any] = {}
     if added:
-        extra[BM_META] = json.dumps({"added": added}, separators=(",", ":"))
+        meta["added"] = added
+    if pivot.aw_key is not None:
+        meta["key"] = pivot.aw_key
+    if meta:
+        extra[BM_META] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     sections: list[ExtraSection] = []
     rest = [
         attrs.evolve(sec, body=sec.body[1:]) if sec.body.startswith("\n") else sec
@@ -713,10 +795,12 @@ def _observations_ok(category: str, texts: Sequence[str]) -> bool:
     )
 
 
-def _render_bm(session: Session, word: Any, folder: str) -> tuple[str, str]:
+def _render_bm(session: Session, word: Any, folder: str, key: str | None = None) -> tuple[str, str]:
     from ..adapters.basic_memory import dump_yaml, render_note
 
     path, text = render_note(session, folder=folder)
+    if key is not None:
+        path = key
     if word is not _ABSENT:
         doc = parse(text)
         span = doc.key_spans["status"]
@@ -784,31 +868,74 @@ def _today() -> str:
 
 def _read_pivot(doc: Document, family: str, folder: str) -> _Pivot:
     if family == "aiwiki":
-        return pivot_from_aiwiki(doc)
+        return pivot_from_aiwiki(doc, folder)
     return pivot_from_bm(doc, folder)
+
+
+def _natural(
+    pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
+) -> tuple[str, str]:
+    """The target text without the whole-session fallback: (key, text)."""
+    if family == "aiwiki":
+        return _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
+    session, word = _to_bm_session(pivot, project)
+    return _render_bm(session, word, folder, pivot.bm_key)
+
+
+def _plain(doc: Document, family: str) -> str:
+    """The source adapter's own reading of a note, as comparable text."""
+    from ..adapters import get_adapter
+    from ..serialize import to_json
+
+    if family == "aiwiki":
+        return to_json(_aiwiki_adapter(doc).read(doc))
+    status = doc.meta.get("status", _ABSENT)
+    session = get_adapter(BASIC_MEMORY).read(doc)
+    return to_json(session) + repr("<absent>" if status is _ABSENT else status)
+
+
+def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> bool:
+    """Whether the pivot writes back into its own format as the same session."""
+    project = None
+    if family == BASIC_MEMORY:
+        value = doc.meta.get("project")
+        project = None if value is None else str(value)
+    try:
+        _, text = _natural(pivot, family, project=project, folder=folder, today=today)
+        return _plain(parse(text, doc.path), family) == _plain(doc, family)
+    except SessionKitError:
+        return False
+
+
+def _strip_folder(key: str, folder: str) -> str:
+    prefix = folder.strip("/") + "/"
+    key = key.replace("\\", "/")
+    if key.startswith("aiwiki/sessions/"):
+        return key[len("aiwiki/sessions/") :]
+    return key[len(prefix) :] if key.startswith(prefix) else key
 
 
 def _convert_doc(
     doc: Document, src: str, dst: str, *, project: str | None, folder: str, today: str
 ) -> _Converted:
     pivot = _read_pivot(doc, src, folder)
+    if pivot.original is not None and pivot.home == dst:
+        key = pivot.original_key
+        if key is None:
+            key = _natural(pivot, dst, project=None, folder=folder, today=today)[0]
+        return _Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
+    if not pivot.from_carrier and not _faithful(pivot, doc, src, folder, today):
+        pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
     want = pivot.key()
-    for attempt in ("natural", "carried"):
+    attempts = ("carried",) if pivot.original is not None else ("natural", "carried")
+    for attempt in attempts:
         try:
-            if dst == "aiwiki":
-                session = (
-                    _to_aiwiki_session(pivot, today)
-                    if attempt == "natural"
-                    else _fallback_aiwiki(pivot, today)
-                )
-                key, text = _render_aiwiki(session)
+            if attempt == "natural":
+                key, text = _natural(pivot, dst, project=project, folder=folder, today=today)
+            elif dst == "aiwiki":
+                key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
             else:
-                session, word = (
-                    _to_bm_session(pivot, project)
-                    if attempt == "natural"
-                    else _fallback_bm(pivot, project)
-                )
-                key, text = _render_bm(session, word, folder)
+                key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
             back = _read_pivot(parse(text, key), dst, folder)
         except FormatError:
             if attempt == "carried":
@@ -960,12 +1087,15 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
+def _open(target: Any, fmt: str | None, storage_options: Mapping[str, Any]) -> Store:
     from ..backends import Store, open_store
 
     if isinstance(target, Store):
         return target
-    return open_store(os.fspath(target), **dict(storage_options))
+    layout = None
+    if fmt is not None:
+        layout = "basic-memory" if _family(fmt) == BASIC_MEMORY else "aiwiki"
+    return open_store(os.fspath(target), layout=layout, **dict(storage_options))
 
 
 def _store_family(store: Store) -> str:
@@ -1070,7 +1200,7 @@ def convert(
         src: a store, or a path/URL :func:`~sessionkit.open_store` opens.
         dst: the target store (created on first write).
         to: target format (``basic-memory`` or ``aiwiki-v2``); by default the
-            target store's format.
+            other family than the source's (or the target store's, when given a store).
         dry_run: compute everything, write nothing.
         progress: called as ``progress(done, total, source_key)`` after each note.
         force: overwrite target notes edited by hand (or not written by the converter).
@@ -1089,10 +1219,14 @@ def convert(
         StoreError: a store cannot be opened.
         UnsupportedFormatError: the formats are not aiwiki and Basic Memory.
     """
+    from ..backends import Store
+
     options = dict(storage_options or {})
-    source = _open(src, options)
-    target = _open(dst, options)
+    source = _open(src, from_, options)
     src_family = _family(from_) if from_ else _store_family(source)
+    if to is None and not isinstance(dst, Store):
+        to = AIWIKI if src_family == BASIC_MEMORY else BASIC_MEMORY
+    target = _open(dst, to, options)
     dst_family = _family(to) if to else _store_family(target)
     if dst_family == src_family:
         raise UnsupportedFormatError(
