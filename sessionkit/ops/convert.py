@@ -26,11 +26,16 @@ How a field maps (the full table is in ``docs/converting.md``):
   in ``aiwiki_sessionkit`` / ``bm_sessionkit`` (JSON) and dropped on the way
   back.
 
-Every conversion is checked by reading the target back and mapping it home
-again; when that does not give the source's facts exactly (a multi-line
-bullet Basic Memory cannot hold, a key that collides with a carrier…) the
-whole session rides along as JSON in the ``*_sessionkit`` carrier, so nothing
-is ever lost.  The report lists such notes under ``carried``.
+Every conversion is checked before it is written.  First the source's model
+must write back into its own format as the same session; when it does not (an
+aiwiki page with a section twice, a Basic Memory note without frontmatter) the
+source's exact text rides along in the ``*_sessionkit`` carrier.  Then the
+target is read back and mapped home again; when that does not give the same
+facts (a heading Basic Memory reads as a tag…) the whole session rides along
+as JSON in that carrier.  Either way nothing is lost; the report lists such
+notes under ``carried``.  Aiwiki list sections Basic Memory cannot hold as
+observations (multi-line bullets, Markdown links) travel as verbatim
+``## aiwiki: <Section>`` sections instead.
 
 Idempotence and conflicts use a manifest dotfile in the target's notes folder
 (``.sessionkit-convert.json``; dotfiles are ignored by Basic Memory and by
