@@ -31,18 +31,46 @@ def decode(data: bytes, path: str | None = None) -> str:
         ) from None
 
 
-def read_document(text: str, path: str | None = None) -> Document:
-    """Parse text into a Document after the size check."""
-    if len(text) > MAX_NOTE_BYTES:
+def _too_big(text: str, limit: int) -> int | None:
+    """The UTF-8 size of ``text`` when it is over ``limit`` bytes, else ``None``."""
+    if len(text) * 4 <= limit:  # a character is at most 4 bytes: no need to encode
+        return None
+    size = len(text) if len(text) > limit else len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
+
+
+def read_document(text: str, path: str | None = None, *, max_bytes: int | None = None) -> Document:
+    """Parse text into a Document after the size check.
+
+    Args:
+        text: the whole note.
+        path: its path, for messages.
+        max_bytes: the size limit in UTF-8 bytes (default :data:`MAX_NOTE_BYTES`;
+            ``limits.max_note_bytes`` in the configuration).
+
+    Raises:
+        LimitExceededError: the note is over the limit (line 1).
+    """
+    limit = MAX_NOTE_BYTES if max_bytes is None else max_bytes
+    size = _too_big(text, limit)
+    if size is not None:
         from .errors import LimitExceededError
 
         raise LimitExceededError(
-            f"note is larger than the limit of {MAX_NOTE_BYTES} bytes", path=path, line=1
+            f"note is {size} bytes or more, over the limit of {limit} (limits.max_note_bytes)",
+            path=path,
+            line=1,
         )
     return parse(text, path)
 
 
-def loads(text: str, path: str | None = None, format: str | None = None) -> Session:
+def loads(
+    text: str,
+    path: str | None = None,
+    format: str | None = None,
+    *,
+    max_bytes: int | None = None,
+) -> Session:
     """Read a note's text into a :class:`Session`.
 
     Args:
@@ -50,12 +78,15 @@ def loads(text: str, path: str | None = None, format: str | None = None) -> Sess
         path: its path, used in error messages (and filename checks).
         format: ``"aiwiki-v1"``, ``"aiwiki-v2"``, ``"basic-memory"``… or
             ``None`` to detect it.
+        max_bytes: refuse notes larger than this many UTF-8 bytes (default
+            :data:`MAX_NOTE_BYTES`; the CLI passes ``limits.max_note_bytes``).
 
     Raises:
-        ParseError: unusable text (with path and line).
+        ParseError: unusable text (with path and line); :class:`LimitExceededError`
+            for a note over the size limit.
         FormatError: not a note of the format.
     """
-    doc = read_document(text, path)
+    doc = read_document(text, path, max_bytes=max_bytes)
     name = format or detect_format(doc)
     try:
         return get_adapter(name).read(doc)
@@ -76,13 +107,20 @@ def dumps(session: Session, format: str | None = None) -> str:
     return str(get_adapter(name).write(session, base=base).text)
 
 
-def lint(text: str, path: str | None = None, format: str | None = None) -> list[Diagnostic]:
+def lint(
+    text: str,
+    path: str | None = None,
+    format: str | None = None,
+    *,
+    max_bytes: int | None = None,
+) -> list[Diagnostic]:
     """Every lint finding for a note's text (never raises for bad input).
 
-    Unusable input (bad frontmatter, unknown format) is one error diagnostic.
+    Unusable input (bad frontmatter, unknown format, a note over ``max_bytes``,
+    default :data:`MAX_NOTE_BYTES`) is one error diagnostic.
     """
     try:
-        doc = read_document(text, path)
+        doc = read_document(text, path, max_bytes=max_bytes)
         name = format or detect_format(doc)
     except SessionKitError as exc:
         return [

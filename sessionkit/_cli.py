@@ -420,7 +420,7 @@ def show(path: str, as_json: bool, storage_option: tuple[str, ...]) -> None:
     limit = _state().config.limits.max_note_bytes
     if len(data) > limit:
         raise Failure(f"{path}: note is {len(data)} bytes, over the limit of {limit}")
-    session = loads(decode(data, path), path=path)
+    session = loads(decode(data, path), path=path, max_bytes=limit)
     if as_json:
         from .serialize import to_json
 

@@ -62,7 +62,13 @@ def _construct_bool(loader: _Loader, node: yaml.Node) -> bool:
 
 
 def _construct_int(loader: _Loader, node: yaml.Node) -> int:
-    return int(str(loader.construct_scalar(node)))
+    text = str(loader.construct_scalar(node))
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts (4300)
+        raise LimitExceededError(
+            f"integer of {len(text)} digits is too long", line=node.start_mark.line + 1
+        ) from None
 
 
 def _construct_mapping(loader: _Loader, node: yaml.Node) -> dict[Any, Any]:

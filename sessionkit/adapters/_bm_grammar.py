@@ -176,21 +176,35 @@ def _interrupts(line: str) -> bool:
     return bool(marker and marker[1] and marker[2].strip())
 
 
+#: container blocks (block quotes, list items) nested deeper than this yield no
+#: facts (markdown-it, which Basic Memory parses with, also stops at a nesting cap)
+MAX_NESTING = 32
+
+
 def _opens_paragraph(line: str, was_open: bool) -> bool:
-    """Whether a paragraph is open after ``line`` (for lazy continuation lines)."""
-    if _blank(line):
-        return False
-    if _indent(line) >= 4:
-        return was_open  # a continuation of an open paragraph, else indented code
-    s = line.lstrip(" ")
-    if s.startswith(">"):
-        return _opens_paragraph(s[1:].lstrip(" ") if len(s) > 1 else "", False)
-    marker = _list_marker(s)
-    if marker is not None:
-        return bool(marker[2].strip()) and _opens_paragraph(marker[2].lstrip(" "), False)
-    if _ATX.match(s) or _HR.match(s) or _FENCE.match(s) or _html_kind(s) is not None:
-        return False
-    return not (was_open and _SETEXT.match(s))
+    """Whether a paragraph is open after ``line`` (for lazy continuation lines).
+
+    A loop, not a recursion, over the ``>`` and list markers a line starts
+    with: a line of thousands of ``> `` must not exhaust the stack.
+    """
+    while True:
+        if _blank(line):
+            return False
+        if _indent(line) >= 4:
+            return was_open  # a continuation of an open paragraph, else indented code
+        s = line.lstrip(" ")
+        if s.startswith(">"):
+            line, was_open = (s[1:].lstrip(" ") if len(s) > 1 else ""), False
+            continue
+        marker = _list_marker(s)
+        if marker is not None:
+            if not marker[2].strip():
+                return False
+            line, was_open = marker[2].lstrip(" "), False
+            continue
+        if _ATX.match(s) or _HR.match(s) or _FENCE.match(s) or _html_kind(s) is not None:
+            return False
+        return not (was_open and _SETEXT.match(s))
 
 
 class _Scanner:
@@ -198,6 +212,7 @@ class _Scanner:
         self.runs: list[InlineRun] = []
         self.in_list_item = False
         self.quote_depth = 0
+        self.depth = 0
         self.lazy: set[int] = set()
         self.original: dict[int, str] = {}
 
@@ -216,6 +231,18 @@ class _Scanner:
             )
 
     def blocks(self, lines: Sequence[tuple[int, str]]) -> None:
+        # Blocks nested deeper than MAX_NESTING (quotes, list items) yield no
+        # facts: the scan would otherwise recurse once per level (a stack
+        # overflow) and copy the lines once per level (quadratic time).
+        if self.depth >= MAX_NESTING:
+            return
+        self.depth += 1
+        try:
+            self._blocks(lines)
+        finally:
+            self.depth -= 1
+
+    def _blocks(self, lines: Sequence[tuple[int, str]]) -> None:
         i, n = 0, len(lines)
         while i < n:
             num, line = lines[i]

@@ -48,7 +48,7 @@ def lint_data(data: bytes, path: str, limit: int) -> list[Diagnostic]:
         text = decode(data, path)
     except ParseError as exc:
         return [unreadable(exc.message, exc.line, path)]
-    found = lint(text, path=path)
+    found = lint(text, path=path, max_bytes=limit)
     if any(not d.path for d in found):
         import attrs
 

@@ -1,0 +1,1 @@
+"""The hostile-input corpus (generated; see :mod:`tests.hostile.cases`)."""
