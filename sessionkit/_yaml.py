@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import yaml
 
+from ._yaml_fast import fast_mapping
 from .errors import LimitExceededError, ParseError
 
 __all__ = ["MAX_ALIASES", "MAX_DEPTH", "load_mapping", "load_value", "scalar"]
@@ -200,6 +201,9 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
 
 def load_mapping(text: str, *, line_offset: int = 0) -> dict[str, Any]:
     """Load frontmatter text: empty is ``{}``, anything but a mapping is an error."""
+    fast = fast_mapping(text)  # flat, simple frontmatter: same result, no YAML parser
+    if fast is not None:
+        return fast
     value = load_value(text, line_offset=line_offset)
     if value is None:
         return {}

@@ -134,6 +134,10 @@ class Section:
         return hash((self.title, self.start, self.end))
 
 
+#: first characters of a line that may start a heading, a code fence or an HTML block
+_MAY_OPEN = frozenset(" \t`~<#")
+
+
 def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) -> list[Heading]:
     """Return the ATX headings in ``lines[start:end]`` as CommonMark sees them.
 
@@ -165,6 +169,15 @@ def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) 
             if html_end.search(line):
                 html_end = None
             prev_blank = False
+            continue
+        first_char = line[:1]
+        if (
+            first_char
+            and first_char not in _MAY_OPEN
+            and not first_char.isspace()
+            and not html_blank
+        ):
+            prev_blank = False  # plain text: no heading, fence or HTML starts here
             continue
         bare = _strip_eol(line)
         if html_blank:

@@ -207,14 +207,19 @@ class _Linter:
             "session_id_short": str(sid)[:7] if isinstance(sid, str) and sid else None,
         }
         regex = ""
+        literal: str | None = ""  # the name itself when every placeholder has a value
         for part in re.split(r"(\{[a-z_]+\})", pattern):
             if part.startswith("{") and part.endswith("}"):
                 value = values.get(part[1:-1])
                 regex += re.escape(value) if value else r"[^/\\]+"
+                literal = literal + value if literal is not None and value else None
             else:
                 regex += re.escape(part)
+                literal = None if literal is None else literal + part
         name = posixpath.basename(doc.path.replace("\\", "/"))
-        if not re.fullmatch(regex, name):
+        # an all-literal pattern matches only itself: skip compiling a regex per page
+        matches = name == literal if literal is not None else re.fullmatch(regex, name)
+        if not matches:
             expected = pattern
             for key, value in values.items():
                 if value:

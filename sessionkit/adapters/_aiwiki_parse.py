@@ -194,7 +194,12 @@ class Layout:
     preamble: tuple[int, int]
 
 
+_FENCE_STARTS = ("```", "~~~")
+
+
 def _fence_open(bare: str) -> str | None:
+    if not bare.lstrip(" ").startswith(_FENCE_STARTS):  # cheap test before the regex
+        return None
     m = _FENCE.match(bare)
     if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
         return m.group(1)
@@ -202,6 +207,8 @@ def _fence_open(bare: str) -> str | None:
 
 
 def _fence_closes(bare: str, fence: str) -> bool:
+    if not bare.lstrip(" ").startswith(_FENCE_STARTS):
+        return False
     m = _FENCE.match(bare)
     return bool(
         m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip()

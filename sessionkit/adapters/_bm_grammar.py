@@ -158,11 +158,21 @@ def _html_kind(stripped: str) -> str | None:
     return m.lastgroup or "t6"
 
 
+#: container blocks (block quotes, list items) nested deeper than this yield no
+#: facts (markdown-it, which Basic Memory parses with, also stops at a nesting cap)
+MAX_NESTING = 32
+
+#: first characters of a block that is not a paragraph (quote, heading, rule, fence, HTML, list)
+_BLOCK_START = frozenset(">#*-_`~<+0123456789")
+
+
 def _interrupts(line: str) -> bool:
     """Whether ``line`` starts a block that can interrupt a paragraph."""
     if _blank(line) or _indent(line) >= 4:
         return False
     s = line.lstrip(" ")
+    if s[0] not in _BLOCK_START:
+        return False
     if s.startswith(">"):
         return True
     if _ATX.match(s) or _HR.match(s):
@@ -174,11 +184,6 @@ def _interrupts(line: str) -> bool:
         return True
     marker = _list_marker(s)
     return bool(marker and marker[1] and marker[2].strip())
-
-
-#: container blocks (block quotes, list items) nested deeper than this yield no
-#: facts (markdown-it, which Basic Memory parses with, also stops at a nesting cap)
-MAX_NESTING = 32
 
 
 def _opens_paragraph(line: str, was_open: bool) -> bool:
@@ -193,6 +198,8 @@ def _opens_paragraph(line: str, was_open: bool) -> bool:
         if _indent(line) >= 4:
             return was_open  # a continuation of an open paragraph, else indented code
         s = line.lstrip(" ")
+        if s[0] not in _BLOCK_START and s[0] != "=":
+            return True  # plain text: a paragraph line (no setext underline either)
         if s.startswith(">"):
             line, was_open = (s[1:].lstrip(" ") if len(s) > 1 else ""), False
             continue
@@ -256,6 +263,9 @@ class _Scanner:
                 i += 1
                 while i < n and (_blank(lines[i][1]) or _indent(lines[i][1]) >= 4):
                     i += 1
+                continue
+            if s[0] not in _BLOCK_START:  # plain text: a paragraph starts here
+                i = self.paragraph(lines, i)
                 continue
             fm = _FENCE.match(s)
             if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
@@ -480,6 +490,10 @@ def _category_match(content: str) -> re.Match[str] | None:
     return m
 
 
+_LINK_ONLY = re.compile(r"^\[.*?\]\(.*?\)$")
+_WIKI_ONLY = re.compile(r"^\[\[.*?\]\]$")
+
+
 def is_observation(content: str) -> bool:
     """Whether an inline run's text is an observation for Basic Memory."""
     text, _ = _strip_directive(content.strip())
@@ -487,10 +501,11 @@ def is_observation(content: str) -> bool:
         return False
     if text.startswith(("[ ]", "[x]", "[-]")):
         return False
-    if re.match(r"^\[.*?\]\(.*?\)$", text) or re.match(r"^\[\[.*?\]\]$", text):
-        return False
-    if _category_match(text):
-        return True
+    if text[0] == "[":
+        if _LINK_ONLY.match(text) or _WIKI_ONLY.match(text):
+            return False
+        if _category_match(text):
+            return True
     return any(part.startswith("#") for part in text.split())
 
 

@@ -212,7 +212,7 @@ def bm_view(doc: Document) -> BMView:
         start = doc.body_start
     except SessionKitError:
         meta, ok, start = {}, False, 0
-    lines = [line.replace("\x00", "") for line in doc.lines]
+    lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
     facts = parse_facts(lines, start) if _semantics_on(meta) else Facts()
     type_value = meta.get("type")
     return BMView(
@@ -296,7 +296,7 @@ def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
 
 def _classify(doc: Document) -> tuple[Session, _Layout]:
     meta = doc.meta  # raises ParseError with a line for unusable frontmatter
-    lines = [line.replace("\x00", "") for line in doc.lines]
+    lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
     facts = parse_facts(lines, doc.body_start) if _semantics_on(meta) else Facts()
     layout = _Layout()
     fields: dict[str, Any] = {}

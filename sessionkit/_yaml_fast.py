@@ -1,0 +1,141 @@
+"""A fast reader for the common, flat shape of frontmatter (a hot path of lint and read).
+
+:func:`fast_mapping` handles only text made of:
+
+* top-level ``key: value`` lines with a simple plain key
+  (``[A-Za-z_][A-Za-z0-9_-]*`` that does not resolve to a bool or null);
+* values that are a plain scalar without any character that could mean
+  something else to YAML (comments, flow or block indicators at the start,
+  ``: ``, tabs, trailing blanks, line breaks other than ``\\n``), a
+  single-quoted scalar (``''`` for a quote) or a double-quoted scalar without
+  escapes, or nothing;
+* a key with nothing after it followed by a block list of such scalars
+  (``- item`` at one indent, 0 or 2 spaces);
+* empty lines.
+
+It returns exactly what :func:`sessionkit._yaml.load_mapping` returns for
+such text (the same resolution: ``~``/``null``/empty to None, ``true``/
+``false``, decimal ints without leading zeros, plain decimal floats, every
+other scalar a string), and ``None`` for anything else, which then goes to
+the full strict loader.  ``tests/test_yaml_fastpath.py`` checks the two
+against each other with Hypothesis.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["fast_mapping"]
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
+_ITEM = re.compile(r"( {0,2})- (.*)\Z")
+# characters allowed here: printable and \n; no other YAML line break (CR, NEL, LS, PS), no BOM
+_UNSAFE = re.compile(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_NULLS = frozenset({"~", "null", "Null", "NULL"})
+_NOT_KEYS = frozenset(_BOOLS) | _NULLS
+_BAD_START = frozenset(" -?:,[]{}#&*!|>'\"%@`")
+_MISSING = object()
+
+
+def _plain(text: str) -> Any:
+    """The value of a plain scalar, or ``_MISSING`` when it is not a simple one."""
+    if text in _NULLS:
+        return None
+    first = text[0]
+    if first in _BAD_START and not (first == "-" and text[1:2] in tuple("0123456789.")):
+        return _MISSING
+    if "#" in text or ": " in text or text[-1] in " :" or "\t" in text:
+        return _MISSING
+    if first in _BOOLS_FIRST and text in _BOOLS:
+        return _BOOLS[text]
+    if first in _NUM_FIRST:
+        if _INT.match(text):
+            # past Python's int-string cap (4300 digits) int() raises: the full loader reports it
+            return int(text) if len(text) <= 4000 else _MISSING
+        if _FLOAT.match(text):
+            sign = -1 if first == "-" else 1
+            return sign * float(text[1:] if first in "+-" else text)
+    return text
+
+
+_BOOLS_FIRST = frozenset("tTfF")
+_NUM_FIRST = frozenset("-+.0123456789")
+
+
+def _scalar(text: str) -> Any:
+    """A non-empty scalar's value (plain or quoted), or ``_MISSING``."""
+    first = text[0]
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+            return _MISSING
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            return _MISSING
+        return inner
+    return _plain(text)
+
+
+def fast_mapping(text: str) -> dict[str, Any] | None:
+    """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
+    if _UNSAFE.search(text):
+        return None
+    result: dict[str, Any] = {}
+    lines = text.split("\n")
+    n = len(lines)
+    i = 0
+    while i < n:
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        m = _KEY.match(line)
+        if m is None:
+            return None
+        key, rest = m.group(1), m.group(2)
+        if key in result or key in _NOT_KEYS:
+            return None
+        if rest:
+            value = _scalar(rest)
+            if value is _MISSING:
+                return None
+            result[key] = value
+            continue
+        if rest is not None:  # "key: " with a trailing blank
+            return None
+        # "key:" — a block list may follow
+        items: list[Any] = []
+        indent: str | None = None
+        while i < n:
+            im = _ITEM.match(lines[i])
+            if im is None:
+                break
+            if indent is None:
+                indent = im.group(1)
+            elif im.group(1) != indent:
+                return None
+            body = im.group(2)
+            if not body:
+                return None
+            value = _scalar(body)
+            if value is _MISSING:
+                return None
+            items.append(value)
+            i += 1
+        if indent is None:
+            if i < n and lines[i][:1] in (" ", "-"):
+                return None  # something nested we do not read here
+            result[key] = None
+        else:
+            if i < n and lines[i][:1] == " ":
+                return None
+            result[key] = items
+    return result

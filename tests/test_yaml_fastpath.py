@@ -1,0 +1,236 @@
+"""The flat-frontmatter fast path gives exactly what the strict loader gives, or defers.
+
+Differential: for generated frontmatter texts (mostly of the simple shape,
+with tricky values mixed in), whenever :func:`fast_mapping` answers, the full
+strict loader (:func:`load_value`) must give an equal mapping with the same
+types; and :func:`load_mapping` (which uses the fast path) must behave
+exactly as the full loader does, errors included.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sessionkit._yaml import load_mapping, load_value
+from sessionkit._yaml_fast import fast_mapping
+from sessionkit.errors import SessionKitError
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal with the same types (True is not 1, -0.0 is not 0.0, nan equals nan)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and repr(a) == repr(b))
+    return bool(a == b)
+
+
+def full(text: str) -> Any:
+    try:
+        value = load_value(text)
+    except SessionKitError as exc:
+        return ("error", type(exc).__name__, exc.message, exc.line)
+    return {} if value is None else value
+
+
+def via_load_mapping(text: str) -> Any:
+    try:
+        return load_mapping(text)
+    except SessionKitError as exc:
+        return ("error", type(exc).__name__, exc.message, exc.line)
+
+
+TRICKY = [
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "",
+    "true",
+    "False",
+    "TRUE",
+    "yes",
+    "no",
+    "on",
+    "NO",
+    "y",
+    "0",
+    "-0",
+    "+1",
+    "007",
+    "0123456",
+    "12",
+    "1.5",
+    "-.5",
+    "+.5",
+    "1.",
+    ".",
+    "1e5",
+    "1.0e+3",
+    "1_000",
+    "0x1F",
+    "0o7",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "2026-05-18",
+    "2026-05-18T10:00:00Z",
+    "12:30",
+    "abc1234",
+    "a: b",
+    "a:b",
+    "a #b",
+    "a#b",
+    "#c",
+    "- x",
+    "-x",
+    "-1",
+    "-",
+    "? x",
+    ":x",
+    "a:",
+    "[a]",
+    "{a: 1}",
+    "a, b",
+    "a [b]",
+    "&x",
+    "*x",
+    "!t",
+    "!!str x",
+    "|",
+    ">",
+    "%x",
+    "@x",
+    "`x`",
+    "'q'",
+    "'it''s'",
+    "'a'b'",
+    "''",
+    "'",
+    '"d"',
+    '"a\\nb"',
+    '""',
+    '"',
+    "x'",
+    'x"',
+    "a  b",
+    "a ",
+    " a",
+    "a\tb",
+    "\u00e9t\u00e9",
+    "\u2028",
+    "\x85",
+    "\ufeff",
+    "\x7f",
+    "\x00",
+    "\U0001f600",
+    "...",
+    "---",
+    "a ...",
+    "==",
+    "<<",
+    "=",
+    "9" * 700,
+    "9" * 5000,
+]
+
+keys = st.one_of(
+    st.sampled_from(["title", "status", "schema_id", "tags", "a", "_k", "k-1", "K9"]),
+    st.sampled_from(["true", "null", "NULL", "~", "1", "a b", "-a", "'q'", '"q"', "?"]),
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,6}", fullmatch=True),
+)
+values = st.one_of(
+    st.sampled_from(TRICKY),
+    st.text(st.characters(codec="utf-8", exclude_characters="\n\r"), max_size=8),
+    st.from_regex(r"[a-z0-9 .:#'\"-]{1,10}", fullmatch=True),
+    st.integers(-1000, 10**20).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+)
+
+
+@st.composite
+def frontmatter(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 6))):
+        key = draw(keys)
+        shape = draw(st.sampled_from(["value", "value", "value", "list", "empty", "blank", "raw"]))
+        sep = draw(st.sampled_from([": ", ": ", ": ", ":", ":  ", " : ", ":\t"]))
+        if shape == "value":
+            lines.append(f"{key}{sep}{draw(values)}")
+        elif shape == "list":
+            lines.append(f"{key}:")
+            indent = draw(st.sampled_from(["", "", "  ", " ", "    "]))
+            for _ in range(draw(st.integers(0, 4))):
+                bullet = draw(st.sampled_from(["- ", "- ", "-", "-  "]))
+                lines.append(f"{indent}{bullet}{draw(values)}")
+        elif shape == "empty":
+            lines.append(f"{key}:")
+        elif shape == "blank":
+            lines.append(draw(st.sampled_from(["", "", " ", "# c", "  x: 1"])))
+        else:
+            lines.append(draw(st.text(max_size=12).map(lambda t: t.replace("\n", " "))))
+    end = draw(st.sampled_from(["\n", "", "\n\n"]))
+    return "\n".join(lines) + end
+
+
+@settings(max_examples=1500, deadline=None)
+@given(frontmatter())
+def test_fast_path_agrees_with_the_strict_loader(text: str) -> None:
+    fast = fast_mapping(text)
+    expected = full(text)
+    if fast is not None:
+        assert same(fast, expected), (text, fast, expected)
+    got = via_load_mapping(text)
+    if isinstance(expected, dict) and not all(isinstance(k, str) for k in expected):
+        assert isinstance(got, tuple)  # a non-string key is an error either way
+    elif isinstance(expected, dict | tuple):  # a mapping, or the same error
+        assert same(got, expected), (text, got, expected)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(TRICKY), st.sampled_from(TRICKY)), max_size=6))
+def test_tricky_values_in_every_position(pairs: list[tuple[str, str]]) -> None:
+    text = "".join(f"k{i}: {a}\nl{i}:\n- {b}\n" for i, (a, b) in enumerate(pairs))
+    fast = fast_mapping(text)
+    if fast is not None:
+        assert same(fast, full(text)), text
+
+
+def test_the_common_shapes_take_the_fast_path() -> None:
+    text = (
+        "schema_id: session\nschema_version: 2\nstatus: done\ndate_start: 2026-05-18\n"
+        "date_end: ~\nsession_id: 7e8a3f2c-1111\nfocus: config system, lint\n"
+        "last_commit: 'abc1234'\ntitle: \"A title\"\ntags:\n- session\n- auto-capture\n"
+        "other:\n  - x\n  - 12\nratio: 1.5\nflag: true\nempty:\n"
+    )
+    fast = fast_mapping(text)
+    assert fast is not None
+    assert same(fast, full(text))
+    assert fast["date_start"] == "2026-05-18" and fast["schema_version"] == 2
+    assert fast["tags"] == ["session", "auto-capture"] and fast["empty"] is None
+
+
+def test_unusual_text_defers_to_the_full_loader() -> None:
+    for text in [
+        "a: 1 # comment\n",
+        "a: [1, 2]\n",
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "a: |\n  text\n",
+        "a: b\n  c\n",
+        "a: 1\na: 2\n",
+        "true: 1\n",
+        "a:\n  b: 1\n",
+        "a: x\r\n",
+        "a: \u2028\n",
+        "- a\n",
+    ]:
+        assert fast_mapping(text) is None, text
