@@ -52,3 +52,14 @@ def interop(session: nox.Session) -> None:
     """
     session.install(f"basic-memory=={BASIC_MEMORY_VERSION}", "-e", ".[test]")
     session.run("pytest", "tests/interop", "-p", "no:cacheprovider", *session.posargs)
+
+
+@nox.session(python=PY)
+def bench(session: nox.Session) -> None:
+    """Every benchmark in benchmarks/ (small by default; ``-- --size 20000`` for the targets).
+
+    The Basic Memory comparison needs the interop venv (``nox -s interop``,
+    or ``/tmp/bmvenv``, or ``SK_BM_PYTHON``); without one it says so and skips.
+    """
+    session.install("-e", ".[bench]")
+    session.run("python", "benchmarks/run_all.py", *session.posargs)

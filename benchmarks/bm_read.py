@@ -7,8 +7,8 @@ rounds:
 * **sessionkit** (this process): read each file, ``sessionkit.loads`` (format
   detection, strict frontmatter, the observation/relation grammar, the
   :class:`~sessionkit.model.Session`);
-* **basic-memory** (a subprocess in the Python 3.12 venv that ``nox -s
-  interop`` builds, default ``/tmp/bmvenv``, or ``$SK_BM_PYTHON``): read each
+* **basic-memory** (a subprocess in a Python 3.12 venv with basic-memory:
+  ``$SK_BM_PYTHON``, else ``/tmp/bmvenv``, else ``nox -s interop``'s): read each
   file, ``EntityParser.parse_markdown_content`` (python-frontmatter,
   markdown-it with Basic Memory's observation and relation plugins, its
   pydantic models), timed inside the subprocess so start-up is not counted.
@@ -83,8 +83,11 @@ else:
 
 def bm_python() -> str | None:
     """The interpreter of the basic-memory venv, if there is one."""
-    candidate = os.environ.get("SK_BM_PYTHON") or "/tmp/bmvenv/bin/python"
-    return candidate if os.path.exists(candidate) else None
+    nox_venv = Path(__file__).resolve().parent.parent / ".nox" / "interop" / "bin" / "python"
+    for candidate in (os.environ.get("SK_BM_PYTHON"), "/tmp/bmvenv/bin/python", str(nox_venv)):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
 
 
 def run_child(python: str, mode: str, listfile: Path) -> object:
