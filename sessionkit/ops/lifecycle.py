@@ -371,15 +371,20 @@ def _new_aiwiki_session(session_id: str | None, day: str) -> Session:
     return Session(id=session_id, status=Status.ACTIVE, started=day, focus="unset")
 
 
-def _first_request(transcript_path: str | None, limit: int = 512 * 1024) -> str | None:
-    """The first user message of a Claude Code transcript (JSONL), clipped; best effort."""
+def _transcript_start(
+    transcript_path: str | None, limit: int = 512 * 1024
+) -> tuple[str | None, str | None]:
+    """(first user request clipped, its UTC timestamp) from a Claude Code transcript; best effort.
+
+    The transcript is JSON Lines; only its first ``limit`` bytes are read.
+    """
     if not transcript_path or not transcript_path.endswith(".jsonl"):
-        return None
+        return None, None
     try:
         with open(transcript_path, "rb") as fh:
             data = fh.read(limit)
     except OSError:
-        return None
+        return None, None
     for raw in data.split(b"\n"):
         try:
             obj = json.loads(raw)
@@ -399,8 +404,15 @@ def _first_request(transcript_path: str | None, limit: int = 512 * 1024) -> str 
                     break
         if text and text.strip() and not text.lstrip().startswith("<"):
             clipped = _one_line(text)
-            return clipped if len(clipped) <= 60 else clipped[:59].rstrip() + "…"
-    return None
+            if len(clipped) > 60:
+                clipped = clipped[:59].rstrip() + "…"
+            when = None
+            stamp = obj.get("timestamp")
+            if isinstance(stamp, str):
+                with contextlib.suppress(ValueError):
+                    when = iso_now(datetime.fromisoformat(stamp))
+            return clipped, when
+    return None, None
 
 
 def _bm_title(at: str, request: str | None) -> str:
@@ -426,20 +438,22 @@ def _bm_context(at: str, work: WorkItem | None, trigger: str | None) -> str:
 
 
 def _new_bm_session(
-    session_id: str | None, at: str, payload: Mapping[str, Any], project: str | None
+    session_id: str | None, now: str, payload: Mapping[str, Any], project: str | None
 ) -> Session:
-    request = _first_request(_text_field(payload, "transcript_path"))
+    """A new note in the Basic Memory plugin's shape (started: the transcript's first request)."""
+    request, started = _transcript_start(_text_field(payload, "transcript_path"))
+    start = started or now
     extra: dict[str, Any] = {"type": "session"}
     trigger = _text_field(payload, "trigger", 64)
     if trigger:
-        extra["trigger"] = trigger
+        extra["trigger"] = _one_line(trigger)
     extra["capture"] = "extractive"
     return Session(
         id=session_id,
         status=Status.ACTIVE,
-        title=_bm_title(at, request),
-        started=at,
-        ended=at,
+        title=_bm_title(start, request),
+        started=start,
+        ended=now,
         project=project,
         cwd=_text_field(payload, "cwd"),
         tags=("session", "auto-capture"),
@@ -499,9 +513,11 @@ def record_checkpoint(
 
     if _is_bm(store):
         key = _bm_key_for_id(store, session_id) if session_id else None
+        fresh = _new_bm_session(session_id, iso_now(now), data, project)
         if key is None:
-            first = iso_now(now)
-            key = store.key_for(_new_bm_session(session_id, first, data, project))
+            # named after the transcript's first request when there is one, so
+            # racing first checkpoints of one session pick the same note
+            key = store.key_for(fresh)
 
         def edit_bm(text: str | None) -> str | None:
             from .._api import dumps, loads
@@ -509,9 +525,9 @@ def record_checkpoint(
             when = at()
             if text is None:
                 created[0] = True
-                base = _new_bm_session(session_id, when, data, project)
                 session = attrs.evolve(
-                    base,
+                    fresh,
+                    ended=when,
                     context=(_bm_context(when, work, trigger),),
                     observations=(_bm_directive(spec),),
                 )

@@ -469,3 +469,22 @@ def test_checkpoint_on_a_v1_page_migrates_it_first(tmp_path: Path) -> None:
     assert len(s.checkpoints) == 1 and s.id == "5d6a0f3"
     assert _ops(before, after) <= {"insert", "replace"}
     _clean(page)
+
+
+def test_basic_memory_note_is_named_after_the_transcript_start(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    first = {
+        "type": "user",
+        "timestamp": "2026-05-20T08:00:00.123Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "Fix the  flaky\ntest"}]},
+    }
+    transcript.write_text("not json\n" + json.dumps(first) + "\n", encoding="utf-8")
+    store = open_store(str(tmp_path / "proj"), layout="basic-memory")
+    payload = {"session_id": "s-1", "transcript_path": str(transcript), "trigger": "auto"}
+    one = lc.record_checkpoint(store, payload, now=NOW)
+    two = lc.record_checkpoint(store, payload, now=NOW + dt.timedelta(seconds=7))
+    assert one.key == two.key == "Session 2026-05-20 08-00-00 — Fix the flaky test.md"
+    s = store.get(one.key)
+    assert s.title == "Session 2026-05-20 08:00:00 — Fix the flaky test"
+    assert (s.started, s.ended) == ("2026-05-20T08:00:00Z", "2026-05-20T09:30:12Z")
+    assert len(s.context) == 2
