@@ -63,3 +63,14 @@ def bench(session: nox.Session) -> None:
     """
     session.install("-e", ".[bench]")
     session.run("python", "benchmarks/run_all.py", *session.posargs)
+
+
+@nox.session(python=PY)
+def fuzz(session: nox.Session) -> None:
+    """atheris on ``loads`` (every format) and ``lint``, seeded with the test corpora.
+
+    Bounded: 60 s in total by default; ``nox -s fuzz -- --seconds 3600`` by hand.
+    A crash fails the session and leaves its input in ``fuzz/artifacts/``.
+    """
+    session.install("-e", ".", "atheris")
+    session.run("python", "fuzz/run.py", *session.posargs)

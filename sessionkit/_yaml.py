@@ -66,10 +66,30 @@ def _construct_int(loader: _Loader, node: yaml.Node) -> int:
     text = str(loader.construct_scalar(node))
     try:
         return int(text)
-    except ValueError:  # more digits than Python converts (4300)
-        raise LimitExceededError(
-            f"integer of {len(text)} digits is too long", line=node.start_mark.line + 1
-        ) from None
+    except ValueError:
+        line = node.start_mark.line + 1
+        if _INT.match(text):  # more digits than Python converts (4300)
+            raise LimitExceededError(
+                f"integer of {len(text)} digits is too long", line=line
+            ) from None
+        raise ParseError(f"invalid YAML: {text[:40]!r} is not an integer", line=line) from None
+
+
+_TIMESTAMP = re.compile(
+    r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+    r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$"
+)
+
+
+def _construct_timestamp(loader: _Loader, node: yaml.Node) -> str:
+    """An explicit ``!!timestamp`` stays the string written, like every date (checked)."""
+    text = str(loader.construct_scalar(node))
+    if not _TIMESTAMP.match(text):
+        raise ParseError(
+            f"invalid YAML: {text[:40]!r} is not a timestamp", line=node.start_mark.line + 1
+        )
+    return text
 
 
 def _construct_mapping(loader: _Loader, node: yaml.Node) -> dict[Any, Any]:
@@ -93,6 +113,7 @@ def _construct_mapping(loader: _Loader, node: yaml.Node) -> dict[Any, Any]:
 _Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:

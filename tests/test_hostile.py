@@ -103,6 +103,8 @@ def test_big_cases_read_or_fail_cleanly_in_bounds(case: str) -> None:
         ("frontmatter-list", "aiwiki-v2", 2, "mapping"),
         ("frontmatter-scalar", "basic-memory", 2, "mapping"),
         ("v2-huge-version", "aiwiki-v2", 3, "digits"),
+        ("tag-timestamp-bad", "aiwiki-v2", 2, "not a timestamp"),
+        ("tag-int-bad", "basic-memory", 2, "not an integer"),
     ],
 )
 def test_error_says_where_and_what(case: str, fmt: str, line: int | None, words: str) -> None:

@@ -80,6 +80,9 @@ def _small() -> dict[str, Callable[[], str | bytes]]:
         "tag-binary": lambda: "---\nx: !!binary aGVsbG8=\n---\n",
         "tag-set": lambda: "---\nx: !!set {a, b}\n---\n",
         "tag-timestamp": lambda: "---\nx: !!timestamp 2026-05-18\n---\n",
+        # found by fuzz/fuzz_loads.py: PyYAML's own timestamp constructor crashed on it
+        "tag-timestamp-bad": lambda: "---\nx: !!timestamp 2`026-05-18\n---\n",
+        "tag-int-bad": lambda: "---\nx: !!int abc\n---\n",
         "tag-float-on-key": lambda: "---\n!!float 1: a\n---\n",
         "tag-str-on-schema": lambda: "---\nschema_version: !!str 2\nschema_id: session\n---\n",
         "duplicate-keys": lambda: "---\nstatus: active\nstatus: done\n---\n",
