@@ -51,10 +51,10 @@ def _run(url: str, options: dict[str, Any], tmp: Path) -> None:
     repo = tmp / "no-work-item"
     repo.mkdir()
     env = {**os.environ, "SK_GATE": str(gate)}
+    args = [str(APPENDS), json.dumps(options), str(repo), SESSION_ID]
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, url, str(w), str(APPENDS), json.dumps(options)]
-            + [str(repo), SESSION_ID],
+            [sys.executable, "-c", WORKER, url, str(w), *args],
             env=env,
             stderr=subprocess.PIPE,
             text=True,

@@ -57,13 +57,16 @@ def _small() -> dict[str, Callable[[], str | bytes]]:
         "alias-bomb": _alias_bomb,
         "alias-bomb-mapping": lambda: (
             "---\na: &a {x: 1, y: 1}\n"
-            + "".join(f"b{i}: &b{i} {{p: *{'a' if i == 0 else f'b{i - 1}'}, q: *"
-                      f"{'a' if i == 0 else f'b{i - 1}'}}}\n" for i in range(30))
+            + "".join(
+                f"b{i}: &b{i} {{p: *{'a' if i == 0 else f'b{i - 1}'}, q: *"
+                f"{'a' if i == 0 else f'b{i - 1}'}}}\n"
+                for i in range(30)
+            )
             + "---\n"
         ),
-        "alias-many": lambda: "---\nbase: &b x\n"
-        + "".join(f"k{i}: *b\n" for i in range(500))
-        + "---\n",
+        "alias-many": lambda: (
+            "---\nbase: &b x\n" + "".join(f"k{i}: *b\n" for i in range(500)) + "---\n"
+        ),
         "alias-undefined": lambda: "---\na: *nope\n---\n",
         "recursive-alias": lambda: "---\na: &a [*a]\n---\n",
         "merge-key": lambda: "---\nbase: &b {x: 1}\nchild:\n  <<: *b\n  y: 2\n---\n",
@@ -105,7 +108,9 @@ def _small() -> dict[str, Callable[[], str | bytes]]:
         "unclosed-code-fence": lambda: V2_HEAD + "\n## Next steps\n\n```python\n## not a heading\n",
         "unclosed-tilde-fence": lambda: V2_HEAD + "\n~~~~\n" + "## x\n" * 50,
         "unclosed-html": lambda: V2_HEAD + "\n<!--\n## hidden\n",
-        "mixed-crlf-lf": lambda: V2_HEAD.replace("\n", "\r\n", 3) + V2_BODY.replace("\n", "\r\n", 7),
+        "mixed-crlf-lf": lambda: (
+            V2_HEAD.replace("\n", "\r\n", 3) + V2_BODY.replace("\n", "\r\n", 7)
+        ),
         "cr-only": lambda: (V2_HEAD + V2_BODY).replace("\n", "\r"),
         "crlf-everywhere": lambda: (V2_HEAD + V2_BODY).replace("\n", "\r\n"),
         "frontmatter-list": lambda: "---\n- a\n- b\n---\n\nbody\n",
@@ -123,34 +128,47 @@ def _small() -> dict[str, Callable[[], str | bytes]]:
             "---\nschema_id: [session]\nschema_version: {a: 1}\nstatus: [1]\n"
             "date_start: 12\nsession_id: [x]\nfocus: {a: b}\nlast_commit: 3.5\n---\n" + V2_BODY
         ),
-        "v2-huge-version": lambda: "---\nschema_id: session\nschema_version: "
-        + "9" * 5000
-        + "\n---\n",
+        "v2-huge-version": lambda: (
+            "---\nschema_id: session\nschema_version: " + "9" * 5000 + "\n---\n"
+        ),
         "v2-negative-version": lambda: "---\nschema_id: session\nschema_version: -1\n---\n",
         "v2-float-version": lambda: "---\nschema_id: session\nschema_version: 2.0\n---\n",
-        "v2-huge-float": lambda: "---\nschema_id: session\nfocus: 1" + "0" * 400 + ".5e99999\n---\n",
-        "v2-bad-dates": lambda: V2_HEAD.replace("2026-05-18", "2026-13-45")
-        + "\n## Checkpoints\n\n### PreCompact at 9999-99-99T99:99:99Z\n\nx\n",
+        "v2-huge-float": lambda: (
+            "---\nschema_id: session\nfocus: 1" + "0" * 400 + ".5e99999\n---\n"
+        ),
+        "v2-bad-dates": lambda: (
+            V2_HEAD.replace("2026-05-18", "2026-13-45")
+            + "\n## Checkpoints\n\n### PreCompact at 9999-99-99T99:99:99Z\n\nx\n"
+        ),
         "v2-checkpoint-no-time": lambda: V2_HEAD + "\n## Checkpoints\n\n### PreCompact at\n\n###\n",
-        "v2-directive-garbage": lambda: V2_HEAD
-        + "\n## Checkpoints\n\n### PreCompact at 2026-05-18T14:23:00Z\n\n"
-        "**Dream directive (consumed at ):**\n**Dream directive (what):**\n- Status:\n"
-        "**Dream directive (consumed at 2026-99-99T00:00:00Z):**\n",
-        "v2-citations-garbage": lambda: V2_HEAD
-        + "\n## Files touched\n\n- `:@` — \n- `a.py:99999999999999999999@zzzzzzz`\n- ``\n- `\n",
+        "v2-directive-garbage": lambda: (
+            V2_HEAD + "\n## Checkpoints\n\n### PreCompact at 2026-05-18T14:23:00Z\n\n"
+            "**Dream directive (consumed at ):**\n**Dream directive (what):**\n- Status:\n"
+            "**Dream directive (consumed at 2026-99-99T00:00:00Z):**\n"
+        ),
+        "v2-citations-garbage": lambda: (
+            V2_HEAD
+            + "\n## Files touched\n\n- `:@` — \n- `a.py:99999999999999999999@zzzzzzz`\n- ``\n- `\n"
+        ),
         "v2-all-sections-twice": lambda: V2_HEAD + V2_BODY + V2_BODY,
-        "v1-shaped": lambda: "---\nschema_id: session\nschema_version: 1\nstatus: done\n"
-        "date_start: 2026-01-05\nfocus: old\n---\n\n## Files touched\n\n- `a.py:1`\n",
-        "bm-shaped-garbage": lambda: BM_HEAD
-        + "\n## Observations\n\n- [] \n- [[[x]]] a\n- [a] (\n- [b] )\n- #\n- [[\n- rel [[]]\n"
-        "- [c] ((((((((((x))))))))))\n- [" + "a" * 10000 + "] b\n",
+        "v1-shaped": lambda: (
+            "---\nschema_id: session\nschema_version: 1\nstatus: done\n"
+            "date_start: 2026-01-05\nfocus: old\n---\n\n## Files touched\n\n- `a.py:1`\n"
+        ),
+        "bm-shaped-garbage": lambda: (
+            BM_HEAD
+            + "\n## Observations\n\n- [] \n- [[[x]]] a\n- [a] (\n- [b] )\n- #\n- [[\n- rel [[]]\n"
+            "- [c] ((((((((((x))))))))))\n- [" + "a" * 10000 + "] b\n"
+        ),
         "bm-tags-weird": lambda: "---\ntitle: x\ntype: session\ntags: '[\"a\", 1, null'\n---\n",
         "bm-title-hostile": lambda: "---\ntitle: ../../etc/passwd\ntype: session\n---\n",
         "bm-tags-mapping": lambda: "---\ntitle: x\ntype: session\ntags: {a: b}\n---\n",
         "bm-schema-inline": lambda: "---\ntitle: x\ntype: session\nschema: {a: [b]}\n---\n",
-        "bm-schema-bad": lambda: "---\ntitle: s\ntype: schema\nentity: session\nschema: "
-        "{'x?(enum': [1, {a: b}], y(array: Foo, z(object): {w: [1]}}\n"
-        "settings: {validation: maybe}\n---\n",
+        "bm-schema-bad": lambda: (
+            "---\ntitle: s\ntype: schema\nentity: session\nschema: "
+            "{'x?(enum': [1, {a: b}], y(array: Foo, z(object): {w: [1]}}\n"
+            "settings: {validation: maybe}\n---\n"
+        ),
         "binary-random": lambda: bytes((i * 7919 + 13) % 256 for i in range(4096)),
         "binary-png-ish": lambda: b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8,
         "binary-gzip-ish": lambda: b"\x1f\x8b\x08\x00" + bytes(1000),
@@ -158,11 +176,13 @@ def _small() -> dict[str, Callable[[], str | bytes]]:
         "long-heading": lambda: V2_HEAD + "\n## " + "x" * 200_000 + "\n",
         "many-backticks": lambda: V2_HEAD + "\n" + "`" * 100_000 + "\n",
         "many-brackets-body": lambda: BM_HEAD + "\n- [" * 20_000 + "\n",
-        "regex-stress-observation": lambda: BM_HEAD + "\n- [a] " + "(" * 20_000 + "\n- [b] "
-        + "#a" * 20_000 + "\n",
+        "regex-stress-observation": lambda: (
+            BM_HEAD + "\n- [a] " + "(" * 20_000 + "\n- [b] " + "#a" * 20_000 + "\n"
+        ),
         "regex-stress-relations": lambda: BM_HEAD + "\n" + "[[" * 20_000 + "]]" * 19_999 + "\n",
-        "regex-stress-citation": lambda: V2_HEAD + "\n## Files touched\n\n- `"
-        + "a:" * 20_000 + "1@\n",
+        "regex-stress-citation": lambda: (
+            V2_HEAD + "\n## Files touched\n\n- `" + "a:" * 20_000 + "1@\n"
+        ),
     }
 
 
@@ -171,9 +191,11 @@ def _big() -> dict[str, Callable[[], str | bytes]]:
         "line-20mb": lambda: V2_HEAD + "\n" + "x" * (20 * 1024 * 1024) + "\n",
         "line-20mb-frontmatter": lambda: "---\nfocus: " + "y" * (20 * 1024 * 1024) + "\n---\n",
         "headings-100k": lambda: V2_HEAD + "\n" + "".join(f"## h{i}\n" for i in range(100_000)),
-        "observations-50k": lambda: BM_HEAD
-        + "\n## Observations\n\n"
-        + "".join(f"- [c{i % 50}] observation {i} #t{i % 7} (ctx {i})\n" for i in range(50_000)),
+        "observations-50k": lambda: (
+            BM_HEAD
+            + "\n## Observations\n\n"
+            + "".join(f"- [c{i % 50}] observation {i} #t{i % 7} (ctx {i})\n" for i in range(50_000))
+        ),
     }
 
 
