@@ -97,9 +97,13 @@ def _payload_limit() -> int:
 
 
 def _start_dir(payload: Any) -> str:
-    """The payload's ``cwd`` when it is a directory, else ``$CLAUDE_PROJECT_DIR``, else the cwd."""
+    """The payload's absolute ``cwd`` if a folder, else ``$CLAUDE_PROJECT_DIR``, else the cwd.
+
+    A relative ``cwd`` (``../``) is not trusted: it would name a folder
+    relative to wherever the hook happens to run.
+    """
     cwd = payload.get("cwd") if isinstance(payload, Mapping) else None
-    if isinstance(cwd, str) and cwd and "\x00" not in cwd and os.path.isdir(cwd):
+    if isinstance(cwd, str) and os.path.isabs(cwd) and "\x00" not in cwd and os.path.isdir(cwd):
         return os.path.abspath(cwd)
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     if env and "\x00" not in env and os.path.isdir(env):

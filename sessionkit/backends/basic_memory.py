@@ -57,7 +57,9 @@ def _filename_for_title(title: str) -> str:
         stem = str(filename_for_title(title))
     except ImportError:  # pragma: no cover - the helper ships with sessionkit
         stem = _FILENAME_BAD.sub("-", title).strip(".").strip("-")
-    stem = "".join(c for c in stem if ord(c) >= 32).strip() or "Session"
+    # no leading dot: a dotfile is skipped by Basic Memory's indexer and by our own
+    # listings, so the note would be written and never seen ("../x" gives "..-x")
+    stem = "".join(c for c in stem if ord(c) >= 32).strip().lstrip(".-").strip() or "Session"
     while len(stem.encode("utf-8")) > 200:
         stem = stem[:-1]
     if _RESERVED.match(stem):
