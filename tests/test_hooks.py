@@ -383,6 +383,19 @@ def test_consume_flips_header_and_status_line_in_place(repo: Path, home: Path) -
     assert "directive" not in res.stdout.decode().lower()
 
 
+def test_consume_json_describes_directives_after_the_flip(repo: Path, home: Path) -> None:
+    folder = repo / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    page = folder / EXAMPLE.name
+    shutil.copyfile(EXAMPLE, page)
+    res = run(["directive", "consume", "--json", str(page)], home, cwd=home)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    (entry,) = report["consumed"]
+    assert entry["state"] == "consumed" and entry["consumed_at"] == report["at"]
+    assert f"(consumed at {report['at']}):" in page.read_text(encoding="utf-8")
+
+
 def test_session_start_plain_from_configuration(repo: Path, home: Path) -> None:
     run(["hook", "pre-compact"], home, payload(repo))
     res = run(["hook", "session-start"], home, start_payload(repo), SESSIONKIT_HOOK_OUTPUT="plain")

@@ -671,7 +671,8 @@ class ConsumeReport:
     Attributes:
         key: the note edited.
         at: the consumption timestamp written.
-        consumed: the directives flipped (as they were before).
+        consumed: the directives flipped, as they are after the flip (state
+            consumed, ``consumed_at`` set to :attr:`at`).
         remaining: how many directives stay unconsumed.
     """
 
@@ -759,7 +760,11 @@ def consume_directives(
     def edit(session: Session) -> Session:
         infos = directives_of(session)
         chosen = _select(infos, index, all)
-        picked[:] = [d for d in infos if d.index in chosen]
+        picked[:] = [
+            attrs.evolve(d, state=DirectiveState.CONSUMED, consumed_at=at)
+            for d in infos
+            if d.index in chosen
+        ]
         left[0] = sum(
             1 for d in infos if d.state is DirectiveState.UNCONSUMED and d.index not in chosen
         )

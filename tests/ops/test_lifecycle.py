@@ -174,6 +174,10 @@ def test_consume_flips_header_and_updates_status_line(wiki: Path) -> None:
     report = lc.consume_directives(_store(wiki), now=NOW)
     assert report.key == EXAMPLE.name and report.remaining == 0
     assert [d.index for d in report.consumed] == [2]
+    # the report describes each directive after the flip
+    assert [(d.state, d.consumed_at) for d in report.consumed] == [
+        (DirectiveState.CONSUMED, "2026-05-20T09:30:05Z")
+    ]
     after = page.read_text(encoding="utf-8")
     diff = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
     assert diff == [
