@@ -273,6 +273,27 @@ def _observation_of(obs: BMObservation) -> Observation:
     )
 
 
+def _filed(observations: Iterable[BMObservation]) -> list[tuple[str, Any]]:
+    """Where :meth:`BasicMemoryAdapter.read` files each observation: ``(attribute, value)``.
+
+    The first ``[summary]`` is ``summary``; ``[context]``, ``[decision]``…
+    go to their list field as text; every other observation (a second
+    summary too) is an :class:`~sessionkit.model.Observation`.
+    """
+    out: list[tuple[str, Any]] = []
+    have_summary = False
+    for obs in observations:
+        target = _CATEGORY_FIELDS.get(obs.category or "")
+        if target == "summary" and not have_summary:
+            have_summary = True
+            out.append(("summary", obs.text))
+        elif target is not None and target != "summary":
+            out.append((target, obs.text))
+        else:
+            out.append(("observations", _observation_of(obs)))
+    return out
+
+
 def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
     """Prose sections: (section, first line, end) — the preamble has title ``""``."""
     out: list[tuple[ExtraSection, int, int]] = []
@@ -304,18 +325,15 @@ def _classify(doc: Document) -> tuple[Session, _Layout]:
     observations: list[Observation] = []
     relations: list[Link] = []
     summary: str | None = None
-    for obs in facts.observations:
+    for obs, (attr, value) in zip(facts.observations, _filed(facts.observations), strict=True):
         pos = _Pos(obs.line, obs.line + 1, _is_item_line(doc, obs.line, obs.line + 1))
-        target = _CATEGORY_FIELDS.get(obs.category or "")
-        if target == "summary" and summary is None:
-            summary = obs.text
-            layout.lists.setdefault("summary", []).append(pos)
-        elif target is not None and target != "summary":
-            lists[target].append(obs.text)
-            layout.lists.setdefault(target, []).append(pos)
+        if attr == "summary":
+            summary = value
+        elif attr == "observations":
+            observations.append(value)
         else:
-            observations.append(_observation_of(obs))
-            layout.lists.setdefault("observations", []).append(pos)
+            lists[attr].append(value)
+        layout.lists.setdefault(attr, []).append(pos)
     for rel in facts.relations:
         relations.append(_link_of(rel))
         editable = rel.explicit and _is_item_line(doc, rel.line, rel.line + 1)
@@ -459,23 +477,46 @@ def _multiset_remove(items: Sequence[Any], implied: Iterable[Any]) -> list[Any]:
     return remaining
 
 
-def _render_body(session: Session) -> str:
+def _render_body(session: Session, *, implied: bool = True) -> str:
+    """The note's body: prose sections, then ``## Observations``, then ``## Relations``.
+
+    With ``implied`` (the default) the session's facts are all the facts of
+    the note, as :meth:`BasicMemoryAdapter.read` returns them: facts the
+    prose already holds (``- [decision] …`` lines, ``[[links]]``) and links
+    inside observation lines are not written a second time.  Without it the
+    session's observations and relations are exactly the lines to add below
+    the prose.
+    """
     blocks: list[str] = []
     for sec in session.sections:
         blocks.append(sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}".rstrip("\n"))
+    summary = session.summary
+    lists: dict[str, list[Any]] = {
+        attr: list(getattr(session, attr))
+        for attr in (*_CATEGORY_FIELDS.values(), "observations")
+        if attr != "summary"
+    }
+    relations: list[Link] = list(session.relations)
     prose = "\n\n".join(blocks)
-    implied = parse_facts(prose.split("\n")) if prose else Facts()
-    observations = _multiset_remove(
-        session.observations, (_observation_of(o) for o in implied.observations)
-    )
+    if implied and prose:
+        facts = parse_facts(prose.split("\n"))
+        for attr, value in _filed(facts.observations):
+            if attr == "summary":
+                if value == summary:
+                    summary = None
+            elif value in lists[attr]:
+                lists[attr].remove(value)
+        relations = _multiset_remove(relations, (_link_of(r) for r in facts.relations))
     obs_lines: list[str] = []
-    if session.summary is not None:
-        obs_lines.append(_render_category("summary", session.summary))
+    if summary is not None:
+        obs_lines.append(_render_category("summary", summary))
     for category, attr in _CATEGORY_FIELDS.items():
         if attr != "summary":
-            obs_lines.extend(_render_category(category, t) for t in getattr(session, attr))
-    obs_lines.extend(_render_observation(o) for o in observations)
-    relations = _multiset_remove(session.relations, (_link_of(r) for r in implied.relations))
+            obs_lines.extend(_render_category(category, t) for t in lists[attr])
+    obs_lines.extend(_render_observation(o) for o in lists["observations"])
+    if implied and obs_lines and relations and any("[" in line for line in obs_lines):
+        inline = parse_facts(obs_lines).relations
+        relations = _multiset_remove(relations, (_link_of(r) for r in inline))
     rel_lines = [_render_relation(link) for link in relations]
     if obs_lines:
         blocks.append("## Observations\n\n" + "\n".join(obs_lines))
@@ -485,16 +526,23 @@ def _render_body(session: Session) -> str:
 
 
 def render_note(
-    session: Session, *, folder: str = DEFAULT_FOLDER, project: str | None = None
+    session: Session,
+    *,
+    folder: str = DEFAULT_FOLDER,
+    project: str | None = None,
+    implied: bool = True,
 ) -> tuple[str, str]:
     """A new note for ``session``: ``(project-relative path, text)``.
 
     ``project`` (default: ``session.project``) prefixes the permalink, as
-    Basic Memory does for new notes.
+    Basic Memory does for new notes.  ``implied=False``: the session's
+    observations and relations are exactly the fact lines to write (none of
+    them is left out because the prose or an observation line already holds
+    it); see :func:`_render_body`.
     """
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
-    body = _render_body(session)
+    body = _render_body(session, implied=implied)
     text = f"---\n{dump_yaml(meta)}---\n\n{body}" if body else f"---\n{dump_yaml(meta)}---\n"
     return note_path(str(meta["title"]), folder), text
 
