@@ -696,10 +696,11 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
 
 
 def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
-    """The session to hand Basic Memory's writer, and the status word to splice in."""
-    from ..adapters._bm_grammar import parse_facts
-    from ..adapters.basic_memory import _CATEGORY_FIELDS, _link_of, _observation_of
+    """The session to hand Basic Memory's writer, and the status word to splice in.
 
+    Its observations and relations are the lines of the fact sections (facts in
+    prose stay in their section), so it is rendered with ``implied=False``.
+    """
     s = pivot.session
     extra: dict[str, Any] = dict(pivot.bm_extra)
     for key, value in pivot.aw_extra.items():
@@ -752,20 +753,6 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     sections.extend(
         attrs.evolve(sec, title=_escape_title(sec.title, _BM_KNOWN, BM_SECTION)) for sec in rest
     )
-    # Basic Memory's writer leaves out observations and relations that prose
-    # already implies; hand it those so it leaves out exactly them
-    blocks = [sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}" for sec in sections]
-    prose = "\n\n".join(blocks)
-    implied = parse_facts(prose.split("\n")) if prose else None
-    observations = list(s.observations)
-    relations = list(s.relations)
-    if implied is not None:
-        observations = [
-            _observation_of(o)
-            for o in implied.observations
-            if _CATEGORY_FIELDS.get(o.category or "") is None
-        ] + observations
-        relations = [_link_of(r) for r in implied.relations] + relations
     session = attrs.evolve(
         s,
         status=status,
@@ -773,8 +760,6 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         checkpoints=(),
         files_touched=(),
         sections=tuple(sections),
-        observations=tuple(observations),
-        relations=tuple(relations),
         extra=extra,
         origin=None,
         **fill,
@@ -803,7 +788,7 @@ def _observations_ok(category: str, texts: Sequence[str]) -> bool:
 def _render_bm(session: Session, word: Any, folder: str, key: str | None = None) -> tuple[str, str]:
     from ..adapters.basic_memory import dump_yaml, render_note
 
-    path, text = render_note(session, folder=folder)
+    path, text = render_note(session, folder=folder, implied=False)
     if key is not None:
         path = key
     if word is not _ABSENT:
