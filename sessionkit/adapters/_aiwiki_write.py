@@ -321,6 +321,10 @@ def _frontmatter(ed: _Editor, old: Session, new: Session, version: int) -> None:
             continue
         if new_v[key] is None and key not in spans:
             continue
+        if new_v[key] is None and key == "date_end":
+            # an open session has no end date: the line goes, as render_page omits it
+            ed.add(spans[key][0], spans[key][1], [])
+            continue
         set_key(key, new_v[key])
     if old.extra != new.extra:
         for key in old.extra:

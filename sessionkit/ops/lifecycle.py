@@ -857,10 +857,13 @@ def set_status(
     session: str | None = None,
     today: date | None = None,
 ) -> StatusReport:
-    """Set a session's status (``done`` also sets ``date_end`` / ``ended``).
+    """Set a session's status so that the note stays consistent (lints clean).
 
+    ``done`` sets the end date when the session was not done or had none:
     aiwiki pages get ``date_end: <today>``; Basic Memory notes get ``ended``
-    as a UTC timestamp and the status word ``closed`` for done.
+    as a UTC timestamp and the status word ``closed``.  ``active`` removes
+    the end date (``date_end`` / ``ended``; an active session with one is
+    AW019).  ``abandoned`` keeps the end date as it is.
     """
     try:
         new_status = Status(str(status))
@@ -877,9 +880,11 @@ def set_status(
     def edit(s: Session) -> Session:
         before[:] = [s.status]
         new = attrs.evolve(s, status=new_status)
-        if new_status is Status.DONE and s.status is not Status.DONE:
+        if new_status is Status.DONE and (s.status is not Status.DONE or not s.ended):
             stamp = iso_now() if bm and today is None else day
             new = attrs.evolve(new, ended=stamp)
+        elif new_status is Status.ACTIVE:
+            new = attrs.evolve(new, ended=None)  # an active session has not ended (AW019)
         ended[0] = new.ended
         return new
 

@@ -289,6 +289,26 @@ def test_set_status_done_sets_date_end(wiki: Path) -> None:
         lc.set_status(_store(wiki), "finished")
 
 
+def test_every_status_transition_lints_clean(wiki: Path) -> None:
+    page = _page(wiki, EXAMPLE.name)
+    store = _store(wiki)
+    lc.set_status(store, "done", today=dt.date(2026, 5, 21))
+    before = page.read_text(encoding="utf-8")
+    report = lc.set_status(store, "active")
+    after = page.read_text(encoding="utf-8")
+    # reopening removes date_end (only that line) and the status changes
+    assert report.ended is None and "date_end" not in after
+    assert [ln for ln in before.splitlines() if ln not in after.splitlines()] == [
+        "status: done",
+        next(ln for ln in before.splitlines() if ln.startswith("date_end:")),
+    ]
+    _clean(page)
+    for status in ("abandoned", "done", "abandoned", "active", "active", "done", "done"):
+        lc.set_status(store, status, today=dt.date(2026, 5, 21))
+        assert str(store.get(EXAMPLE.name).status) == status
+        _clean(page)
+
+
 # -- prune --------------------------------------------------------------------------------------
 
 
