@@ -819,7 +819,8 @@ def prune_(
     """Mark stale active sessions abandoned; with --delete-abandoned --yes, delete them.
 
     ROOT defaults to the configured store.  Deleting is destructive, so
-    without --yes it is a dry run that lists what would go.
+    without --yes it is a dry run that lists what would go.  Exits 1 when
+    some notes are unreadable (they are left alone).
     """
     target = _open_store(root, layout, fmt, storage_option)
     report = _lifecycle().prune(
@@ -831,17 +832,19 @@ def prune_(
     )
     if as_json:
         click.echo(_report_json(report))
-        return
-    verb = "would mark" if dry_run else "marked"
-    for key in report.abandoned:
-        click.echo(f"{key}: {verb} abandoned")
-    gone = "would delete" if (dry_run or not yes) else "deleted"
-    for key in report.deleted:
-        click.echo(f"{key}: {gone}")
-    if report.deleted and not yes:
-        click.echo("sessionkit: nothing deleted; add --yes to delete", err=True)
-    for key in report.unreadable:
-        click.echo(f"sessionkit: {key}: unreadable, left alone", err=True)
+    else:
+        verb = "would mark" if dry_run else "marked"
+        for key in report.abandoned:
+            click.echo(f"{key}: {verb} abandoned")
+        for key in report.deleted:
+            click.echo(f"{key}: deleted")
+        for key in report.would_delete:
+            click.echo(f"{key}: would delete")
+        if report.would_delete and not yes:
+            click.echo("sessionkit: nothing deleted; add --yes to delete", err=True)
+        for key in report.unreadable:
+            click.echo(f"sessionkit: {key}: unreadable, left alone", err=True)
+    _exit(FINDINGS if report.unreadable else OK)
 
 
 @cli.command(name="install-hooks")

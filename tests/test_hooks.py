@@ -595,6 +595,28 @@ def test_prune_command_is_a_dry_run_for_deletion_without_yes(repo: Path, home: P
     assert res.returncode == 2
 
 
+def test_prune_json_without_yes_lists_would_delete(repo: Path, home: Path) -> None:
+    folder = repo / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    shutil.copyfile(EXAMPLE, folder / EXAMPLE.name)
+    cmd = ["prune", "--abandon-after", "3d", "--delete-abandoned", "--json"]
+    res = run(cmd, home, cwd=repo)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert report["deleted"] == [] and report["would_delete"] == [EXAMPLE.name]
+    assert report["abandoned"] == [EXAMPLE.name] and report["dry_run"] is False
+    assert (folder / EXAMPLE.name).is_file()
+    # an unreadable note: named, left alone, exit 1 (like ls)
+    (folder / "2026-05-19-badbad0.md").write_bytes(b"---\nstatus: [\n---\n\xff\n")
+    res = run([*cmd, "--yes"], home, cwd=repo)
+    assert res.returncode == 1, res.stderr
+    report = json.loads(res.stdout)
+    assert report["unreadable"] == ["2026-05-19-badbad0.md"]
+    assert report["deleted"] == [EXAMPLE.name] and report["would_delete"] == []
+    res = run(["prune", "--abandon-after", "3d"], home, cwd=repo)
+    assert res.returncode == 1 and b"2026-05-19-badbad0.md: unreadable" in res.stderr
+
+
 def test_basic_memory_project_through_the_script(tmp_path: Path, repo: Path, home: Path) -> None:
     project = tmp_path / "bm-main"
     project.mkdir()

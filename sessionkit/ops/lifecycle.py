@@ -900,14 +900,18 @@ class PruneReport:
     """What :func:`prune` did (or would do, in a dry run).
 
     Attributes:
-        abandoned: keys of stale active sessions marked ``abandoned``.
-        deleted: keys of abandoned sessions removed.
+        abandoned: keys of stale active sessions marked ``abandoned`` (in a
+            dry run: that would be marked).
+        deleted: keys of abandoned sessions actually removed.
+        would_delete: keys of abandoned sessions that would be removed but
+            were not (deletion was a dry run: ``dry_run`` or ``delete_dry_run``).
         dry_run: whether nothing was written.
         unreadable: keys that could not be read (left alone).
     """
 
     abandoned: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
+    would_delete: tuple[str, ...] = ()
     dry_run: bool = True
     unreadable: tuple[str, ...] = ()
 
@@ -942,6 +946,9 @@ def prune(
         today: the reference day (default: today, UTC).
         delete_dry_run: report deletions only (default: ``dry_run``); lets a
             caller mark for real while only listing what would be deleted.
+
+    Deletions that were only listed are in :attr:`PruneReport.would_delete`,
+    never in :attr:`PruneReport.deleted`.
     """
     from .._api import loads
 
@@ -952,6 +959,7 @@ def prune(
     no_delete = dry_run if delete_dry_run is None else delete_dry_run
     abandoned: list[str] = []
     deleted: list[str] = []
+    would_delete: list[str] = []
     bad: list[str] = []
     for key, text in store.read_many(store.keys()):
         if isinstance(text, SessionKitError):
@@ -977,12 +985,15 @@ def prune(
 
                     _update(store, key, mark)
         if delete_abandoned and status is Status.ABANDONED:
-            deleted.append(key)
-            if not no_delete:
+            if no_delete:
+                would_delete.append(key)
+            else:
                 store.delete(key)
+                deleted.append(key)
     return PruneReport(
         abandoned=tuple(abandoned),
         deleted=tuple(deleted),
+        would_delete=tuple(would_delete),
         dry_run=dry_run,
         unreadable=tuple(bad),
     )

@@ -325,6 +325,8 @@ def test_prune_dry_run_writes_nothing(tmp_path: Path) -> None:
     snapshot = {p.name: p.read_bytes() for p in (root / "aiwiki" / "sessions").iterdir()}
     report = lc.prune(_store(root), 7, delete_abandoned=True, today=dt.date(2026, 6, 30))
     assert report.dry_run and report.abandoned
+    # nothing was deleted: the candidates are listed as would_delete, never as deleted
+    assert report.deleted == () and set(report.abandoned) <= set(report.would_delete)
     assert snapshot == {p.name: p.read_bytes() for p in (root / "aiwiki" / "sessions").iterdir()}
 
 
@@ -341,8 +343,10 @@ def test_prune_marks_stale_active_sessions_and_deletes_when_asked(tmp_path: Path
         expected = Status.ABANDONED if key in stale else statuses[key]
         assert store.get(key).status is expected
     listing = lc.prune(store, 5, delete_abandoned=True, dry_run=False, delete_dry_run=True)
-    assert listing.deleted and set(listing.deleted) <= set(store.keys())
+    assert listing.deleted == () and not listing.dry_run
+    assert listing.would_delete and set(listing.would_delete) <= set(store.keys())
     gone = lc.prune(store, 5, delete_abandoned=True, dry_run=False, today=today)
+    assert gone.deleted == listing.would_delete and gone.would_delete == ()
     assert set(gone.deleted).isdisjoint(store.keys())
     left = store.keys()
     assert all(store.get(k).status is not Status.ABANDONED for k in left)
