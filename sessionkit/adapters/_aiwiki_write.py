@@ -7,6 +7,7 @@ byte nobody changed stays as it was.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import re
 import unicodedata
@@ -72,6 +73,29 @@ def yaml_text(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{yaml_text(k)}: {yaml_text(v)}" for k, v in value.items()) + "}"
     return _yaml.scalar(value)
+
+
+_PLAIN_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def key_text(key: str, value: Any, schema: Schema) -> str:
+    """One-line YAML for the value of frontmatter key ``key``.
+
+    A valid ``YYYY-MM-DD`` value of a key whose schema type is ``date`` is
+    written plain (``date_start: 2026-05-18``), as the schema's skeleton and
+    the example pages write it; the loader reads it back as the same string.
+    Anything else (ids, SHAs, other strings) is :func:`yaml_text`.
+    """
+    if isinstance(value, str) and _PLAIN_DATE.fullmatch(value):
+        rule = schema.key(key)
+        if rule is not None and rule.type == "date":
+            try:
+                dt.date.fromisoformat(value)
+            except ValueError:
+                pass
+            else:
+                return value
+    return yaml_text(value)
 
 
 def _key_values(session: Session) -> dict[str, Any]:
@@ -154,7 +178,7 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
             continue
         if key == "session_id" and version < 2:
             continue
-        lines.append(f"{key}: {yaml_text(value)}")
+        lines.append(f"{key}: {key_text(key, value, schema)}")
     for key, value in session.extra.items():
         lines.append(f"{yaml_text(key)}: {yaml_text(value)}")
     lines.append("---")
@@ -286,7 +310,7 @@ def _content_end(doc: Document, start: int, end: int) -> int:
     return end
 
 
-def _frontmatter(ed: _Editor, old: Session, new: Session, version: int) -> None:
+def _frontmatter(ed: _Editor, old: Session, new: Session, version: int, schema: Schema) -> None:
     doc = ed.base
     spans = doc.key_spans
     old_v, new_v = _key_values(old), _key_values(new)
@@ -295,7 +319,7 @@ def _frontmatter(ed: _Editor, old: Session, new: Session, version: int) -> None:
     pending: list[str] = []
 
     def set_key(key: str, value: Any) -> None:
-        text = yaml_text(value)
+        text = key_text(key, value, schema)
         span = spans.get(key)
         if span is not None:
             if span[1] - span[0] == 1:
@@ -578,7 +602,7 @@ def edit_page(session: Session, base: Document, schema: Schema, version: int) ->
     for title in (CHECKPOINTS, *LIST_FIELDS):
         if title not in titles:
             titles.append(title)
-    _frontmatter(ed, old, session, version)
+    _frontmatter(ed, old, session, version, schema)
     _checkpoints(ed, layout, titles, old, session)
     for title in LIST_FIELDS:
         _list_section(ed, layout, titles, title, old, session)

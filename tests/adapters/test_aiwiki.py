@@ -389,10 +389,37 @@ def test_canonical_layout_matches_the_skeleton_shape() -> None:
         "focus",
         "last_commit",
     ]
-    assert "date_start: '2026-05-18'" in out
+    assert "\ndate_start: 2026-05-18\n" in out  # plain, as the skeleton writes it
     assert "session_id: '7e8a3f2-9a4b-4c8d-b1e2-f5a6c7d8e9f0'" in out
     assert out.count("(filled by /wrap)") == 5
     assert "**Dream directive (unconsumed):**\n- Scope:" in out
+
+
+def test_date_keys_are_written_plain_and_read_back_as_strings() -> None:
+    page = (
+        "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
+        'date_start: 2026-05-18\nsession_id: "7e8a3f21"\nlast_commit: "0123456"\n---\n\n'
+        "## Checkpoints\n"
+    )
+    s = AIWIKI_V2.read(parse(page))
+    done = attrs.evolve(s, status=Status.DONE, ended="2026-05-20", last_commit="0099999")
+    out = AIWIKI_V2.write(done, base=parse(page)).text
+    assert "\ndate_end: 2026-05-20\n" in out and "'2026-05-20'" not in out
+    assert "\nlast_commit: '0099999'\n" in out  # a SHA stays quoted
+    moved = AIWIKI_V2.write(attrs.evolve(s, started="2026-05-17"), base=parse(page)).text
+    assert "\ndate_start: 2026-05-17\n" in moved
+    again = AIWIKI_V2.read(parse(out))
+    assert (again.started, again.ended, again.last_commit) == (
+        "2026-05-18",
+        "2026-05-20",
+        "0099999",
+    )
+    # a new page: dates plain, ids quoted; a value that is not a real date stays quoted
+    fresh = AIWIKI_V2.write(attrs.evolve(done, origin=None, id="0000001")).text
+    assert "\ndate_start: 2026-05-18\ndate_end: 2026-05-20\nsession_id: '0000001'\n" in fresh
+    odd = AIWIKI_V2.write(attrs.evolve(done, origin=None, ended="2026-13-40")).text
+    assert "\ndate_end: '2026-13-40'\n" in odd
+    assert AIWIKI_V2.read(parse(odd)).ended == "2026-13-40"
 
 
 # -- detection and schemas -----------------------------------------------------

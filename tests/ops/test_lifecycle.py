@@ -116,7 +116,7 @@ def test_record_checkpoint_creates_the_v2_skeleton(tmp_path: Path) -> None:
     text = _page(tmp_path, report.key).read_text(encoding="utf-8")
     assert text.startswith(
         "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
-        "date_start: '2026-05-20'\n"
+        "date_start: 2026-05-20\n"
         f"session_id: '{SID}'\nfocus: unset\nlast_commit: ~\n---\n\n"
         "## Checkpoints\n\n### PreCompact at 2026-05-20T09:30:05Z\n\n"
         "Active work: feature/x\nManifest: .forge/work/feature/x/manifest.yaml\n\n"
@@ -283,7 +283,7 @@ def test_set_status_done_sets_date_end(wiki: Path) -> None:
     report = lc.set_status(_store(wiki), "done", today=dt.date(2026, 5, 21))
     assert (report.old, report.new, report.ended) == (Status.ACTIVE, Status.DONE, "2026-05-21")
     text = page.read_text(encoding="utf-8")
-    assert "status: done\n" in text and "date_end: '2026-05-21'\n" in text
+    assert "status: done\n" in text and "\ndate_end: 2026-05-21\n" in text  # plain, unquoted
     _clean(page)
     with pytest.raises(ValidationError):
         lc.set_status(_store(wiki), "finished")
