@@ -316,9 +316,17 @@ def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
 
 
 def _classify(doc: Document) -> tuple[Session, _Layout]:
+    session, layout, _ = _classify_facts(doc)
+    return session, layout
+
+
+def _classify_facts(doc: Document) -> tuple[Session, _Layout, Facts | None]:
+    """The session, where its list items sit, and the body's facts (``None``
+    when ``bm_parse_semantics`` is off and the body was not scanned)."""
     meta = doc.meta  # raises ParseError with a line for unusable frontmatter
     lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
-    facts = parse_facts(lines, doc.body_start) if _semantics_on(meta) else Facts()
+    scanned = parse_facts(lines, doc.body_start) if _semantics_on(meta) else None
+    facts = Facts() if scanned is None else scanned
     layout = _Layout()
     fields: dict[str, Any] = {}
     lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
@@ -362,7 +370,7 @@ def _classify(doc: Document) -> tuple[Session, _Layout]:
         sections=tuple(s for s, _, _ in _sections_of(doc)),
         **fields,
     )
-    return session, layout
+    return session, layout, scanned
 
 
 # --------------------------------------------------------------------------

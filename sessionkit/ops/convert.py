@@ -158,6 +158,8 @@ class _Pivot:
     home: str | None = None
     #: read from a whole-session carrier (authoritative; no self-check needed)
     from_carrier: bool = attrs.field(default=False, eq=False)
+    #: the source adapter's own reading of the note (for the self-check)
+    read: Session | None = attrs.field(default=None, eq=False)
 
     def key(self) -> str:
         """A canonical JSON text of every fact, for equality checks."""
@@ -292,6 +294,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     from ..backends.aiwiki import safe_id7
 
     session = _aiwiki_adapter(doc).read(doc)
+    read = session
     extra = dict(session.extra)
     meta = _meta_json(extra.pop(AW_META, None), AW_META, doc.path)
     aw_key = _aw_strip(doc.path)
@@ -386,6 +389,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_status=bm_status,
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
+        read=read,
     )
 
 
@@ -545,15 +549,17 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
     from ..adapters._bm_permalink import generate_permalink
     from ..adapters.basic_memory import (
         _CATEGORY_FIELDS,
+        _classify_facts,
         _link_of,
         _observation_of,
         note_path,
     )
-    from ..adapters.basic_memory import (
-        BASIC_MEMORY as ADAPTER,
-    )
 
-    session = ADAPTER.read(doc)
+    try:
+        session, _, scanned = _classify_facts(doc)
+    except SessionKitError as exc:
+        raise exc.with_path(doc.path) from None
+    read = session
     meta = doc.meta
     extra = dict(session.extra)
     carrier = _meta_json(extra.pop(BM_META, None), BM_META, doc.path)
@@ -592,8 +598,10 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
         else:
             bm_extra[key] = value
     # facts from the fact sections only
-    lines = [line.replace("\x00", "") for line in doc.lines]
-    facts = parse_facts(lines, doc.body_start)
+    if scanned is None:  # bm_parse_semantics is off: the adapter did not scan the body
+        lines = [line.replace("\x00", "") for line in doc.lines]
+        scanned = parse_facts(lines, doc.body_start)
+    facts = scanned
     wanted = _fact_section_lines(doc)
     lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
     summary: str | None = None
@@ -615,15 +623,22 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
     checkpoints: tuple[Any, ...] = ()
     files: tuple[Any, ...] = ()
     sections: list[ExtraSection] = []
+    carriers = _aiwiki_parts(
+        [
+            (sec.title[len(BM_SECTION) :], sec.body)
+            for sec in session.sections
+            if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
+        ],
+        doc.path,
+    )
     for sec in session.sections:
         if sec.title == BM_CHECKPOINTS:
-            checkpoints = _aiwiki_part("Checkpoints", sec.body, doc.path).checkpoints
+            checkpoints = carriers[sec.title[len(BM_SECTION) :]].checkpoints
         elif sec.title == BM_FILES:
-            files = _aiwiki_part("Files touched", sec.body, doc.path).files_touched
+            files = carriers[sec.title[len(BM_SECTION) :]].files_touched
         elif sec.title in _BM_LIST_CARRIERS:
             name = _BM_LIST_CARRIERS[sec.title]
-            part = _aiwiki_part(sec.title[len(BM_SECTION) :], sec.body, doc.path)
-            lists[name] = list(getattr(part, name))
+            lists[name] = list(getattr(carriers[sec.title[len(BM_SECTION) :]], name))
         else:
             title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
             body = "\n" + sec.body if sec.body else sec.body
@@ -663,6 +678,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_status=bm_status,
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
+        read=read,
     )
 
 
@@ -677,6 +693,35 @@ def _aiwiki_part(title: str, body: str, path: str | None) -> Session:
         return get_adapter(AIWIKI).read(parse(text, path))
     except SessionKitError as exc:
         raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
+
+
+def _aiwiki_parts(parts: Sequence[tuple[str, str]], path: str | None) -> dict[str, Session]:
+    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
+
+    The sections are read together as one page (one read instead of one per
+    section) when that page's level-1/2 headings are exactly the carriers'
+    titles, so every section holds exactly its body and reads as it would
+    alone; otherwise, or on any error (for its own message), each section is
+    read alone by :func:`_aiwiki_part`.
+    """
+    from ..adapters import get_adapter
+
+    if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
+        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+    text = (
+        "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
+        "date_start: 2000-01-01\nfocus: x\n---\n"
+        + "".join(f"\n## {title}\n\n{body}\n" for title, body in parts)
+    )
+    doc = parse(text, path)
+    tops = [h.title for h in doc.headings if h.level <= 2]
+    if tops != [title for title, _ in parts]:  # a body holds a heading or opens a fence
+        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+    try:
+        whole = get_adapter(AIWIKI).read(doc)
+    except SessionKitError:
+        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+    return {title: whole for title, _ in parts}
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
@@ -741,9 +786,10 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         )
         sections.append(ExtraSection(title=BM_FILES, body=body))
     lists: dict[str, Any] = {}
-    for name, (category, title) in _LIST_CATEGORIES.items():
+    as_observations = _lists_as_observations(s)
+    for name, (_, title) in _LIST_CATEGORIES.items():
         texts: tuple[str, ...] = getattr(s, name)
-        if _observations_ok(category, texts):
+        if name in as_observations:
             continue
         fields: dict[str, Any] = {name: texts}
         holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
@@ -768,21 +814,40 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     return session, word
 
 
-def _observations_ok(category: str, texts: Sequence[str]) -> bool:
-    """Whether every ``- [category] text`` line reads back as that category with that text."""
+def _lists_as_observations(session: Session) -> set[str]:
+    """The list fields whose every item reads back from a ``- [category] text`` line.
+
+    One scan for all four lists: each line is a one-line list item of its own
+    (it starts ``- [``, so it neither continues nor opens another block), so
+    it reads the same beside the other lists' lines as alone.
+    """
     from ..adapters._bm_grammar import parse_facts
 
-    if not texts:
-        return True
-    for text in texts:
-        if not text or text != text.strip() or any(c in text for c in "\n\r\x00"):
-            return False
-    lines = [f"- [{category}] {text}" for text in texts]
+    ok: set[str] = set()
+    lines: list[str] = []
+    spans: list[tuple[str, str, int, tuple[str, ...]]] = []
+    for name, (category, _) in _LIST_CATEGORIES.items():
+        texts: tuple[str, ...] = getattr(session, name)
+        if not texts:
+            ok.add(name)
+            continue
+        if any(
+            not text or text != text.strip() or any(c in text for c in "\n\r\x00") for text in texts
+        ):
+            continue
+        spans.append((name, category, len(lines), texts))
+        lines.extend(f"- [{category}] {text}" for text in texts)
+    if not spans:
+        return ok
     found = parse_facts(lines).observations
-    return len(found) == len(texts) and all(
-        obs.line == i and obs.category == category and obs.text == text
-        for i, (obs, text) in enumerate(zip(found, texts, strict=True))
-    )
+    for name, category, start, texts in spans:
+        mine = [obs for obs in found if start <= obs.line < start + len(texts)]
+        if len(mine) == len(texts) and all(
+            obs.line == start + i and obs.category == category and obs.text == text
+            for i, (obs, text) in enumerate(zip(mine, texts, strict=True))
+        ):
+            ok.add(name)
+    return ok
 
 
 def _render_bm(session: Session, word: Any, folder: str, key: str | None = None) -> tuple[str, str]:
@@ -872,15 +937,17 @@ def _natural(
     return _render_bm(session, word, folder, pivot.bm_key)
 
 
-def _plain(doc: Document, family: str) -> str:
-    """The source adapter's own reading of a note, as comparable text."""
+def _plain(doc: Document, family: str, session: Session | None = None) -> str:
+    """The source adapter's own reading of a note (``session`` when already read),
+    as comparable text."""
     from ..adapters import get_adapter
     from ..serialize import to_json
 
     if family == "aiwiki":
-        return to_json(_aiwiki_adapter(doc).read(doc))
+        return to_json(session if session is not None else _aiwiki_adapter(doc).read(doc))
     status = doc.meta.get("status", _ABSENT)
-    session = get_adapter(BASIC_MEMORY).read(doc)
+    if session is None:
+        session = get_adapter(BASIC_MEMORY).read(doc)
     return to_json(session) + repr("<absent>" if status is _ABSENT else status)
 
 
@@ -892,7 +959,9 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
         project = None if value is None else str(value)
     try:
         _, text = _natural(pivot, family, project=project, folder=folder, today=today)
-        return _plain(parse(text, doc.path), family) == _plain(doc, family)
+        if text == doc.text:  # the same text reads the same: no need to parse it again
+            return True
+        return _plain(parse(text, doc.path), family) == _plain(doc, family, pivot.read)
     except SessionKitError:
         return False
 
