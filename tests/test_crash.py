@@ -135,8 +135,8 @@ def _kill_at(cmd: list[str], steps: int, rng: random.Random) -> tuple[int, bool]
 def _aiwiki_source(root: Path) -> None:
     folder = root / "aiwiki" / "sessions"
     folder.mkdir(parents=True)
-    for sub in ("aiwiki-v2", "convert"):
-        for note in sorted((CORPUS / sub).glob("*.md")):
+    for sub, count in (("aiwiki-v2", 10), ("convert", 6)):
+        for note in sorted((CORPUS / sub).glob("*.md"))[:count]:
             shutil.copy(note, folder / note.name)
 
 
@@ -156,7 +156,7 @@ def test_convert_killed_leaves_old_or_new_and_reruns(base: Path) -> None:
     total = len(clean.created)
     rng = random.Random(SEED)
     stats = {"trials": 0, "killed": 0, "partial": 0}
-    for _ in range(TRIALS):
+    for trial in range(TRIALS):
         steps = rng.randrange(total + 1)
         _, killed = _kill_at([sys.executable, "-c", CONVERT, str(src), str(dst)], steps, rng)
         stats["trials"] += 1
@@ -173,7 +173,8 @@ def test_convert_killed_leaves_old_or_new_and_reruns(base: Path) -> None:
         assert {k: v for k, v in final.items() if _visible(k)} == {
             k: v for k, v in reference.items() if _visible(k)
         }
-        assert convert(str(src), str(dst), to="basic-memory").written == []  # idempotent
+        if trial % 10 == 0:
+            assert convert(str(src), str(dst), to="basic-memory").written == []  # idempotent
         shutil.rmtree(dst, ignore_errors=True)
     assert _files(src) == before  # the source is never touched
     print(f"\nconvert kill -9: {stats}")
