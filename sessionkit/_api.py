@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .adapters import detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
 from .document import Document, parse
 from .errors import ParseError, SessionKitError
 from .model import Session
+
+if TYPE_CHECKING:
+    from .adapters.aiwiki import Schema
 
 __all__ = ["decode", "dumps", "lint", "loads", "read_document"]
 
@@ -113,11 +118,26 @@ def lint(
     format: str | None = None,
     *,
     max_bytes: int | None = None,
+    schema: Schema | None = None,
 ) -> list[Diagnostic]:
     """Every lint finding for a note's text (never raises for bad input).
 
     Unusable input (bad frontmatter, unknown format, a note over ``max_bytes``,
     default :data:`MAX_NOTE_BYTES`) is one error diagnostic.
+
+    Args:
+        text: the whole note.
+        path: its path, for messages and the filename check.
+        format: the note's format, or ``None`` to detect it.
+        max_bytes: the size limit in UTF-8 bytes.
+        schema: an aiwiki session schema to lint aiwiki pages with instead of
+            the built-in page of their version — e.g. a wiki's own
+            ``aiwiki/schemas/session.md`` read with
+            :func:`sessionkit.adapters.aiwiki.load_schema` or
+            :func:`~sessionkit.adapters.aiwiki.schema_for_root`.  It applies
+            to pages of the version it describes and is ignored for other
+            formats.  ``lint`` never reads a schema page by itself (the
+            ``sessionkit lint`` command does, for notes inside a wiki).
     """
     try:
         doc = read_document(text, path, max_bytes=max_bytes)
@@ -132,4 +152,10 @@ def lint(
                 path=path,
             )
         ]
-    return get_adapter(name).lint(doc)
+    adapter = get_adapter(name)
+    if schema is not None and name.startswith("aiwiki"):
+        from .adapters.aiwiki import AiwikiAdapter
+
+        if isinstance(adapter, AiwikiAdapter):
+            return adapter.lint(doc, schema)
+    return adapter.lint(doc)

@@ -213,10 +213,18 @@ def _notes_under(folder: Path) -> list[Path]:
 def _lint_targets(
     paths: Sequence[str], layout: str | None, fmt: str | None, storage_option: Sequence[str]
 ) -> Iterator[Any]:
-    """A lint work item (see :data:`sessionkit.ops.lint.LintItem`) for every note, lazily."""
+    """A lint work item (see :data:`sessionkit.ops.lint.LintItem`) for every note, lazily.
+
+    A note inside a wiki carries the wiki's own schema page, when it has one
+    (read once per wiki; a broken one stops the run, exit 2).
+    """
+    from .ops.lint import WikiSchemas
+
+    schemas = WikiSchemas()
     for target in paths:
         if _is_url(target):
             store = _open_store(target, layout, fmt, storage_option)
+            own = schemas.for_store(store)
             path_of = getattr(store, "path_of", None)
             base = target.rstrip("/")
             for key, text in store.read_many(store.keys()):
@@ -226,7 +234,7 @@ def _lint_targets(
                 elif isinstance(text, BaseException):
                     raise text
                 else:
-                    yield ("data", shown, text.encode("utf-8"))
+                    yield ("data", shown, text.encode("utf-8"), own)
             continue
         local = Path(_local(target))
         if local.is_dir():
@@ -235,7 +243,7 @@ def _lint_targets(
             local.stat()  # a missing path is an error (exit 2), not an empty lint
             notes = [local]
         for note in notes:
-            yield ("file", str(note), None)
+            yield ("file", str(note), None, schemas.for_note(note))
 
 
 def _json_item(diag: Diagnostic) -> str:
@@ -269,7 +277,8 @@ def lint(
     PATH is a note, a folder (every *.md under its aiwiki/sessions, else under
     it) or a store URL; none means the configured store.  Prints one line per
     finding, `path:line: CODE severity: message`, as notes are linted.  Exits
-    1 when a finding is an error.
+    1 when a finding is an error.  A wiki's own aiwiki/schemas/session.md
+    replaces the built-in schema for its notes (a broken one: exit 2).
     """
     from .ops.lint import lint_many
 

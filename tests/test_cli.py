@@ -202,6 +202,84 @@ def test_lint_valid_v2_note_exits_0(env: Path) -> None:
     assert result.exit_code == 0
 
 
+def _v2_schema_page(**changes: str) -> str:
+    from importlib import resources
+
+    page = resources.files("sessionkit.adapters").joinpath("schemas/aiwiki-session-v2.md")
+    text = page.read_text(encoding="utf-8")
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new)
+    return text
+
+
+def _thirty_line_wiki(root: Path) -> Path:
+    note = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    note.parent.mkdir(parents=True)
+    extra = "".join(f"- step {i}\n" for i in range(30 - V2_NOTE.count("\n")))
+    note.write_text(V2_NOTE + extra)
+    assert len(note.read_text().splitlines()) == 30
+    return note
+
+
+def test_lint_uses_the_wikis_own_schema_page(env: Path) -> None:
+    note = _thirty_line_wiki(env)
+    for target in (str(note), str(env), str(note.parent)):
+        result = invoke("lint", "--json", target)
+        assert result.exit_code == 0 and json.loads(result.stdout) == [], result.output
+    schemas = env / "aiwiki" / "schemas"
+    schemas.mkdir()
+    own = _v2_schema_page(**{"hard_cap_lines: 400": "hard_cap_lines: 20"})
+    (schemas / "session.md").write_text(own)
+    for target in (str(note), str(env), str(note.parent)):
+        result = invoke("lint", "--json", "-j", "1", target)
+        assert result.exit_code == 1, result.output
+        (item,) = json.loads(result.stdout)
+        assert item["code"] == "AW009" and item["line"] == 21 and item["path"] == str(note)
+    # the Python API reads nothing behind the caller's back: the schema is explicit
+    import sessionkit
+    from sessionkit.adapters.aiwiki import load_schema
+
+    text = note.read_text()
+    assert sessionkit.lint(text, path=str(note)) == []
+    found = sessionkit.lint(text, path=str(note), schema=load_schema(schemas / "session.md"))
+    assert [d.code for d in found] == ["AW009"]
+
+
+def test_lint_a_store_url_uses_its_own_schema_page(env: Path) -> None:
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    root = "/sk-cli-own-schema"
+    extra = "".join(f"- step {i}\n" for i in range(30 - V2_NOTE.count("\n")))
+    fs.pipe(f"{root}/aiwiki/sessions/2026-05-18-7e8a3f2.md", (V2_NOTE + extra).encode())
+    try:
+        assert invoke("lint", f"memory://{root}").exit_code == 0
+        own = _v2_schema_page(**{"hard_cap_lines: 400": "hard_cap_lines: 20"})
+        fs.pipe(f"{root}/aiwiki/schemas/session.md", own.encode())
+        result = invoke("lint", "--json", f"memory://{root}")
+        assert result.exit_code == 1
+        assert [d["code"] for d in json.loads(result.stdout)] == ["AW009"]
+    finally:
+        fs.rm(root, recursive=True)
+
+
+def test_lint_with_a_broken_schema_page_is_one_error_exit_2(env: Path) -> None:
+    _thirty_line_wiki(env)
+    schemas = env / "aiwiki" / "schemas"
+    schemas.mkdir()
+    bad = _v2_schema_page(**{"hard_cap_lines: 400": "hard_cap_lines: lots"})
+    (schemas / "session.md").write_text(bad)
+    line = bad.splitlines().index("hard_cap_lines: lots") + 1
+    result = invoke("lint", str(env))
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, f"{schemas / 'session.md'}:{line}:", "hard_cap_lines")
+    (schemas / "session.md").write_text("---\nschema_id: session\nschema_version: [2\n---\n")
+    result = invoke("lint", str(env))
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, f"{schemas / 'session.md'}:")
+
+
 def test_lint_examples_prints_diagnostic_lines(env: Path) -> None:
     pytest.importorskip("sessionkit.adapters.aiwiki")
     result = invoke("lint", str(EXAMPLES))

@@ -9,6 +9,7 @@ pattern.  The package ships the v1 and v2 pages; a wiki's own
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -79,44 +80,66 @@ class Schema:
         return None
 
 
-def _title(entry: Any, source: str) -> str:
+def _title(entry: Any, source: str, line: int | None = None) -> str:
     if not isinstance(entry, str):
-        raise FormatError(f"schema section entry {entry!r} is not a string", path=source)
+        raise FormatError(f"schema section entry {entry!r} is not a string", path=source, line=line)
     text = entry.strip()
     if text.startswith("## "):
         text = text[3:].strip()
     return text
 
 
-def _int(meta: dict[str, Any], key: str, source: str) -> int | None:
+def _int(meta: dict[str, Any], key: str, source: str, line: int | None = None) -> int | None:
     value = meta.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FormatError(f"schema key {key!r} must be an integer", path=source)
+        raise FormatError(f"schema key {key!r} must be an integer", path=source, line=line)
     return value
 
 
-def _from_meta(meta: dict[str, Any], source: str) -> Schema:
+def _from_meta(
+    meta: dict[str, Any], source: str, line_of: Callable[[str], int | None] | None = None
+) -> Schema:
+    def at(key: str) -> int | None:
+        """The line of top-level key ``key`` in the schema page (for errors)."""
+        return line_of(key) if line_of is not None else None
+
     schema_id = meta.get("schema_id")
     if not isinstance(schema_id, str):
-        raise FormatError("schema page has no string schema_id", path=source)
-    version = _int(meta, "schema_version", source)
+        raise FormatError("schema page has no string schema_id", path=source, line=at("schema_id"))
+    version = _int(meta, "schema_version", source, at("schema_version"))
     if version is None:
-        raise FormatError("schema page has no schema_version", path=source)
+        raise FormatError(
+            "schema page has no schema_version", path=source, line=at("schema_version")
+        )
     raw_keys = meta.get("required_frontmatter") or {}
     if not isinstance(raw_keys, dict):
-        raise FormatError("required_frontmatter must be a mapping", path=source)
+        raise FormatError(
+            "required_frontmatter must be a mapping", path=source, line=at("required_frontmatter")
+        )
     keys: list[KeyRule] = []
     for name, spec in raw_keys.items():
         if not isinstance(spec, dict):
-            raise FormatError(f"rule for key {name!r} must be a mapping", path=source)
+            raise FormatError(
+                f"rule for key {name!r} must be a mapping",
+                path=source,
+                line=at("required_frontmatter"),
+            )
         kind = spec.get("type", "string")
         if kind not in _TYPES:
-            raise FormatError(f"key {name!r} has unknown type {kind!r}", path=source)
+            raise FormatError(
+                f"key {name!r} has unknown type {kind!r}",
+                path=source,
+                line=at("required_frontmatter"),
+            )
         values = spec.get("values") or []
         if not isinstance(values, list):
-            raise FormatError(f"values of key {name!r} must be a list", path=source)
+            raise FormatError(
+                f"values of key {name!r} must be a list",
+                path=source,
+                line=at("required_frontmatter"),
+            )
         keys.append(
             KeyRule(
                 name=str(name),
@@ -129,18 +152,22 @@ def _from_meta(meta: dict[str, Any], source: str) -> Schema:
     sections_raw = meta.get("optional_sections") or []
     required_raw = meta.get("required_sections") or []
     if not isinstance(sections_raw, list) or not isinstance(required_raw, list):
-        raise FormatError("optional_sections and required_sections must be lists", path=source)
-    required = tuple(_title(x, source) for x in required_raw)
+        bad = "optional_sections" if not isinstance(sections_raw, list) else "required_sections"
+        raise FormatError(
+            "optional_sections and required_sections must be lists", path=source, line=at(bad)
+        )
+    required = tuple(_title(x, source, at("required_sections")) for x in required_raw)
     sections = list(required)
     for entry in sections_raw:
-        title = _title(entry, source)
+        title = _title(entry, source, at("optional_sections"))
         if title not in sections:
             sections.append(title)
     order = meta.get("section_order", "strict")
     if isinstance(order, list):
         # an explicit order list wins over the listing order
-        sections = [_title(x, source) for x in order] + [
-            s for s in sections if s not in {_title(x, source) for x in order}
+        line = at("section_order")
+        sections = [_title(x, source, line) for x in order] + [
+            s for s in sections if s not in {_title(x, source, line) for x in order}
         ]
         order = "strict"
     soft = meta.get("soft_target_lines")
@@ -151,7 +178,9 @@ def _from_meta(meta: dict[str, Any], source: str) -> Schema:
             or len(soft) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in soft)
         ):
-            raise FormatError("soft_target_lines must be [low, high]", path=source)
+            raise FormatError(
+                "soft_target_lines must be [low, high]", path=source, line=at("soft_target_lines")
+            )
         soft_target = (soft[0], soft[1])
     pattern = meta.get("filename_pattern")
     return Schema(
@@ -161,7 +190,7 @@ def _from_meta(meta: dict[str, Any], source: str) -> Schema:
         sections=tuple(sections),
         required_sections=required,
         strict_order=order == "strict",
-        hard_cap=_int(meta, "hard_cap_lines", source),
+        hard_cap=_int(meta, "hard_cap_lines", source, at("hard_cap_lines")),
         soft_target=soft_target,
         filename_pattern=pattern if isinstance(pattern, str) else None,
         source=source,
@@ -176,7 +205,8 @@ def load_schema(text_or_path: str | os.PathLike[str], *, source: str | None = No
 
     Raises:
         ParseError: the page's frontmatter is unusable (with line).
-        FormatError: the frontmatter is not a schema (with the reason).
+        FormatError: the frontmatter is not a schema (with the reason and the
+            line of the offending key).
     """
     if isinstance(text_or_path, str) and "\n" in text_or_path:
         text = text_or_path
@@ -195,7 +225,7 @@ def load_schema(text_or_path: str | os.PathLike[str], *, source: str | None = No
         raise exc.with_path(where) from None
     if not doc.has_frontmatter:
         raise FormatError("schema page has no frontmatter", path=where, line=1)
-    return _from_meta(meta, where)
+    return _from_meta(meta, where, lambda key: doc.key_line(key) or 1)
 
 
 @cache

@@ -3,23 +3,45 @@
 Each work item is one note: a local file (read in the worker) or bytes
 already fetched from a store.  :func:`lint_many` yields each note's findings
 in input order, as they arrive, so a caller can print while linting.
+
+A note inside a wiki is linted with the wiki's own schema page
+(``<root>/aiwiki/schemas/session.md``) when it has one: :class:`WikiSchemas`
+finds and reads it once per root, and the schema travels with the work item.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
 from ..errors import ParseError
 from ._parallel import ordered_map
 
-__all__ = ["LintItem", "lint_data", "lint_file", "lint_item", "lint_many"]
+if TYPE_CHECKING:
+    from ..adapters.aiwiki import Schema
+
+__all__ = [
+    "SCHEMA_PAGE",
+    "LintItem",
+    "WikiSchemas",
+    "lint_data",
+    "lint_file",
+    "lint_item",
+    "lint_many",
+    "wiki_root",
+]
 
 #: one note to lint: ``("file", path, None)``, ``("data", shown path, bytes)``
-#: or ``("error", shown path, (message, line))`` for a note a store could not read
-LintItem = tuple[str, str, Any]
+#: or ``("error", shown path, (message, line))`` for a note a store could not read;
+#: a fourth element, when present, is the :class:`Schema` to lint an aiwiki page
+#: with (the wiki's own schema page) or ``None`` for the built-in one
+LintItem = tuple[Any, ...]
+
+#: where a wiki keeps its own session schema page, relative to its root
+SCHEMA_PAGE = "aiwiki/schemas/session.md"
 
 
 def too_big(path: str, size: int, limit: int) -> Diagnostic:
@@ -38,8 +60,11 @@ def unreadable(message: str, line: int | None, path: str) -> Diagnostic:
     return Diagnostic(code="AW001", severity=Severity.ERROR, line=line, message=message, path=path)
 
 
-def lint_data(data: bytes, path: str, limit: int) -> list[Diagnostic]:
-    """Findings for a note's bytes (size limit, UTF-8, then its format's lint)."""
+def lint_data(data: bytes, path: str, limit: int, schema: Schema | None = None) -> list[Diagnostic]:
+    """Findings for a note's bytes (size limit, UTF-8, then its format's lint).
+
+    ``schema`` is the aiwiki schema to lint with (see :func:`sessionkit.lint`).
+    """
     if len(data) > limit:
         return [too_big(path, len(data), limit)]
     from .._api import decode, lint
@@ -48,7 +73,7 @@ def lint_data(data: bytes, path: str, limit: int) -> list[Diagnostic]:
         text = decode(data, path)
     except ParseError as exc:
         return [unreadable(exc.message, exc.line, path)]
-    found = lint(text, path=path, max_bytes=limit)
+    found = lint(text, path=path, max_bytes=limit, schema=schema)
     if any(not d.path for d in found):
         import attrs
 
@@ -56,7 +81,7 @@ def lint_data(data: bytes, path: str, limit: int) -> list[Diagnostic]:
     return found
 
 
-def lint_file(path: str, limit: int) -> list[Diagnostic]:
+def lint_file(path: str, limit: int, schema: Schema | None = None) -> list[Diagnostic]:
     """Findings for a local file (its size is checked before it is read).
 
     Raises:
@@ -67,17 +92,18 @@ def lint_file(path: str, limit: int) -> list[Diagnostic]:
         return [too_big(path, size, limit)]
     with open(path, "rb") as fh:
         data = fh.read()
-    return lint_data(data, path, limit)
+    return lint_data(data, path, limit, schema)
 
 
 def lint_item(item: LintItem, limit: int) -> list[Diagnostic]:
     """Findings for one work item (see :data:`LintItem`)."""
-    kind, path, payload = item
+    kind, path, payload = item[0], item[1], item[2]
+    schema = item[3] if len(item) > 3 else None
     if kind == "file":
-        return lint_file(path, limit)
+        return lint_file(path, limit, schema)
     if kind == "data":
         assert isinstance(payload, bytes)
-        return lint_data(payload, path, limit)
+        return lint_data(payload, path, limit, schema)
     message, line = payload
     return [unreadable(str(message), line, path)]
 
@@ -104,3 +130,76 @@ def lint_many(
         ValueError: ``jobs`` is below 1.
     """
     return ordered_map(_Job(limit), items, jobs=jobs, chunk_size=64)
+
+
+# -- a wiki's own schema page -------------------------------------------------------
+
+
+def wiki_root(path: str | os.PathLike[str]) -> Path | None:
+    """The root of the wiki holding a note under ``<root>/aiwiki/sessions/``, else ``None``."""
+    full = Path(os.path.abspath(path))
+    for parent in full.parents:
+        if parent.name == "sessions" and parent.parent.name == "aiwiki":
+            return parent.parent.parent
+    return None
+
+
+class WikiSchemas:
+    """Each wiki's own schema page (:data:`SCHEMA_PAGE`), read once per wiki.
+
+    The schema applies to aiwiki pages of the version it describes and only
+    when its ``schema_id`` is ``session`` (as
+    :func:`sessionkit.adapters.aiwiki.schema_for_root`); ``None`` means the
+    built-in page.
+    """
+
+    def __init__(self) -> None:
+        self._roots: dict[Path, Schema | None] = {}
+
+    @staticmethod
+    def _usable(schema: Schema) -> Schema | None:
+        return schema if schema.schema_id == "session" else None
+
+    def for_root(self, root: str | os.PathLike[str]) -> Schema | None:
+        """The own schema of the wiki at ``root`` (local), if it has one.
+
+        Raises:
+            ParseError, FormatError: the schema page is broken (with its path
+                and line).
+        """
+        key = Path(os.path.abspath(root))
+        if key not in self._roots:
+            from ..adapters.aiwiki import load_schema
+
+            page = key / SCHEMA_PAGE
+            self._roots[key] = self._usable(load_schema(page)) if page.is_file() else None
+        return self._roots[key]
+
+    def for_note(self, path: str | os.PathLike[str]) -> Schema | None:
+        """The own schema of the wiki a local note belongs to, if any (see :meth:`for_root`)."""
+        root = wiki_root(path)
+        return None if root is None else self.for_root(root)
+
+    def for_store(self, store: Any) -> Schema | None:
+        """The own schema of an aiwiki store (read through its storage), if it has one.
+
+        Raises:
+            ParseError, FormatError: the schema page is broken (with its path
+                and line).
+        """
+        storage = getattr(store, "storage", None)
+        if getattr(store, "layout", None) != "aiwiki" or storage is None:
+            return None
+        from .._api import decode
+        from ..adapters.aiwiki import load_schema
+        from ..errors import FormatError, NotFoundError
+
+        source = f"{str(storage.url).rstrip('/')}/{SCHEMA_PAGE}"
+        try:
+            data = storage.read(SCHEMA_PAGE)
+        except NotFoundError:
+            return None
+        text = decode(bytes(data), source)
+        if "\n" not in text:  # load_schema would take a one-line text for a path
+            raise FormatError("schema page has no frontmatter", path=source, line=1)
+        return self._usable(load_schema(text, source=source))
