@@ -115,6 +115,17 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
+def _refuse(loader: _Loader, node: yaml.Node) -> Any:
+    """Tags whose values are not JSON data (bytes, sets, ordered pairs) are refused."""
+    raise ParseError(
+        f"invalid YAML: YAML tag {node.tag!r} is not allowed (only plain YAML data)",
+        line=node.start_mark.line + 1,
+    )
+
+
+for _tag in ("binary", "set", "omap", "pairs"):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse)
+
 
 def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:
     """Bound depth and the expanded size of the node graph (alias bombs)."""
