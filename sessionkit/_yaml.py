@@ -115,6 +115,7 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
+
 def _refuse(loader: _Loader, node: yaml.Node) -> Any:
     """Tags whose values are not JSON data (bytes, sets, ordered pairs) are refused."""
     raise ParseError(
