@@ -3,9 +3,10 @@
 Usage: python _worker.py URL KEY WORKER COUNT [JSON_STORAGE_OPTIONS [MODE]]
 
 MODE ``text`` (default) appends the line ``w{WORKER}-{i:03d}`` with
-``update_text``; MODE ``model`` appends a checkpoint whose body is that text
-with ``Store.update`` (the aiwiki adapter splices it in), timestamped one
-second after the last checkpoint so the log stays in time order.  A start
+``update_text``; MODE ``model`` appends a checkpoint ``### Append w3-007 at …``
+(the tag in its event name, no body, so 80 entries stay under the schema's
+400-line cap) with ``Store.update`` (the aiwiki adapter splices it in),
+timestamped one second after the last checkpoint so the log stays in time order.  A start
 gate file (env ``SK_GATE``) makes all workers begin together.
 """
 
@@ -45,7 +46,7 @@ def _add_checkpoint(session: object, tag: str) -> object:
     last = session.checkpoints[-1].at if session.checkpoints else "2026-05-18T20:00:00Z"  # type: ignore[attr-defined]
     at = datetime.fromisoformat(last.replace("Z", "+00:00")) + timedelta(seconds=1)
     stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
-    entry = Checkpoint(event="PreCompact", at=stamp, body=tag)
+    entry = Checkpoint(event=f"Append {tag}", at=stamp)
     return attrs.evolve(session, checkpoints=(*session.checkpoints, entry))  # type: ignore[attr-defined]
 
 
