@@ -20,7 +20,7 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PY)
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check."""
-    session.install("ruff")
+    session.install("ruff==0.17.6")  # pinned: new ruff releases add rules and formats
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
@@ -28,7 +28,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PY)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the package."""
-    session.install("-e", ".", "mypy", "types-PyYAML")
+    session.install("-e", ".[test]", "mypy==2.4.1", "types-PyYAML")  # test: pytest types
     session.run("mypy", "--strict", "sessionkit")
 
 
