@@ -223,9 +223,12 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
     except yaml.YAMLError as exc:
         line = _error_line(exc)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ParseError(
-            f"invalid YAML: {problem}", line=None if line is None else line + line_offset
-        ) from None
+        where = None if line is None else line + line_offset
+        if "nesting depth" in problem:  # PyYAML >= 6.0.4's libyaml has its own depth cap
+            raise LimitExceededError(
+                f"YAML nested deeper than {MAX_DEPTH} levels", line=where
+            ) from None
+        raise ParseError(f"invalid YAML: {problem}", line=where) from None
     except RecursionError:
         raise LimitExceededError("YAML nested too deeply", line=line_offset + 1) from None
     except (ValueError, TypeError) as exc:  # e.g. NUL in the C reader
