@@ -19,6 +19,7 @@ base document splices only what changed.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -97,15 +98,53 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     """Frontmatter YAML exactly as Basic Memory's ``write_note`` dumps it.
 
     PyYAML ``SafeDumper``, insertion order, unicode kept, block style (so
-    lists are ``- item`` lines), PyYAML's default width and quoting.
+    lists are ``- item`` lines), PyYAML's default width and quoting.  Data in
+    the domain where libyaml's emitter writes the very same bytes (see
+    :func:`_c_emits_alike`; proven by a differential test) goes through
+    ``CSafeDumper``, which is many times faster.
     """
+    data = dict(data)
+    dumper = _C_DUMPER if _C_DUMPER is not None and _c_emits_alike(data) else yaml.SafeDumper
+    return _dump(data, dumper)
+
+
+def _dump(data: dict[str, Any], dumper: Any) -> str:
     return yaml.dump(
-        dict(data),
-        Dumper=yaml.SafeDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
+        data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
     )
+
+
+_C_DUMPER: Any = getattr(yaml, "CSafeDumper", None)
+#: keys libyaml and PyYAML write alike (long or non-ASCII simple keys differ)
+_C_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+#: characters outside the ones both emitters treat alike: line breaks, controls,
+#: astral-plane characters, surrogates, the BOM, U+2028/U+2029
+_C_UNSAFE = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+
+
+def _c_scalar_alike(value: Any) -> bool:
+    if value is None or type(value) in (bool, int):
+        return True
+    if type(value) is str:
+        return (value.isascii() and value.isprintable()) or not _C_UNSAFE.search(value)
+    return False
+
+
+def _c_emits_alike(data: Mapping[str, Any]) -> bool:
+    """Whether libyaml's emitter writes ``data`` byte for byte as PyYAML's does.
+
+    Short ASCII identifier keys; values ``None``, bools, ints, one-line strings
+    of printable BMP characters, and lists of those.
+    """
+    for key, value in data.items():
+        if type(key) is not str or not _C_KEY.match(key):
+            return False
+        if type(value) is list:
+            if not all(_c_scalar_alike(item) for item in value):
+                return False
+        elif not _c_scalar_alike(value):
+            return False
+    return True
 
 
 def parse_bm_tags(value: Any) -> tuple[str, ...]:
