@@ -308,8 +308,9 @@ def _fix(targets: Sequence[str]) -> None:
     import importlib
 
     from ._api import decode, read_document
+    from ._atomic import write_atomic
     from .adapters import detect_format
-    from .config import _write_atomic, repository_root
+    from .config import repository_root
 
     try:
         fill_shas = importlib.import_module("sessionkit.ops.sha_fill").fill_shas
@@ -329,7 +330,7 @@ def _fix(targets: Sequence[str]) -> None:
                 continue  # lint reports it
             fixed = fill_shas(doc, repository_root(note.parent))
             if fixed.text != doc.text:
-                _write_atomic(note, fixed.text)
+                write_atomic(note, fixed.text)
                 click.echo(f"sessionkit: {path}: filled missing @sha7", err=True)
 
 

@@ -26,7 +26,6 @@ refuses secret-looking keys and :func:`describe` masks them.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -37,6 +36,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
+from ._atomic import write_atomic
 from .errors import SessionKitError
 
 __all__ = [
@@ -1061,25 +1061,6 @@ def _convert_cli_value(path: tuple[str, ...], raw: str) -> Any:
     return _coerce(setting, raw, "config set")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def config_file(
     scope: str,
     start_dir: str | os.PathLike[str] | None = None,
@@ -1138,5 +1119,5 @@ def set_value(
     except ConfigError as exc:
         raise exc.with_path(file) from None
     read_config_text(new_text, file, scope)
-    _write_atomic(target, new_text)
+    write_atomic(target, new_text)
     return target

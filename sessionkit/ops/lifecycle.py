@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from .._atomic import write_atomic
 from ..errors import NotFoundError, SessionKitError, ValidationError
 from ..model import Checkpoint, Citation, Directive, DirectiveState, Observation, Session, Status
 
@@ -1034,25 +1035,6 @@ def _is_ours(hook: Any, command: str) -> bool:
     )
 
 
-def _write_json_atomic(path: Path, text: str) -> None:
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def install_hooks(settings_path: str | os.PathLike[str], remove: bool = False) -> HooksReport:
     """Merge (or with ``remove``, take out) sessionkit's two hook entries in a settings file.
 
@@ -1134,5 +1116,5 @@ def install_hooks(settings_path: str | os.PathLike[str], remove: bool = False) -
                 added.append(event)
     changed = bool(added or removed)
     if changed:
-        _write_json_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return HooksReport(path=str(path), changed=changed, added=tuple(added), removed=tuple(removed))

@@ -23,18 +23,17 @@ The function never prints; progress goes to an optional callback.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import enum
 import functools
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from .._atomic import write_atomic
 from ..backends._base import Store
 from ..errors import NotFoundError, SessionKitError, StoreError, UnsupportedFormatError
 
@@ -193,33 +192,11 @@ def unified_diff(old: str, new: str, path: str) -> str:
     return "".join(out)
 
 
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":  # pragma: no cover - no directory fsync on Windows
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _save_backup(backup: Path, path: str, text: str) -> None:
     """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace)."""
     target = backup.joinpath(*path.split("/"))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(text.encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        _fsync_dir(target.parent)
+        write_atomic(target, text)
     except OSError as exc:
         raise StoreError(f"cannot back up to {target}: {exc.strerror or exc}", path=path) from None
 
