@@ -68,6 +68,10 @@ _EXPORTS: dict[str, str] = {
     "MissingDependencyError": "sessionkit.errors",
     # operations
     "migrate": "sessionkit.ops.migrate",
+    # configuration
+    "Config": "sessionkit.config",
+    "ConfigError": "sessionkit.config",
+    "load_config": "sessionkit.config",
     "MigrationReport": "sessionkit.ops.migrate",
     "convert": "sessionkit.ops.convert",
     "convert_text": "sessionkit.ops.convert",
@@ -77,6 +81,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Checkpoint",
     "Citation",
+    "Config",
+    "ConfigError",
     "ConflictError",
     "ConversionReport",
     "Diagnostic",
@@ -113,6 +119,7 @@ __all__ = [
     "dumps",
     "get_adapter",
     "lint",
+    "load_config",
     "loads",
     "migrate",
     "open_store",
@@ -139,6 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._api import decode, dumps, lint, loads
     from .adapters import available_formats, detect_format, get_adapter, register_format
     from .backends import NoteInfo, Store, open_store, register_backend
+    from .config import Config, ConfigError, load_config
     from .diagnostics import Diagnostic, Severity
     from .document import Document, parse
     from .errors import (
