@@ -150,3 +150,30 @@ def test_example_wiki_copied_to_s3_reads_back_identically(
     assert [(n.key, n.date, n.status) for n in remote.list(status="active")] == [
         (n.key, n.date, n.status) for n in local.list(status="active")
     ]
+
+
+def test_example_wiki_converted_through_s3_comes_back_equal(
+    s3_url: str, s3_options: dict[str, Any]
+) -> None:
+    """aiwiki (local) -> Basic Memory on S3 -> aiwiki on S3: the same sessions."""
+    from pathlib import Path
+
+    from sessionkit.serialize import to_json
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "wiki"
+    local = sessionkit.open_store(examples)
+    bm = sessionkit.open_store(f"{s3_url}/bm", layout="basic-memory", **s3_options)
+    back = sessionkit.open_store(f"{s3_url}/back", layout="aiwiki", **s3_options)
+    there = sessionkit.convert(local, bm, to="basic-memory", project="demo")
+    again = sessionkit.convert(bm, back, to="aiwiki-v2")
+    assert there.ok and again.ok
+    keys = local.keys()
+    assert len(bm.keys()) == len(keys) == len(back.keys())
+    assert back.keys() == keys  # session ids map back to the same file names
+    for key in keys:
+        original, returned = local.get(key), back.get(key)
+        if original.origin is not None and original.origin.format == "aiwiki-v2":
+            assert to_json(returned) == to_json(original), key
+        assert sessionkit.lint(back.read_text(key), path=f"aiwiki/sessions/{key}") == []
+    # a second run over the same source writes nothing
+    assert not sessionkit.convert(local, bm, to="basic-memory", project="demo").written
