@@ -895,15 +895,21 @@ def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
 # -- migrate ------------------------------------------------------------------------------
 
 
-def _migrate_progress(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, list[Any]]:
-    """A progress callback drawing a bar on stderr (only when stderr is a terminal)."""
+def _progress_bar(
+    enabled: bool, label: str
+) -> tuple[Callable[[int, int, str], None] | None, list[Any]]:
+    """A ``progress(done, total, key)`` callback drawing a bar on stderr when enabled.
+
+    Returns the callback (``None`` when disabled) and a holder whose first item,
+    once drawing started, is the bar to close with ``__exit__``.
+    """
     if not enabled:
         return None, []
     holder: list[Any] = []
 
     def progress(done: int, total: int, key: str) -> None:
         if not holder:
-            bar = click.progressbar(length=total, label="migrating", file=sys.stderr)
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
             bar.__enter__()
             holder[:] = [bar, 0]
         bar, shown = holder
@@ -969,7 +975,7 @@ def migrate_(
     if not _is_url(root) and not os.path.isdir(_local(root)):
         raise Failure(f"{root}: no such folder")
     store = _open_store(root, "aiwiki", None, storage_option)
-    progress, holder = _migrate_progress(sys.stderr.isatty() and not as_json)
+    progress, holder = _progress_bar(sys.stderr.isatty() and not as_json, "migrating")
     try:
         report = migrate(store, to=to, dry_run=dry_run, backup=backup, progress=progress, jobs=jobs)
     finally:
@@ -998,24 +1004,6 @@ def migrate_(
 
 
 _CONVERT_FORMATS = ["aiwiki", "aiwiki-v1", "aiwiki-v2", "basic-memory"]
-
-
-def _convert_progress(enabled: bool) -> tuple[Callable[[int, int, str], None] | None, list[Any]]:
-    """A progress callback drawing a bar on stderr (only when stderr is a terminal)."""
-    if not enabled:
-        return None, []
-    holder: list[Any] = []
-
-    def progress(done: int, total: int, key: str) -> None:
-        if not holder:
-            bar = click.progressbar(length=total, label="converting", file=sys.stderr)
-            bar.__enter__()
-            holder[:] = [bar, 0]
-        bar, shown = holder
-        bar.update(done - shown)
-        holder[1] = done
-
-    return progress, holder
 
 
 def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) -> Any:
@@ -1074,7 +1062,7 @@ def convert_(
     elif to is None:
         to = "aiwiki-v2" if from_ == "basic-memory" else "basic-memory"
     target = _convert_store(dst, to, storage_option)
-    progress, holder = _convert_progress(sys.stderr.isatty() and not as_json)
+    progress, holder = _progress_bar(sys.stderr.isatty() and not as_json, "converting")
     try:
         report = convert(
             source,
