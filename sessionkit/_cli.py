@@ -251,17 +251,21 @@ def _json_item(diag: Diagnostic) -> str:
     return "  " + json.dumps(diag.to_dict(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
 
 
-@cli.command()
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of findings.")
-@click.option("--fix", is_flag=True, help="Fill missing @sha7 in citations from git first.")
-@click.option(
+#: ``--jobs N``, shared by the bulk commands (lint, ls, migrate, convert)
+_jobs_option = click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
     metavar="N",
     help="Worker processes (default: the number of cores); output is the same for any N.",
 )
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of findings.")
+@click.option("--fix", is_flag=True, help="Fill missing @sha7 in citations from git first.")
+@_jobs_option
 @_store_options
 def lint(
     paths: tuple[str, ...],
@@ -504,13 +508,7 @@ def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
 )
 @click.option("--since", metavar="DATE|Nd", help="Only sessions started on or after (3d, 2w).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Worker processes (default: the number of cores); output is the same for any N.",
-)
+@_jobs_option
 @_store_options
 def ls_(
     root: str | None,
@@ -937,13 +935,7 @@ def _progress_bar(
     help="Copy each original to DIR (same relative path) before replacing it.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Worker processes for a local wiki (default: number of cores).",
-)
+@_jobs_option
 @click.option(
     "--storage-option",
     "-o",
@@ -1022,7 +1014,7 @@ def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) 
 @click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite target notes edited by hand.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N", help="Worker processes.")
+@_jobs_option
 @click.option(
     "--storage-option",
     "-o",
