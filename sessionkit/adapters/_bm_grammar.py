@@ -164,23 +164,31 @@ MAX_NESTING = 32
 
 #: first characters of a block that is not a paragraph (quote, heading, rule, fence, HTML, list)
 _BLOCK_START = frozenset(">#*-_`~<+0123456789")
+#: first characters of a list item marker
+_MARKER_START = frozenset("*-+0123456789")
+#: first characters of a line that may not be a paragraph's (or is indented)
+_NOT_PLAIN = _BLOCK_START | {" "}
 
 
 def _interrupts(line: str) -> bool:
     """Whether ``line`` starts a block that can interrupt a paragraph."""
-    if _blank(line) or _indent(line) >= 4:
-        return False
     s = line.lstrip(" ")
-    if s[0] not in _BLOCK_START:
+    if not s.strip() or len(line) - len(s) >= 4:  # blank, or indented 4+
         return False
-    if s.startswith(">"):
+    c = s[0]
+    if c not in _BLOCK_START:
+        return False
+    # only the blocks that can start with ``c`` (see ``_Scanner._blocks``)
+    if c == ">":
         return True
-    if _ATX.match(s) or _HR.match(s):
-        return True
-    fm = _FENCE.match(s)
-    if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
-        return True
-    if _html_kind(s) is not None:
+    if c == "#":
+        return _ATX.match(s) is not None
+    if c in "`~":
+        fm = _FENCE.match(s)
+        return bool(fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)))
+    if c == "<":
+        return _html_kind(s) is not None
+    if c in "*-_" and _HR.match(s):
         return True
     marker = _list_marker(s)
     return bool(marker and marker[1] and marker[2].strip())
@@ -214,9 +222,17 @@ def _opens_paragraph(line: str, was_open: bool) -> bool:
         return not (was_open and _SETEXT.match(s))
 
 
+#: an inline run while scanning: the fields of :class:`InlineRun`, in order
+_Run = tuple[str, int, int, str, bool, bool]
+
+
 class _Scanner:
+    #: take the shortcuts for one-line plain-text list items (off only in the
+    #: tests that check the shortcuts find exactly what the full scan finds)
+    shortcuts = True
+
     def __init__(self) -> None:
-        self.runs: list[InlineRun] = []
+        self.runs: list[_Run] = []
         self.in_list_item = False
         self.quote_depth = 0
         self.depth = 0
@@ -226,16 +242,7 @@ class _Scanner:
     def emit(self, content: str, start: int, end: int, kind: str) -> None:
         text = content.strip()
         if text:
-            self.runs.append(
-                InlineRun(
-                    content=text,
-                    start=start,
-                    end=end,
-                    kind=kind,
-                    in_list_item=self.in_list_item,
-                    in_blockquote=self.quote_depth > 0,
-                )
-            )
+            self.runs.append((text, start, end, kind, self.in_list_item, self.quote_depth > 0))
 
     def blocks(self, lines: Sequence[tuple[int, str]]) -> None:
         # Blocks nested deeper than MAX_NESTING (quotes, list items) yield no
@@ -253,57 +260,70 @@ class _Scanner:
         i, n = 0, len(lines)
         while i < n:
             num, line = lines[i]
-            if _blank(line):
+            s = line.lstrip(" ")
+            if not s.strip():  # blank
                 i += 1
                 continue
-            ind = _indent(line)
-            s = line[ind:]
+            ind = len(line) - len(s)
             if ind >= 4:
                 # indented code: runs to the next non-blank line indented less
                 i += 1
                 while i < n and (_blank(lines[i][1]) or _indent(lines[i][1]) >= 4):
                     i += 1
                 continue
-            if s[0] not in _BLOCK_START:  # plain text: a paragraph starts here
+            c = s[0]
+            if c not in _BLOCK_START:  # plain text: a paragraph starts here
                 i = self.paragraph(lines, i)
                 continue
-            fm = _FENCE.match(s)
-            if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
-                fence = fm.group(1)
-                i += 1
-                while i < n:
-                    t = lines[i][1]
+            # Each block's pattern can only match a line starting with its own
+            # characters, so only the candidates for ``c`` are tried (in the
+            # CommonMark order: fence, heading, rule, quote, HTML, list item).
+            if c in "`~":
+                fm = _FENCE.match(s)
+                if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
+                    i = self._skip_fence(lines, i, fm.group(1))
+                    continue
+            elif c == "#":
+                am = _ATX.match(s)
+                if am:
+                    self.emit(am.group(2) or "", num, num + 1, "heading")
                     i += 1
-                    if _indent(t) < 4:
-                        cm = _FENCE.match(t.lstrip(" "))
-                        if (
-                            cm
-                            and cm.group(1)[0] == fence[0]
-                            and len(cm.group(1)) >= len(fence)
-                            and not cm.group(2).strip()
-                        ):
-                            break
-                continue
-            am = _ATX.match(s)
-            if am:
-                self.emit(am.group(2) or "", num, num + 1, "heading")
-                i += 1
-                continue
-            if _HR.match(s):
-                i += 1
-                continue
-            if s.startswith(">"):
+                    continue
+            elif c == ">":
                 i = self.blockquote(lines, i)
                 continue
-            kind = _html_kind(s)
-            if kind is not None:
-                i = self._skip_html(lines, i, kind)
+            elif c == "<":
+                kind = _html_kind(s)
+                if kind is not None:
+                    i = self._skip_html(lines, i, kind)
+                    continue
+            elif c in "*-_" and _HR.match(s):
+                i += 1
                 continue
-            marker = _list_marker(s)
-            if marker is not None:
-                i = self.list_item(lines, i, ind, marker)
-                continue
+            if c in _MARKER_START:
+                marker = _list_marker(s)
+                if marker is not None:
+                    i = self.list_item(lines, i, ind, marker)
+                    continue
             i = self.paragraph(lines, i)
+
+    def _skip_fence(self, lines: Sequence[tuple[int, str]], i: int, fence: str) -> int:
+        """Index after the fenced code block opened by ``fence`` on line ``i``."""
+        n = len(lines)
+        i += 1
+        while i < n:
+            t = lines[i][1]
+            i += 1
+            if _indent(t) < 4:
+                cm = _FENCE.match(t.lstrip(" "))
+                if (
+                    cm
+                    and cm.group(1)[0] == fence[0]
+                    and len(cm.group(1)) >= len(fence)
+                    and not cm.group(2).strip()
+                ):
+                    break
+        return i
 
     def _skip_html(self, lines: Sequence[tuple[int, str]], i: int, kind: str) -> int:
         n = len(lines)
@@ -397,21 +417,26 @@ class _Scanner:
         item: list[tuple[int, str]] = [(num, first)]
         i += 1
         in_fence: str | None = None
-        fm0 = _FENCE.match(first)
-        if fm0:
-            in_fence = fm0.group(1)
-        lazy_ok = in_fence is None and _opens_paragraph(first, False)
+        plain = self.shortcuts and first[:1] not in _NOT_PLAIN and bool(first.strip())
+        if plain:
+            lazy_ok = True  # plain text opens a paragraph (what _opens_paragraph says)
+        else:
+            fm0 = _FENCE.match(first)
+            if fm0:
+                in_fence = fm0.group(1)
+            lazy_ok = in_fence is None and _opens_paragraph(first, False)
         pending_blank: list[tuple[int, str]] = []
         while i < len(lines):
             n2, t = lines[i]
-            if _blank(t):
+            ts = t.lstrip(" ")
+            if not ts.strip():  # blank
                 if not first.strip() and len(item) == 1:
                     break  # an empty item followed by a blank line ends there
                 pending_blank.append((n2, ""))
                 i += 1
                 lazy_ok = False
                 continue
-            if _indent(t) >= width:
+            if len(t) - len(ts) >= width:
                 item.extend(pending_blank)
                 pending_blank = []
                 body = t[width:]
@@ -437,8 +462,8 @@ class _Scanner:
                 pending_blank
                 or not lazy_ok
                 or in_fence is not None
+                or _list_marker(ts) is not None
                 or _interrupts(t)
-                or _list_marker(t.lstrip(" ")) is not None
             ):
                 break
             item.append((n2, t.strip()))
@@ -447,16 +472,32 @@ class _Scanner:
         # trailing blank lines belong after the item
         i -= len(pending_blank)
         self.in_list_item = True
-        self.blocks(item)
+        if plain and len(item) == 1 and self.depth < MAX_NESTING:
+            # one line of plain text (the usual ``- [category] text`` item):
+            # exactly what ``self.blocks(item)`` finds, a one-line paragraph
+            self.emit(first, num, num + 1, "paragraph")
+        else:
+            self.blocks(item)
         self.in_list_item = False
         return i
 
 
 def scan_inline_runs(lines: Sequence[str], start: int = 0) -> list[InlineRun]:
     """The inline runs of ``lines[start:]`` (line texts; ends are stripped)."""
-    prepared = [(k, _expand(lines[k].rstrip("\r\n"))) for k in range(start, len(lines))]
+    return [InlineRun(*run) for run in _scan(lines, start)]
+
+
+def _scan(lines: Sequence[str], start: int) -> list[_Run]:
+    """:func:`scan_inline_runs` as plain tuples."""
     scanner = _Scanner()
-    scanner.original = {k: lines[k].rstrip("\r\n") for k in range(start, len(lines))}
+    prepared: list[tuple[int, str]] = []
+    original = scanner.original  # only lines with a tab: _expand leaves the others alone
+    for k in range(start, len(lines)):
+        line = lines[k].rstrip("\r\n")
+        if "\t" in line:
+            original[k] = line
+            line = _expand(line)
+        prepared.append((k, line))
     scanner.blocks(prepared)
     return scanner.runs
 
@@ -472,6 +513,8 @@ _EMPTY_CATEGORY = re.compile(r"^\[\]\s+(.+)")
 
 
 def _strip_directive(content: str) -> tuple[str, bool]:
+    if "#bm:links_to" not in content:  # the pattern's literal part: no match without it
+        return content, False
     m = _LINKS_TO_DIRECTIVE.search(content)
     if not m:
         return content, False
@@ -494,6 +537,11 @@ _LINK_ONLY = re.compile(r"^\[.*?\]\(.*?\)$")
 _WIKI_ONLY = re.compile(r"^\[\[.*?\]\]$")
 
 
+def _has_tag(text: str) -> bool:
+    """Whether a word of ``text`` starts with ``#``."""
+    return "#" in text and any(part.startswith("#") for part in text.split())
+
+
 def is_observation(content: str) -> bool:
     """Whether an inline run's text is an observation for Basic Memory."""
     text, _ = _strip_directive(content.strip())
@@ -506,11 +554,13 @@ def is_observation(content: str) -> bool:
             return False
         if _category_match(text):
             return True
-    return any(part.startswith("#") for part in text.split())
+    return _has_tag(text)
 
 
 def parse_tags(content: str) -> tuple[str, ...]:
     """The ``#word`` tags of a text, Basic Memory's way (``#a#b`` gives ``a``, ``b``)."""
+    if "#" not in content:
+        return ()
     tags: list[str] = []
     for part in content.split():
         if part.startswith("#"):
@@ -524,7 +574,12 @@ def parse_tags(content: str) -> tuple[str, ...]:
 def parse_observation(content: str, line: int = 0) -> BMObservation:
     """Split an observation's text into category, content, tags and context."""
     text, _ = _strip_directive(content.strip())
-    m = _category_match(text)
+    return _split_observation(text, _category_match(text), line)
+
+
+def _split_observation(text: str, m: re.Match[str] | None, line: int) -> BMObservation:
+    """:func:`parse_observation` of ``text`` (stripped, directive removed) whose
+    category match is ``m``."""
     category: str | None = None
     if m:
         category = m.group(1).strip()
@@ -548,6 +603,30 @@ def parse_observation(content: str, line: int = 0) -> BMObservation:
         line=line,
         text=raw,
     )
+
+
+def _observation(content: str, line: int) -> BMObservation | None:
+    """``parse_observation(content, line)`` if ``is_observation(content)``, else ``None``.
+
+    One pass: the stripping, the directive and the category match are done
+    once for both (``tests/adapters/test_bm_fastpath.py`` checks the two ways
+    agree).
+    """
+    text, _ = _strip_directive(content.strip())
+    if not text:
+        return None
+    m = None
+    if text[0] == "[":
+        if (
+            text.startswith(("[ ]", "[x]", "[-]"))
+            or _LINK_ONLY.match(text)
+            or _WIKI_ONLY.match(text)
+        ):
+            return None
+        m = _category_match(text)
+    if m is None and not _has_tag(text):
+        return None
+    return _split_observation(text, m, line)
 
 
 # --------------------------------------------------------------------------
@@ -769,21 +848,22 @@ def _markdown_links(content: str, line: int) -> list[BMRelation]:
     return found
 
 
-def _relations_of(run: InlineRun) -> list[BMRelation]:
-    source = run.content
-    if "[[" not in source:
-        return []
+def _relations_of(source: str, line: int, in_list_item: bool) -> list[BMRelation]:
+    """The relations of an inline run with text ``source`` (that holds ``[[``)."""
     spans = _code_spans(source)
-    content = _mask(source, spans, "[]")
-    masked_all = _mask(content, spans, None)
-    m = _LINKS_TO_DIRECTIVE.search(masked_all)
+    if spans:
+        content = _mask(source, spans, "[]")
+        masked_all = _mask(content, spans, None)
+    else:  # nothing to mask
+        content = masked_all = source
+    m = _LINKS_TO_DIRECTIVE.search(masked_all) if "#bm:links_to" in masked_all else None
     directive = m is not None
     without = content[: m.start()].rstrip() if m else content
-    if run.in_list_item and not directive:
-        rel = parse_relation(content, run.start, source)
+    if in_list_item and not directive:
+        rel = parse_relation(content, line, source)
         if rel is not None:
             return [rel]
-    return inline_relations(without, run.start, source)
+    return inline_relations(without, line, source)
 
 
 def parse_facts(lines: Sequence[str], start: int = 0) -> Facts:
@@ -794,11 +874,13 @@ def parse_facts(lines: Sequence[str], start: int = 0) -> Facts:
     """
     observations: list[BMObservation] = []
     relations: list[BMRelation] = []
-    for run in scan_inline_runs(lines, start):
-        relations.extend(_markdown_links(run.content, run.start))
-        if not run.in_blockquote and is_observation(run.content):
-            obs = parse_observation(run.content, run.start)
-            if obs.content:
+    for content, line, _, _, in_list_item, in_blockquote in _scan(lines, start):
+        if "](" in content:
+            relations.extend(_markdown_links(content, line))
+        if not in_blockquote:
+            obs = _observation(content, line)
+            if obs is not None and obs.content:
                 observations.append(obs)
-        relations.extend(_relations_of(run))
+        if "[[" in content:
+            relations.extend(_relations_of(content, line, in_list_item))
     return Facts(observations=tuple(observations), relations=tuple(relations))
