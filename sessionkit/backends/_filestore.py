@@ -139,6 +139,11 @@ class FileStore(Store):
         """Write a note atomically; with ``create``, fail with ConflictError if it exists."""
         self.storage.write(self.path_of(key), text.encode("utf-8"), create=create)
 
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Group many writes (see :meth:`Storage.batch`): on local disk the folder
+        is fsynced once when the block exits instead of after every note."""
+        return self.storage.batch()
+
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
         """Read-modify-write without lost updates (lock or compare-and-swap).
 

@@ -147,6 +147,15 @@ class Storage(abc.ABC):
     def mtime(self, path: str) -> float | None:
         """Modification time of one file (one stat), ``None`` if unknown."""
 
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Group many writes made by this thread; each keeps its own guarantees.
+
+        Storages that can do per-batch work once instead of per file (local
+        disk: one folder ``fsync`` when the batch ends) do it here; elsewhere
+        this does nothing.  Every write is durable when the block exits.
+        """
+        return contextlib.nullcontext()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
 
@@ -175,6 +184,8 @@ class LocalStorage(Storage):
         self.lock_timeout = lock_timeout
         #: paths the last :meth:`list` skipped because they lead outside the root
         self.refused: list[str] = []
+        #: open batches by thread id (a plain dict: storages are pickled to workers)
+        self._batches: dict[int, _Batch] = {}
 
     # -- paths ----------------------------------------------------------------
     def _inside(self, real: str) -> bool:
@@ -297,12 +308,17 @@ class LocalStorage(Storage):
             ) from None
 
     def _makedirs(self, folder: str) -> None:
+        state = self._batch()
+        if state is not None and folder in state.made:
+            return
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create folder {folder}: {exc.strerror}") from None
         if not self._inside(os.path.realpath(folder)):
             raise PathSafetyError(f"refused folder {folder!r}: it resolves outside the root")
+        if state is not None:
+            state.made.add(folder)
 
     def _temp(self, full: str, data: bytes) -> str:
         folder, name = os.path.split(full)
@@ -358,12 +374,80 @@ class LocalStorage(Storage):
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
-        self._sync_dir(folder)
+        self._renamed_in(folder)
+
+    def _renamed_in(self, folder: str) -> None:
+        """A name in ``folder`` changed: fsync it now, or when the batch ends."""
+        state = self._batch()
+        if state is None:
+            self._sync_dir(folder)
+        else:
+            state.unsynced.add(folder)
+
+    def _link_new(self, path: str, full: str, data: bytes) -> bool:
+        """Create-only write by hard link, without the lock; ``False``: no hard links here."""
+        folder = os.path.dirname(full)
+        self._makedirs(folder)
+        try:
+            tmp = self._temp(full, data)
+        except OSError as exc:
+            raise StoreError(f"cannot write {path!r}: {exc.strerror}", path=path) from None
+        try:
+            os.link(tmp, full)
+        except FileExistsError:
+            raise ConflictError(f"{path!r} already exists", path=path) from None
+        except OSError:
+            return False
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        self._renamed_in(folder)
+        return True
+
+    # -- batches --------------------------------------------------------------
+    def _batch(self) -> _Batch | None:
+        return self._batches.get(threading.get_ident())
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the writes this thread makes (see :meth:`Storage.batch`).
+
+        Inside a batch every file is still written to a synced temp file and
+        moved into place atomically (a crash leaves the old or the new bytes),
+        and read-modify-writes still hold the folder's lock file, but:
+
+        * each folder is fsynced once, when the batch ends, instead of after
+          every rename (the renames are durable when the block exits);
+        * create-only writes go in by hard link without taking the lock file:
+          the link is atomic and refuses an existing name by itself, so it
+          cannot overwrite a note another writer made or is updating (without
+          hard links they take the locked path as usual);
+        * a folder is created and checked once.
+
+        Batches nest; the outermost one does the fsyncs, also when the block raises.
+        """
+        ident = threading.get_ident()
+        if ident in self._batches:
+            yield
+            return
+        state = _Batch()
+        self._batches[ident] = state
+        try:
+            yield
+        finally:
+            del self._batches[ident]
+            for folder in sorted(state.unsynced):
+                self._sync_dir(folder)
 
     def write(self, path: str, data: bytes, *, create: bool = False) -> None:
         full = self.resolve(path)
         if os.path.isdir(full):
             raise StoreError(f"{path!r} is a folder", path=path)
+        state = self._batch()
+        if create and state is not None and state.links:
+            if self._link_new(path, full, data):
+                return
+            state.links = False  # no hard links on this filesystem: use the lock
         with self._lock(path):
             self.resolve(path)  # the folder may have changed while we waited
             self._replace(path, full, data, create=create)
@@ -391,6 +475,20 @@ class LocalStorage(Storage):
                 raise NotFoundError(f"no file {path!r}", path=path) from None
             except OSError as exc:
                 raise StoreError(f"cannot delete {path!r}: {exc.strerror}", path=path) from None
+
+
+class _Batch:
+    """What a :meth:`LocalStorage.batch` defers and remembers."""
+
+    __slots__ = ("links", "made", "unsynced")
+
+    def __init__(self) -> None:
+        #: folders created and checked in this batch
+        self.made: set[str] = set()
+        #: folders with renames not yet fsynced
+        self.unsynced: set[str] = set()
+        #: hard links work here (create-only writes need no lock)
+        self.links = True
 
 
 # --------------------------------------------------------------------------- fsspec

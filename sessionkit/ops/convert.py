@@ -44,12 +44,13 @@ sessionkit listings) recording the SHA-256 of every note the converter wrote.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -903,6 +904,8 @@ class _Converted:
     key: str
     text: str
     carried: bool
+    #: SHA-256 of ``text`` (computed in the worker), when known
+    sha: str | None = None
 
 
 def _family(name: str) -> str:
@@ -1215,29 +1218,59 @@ def _is_session_note(text: str, family: str) -> bool:
     return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
 
 
-def _convert_job(
-    item: tuple[str, str, str, str, str | None, str, str],
-) -> tuple[str, _Converted | str]:
-    """Convert one (key, text, src, dst, project, folder, today); errors come back as text."""
-    key, text, src, dst, project, folder, today = item
+@attrs.frozen(kw_only=True)
+class _Job:
+    """What every note of one :func:`convert` run shares (sent to workers once per chunk)."""
+
+    src: str
+    dst: str
+    project: str | None
+    folder: str
+    today: str
+
+
+def _convert_job(job: _Job, item: tuple[str, str]) -> tuple[str, _Converted | str | None]:
+    """Convert one source note ``(key, text)`` (in a worker when ``jobs > 1``).
+
+    Returns ``(key, result)``: the converted note, ``None`` for a note that is
+    not a session (skipped), or the error as text.
+    """
+    key, text = item
     from .._api import read_document
 
     try:
+        if not _is_session_note(text, job.src):
+            return key, None
         doc = read_document(text, key)
-        return key, _convert_doc(doc, src, dst, project=project, folder=folder, today=today)
+        result = _convert_doc(
+            doc, job.src, job.dst, project=job.project, folder=job.folder, today=job.today
+        )
+        return key, attrs.evolve(result, sha=_sha(result.text))
     except SessionKitError as exc:
         return key, str(exc.with_path(key))
 
 
 def _run_jobs(
-    items: Sequence[tuple[str, str, str, str, str | None, str, str]], jobs: int | None
-) -> Iterable[tuple[str, _Converted | str]]:
-    if not jobs or jobs <= 1 or len(items) < 2 * jobs:
-        return map(_convert_job, items)
-    from concurrent.futures import ProcessPoolExecutor
+    job: _Job, items: Iterable[tuple[str, str]], jobs: int | None
+) -> Iterator[tuple[str, _Converted | str | None]]:
+    """``_convert_job`` over ``items`` in order, streaming (results come as chunks finish)."""
+    import functools
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_convert_job, items, chunksize=max(1, len(items) // (jobs * 8))))
+    from ._parallel import ordered_map
+
+    one = functools.partial(_convert_job, job)
+    if not jobs or jobs <= 1:
+        return map(one, items)
+    return ordered_map(one, items, jobs=jobs, chunk_size=32, min_parallel=2 * jobs)
+
+
+def _sources(source: Store, report: ConversionReport) -> Iterator[tuple[str, str]]:
+    """``(key, text)`` of every readable source note; unreadable ones go to the report."""
+    for key, text in source.read_many(source.keys()):
+        if isinstance(text, SessionKitError):
+            report.failures.append(ConversionIssue(source=key, target=None, message=str(text)))
+            continue
+        yield key, text
 
 
 def convert(
@@ -1301,47 +1334,59 @@ def convert(
         folder = "sessions"
     if dst_family == BASIC_MEMORY and project is None:
         project = _project_name(target)
-    today = _today()
-    keys = source.keys()
-    items: list[tuple[str, str, str, str, str | None, str, str]] = []
-    for key, text in source.read_many(keys):
-        if isinstance(text, SessionKitError):
-            report.failures.append(ConversionIssue(source=key, target=None, message=str(text)))
-            continue
-        if not _is_session_note(text, src_family):
-            report.skipped.append(key)
-            continue
-        items.append((key, text, src_family, dst_family, project, folder, today))
+    job = _Job(src=src_family, dst=dst_family, project=project, folder=folder, today=_today())
+    items = list(_sources(source, report))
     manifest = _read_manifest(target)
     new_manifest = dict(manifest)
     existing = set(target.keys())
     seen: dict[str, str] = {}
     total = len(items)
-    for done, (key, result) in enumerate(_run_jobs(items, jobs), start=1):
-        try:
-            if isinstance(result, str):
-                report.failures.append(ConversionIssue(source=key, target=None, message=result))
-                continue
-            tkey = result.key
-            if tkey in seen:
-                report.failures.append(
-                    ConversionIssue(
-                        source=key,
-                        target=tkey,
-                        message=f"maps to the same target note as {seen[tkey]!r}",
-                    )
-                )
-                continue
-            seen[tkey] = key
-            _place(target, report, manifest, new_manifest, existing, key, result, dry_run, force)
-        except SessionKitError as exc:
-            report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
-        finally:
+    batch = getattr(target, "batch", None)
+    with batch() if batch is not None and not dry_run else contextlib.nullcontext():
+        for done, (key, result) in enumerate(_run_jobs(job, items, jobs), start=1):
+            _take(
+                target, report, manifest, new_manifest, existing, seen, key, result, dry_run, force
+            )
             if progress is not None:
                 progress(done, total, key)
+    # the batch is over: every note written is durable before the manifest records it
     if not dry_run and new_manifest != manifest:
         _write_manifest(target, new_manifest)
     return report
+
+
+def _take(
+    target: Store,
+    report: ConversionReport,
+    manifest: Mapping[str, Mapping[str, str]],
+    new_manifest: dict[str, dict[str, str]],
+    existing: set[str],
+    seen: dict[str, str],
+    key: str,
+    result: _Converted | str | None,
+    dry_run: bool,
+    force: bool,
+) -> None:
+    """Record (and write) one source note's result."""
+    if result is None:
+        report.skipped.append(key)
+        return
+    if isinstance(result, str):
+        report.failures.append(ConversionIssue(source=key, target=None, message=result))
+        return
+    tkey = result.key
+    if tkey in seen:
+        report.failures.append(
+            ConversionIssue(
+                source=key, target=tkey, message=f"maps to the same target note as {seen[tkey]!r}"
+            )
+        )
+        return
+    seen[tkey] = key
+    try:
+        _place(target, report, manifest, new_manifest, existing, key, result, dry_run, force)
+    except SessionKitError as exc:
+        report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
 
 
 def _place(
@@ -1356,7 +1401,7 @@ def _place(
     force: bool,
 ) -> None:
     tkey, text = result.key, result.text
-    entry = {"sha256": _sha(text), "source": source_key}
+    entry = {"sha256": result.sha or _sha(text), "source": source_key}
     if result.carried:
         report.carried.append(tkey)
     if tkey in existing:
