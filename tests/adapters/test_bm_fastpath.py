@@ -173,3 +173,28 @@ def test_tabs_are_expanded_only_in_the_leading_blanks() -> None:
     # after a list marker stays in the item's text, tab-indented code is code
     runs = g.scan_inline_runs(["para", "\tcontinued\tline", "", "\t- x", "", "-\tx\ty"])
     assert [r.content for r in runs] == ["para\n\tcontinued\tline", "x\ty"]
+
+
+@given(lines, st.sampled_from(["", "\n", "\r\n", "\r", "\r\r\n"]))
+@settings(max_examples=300)
+def test_item_line_check_needs_no_line_end_cut(line: str, eol: str) -> None:
+    from sessionkit.adapters.basic_memory import _is_item
+    from sessionkit.document import _strip_eol
+
+    plain = _strip_eol(line + eol).lstrip(" ")[:2] in ("- ", "* ", "+ ")
+    assert _is_item(line + eol) == plain
+
+
+def test_read_builds_the_origin_session_equal_to_the_result() -> None:
+    from sessionkit import loads
+
+    text = (
+        "---\ntitle: T\ntype: session\nk: v\n---\n\n## Observations\n\n- [decision] d\n"
+        "- [cat] c #t\n\n## Relations\n\n- rel [[X]]\n"
+    )
+    session = loads(text)
+    assert session.origin is not None and session.origin.session.origin is None
+    assert session.origin.session == session
+    assert session.extra == {"type": "session", "k": "v"}
+    assert session.extra is not session.origin.session.extra
+    assert session.decisions == ("d",) and session.relations[0].target == "X"
