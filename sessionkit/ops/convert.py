@@ -725,7 +725,54 @@ def _aiwiki_parts(parts: Sequence[tuple[str, str]], path: str | None) -> dict[st
     return {title: whole for title, _ in parts}
 
 
+#: first characters of a line that may open a heading, a code fence or an HTML block
+#: (``document._MAY_OPEN``), or that is blank but for whitespace
+_MAY_OPEN = frozenset(" \t`~<#")
+
+
+def _plain_lines(lines: Sequence[str]) -> bool:
+    """Whether no line can start a level-1/2 heading, a fence or an HTML block.
+
+    Such lines read back as one section body exactly as written, whatever
+    surrounds them (:func:`~sessionkit.document.scan_headings` passes them by).
+    """
+    for line in lines:
+        if not line or line.startswith("###"):  # a level 3+ heading ends no section
+            continue
+        if line[0] in _MAY_OPEN or line[0].isspace() or "\r" in line:
+            return False
+    return True
+
+
 def _aiwiki_section_body(session: Session, title: str) -> str:
+    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank lines.
+
+    Rendered straight from the section's lines when they are plain (see
+    :func:`_plain_lines`); otherwise the whole page is rendered and the section
+    cut out of it as a reader sees it.
+    """
+    from ..adapters._aiwiki_write import checkpoint_lines, citation_text, item_lines
+
+    lines: list[str] = []
+    if title == "Checkpoints":
+        for cp in session.checkpoints:
+            lines.extend(checkpoint_lines(cp))
+            lines.append("")
+    elif title == "Files touched":
+        for c in session.files_touched:
+            lines.extend(item_lines(citation_text(c)))
+    else:
+        field = next(name for name, (_, t) in _LIST_CATEGORIES.items() if t == title)
+        for text in getattr(session, field):
+            lines.extend(item_lines(text))
+    while lines and not lines[-1]:
+        lines.pop()
+    if lines and lines[0] and _plain_lines(lines):
+        return "\n".join(lines)
+    return _aiwiki_section_body_read(session, title)
+
+
+def _aiwiki_section_body_read(session: Session, title: str) -> str:
     from ..adapters import get_adapter
 
     text = str(get_adapter(AIWIKI).write(session).text)
@@ -944,14 +991,20 @@ def _plain(doc: Document, family: str, session: Session | None = None) -> str:
     """The source adapter's own reading of a note (``session`` when already read),
     as comparable text."""
     from ..adapters import get_adapter
-    from ..serialize import to_json
 
     if family == "aiwiki":
-        return to_json(session if session is not None else _aiwiki_adapter(doc).read(doc))
+        return _json(session if session is not None else _aiwiki_adapter(doc).read(doc))
     status = doc.meta.get("status", _ABSENT)
     if session is None:
         session = get_adapter(BASIC_MEMORY).read(doc)
-    return to_json(session) + repr("<absent>" if status is _ABSENT else status)
+    return _json(session) + repr("<absent>" if status is _ABSENT else status)
+
+
+def _json(session: Session) -> str:
+    """``to_json`` without indentation: the same facts, through the C encoder."""
+    from ..serialize import to_dict
+
+    return json.dumps(to_dict(session), ensure_ascii=False)
 
 
 def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> bool:
