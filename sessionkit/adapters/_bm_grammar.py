@@ -119,6 +119,8 @@ _HR = re.compile(r"^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _BULLET = re.compile(r"^([-*+])(?=[ \t]|$)")
 _ORDERED = re.compile(r"^(\d{1,9})([.)])(?=[ \t]|$)")
 _SETEXT = re.compile(r"^(?:=+|-+)[ \t]*$")
+_BULLETS = ("-", "*", "+")
+_AFTER_BULLET = ("", " ", "\t")
 
 
 def _expand(line: str) -> str:
@@ -140,9 +142,12 @@ def _blank(line: str) -> bool:
 
 def _list_marker(stripped: str) -> tuple[int, bool, str] | None:
     """(marker length, ordered starting at 1 or bullet, rest) of a list item line."""
-    m = _BULLET.match(stripped)
-    if m:
-        return 1, True, stripped[1:]
+    if stripped[:1] in _BULLETS:
+        # what _BULLET matches: the marker, then a blank, the end, or a last "\n"
+        rest = stripped[1:]
+        if rest[:1] in _AFTER_BULLET or rest == "\n":
+            return 1, True, rest
+        return None  # not a digit either
     m = _ORDERED.match(stripped)
     if m:
         return len(m.group(0)), int(m.group(1)) == 1, stripped[len(m.group(0)) :]
@@ -526,7 +531,7 @@ def _category_match(content: str) -> re.Match[str] | None:
     if not m:
         return None
     category = m.group(1).strip()
-    if _TIME_CATEGORY.match(category):
+    if ":" in category and _TIME_CATEGORY.match(category):  # a clock time has a colon
         return None
     if len(category) == 1 and (category in "xX" or not category.isalnum()):
         return None  # a task marker: [x] [/] [?] [!] [>] ...
@@ -562,12 +567,11 @@ def parse_tags(content: str) -> tuple[str, ...]:
     if "#" not in content:
         return ()
     tags: list[str] = []
-    for part in content.split():
-        if part.startswith("#"):
-            if "#" in part[1:]:
-                tags.extend(t for t in part.split("#") if t)
-            else:
-                tags.append(part[1:])
+    for part in [p for p in content.split() if p[0] == "#"]:  # split() gives no empty part
+        if "#" in part[1:]:
+            tags.extend(t for t in part.split("#") if t)
+        else:
+            tags.append(part[1:])
     return tuple(tags)
 
 
@@ -619,8 +623,8 @@ def _observation(content: str, line: int) -> BMObservation | None:
     if text[0] == "[":
         if (
             text.startswith(("[ ]", "[x]", "[-]"))
-            or _LINK_ONLY.match(text)
-            or _WIKI_ONLY.match(text)
+            or ("](" in text and _LINK_ONLY.match(text))  # the patterns' literal parts
+            or (text.startswith("[[") and _WIKI_ONLY.match(text))
         ):
             return None
         m = _category_match(text)

@@ -18,7 +18,7 @@ from sessionkit.adapters import _bm_grammar as g
 
 # Characters that mean something to the grammar, plus plain letters and
 # blanks that are not spaces (tabs, NBSP, a Unicode space).
-_ALPHABET = " \t\u00a0\u2003-*+#[]()`~<>!|:\\=_.0123456789abxX/?'\"@"
+_ALPHABET = " \t\u00a0\u2003\x1c\x85-*+#[]()`~<>!|:\\=_.0123456789abxX/?'\"@"
 _FRAGMENTS = [
     "- [cat] content #tag (ctx)",
     "- [x] done",
@@ -77,6 +77,16 @@ def _interrupts_plain(line: str) -> bool:
     return bool(marker and marker[1] and marker[2].strip())
 
 
+def _list_marker_plain(stripped: str) -> tuple[int, bool, str] | None:
+    m = g._BULLET.match(stripped)
+    if m:
+        return 1, True, stripped[1:]
+    m = g._ORDERED.match(stripped)
+    if m:
+        return len(m.group(0)), int(m.group(1)) == 1, stripped[len(m.group(0)) :]
+    return None
+
+
 def _strip_directive_plain(content: str) -> tuple[str, bool]:
     m = g._LINKS_TO_DIRECTIVE.search(content)
     if not m:
@@ -127,6 +137,14 @@ def test_one_pass_observation_on_edge_cases(text: str) -> None:
 @settings(max_examples=500)
 def test_interrupts_dispatch_equals_trying_every_block(line: str) -> None:
     assert g._interrupts(line) == _interrupts_plain(line)
+
+
+@given(st.one_of(lines, st.text(alphabet="-*+1.) \t\n\r\u00a0x", max_size=5)))
+@settings(max_examples=500)
+def test_bullet_check_equals_the_pattern(text: str) -> None:
+    assert g._list_marker(text) == _list_marker_plain(text)
+    for edge in ("-", "-\n", "-\n\n", "- ", "-\t", "-x", "*\r", "+\u00a0", "", "1.", "1.\n"):
+        assert g._list_marker(edge) == _list_marker_plain(edge), edge
 
 
 @given(st.one_of(texts, st.just("a #bm:links_to"), st.just("a\t#bm:links_to \u00a0")))
