@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-from .adapters import detect_format, get_adapter
+from .adapters import _is_builtin, detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
 from .document import Document, parse
 from .errors import ParseError, SessionKitError
@@ -112,6 +113,44 @@ def dumps(session: Session, format: str | None = None) -> str:
     return str(get_adapter(name).write(session, base=base).text)
 
 
+def _lint_quick(
+    text: str, path: str | None, format: str | None, max_bytes: int | None, schema: Schema | None
+) -> list[Diagnostic] | None:
+    """Lint a plain aiwiki page without the general scan, or ``None`` to take that path.
+
+    Only for pages the built-in aiwiki formats would be chosen for; the
+    findings equal the general path's (see ``quick_facts``).
+    """
+    if _too_big(text, MAX_NOTE_BYTES if max_bytes is None else max_bytes) is not None:
+        return None
+    if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
+        return None
+    if _aiwiki_lint is None:
+        _load_aiwiki_lint()
+    assert _aiwiki_lint is not None
+    facts = _aiwiki_lint.quick_facts(text, path)
+    if facts is None or facts.meta is None or facts.meta.get("schema_id") != "session":
+        return None
+    version = facts.meta.get("schema_version")
+    if type(version) is not int or version not in (1, 2):  # not 2.0, not True
+        return None
+    found: list[Diagnostic] = _aiwiki_lint.lint_facts(
+        facts, schema, version if format is None else int(format[-1])
+    )
+    return found
+
+
+_aiwiki_lint: ModuleType | None = None
+
+
+def _load_aiwiki_lint() -> None:
+    """Import the aiwiki lint rules on first use (``import sessionkit`` stays light)."""
+    global _aiwiki_lint
+    from .adapters import _aiwiki_lint as module
+
+    _aiwiki_lint = module
+
+
 def lint(
     text: str,
     path: str | None = None,
@@ -139,6 +178,9 @@ def lint(
             formats.  ``lint`` never reads a schema page by itself (the
             ``sessionkit lint`` command does, for notes inside a wiki).
     """
+    quick = _lint_quick(text, path, format, max_bytes, schema)
+    if quick is not None:
+        return quick
     try:
         doc = read_document(text, path, max_bytes=max_bytes)
         name = format or detect_format(doc)

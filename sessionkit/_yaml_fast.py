@@ -28,7 +28,6 @@ from typing import Any
 
 __all__ = ["fast_mapping"]
 
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
 _ITEM = re.compile(r"( {0,2})- (.*)\Z")
 # characters allowed here: printable and \n; no other YAML line break (CR, NEL, LS, PS), no BOM
 _UNSAFE = re.compile(
@@ -84,9 +83,66 @@ def _scalar(text: str) -> Any:
     return _plain(text)
 
 
+#: memo of simple keys and scalar texts (frontmatter repeats them page after page);
+#: bounded, and holding only immutable values
+_MEMO_LIMIT = 8192
+_keys_ok: dict[str, bool] = {}
+_scalars: dict[str, Any] = {}
+
+
+def _simple_key(key: str) -> bool:
+    ok = _keys_ok.get(key)
+    if ok is None:
+        ok = _KEY_TEXT.fullmatch(key) is not None and key not in _NOT_KEYS
+        if len(_keys_ok) < _MEMO_LIMIT:
+            _keys_ok[key] = ok
+    return ok
+
+
+def _scalar_memo(text: str) -> Any:
+    value = _scalars.get(text, _UNSEEN)
+    if value is _UNSEEN:
+        value = _scalar(text)
+        if len(_scalars) < _MEMO_LIMIT:
+            _scalars[text] = value
+    return value
+
+
+_KEY_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_UNSEEN = object()
+
+
+def _safe(text: str) -> bool:
+    """No character :func:`fast_mapping` leaves to the full loader (see ``_UNSAFE``)."""
+    if text.isascii():  # printable ASCII is exactly \x20-\x7e
+        return text.replace("\n", "").isprintable()
+    return _UNSAFE.search(text) is None
+
+
+_NO_PAIR: tuple[str, Any] = ("", None)
+_LIST = object()  # the value of "key:" (a block list or null follows)
+_pairs: dict[str, tuple[str, Any]] = {}
+
+
+def _pair(line: str) -> tuple[str, Any]:
+    """(key, value) of a ``key: value`` line; ``_LIST`` for ``key:``; ``_NO_PAIR`` for others."""
+    colon = line.find(":")
+    if colon <= 0:
+        return _NO_PAIR
+    key = line[:colon]
+    if not _simple_key(key):
+        return _NO_PAIR
+    if colon + 1 == len(line):
+        return key, _LIST
+    if line[colon + 1] != " " or colon + 2 == len(line):
+        return _NO_PAIR  # "key:x", or "key: " with a trailing blank
+    value = _scalar_memo(line[colon + 2 :])
+    return _NO_PAIR if value is _MISSING else (key, value)
+
+
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
-    if _UNSAFE.search(text):
+    if not _safe(text):
         return None
     result: dict[str, Any] = {}
     lines = text.split("\n")
@@ -97,20 +153,19 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
         i += 1
         if not line:
             continue
-        m = _KEY.match(line)
-        if m is None:
+        pair = _pairs.get(line)
+        if pair is None:
+            pair = _pair(line)
+            if len(_pairs) < _MEMO_LIMIT:
+                _pairs[line] = pair
+        if pair is _NO_PAIR:
             return None
-        key, rest = m.group(1), m.group(2)
-        if key in result or key in _NOT_KEYS:
+        key, value = pair
+        if key in result:
             return None
-        if rest:
-            value = _scalar(rest)
-            if value is _MISSING:
-                return None
+        if value is not _LIST:
             result[key] = value
             continue
-        if rest is not None:  # "key: " with a trailing blank
-            return None
         # "key:" — a block list may follow
         items: list[Any] = []
         indent: str | None = None
@@ -125,7 +180,7 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
             body = im.group(2)
             if not body:
                 return None
-            value = _scalar(body)
+            value = _scalar_memo(body)
             if value is _MISSING:
                 return None
             items.append(value)

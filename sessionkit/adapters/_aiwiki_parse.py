@@ -81,6 +81,11 @@ _REF = (
 )
 _CODE_CITATION = re.compile(rf"^`{_REF}`(?: (?P<note>.*))?$", re.DOTALL)
 _BARE_CITATION = re.compile(rf"^{_REF}(?: (?P<note>.*))?$", re.DOTALL)
+# a backticked citation whose path has no ':', '@' or '`': the lazy path of _CODE_CITATION
+# cannot stop earlier there, so this reads the same parts (one line only; group 1 is the SHA)
+_QUICK_CODE_CITATION = re.compile(
+    r"`[^\s`:@]+(?::(?:0|[1-9][0-9]*)(?:-(?:0|[1-9][0-9]*))?)?(?:@([0-9a-fA-F]{4,40}))?`(?: |\Z)"
+)
 
 
 def _strip(line: str) -> str:
@@ -139,6 +144,32 @@ def parse_citation_lenient(text: str) -> Citation | None:
     if "@" in c.path or (not code and not _path_like(c)):
         return None
     return c
+
+
+def citation_state(text: str) -> int:
+    """What :func:`parse_citation_lenient` would say, without building the citation.
+
+    0: not a citation; 1: a citation without a SHA; 2: a citation with one.
+    """
+    first = text.strip().split("\n", 1)[0].strip()
+    quick = _QUICK_CODE_CITATION.match(first)
+    if quick is not None:  # the common shape: the same match, found without backtracking
+        return 2 if quick.group(1) else 1
+    m = _CODE_CITATION.match(first)
+    code = m is not None
+    if m is None:
+        m = _BARE_CITATION.match(first)
+        if m is None:
+            return 0
+    path = m.group("path")
+    sha = m.group("sha")
+    if "@" in path:
+        return 0
+    if not code and not (
+        sha is not None or m.group("start") is not None or "/" in path or "." in path.strip(".")
+    ):
+        return 0
+    return 2 if sha else 1
 
 
 def citation_from_text(text: str) -> Citation:

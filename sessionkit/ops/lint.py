@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._api import decode, lint
 from ..diagnostics import Diagnostic, Severity
 from ..errors import ParseError
 from ._parallel import ordered_map
@@ -67,8 +68,6 @@ def lint_data(data: bytes, path: str, limit: int, schema: Schema | None = None) 
     """
     if len(data) > limit:
         return [too_big(path, len(data), limit)]
-    from .._api import decode, lint
-
     try:
         text = decode(data, path)
     except ParseError as exc:
@@ -87,11 +86,23 @@ def lint_file(path: str, limit: int, schema: Schema | None = None) -> list[Diagn
     Raises:
         OSError: the file cannot be read.
     """
-    size = os.stat(path).st_size
-    if size > limit:
-        return [too_big(path, size, limit)]
-    with open(path, "rb") as fh:
-        data = fh.read()
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            return [too_big(path, size, limit)]
+        data = os.read(fd, size + 1)  # one read for a file that does not change
+        if len(data) > size:  # it grew after fstat: read on, up to just past the limit
+            parts, total = [data], len(data)
+            while total <= limit:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                total += len(chunk)
+            data = b"".join(parts)
+    finally:
+        os.close(fd)
     return lint_data(data, path, limit, schema)
 
 

@@ -1,0 +1,248 @@
+"""The quick lint scan gives the same facts as the general one, or steps aside.
+
+:func:`quick_facts` reads plain pages straight off their text; for anything
+else it returns ``None`` and lint takes the general path (:func:`facts_of`).
+These tests hold it to that: on every page the tests have and on generated
+pages built from the shapes that trip scanners (fences, HTML, tabs, CRLF,
+indented headings, lazy continuations, directives), the quick facts are
+either ``None`` or equal to the general ones, and so are the findings.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sessionkit._api as api
+from sessionkit.adapters._aiwiki_lint import (
+    PageFacts,
+    facts_of,
+    lint_facts,
+    lint_page,
+    quick_facts,
+)
+from sessionkit.document import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+REPO = ROOT.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+PAGES = sorted(
+    [
+        *ROOT.glob("corpus/**/*.md"),
+        *ROOT.glob("golden/**/*.md"),
+        *(REPO / "examples").glob("**/*.md"),
+    ]
+)
+
+
+def _same(quick: PageFacts, full: PageFacts) -> None:
+    for field in (
+        "path",
+        "meta",
+        "problem",
+        "sections",
+        "nlines",
+        "files",
+        "files_loose",
+        "bad_checkpoints",
+        "checkpoints",
+        "stale_status",
+    ):
+        assert getattr(quick, field) == getattr(full, field), field
+    assert full.meta is not None
+    for key in [*full.meta, "missing_key"]:
+        assert quick.key_line(key) == full.key_line(key), key
+
+
+def _general_lint(text: str, path: str) -> list[object]:
+    """``sessionkit.lint`` with the quick path switched off."""
+    quick = api._lint_quick
+    api._lint_quick = lambda *args: None  # type: ignore[assignment]
+    try:
+        return list(api.lint(text, path))
+    finally:
+        api._lint_quick = quick
+
+
+def _check(text: str, path: str = "aiwiki/sessions/2026-05-01-abcdef0.md") -> bool:
+    """Quick and full agree on ``text``; True when the quick scan took it."""
+    assert api.lint(text, path) == _general_lint(text, path)
+    quick = quick_facts(text, path)
+    if quick is None:
+        return False
+    full = facts_of(parse(text, path))
+    _same(quick, full)
+    for version in (1, 2):
+        assert lint_facts(quick, None, version) == lint_page(parse(text, path), None, version)
+    return True
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_test_page(page: Path) -> None:
+    _check(_read(page), f"aiwiki/sessions/{page.name}")
+
+
+def test_the_quick_scan_takes_plain_pages() -> None:
+    """It is not a path nothing takes: the example wiki and most of the corpus are plain."""
+    taken = [p for p in PAGES if _check(_read(p), f"aiwiki/sessions/{p.name}")]
+    examples = [p for p in (REPO / "examples" / "wiki" / "aiwiki" / "sessions").glob("2*.md")]
+    assert len(examples) >= 5 and all(p in taken for p in examples)
+    assert len(taken) >= len(PAGES) // 3
+
+
+def test_the_benchmark_corpus_is_plain(tmp_path: Path) -> None:
+    from _corpus import write_corpus
+
+    paths = write_corpus(tmp_path, "v2", 40)
+    assert all(_check(p.read_text("utf-8"), str(p)) for p in paths)
+
+
+def test_findings_through_lint_are_the_general_ones() -> None:
+    """``sessionkit.lint`` (which tries the quick scan) equals the general path."""
+    for page in PAGES:
+        text, path = _read(page), f"aiwiki/sessions/{page.name}"
+        doc = parse(text, path)
+        try:
+            version = doc.meta.get("schema_version")
+        except Exception:
+            continue
+        if doc.meta.get("schema_id") != "session" or version not in (1, 2):
+            continue
+        assert api.lint(text, path) == lint_page(doc, None, version), page
+
+
+# -- generated pages -----------------------------------------------------------------
+
+_FRONT = st.sampled_from(
+    [
+        "schema_id: session\nschema_version: 2\nstatus: active\ndate_start: 2026-05-01\n"
+        "session_id: abcdef0-1111\nfocus: x\nlast_commit: ~\n",
+        "schema_id: session\nschema_version: 1\nstatus: done\ndate_start: 2026-05-02\n"
+        "date_end: 2026-05-01\nfocus: y\n",
+        "schema_id: session\nschema_version: 2\ntags:\n  - a\n  - b\nstatus: wip\n",
+        "schema_id: session\nschema_version: 2\nstatus: [a, b]\n",
+        "schema_id: session\nschema_version: 2.0\nstatus: done\n",
+        "schema_id: session\nschema_version: true\nstatus: done\n",
+        "schema_id: session\nschema_version: '2'\n",
+        "schema_id: session\n",
+        "type: session\ntitle: x\npermalink: a/b\n",
+        "schema_id: other\nschema_version: 3\n",
+        "",
+        "a: 1\n",
+    ]
+)
+_LINE = st.sampled_from(
+    [
+        "",
+        " ",
+        "## Files touched",
+        "## Checkpoints",
+        "## Next steps",
+        "## Decisions made",
+        "## Open questions",
+        "## Gotchas surfaced",
+        "## Checkpoints ##",
+        "## Files touched #",
+        "##",
+        "## ##",
+        "# Title",
+        "#tag line",
+        "####### seven",
+        "### PreCompact at 2026-05-01T10:00:00Z",
+        "### PreCompact at 2026-05-01T09:00:00Z",
+        "### PreCompact at 2026-13-45T99:00:00Z",
+        "### Not a checkpoint",
+        "#### deeper",
+        "   ## three spaces",
+        "    ## four spaces",
+        "\t## tab",
+        "- `a.py:1@abc1234` — cited",
+        "- `a.py:1` — no sha",
+        "- a.py",
+        "- not a citation at all",
+        "-  `b.py:2-3@abcdef1`",
+        "* `c.py@1234567`",
+        "+ d/e.txt",
+        "-",
+        " - one space bullet",
+        "  - nested bullet",
+        "    indented text",
+        "lazy continuation text",
+        "(filled by /wrap)",
+        "---",
+        "***",
+        "* * *",
+        "```",
+        "```python",
+        "~~~",
+        "<!-- comment -->",
+        "<div>",
+        "a < b",
+        "**Dream directive (unconsumed):**",
+        "**Dream directive (consumed at 2026-05-01T12:00:00Z):**",
+        "- Status: consumed",
+        "- status:   CONSUMED now",
+        "- Status: unconsumed",
+        "- Action: dream",
+        "prose with `code` and [[link]]",
+        "line with trailing spaces   ",
+        "\u00a0",
+        "\x0b",
+        "---x",
+    ]
+)
+
+
+@st.composite
+def pages(draw: st.DrawFn) -> str:
+    front = draw(_FRONT)
+    body = draw(st.lists(_LINE, max_size=30))
+    newline = draw(st.sampled_from(["\n", "\n", "\n", "\r\n"]))
+    closing = draw(st.sampled_from(["---", "---", "--- ", "----"]))
+    text = "---\n" + front + closing + "\n" + "\n".join(body)
+    if draw(st.booleans()):
+        text += "\n"
+    return text.replace("\n", newline)
+
+
+@settings(max_examples=600, deadline=None)
+@given(pages())
+def test_generated_pages(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="-#\n \t`~<*+()abc:", max_size=120))
+def test_arbitrary_text(text: str) -> None:
+    _check("---\nschema_id: session\nschema_version: 2\n---\n" + text)
+    _check(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="`ab./:-@0123456789cdef \n", max_size=40),
+        st.builds(
+            lambda path, line, sha, note: f"`{path}{line}{sha}`{note}",
+            st.text(alphabet="ab./@-", min_size=1, max_size=8),
+            st.sampled_from(["", ":1", ":0", ":01", ":3-9", ":3-"]),
+            st.sampled_from(["", "@abc1", "@abc", "@ABCDEF1234", "@xyz1234"]),
+            st.sampled_from(["", " note", "  two", " — x\nmore"]),
+        ),
+    )
+)
+def test_citation_state_is_parse_citation_lenient(text: str) -> None:
+    from sessionkit.adapters._aiwiki_parse import citation_state, parse_citation_lenient
+
+    c = parse_citation_lenient(text)
+    assert citation_state(text) == (0 if c is None else 2 if c.sha else 1)
