@@ -50,7 +50,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -788,8 +788,14 @@ def _aiwiki_section_body_read(session: Session, title: str) -> str:
     return "\n".join(body)
 
 
-def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
+def _to_bm_session(
+    pivot: _Pivot, project: str | None, as_observations: Collection[str] | None = None
+) -> tuple[Session, Any]:
     """The session to hand Basic Memory's writer, and the status word to splice in.
+
+    ``as_observations`` names the aiwiki lists written as observations (by
+    default those :func:`_lists_as_observations` finds safe); the others
+    travel as ``## aiwiki: <Section>`` sections.
 
     Its observations and relations are the lines of the fact sections (facts in
     prose stay in their section), so it is rendered with ``implied=False``.
@@ -834,7 +840,8 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         )
         sections.append(ExtraSection(title=BM_FILES, body=body))
     lists: dict[str, Any] = {}
-    as_observations = _lists_as_observations(s)
+    if as_observations is None:
+        as_observations = _lists_as_observations(s)
     for name, (_, title) in _LIST_CATEGORIES.items():
         texts: tuple[str, ...] = getattr(s, name)
         if name in as_observations:
@@ -981,10 +988,41 @@ def _natural(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
 ) -> tuple[str, str]:
     """The target text without the whole-session fallback: (key, text)."""
+    return next(_naturals(pivot, family, project=project, folder=folder, today=today))
+
+
+#: every aiwiki list field
+_ALL_LISTS = frozenset(_LIST_CATEGORIES)
+
+
+def _naturals(
+    pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
+) -> Iterator[tuple[str, str]]:
+    """The target texts to try, without the whole-session fallback, best first: (key, text).
+
+    aiwiki has one.  Basic Memory's first puts every aiwiki list in the
+    observations, as nearly every note has them; only when
+    :func:`_lists_as_observations` keeps a list out of them is that rendering
+    offered next.  A list item that does not read back as its own observation
+    line fails the caller's read-back check of the first (its list comes back
+    different), so callers end with the text the precise check alone gives,
+    without parsing every note's list lines for it first.
+    """
     if family == "aiwiki":
-        return _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
-    session, word = _to_bm_session(pivot, project)
-    return _render_bm(session, word, folder, pivot.bm_key)
+        yield _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
+        return
+    failed: SessionKitError | None = None
+    try:
+        first = _render_bm(*_to_bm_session(pivot, project, _ALL_LISTS), folder, pivot.bm_key)
+    except SessionKitError as exc:
+        failed = exc
+    else:
+        yield first
+    precise = _lists_as_observations(pivot.session)
+    if precise != _ALL_LISTS:
+        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
+    elif failed is not None:
+        raise failed
 
 
 def _plain(doc: Document, family: str, session: Session | None = None) -> str:
@@ -1013,13 +1051,41 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
     if family == BASIC_MEMORY:
         value = doc.meta.get("project")
         project = None if value is None else str(value)
+    want: str | None = None
     try:
-        _, text = _natural(pivot, family, project=project, folder=folder, today=today)
-        if text == doc.text:  # the same text reads the same: no need to parse it again
-            return True
-        return _plain(parse(text, doc.path), family) == _plain(doc, family, pivot.read)
+        for _, text in _naturals(pivot, family, project=project, folder=folder, today=today):
+            if text == doc.text:  # the same text reads the same: no need to parse it again
+                return True
+            again = parse(text, doc.path)
+            if family == BASIC_MEMORY and _same_note(again, doc):
+                return True
+            if want is None:
+                want = _plain(doc, family, pivot.read)
+            if _plain(again, family) == want:
+                return True
+        return False
     except SessionKitError:
         return False
+
+
+def _same_note(a: Document, b: Document) -> bool:
+    """Whether two Basic Memory notes read the same because they hold the same
+    frontmatter (keys in order, values of the same JSON types) and the same body.
+
+    Basic Memory's reader takes everything from those two and the path; notes
+    that differ only in how their YAML is spelled (quoting, flow or block
+    lists) need no second full read.
+    """
+    if a.body != b.body:
+        return False
+    try:
+        return _meta_text(a) == _meta_text(b)
+    except (SessionKitError, TypeError, ValueError):
+        return False
+
+
+def _meta_text(doc: Document) -> str:
+    return json.dumps(list(doc.meta.items()), ensure_ascii=False, allow_nan=False)
 
 
 def _strip_folder(key: str, folder: str) -> str:
@@ -1044,10 +1110,18 @@ def _convert_doc(
     want = pivot.key()
     attempts = ("carried",) if pivot.original is not None else ("natural", "carried")
     for attempt in attempts:
+        if attempt == "natural":
+            with contextlib.suppress(FormatError):
+                for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
+                    try:
+                        back = _read_pivot(parse(text, key), dst, folder)
+                    except FormatError:
+                        continue
+                    if back.key() == want:
+                        return _Converted(key=key, text=text, carried=False)
+            continue
         try:
-            if attempt == "natural":
-                key, text = _natural(pivot, dst, project=project, folder=folder, today=today)
-            elif dst == "aiwiki":
+            if dst == "aiwiki":
                 key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
             else:
                 key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
