@@ -1,0 +1,158 @@
+"""Conversion writes in one store batch: the same guarantees, less per-file work.
+
+* inside :meth:`LocalStorage.batch` every folder is fsynced once, when the
+  batch ends, and before ``convert`` writes its manifest;
+* create-only writes need no lock file (the hard link refuses an existing
+  name by itself); replacing writes still wait for the lock;
+* without hard links the locked path is used, with the same result.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessionkit.backends._storage import LOCK_NAME, LocalStorage
+from sessionkit.errors import ConflictError
+from sessionkit.ops import convert as C
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted((ROOT / "tests" / "corpus" / "aiwiki-v2").glob("*.md"))[:6]
+
+
+def _syncs(monkeypatch: Any) -> list[str]:
+    seen: list[str] = []
+    real = LocalStorage._sync_dir
+
+    def spy(folder: str) -> None:
+        seen.append(folder)
+        real(folder)
+
+    monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(spy))
+    return seen
+
+
+def test_batch_fsyncs_each_folder_once_at_the_end(tmp_path: Path, monkeypatch: Any) -> None:
+    storage = LocalStorage(tmp_path)
+    seen = _syncs(monkeypatch)
+    with storage.batch():
+        for i in range(5):
+            storage.write(f"a/n{i}.md", b"x", create=True)
+        storage.write("a/n0.md", b"y")  # a replace, under the lock
+        storage.write("b/m.md", b"z")
+        with storage.batch():  # nested: the outer one syncs
+            storage.write("a/n9.md", b"w", create=True)
+        assert seen == []
+    assert sorted(seen) == [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert (tmp_path / "a" / "n0.md").read_bytes() == b"y"
+    seen.clear()
+    storage.write("a/late.md", b"x", create=True)  # outside a batch: synced at once
+    assert seen == [str(tmp_path / "a")]
+
+
+def test_batch_syncs_even_when_the_block_raises(tmp_path: Path, monkeypatch: Any) -> None:
+    storage = LocalStorage(tmp_path)
+    seen = _syncs(monkeypatch)
+    with pytest.raises(RuntimeError), storage.batch():
+        storage.write("n.md", b"x", create=True)
+        raise RuntimeError
+    assert seen == [str(tmp_path)]
+    assert storage._batches == {}
+
+
+def test_batch_create_needs_no_lock_but_replace_waits(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    storage = LocalStorage(tmp_path, lock_timeout=0.2)
+    storage.write("n.md", b"old")
+    with FileLock(str(tmp_path / LOCK_NAME)), storage.batch():
+        storage.write("new.md", b"x", create=True)
+        with pytest.raises(ConflictError, match="lock"):
+            storage.write("n.md", b"clobber")
+        with pytest.raises(ConflictError, match="exists"):
+            storage.write("n.md", b"clobber", create=True)
+    assert (tmp_path / "new.md").read_bytes() == b"x"
+    assert (tmp_path / "n.md").read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_NAME, "n.md", "new.md"]
+
+
+def test_batch_without_hard_links_takes_the_locked_path(tmp_path: Path, monkeypatch: Any) -> None:
+    storage = LocalStorage(tmp_path)
+    (tmp_path / "taken.md").write_bytes(b"theirs")
+
+    def no_links(src: str, dst: str) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    with storage.batch():
+        storage.write("a.md", b"x", create=True)
+        storage.write("b.md", b"y", create=True)
+        with pytest.raises(ConflictError):
+            storage.write("taken.md", b"mine", create=True)
+    assert (tmp_path / "a.md").read_bytes() == b"x"
+    assert (tmp_path / "b.md").read_bytes() == b"y"
+    assert (tmp_path / "taken.md").read_bytes() == b"theirs"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None:
+    storage = LocalStorage(tmp_path)
+    seen = _syncs(monkeypatch)
+    with storage.batch():
+        storage.write("mine.md", b"x", create=True)
+        other = threading.Thread(target=storage.write, args=("t.md", b"x"), kwargs={"create": True})
+        other.start()
+        other.join()
+        assert seen == [str(tmp_path)]  # the other thread's write was not deferred
+    assert seen == [str(tmp_path)] * 2  # this thread's, when its batch ended
+
+
+def test_convert_syncs_the_notes_before_it_writes_the_manifest(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    src = tmp_path / "wiki" / "aiwiki" / "sessions"
+    src.mkdir(parents=True)
+    for page in PAGES:
+        (src / page.name).write_bytes(page.read_bytes())
+    events: list[str] = []
+    real_sync = LocalStorage._sync_dir
+    real_manifest = C._write_manifest
+
+    def sync(folder: str) -> None:
+        events.append("sync " + os.path.basename(folder))
+        real_sync(folder)
+
+    def manifest(store: Any, notes: Any) -> None:
+        events.append("manifest")
+        real_manifest(store, notes)
+
+    monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(sync))
+    monkeypatch.setattr(C, "_write_manifest", manifest)
+    dst = tmp_path / "project"
+    report = C.convert(tmp_path / "wiki", dst, to="basic-memory")
+    assert report.ok and len(report.created) == len(PAGES)
+    assert events[0] == "sync sessions"  # once for every note written, then
+    assert events[1] == "manifest"  # the manifest (its own replace syncs again)
+    assert events.count("sync sessions") == 2
+    again = C.convert(tmp_path / "wiki", dst, to="basic-memory")
+    assert again.written == [] and again.ok
+
+
+def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
+    src = tmp_path / "wiki" / "aiwiki" / "sessions"
+    src.mkdir(parents=True)
+    for page in PAGES:
+        (src / page.name).write_bytes(page.read_bytes())
+    one = C.convert(tmp_path / "wiki", tmp_path / "p1", to="basic-memory", project="p")
+    two = C.convert(tmp_path / "wiki", tmp_path / "p2", to="basic-memory", project="p", jobs=2)
+    assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    a, b = files(tmp_path / "p1"), files(tmp_path / "p2")
+    assert a == b and len([k for k in a if not k.split("/")[-1].startswith(".")]) == len(PAGES)
