@@ -113,42 +113,46 @@ def dumps(session: Session, format: str | None = None) -> str:
     return str(get_adapter(name).write(session, base=base).text)
 
 
-def _lint_quick(
-    text: str, path: str | None, format: str | None, max_bytes: int | None, schema: Schema | None
+def lint_quick(
+    data: bytes,
+    path: str | None,
+    format: str | None = None,
+    max_bytes: int | None = None,
+    schema: Schema | None = None,
 ) -> list[Diagnostic] | None:
-    """Lint a plain aiwiki page without the general scan, or ``None`` to take that path.
+    """Lint a plain aiwiki page's bytes without the general scan, or ``None``.
 
-    Only for pages the built-in aiwiki formats would be chosen for; the
-    findings equal the general path's (see ``quick_facts``).
+    ``None`` means: take the general path (:func:`lint`).  Only pages the
+    built-in aiwiki formats would be chosen for are linted here, and their
+    findings equal the general path's (see ``adapters/_aiwiki_quick.py``).
     """
-    if _too_big(text, MAX_NOTE_BYTES if max_bytes is None else max_bytes) is not None:
+    if len(data) > (MAX_NOTE_BYTES if max_bytes is None else max_bytes):
         return None
     if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
         return None
-    if _aiwiki_lint is None:
-        _load_aiwiki_lint()
-    assert _aiwiki_lint is not None
-    facts = _aiwiki_lint.quick_facts(text, path)
+    quick = _quick or _load_quick()
+    facts = quick.quick_facts_bytes(data, path)
     if facts is None or facts.meta is None or facts.meta.get("schema_id") != "session":
         return None
     version = facts.meta.get("schema_version")
     if type(version) is not int or version not in (1, 2):  # not 2.0, not True
         return None
-    found: list[Diagnostic] = _aiwiki_lint.lint_facts(
+    found: list[Diagnostic] = quick.lint_facts(
         facts, schema, version if format is None else int(format[-1])
     )
     return found
 
 
-_aiwiki_lint: ModuleType | None = None
+_quick: ModuleType | None = None
 
 
-def _load_aiwiki_lint() -> None:
-    """Import the aiwiki lint rules on first use (``import sessionkit`` stays light)."""
-    global _aiwiki_lint
-    from .adapters import _aiwiki_lint as module
+def _load_quick() -> ModuleType:
+    """Import the quick aiwiki lint on first use (``import sessionkit`` stays light)."""
+    global _quick
+    from .adapters import _aiwiki_quick as module
 
-    _aiwiki_lint = module
+    _quick = module
+    return module
 
 
 def lint(
@@ -178,9 +182,25 @@ def lint(
             formats.  ``lint`` never reads a schema page by itself (the
             ``sessionkit lint`` command does, for notes inside a wiki).
     """
-    quick = _lint_quick(text, path, format, max_bytes, schema)
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # lone surrogates: the general path says where
+        data = b""
+    quick = lint_quick(data, path, format, max_bytes, schema) if data else None
     if quick is not None:
         return quick
+    return lint_general(text, path, format, max_bytes=max_bytes, schema=schema)
+
+
+def lint_general(
+    text: str,
+    path: str | None = None,
+    format: str | None = None,
+    *,
+    max_bytes: int | None = None,
+    schema: Schema | None = None,
+) -> list[Diagnostic]:
+    """:func:`lint` without trying :func:`lint_quick` first."""
     try:
         doc = read_document(text, path, max_bytes=max_bytes)
         name = format or detect_format(doc)

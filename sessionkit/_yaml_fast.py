@@ -24,6 +24,7 @@ against each other with Hypothesis.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any
 
 __all__ = ["fast_mapping"]
@@ -54,10 +55,11 @@ def _plain(text: str) -> Any:
     if first in _BOOLS_FIRST and text in _BOOLS:
         return _BOOLS[text]
     if first in _NUM_FIRST:
-        if _INT.match(text):
+        digits = text[1:] if first in "+-" else text
+        if digits.isascii() and digits.isdigit() and _INT.match(text):  # (cheap test first)
             # past Python's int-string cap (4300 digits) int() raises: the full loader reports it
             return int(text) if len(text) <= 4000 else _MISSING
-        if _FLOAT.match(text):
+        if "." in text and _FLOAT.match(text):
             sign = -1 if first == "-" else 1
             return sign * float(text[1:] if first in "+-" else text)
     return text
@@ -144,6 +146,27 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
     if not _safe(text):
         return None
+    lines = text.split("\n")
+    if not lines[-1]:
+        del lines[-1]
+    # the most common shape, every line "key: value": looked up line by line in C
+    pairs: list[Any] = list(map(_pairs.get, lines))
+    for _ in range(pairs.count(None)):
+        at = pairs.index(None)
+        pair = pairs[at] = _pair(lines[at])
+        if len(_pairs) < _MEMO_LIMIT:
+            _pairs[lines[at]] = pair
+    if lines and _NO_PAIR not in pairs and _LIST not in map(_value, pairs):
+        result = dict(pairs)
+        return result if len(result) == len(pairs) else None  # (a key twice: the full loader)
+    return _general_mapping(text)
+
+
+_value = itemgetter(1)
+
+
+def _general_mapping(text: str) -> dict[str, Any] | None:
+    """:func:`fast_mapping` for block lists and empty lines."""
     result: dict[str, Any] = {}
     lines = text.split("\n")
     n = len(lines)

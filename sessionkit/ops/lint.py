@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._api import decode, lint
+from .._api import decode, lint_general, lint_quick
 from ..diagnostics import Diagnostic, Severity
 from ..errors import ParseError
 from ._parallel import ordered_map
@@ -40,6 +40,8 @@ __all__ = [
 #: a fourth element, when present, is the :class:`Schema` to lint an aiwiki page
 #: with (the wiki's own schema page) or ``None`` for the built-in one
 LintItem = tuple[Any, ...]
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
 #: where a wiki keeps its own session schema page, relative to its root
 SCHEMA_PAGE = "aiwiki/schemas/session.md"
@@ -68,11 +70,14 @@ def lint_data(data: bytes, path: str, limit: int, schema: Schema | None = None) 
     """
     if len(data) > limit:
         return [too_big(path, len(data), limit)]
+    quick = lint_quick(data, path, None, limit, schema)  # a plain aiwiki page: no decode
+    if quick is not None:
+        return quick
     try:
         text = decode(data, path)
     except ParseError as exc:
         return [unreadable(exc.message, exc.line, path)]
-    found = lint(text, path=path, max_bytes=limit, schema=schema)
+    found = lint_general(text, path=path, max_bytes=limit, schema=schema)
     if any(not d.path for d in found):
         import attrs
 
@@ -86,7 +91,7 @@ def lint_file(path: str, limit: int, schema: Schema | None = None) -> list[Diagn
     Raises:
         OSError: the file cannot be read.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, _READ_FLAGS)
     try:
         size = os.fstat(fd).st_size
         if size > limit:

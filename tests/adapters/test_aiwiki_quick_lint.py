@@ -18,13 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sessionkit._api as api
-from sessionkit.adapters._aiwiki_lint import (
-    PageFacts,
-    facts_of,
-    lint_facts,
-    lint_page,
-    quick_facts,
-)
+from sessionkit.adapters._aiwiki_lint import PageFacts, facts_of, lint_facts, lint_page
+from sessionkit.adapters._aiwiki_parse import citation_state
+from sessionkit.adapters._aiwiki_quick import quick_facts
 from sessionkit.document import parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,13 +43,16 @@ def _same(quick: PageFacts, full: PageFacts) -> None:
         "problem",
         "sections",
         "nlines",
-        "files",
         "files_loose",
         "bad_checkpoints",
         "checkpoints",
         "stale_status",
     ):
         assert getattr(quick, field) == getattr(full, field), field
+    if quick.files is None:  # every entry a citation with a SHA: nothing to report
+        assert all(citation_state(text) == 2 for _, text in full.files or ())
+    else:
+        assert quick.files == full.files
     assert full.meta is not None
     for key in [*full.meta, "missing_key"]:
         assert quick.key_line(key) == full.key_line(key), key
@@ -61,12 +60,7 @@ def _same(quick: PageFacts, full: PageFacts) -> None:
 
 def _general_lint(text: str, path: str) -> list[object]:
     """``sessionkit.lint`` with the quick path switched off."""
-    quick = api._lint_quick
-    api._lint_quick = lambda *args: None  # type: ignore[assignment]
-    try:
-        return list(api.lint(text, path))
-    finally:
-        api._lint_quick = quick
+    return list(api.lint_general(text, path))
 
 
 def _check(text: str, path: str = "aiwiki/sessions/2026-05-01-abcdef0.md") -> bool:
@@ -158,6 +152,11 @@ _LINE = st.sampled_from(
         "# Title",
         "#tag line",
         "####### seven",
+        "##x not a heading",
+        "###",
+        "### ",
+        "##  two spaces",
+        "~ tilde ~~ two",
         "### PreCompact at 2026-05-01T10:00:00Z",
         "### PreCompact at 2026-05-01T09:00:00Z",
         "### PreCompact at 2026-13-45T99:00:00Z",
@@ -242,7 +241,133 @@ def test_arbitrary_text(text: str) -> None:
     )
 )
 def test_citation_state_is_parse_citation_lenient(text: str) -> None:
-    from sessionkit.adapters._aiwiki_parse import citation_state, parse_citation_lenient
+    from sessionkit.adapters._aiwiki_parse import parse_citation_lenient
 
     c = parse_citation_lenient(text)
     assert citation_state(text) == (0 if c is None else 2 if c.sha else 1)
+
+
+# -- the rules' shortcuts ------------------------------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(allow_nan=False, min_value=0, max_value=3),
+    st.sampled_from(
+        ["session", "other", "active", "done", "wip", "2026-05-01", "2026-13-01", "", "x"]
+    ),
+    st.lists(st.sampled_from(["a", "b"]), max_size=2),
+)
+_NAMES = st.sampled_from(
+    [
+        "schema_id",
+        "schema_version",
+        "status",
+        "date_start",
+        "date_end",
+        "focus",
+        "session_id",
+        "last_commit",
+        "extra",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.dictionaries(_NAMES, _VALUES), st.sampled_from([1, 2]))
+def test_keys_shortcut_never_hides_a_finding(meta: dict[str, object], version: int) -> None:
+    from sessionkit.adapters._aiwiki_lint import _Linter, _plan, builtin_schema
+
+    schema = builtin_schema(version)
+    facts = quick_facts("---\nschema_id: session\nschema_version: 2\n---\n\n## Next steps\n")
+    assert facts is not None
+    linter = _Linter(facts, schema, version)
+    _plan(schema).sections.clear()
+    linter.keys(meta)  # with the shortcut
+    shortcut = _plan(schema).keys_clean(meta)
+    full = _Linter(facts, schema, version)
+    plan = _plan(schema)
+    saved = plan.keys_clean
+    plan.keys_clean = lambda meta: False  # type: ignore[method-assign]
+    try:
+        full.keys(meta)
+    finally:
+        plan.keys_clean = saved  # type: ignore[method-assign]
+    assert linter.found == full.found
+    if shortcut:
+        assert full.found == []
+
+
+def _reference_filename(pattern: str, name: str, values: dict[str, str | None]) -> bool:
+    """The filename rule as first written (a regex per page)."""
+    import re
+
+    regex = ""
+    for part in re.split(r"(\{[a-z_]+\})", pattern):
+        if part.startswith("{") and part.endswith("}"):
+            value = values.get(part[1:-1])
+            regex += re.escape(value) if value else r"[^/\\]+"
+        else:
+            regex += re.escape(part)
+    return re.fullmatch(regex, name) is not None
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["{date}", "{date_start}", "{session_id_short}", "{other}", "{", "}", "-", ".md", "x"]
+        ),
+        min_size=1,
+        max_size=5,
+    ).map("".join),
+    st.sampled_from(["2026-05-01", "2026-05-01T10:00:00"]),
+    st.one_of(st.none(), st.sampled_from(["abcdef0123", "{date}x", "ab}", "a"])),
+    st.sampled_from(
+        ["2026-05-01-abcdef0.md", "2026-05-01.md", "x.md", "{date}.md", "2026-05-01-a.md"]
+    ),
+)
+def test_filename_rule_matches_its_reference(
+    pattern: str, date: str, sid: str | None, name: str
+) -> None:
+    import attrs
+
+    from sessionkit.adapters._aiwiki_lint import _Linter, builtin_schema
+
+    schema = attrs.evolve(builtin_schema(2), filename_pattern=pattern)
+    facts = quick_facts("---\nschema_id: session\nschema_version: 2\n---\n\n## Next steps\n")
+    assert facts is not None
+    facts.path = f"aiwiki/sessions/{name}"
+    meta = {"date_start": date, "session_id": sid}
+    linter = _Linter(facts, schema, 2)
+    linter.filename(meta)
+    values = {
+        "date": date,
+        "date_start": date,
+        "session_id_short": sid[:7] if sid else None,
+    }
+    assert (not linter.found) == _reference_filename(pattern, name, values)
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="-*+ `ab/.:@0123456789cdefABCDEFxyz\x01\u00e9\u00a0", max_size=40),
+        st.builds(
+            lambda marker, path, lines, sha, tail: f"{marker}`{path}{lines}{sha}`{tail}",
+            st.sampled_from(["- ", "* ", "+ ", "-  ", "- -", "-"]),
+            st.text(alphabet="ab./-_:@`\u00e9 \x1c", min_size=0, max_size=8),
+            st.sampled_from(["", ":1", ":0", ":01", ":3-9", ":3-", ":3-0", ":3-04", ":-3"]),
+            st.sampled_from(["", "@abc1", "@abc", "@ABCDEF1234", "@xyz1234", "@" + "a" * 41]),
+            st.sampled_from(["", " note", "x", "  two", "` more"]),
+        ),
+    )
+)
+def test_cited_line_only_passes_cited_citations(text: str) -> None:
+    from sessionkit.adapters._aiwiki_quick import _ALL_CITED_BODY
+
+    line = text.encode()
+    if "\n" not in text and text and _ALL_CITED_BODY.fullmatch(line):
+        assert text[:2] in ("- ", "* ", "+ ")
+        assert citation_state(text[2:].lstrip(" ")) == 2

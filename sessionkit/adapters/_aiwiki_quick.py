@@ -1,0 +1,389 @@
+"""The quick lint scan: the facts of a plain aiwiki page read straight off its bytes.
+
+Most pages in a wiki are plain: LF line ends, flat frontmatter, headings at
+the start of their lines, code fences (if any) at the start of theirs, no
+HTML blocks, only bullets in ``Files touched``.  For such a page the facts
+lint needs (:class:`~sessionkit.adapters._aiwiki_lint.PageFacts`) can be read
+with a few byte searches instead of the general line-by-line scan, which
+builds the whole layout for the writer.  It works on the UTF-8 bytes: every
+character it looks for is ASCII, which UTF-8 never uses inside a multi-byte
+character, and line numbers count ``\\n`` bytes.
+
+Anything the quick scan does not model exactly returns ``None`` and the page
+goes to the general path.  ``tests/adapters/test_aiwiki_quick_lint.py``
+checks that both give the same facts on every test page and on generated
+ones.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate, compress, repeat
+from operator import add, is_not, itemgetter, methodcaller
+from typing import Any
+
+from .._yaml_fast import fast_mapping
+from ..document import _ATX, _CODE_FENCE
+from ._aiwiki_lint import PageFacts, lint_facts
+from ._aiwiki_parse import CHECKPOINT_HEADING, PLACEHOLDER
+
+__all__ = ["lint_facts", "quick_facts", "quick_facts_bytes"]
+
+#: body byte strings the quick scan does not model outside code blocks: indented headings
+_NOT_QUICK = (b"\n #", b"\n  #", b"\n   #")
+#: and HTML blocks
+_HTML = (b"\n<", b"\n <", b"\n  <", b"\n   <")
+_BULLETS = (b"- ", b"* ", b"+ ")
+_FENCE_MARKS = (b"```", b"~~~")
+_PLACEHOLDER = PLACEHOLDER.encode()
+#: a Files touched line that is a bullet holding a backticked citation with a SHA whose
+#: path is printable ASCII without ':', '@' or '`' (``citation_state`` reads its item
+#: as 2, so the general check passes it); possessive, so no backtracking
+_CITED = (
+    rb"[-*+] ++`[^\x00-\x20\x7f-\xff`:@]++(?::(?:0|[1-9][0-9]*+)(?:-(?:0|[1-9][0-9]*+))?+)?+"
+    rb"@[0-9a-fA-F]{4,40}+`(?: [^\n]*+)?+"
+)
+#: a Files touched body of such lines and empty ones
+_ALL_CITED_BODY = re.compile(rb"(?:(?:" + _CITED + rb")?+\n)*+(?:" + _CITED + rb")?+")
+_STATUS_CONSUMED = re.compile(r"status:[ \t]*consumed", re.IGNORECASE)
+_MEMO_LIMIT = 4096
+
+#: heading line (bytes) -> (level, title), or None when it is not a heading
+_headings: dict[bytes, tuple[int, str] | None] = {}
+_UNREAD: Any = object()
+#: the text after "## " on a heading line -> the section title
+_h2_titles: dict[bytes, str] = {}
+#: what a part that is no level-2 section gets for a title
+_NOT_H2: Any = object()
+_count_lines = methodcaller("count", b"\n")
+_split_line = methodcaller("partition", b"\n")
+_first = itemgetter(0)
+
+#: what :func:`_files` returns for a section of citations with SHAs only (never changed)
+_ALL_CITED: list[tuple[int, str]] = []
+
+_BodyFacts = tuple[
+    list[tuple[str, int]], list[tuple[int, str]], list[int], list[tuple[int, str]], int
+]
+
+
+def _heading(line: bytes) -> tuple[int, str] | None:
+    """(level, title) of a line that starts with ``#`` (memoised: headings repeat)."""
+    head = _headings.get(line, _UNREAD)
+    if head is _UNREAD:
+        head = _read_heading(line.decode())
+        if len(_headings) < _MEMO_LIMIT:
+            _headings[line] = head
+    return head  # type: ignore[no-any-return]
+
+
+def _read_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of a line that starts with ``#``, read as ``document._ATX`` reads it."""
+    rest = line.lstrip("#")
+    level = len(line) - len(rest)
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    if "#" not in rest:  # no closing sequence: the title is the rest
+        return level, rest.strip()
+    m = _ATX.match(line)
+    if m is None:
+        return None
+    title = (m.group(2) or "").strip()
+    return level, "" if title and set(title) == {"#"} else title
+
+
+def _has_tildes(probe: bytes) -> bool:
+    """Does ``probe`` hold "~~~" (a one-byte search first: "~" alone is rare)?"""
+    at = probe.find(b"~")
+    while at >= 0:
+        if probe[at : at + 3] == b"~~~":
+            return True
+        at = probe.find(b"~", at + 3)
+    return False
+
+
+def _code_blocks(probe: bytes) -> list[tuple[int, int]] | None:
+    """Where the fenced code blocks of ``probe`` are, or ``None``.
+
+    Each block is (position of the line break before its opening line, end
+    of its closing line or of the text).  ``None`` when a fence mark is not
+    at the start of its line (indented or inline fences are the general
+    path's).
+    """
+    starts: list[int] = []
+    for mark in _FENCE_MARKS:
+        count = probe.count(mark)
+        if not count:
+            continue
+        found = 0
+        at = probe.find(b"\n" + mark)
+        while at >= 0:
+            starts.append(at)
+            found += 1
+            at = probe.find(b"\n" + mark, at + 1)
+        if found != count:
+            return None
+    starts.sort()
+    blocks: list[tuple[int, int]] = []
+    fence: str | None = None
+    opened = 0
+    for at in starts:
+        eol = probe.find(b"\n", at + 1)
+        if eol < 0:
+            eol = len(probe)
+        m = _CODE_FENCE.match(probe[at + 1 : eol].decode())
+        assert m is not None
+        if fence is None:
+            if not (m.group(2)[0] == "`" and "`" in m.group(3)):
+                fence, opened = m.group(2), at
+        elif m.group(2)[0] == fence[0] and len(m.group(2)) >= len(fence) and not m.group(3).strip():
+            blocks.append((opened, eol))
+            fence = None
+    if fence is not None:
+        blocks.append((opened, len(probe)))
+    return blocks
+
+
+def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
+    """Bullets of a Files touched section body (from the line after its heading ``start``).
+
+    ``None`` when it holds anything but bullets at column 0, blank lines and
+    one leading placeholder (the general scan reads those).  The marker
+    list ``_ALL_CITED`` when every bullet is a citation with a SHA: nothing
+    to report, nothing to list.
+    """
+    if _ALL_CITED_BODY.fullmatch(body):
+        return _ALL_CITED if body.strip(b"\n") else []
+    if b"```" in body or b"~~~" in body:
+        return None
+    files: list[tuple[int, str]] = []
+    placeholder = False
+    k = start
+    for raw in body.split(b"\n"):
+        k += 1
+        if raw[:2] in _BULLETS:
+            files.append((k, raw[2:].lstrip(b" ").decode()))
+        elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
+            continue
+        elif not placeholder and not files and raw.strip() == _PLACEHOLDER:
+            placeholder = True
+        else:
+            return None
+    return files
+
+
+def _stale_status_possible(section: bytes) -> bool:
+    """Could a ``Status: consumed`` bullet sit under an ``(unconsumed)`` header here?"""
+    if b"(unconsumed)" not in section:
+        return False
+    return _STATUS_CONSUMED.search(section.decode()) is not None
+
+
+def _checkpoint_heads(
+    heads: list[tuple[int, str]], bad: list[int], checkpoints: list[tuple[int, str]]
+) -> None:
+    """Sort level-3 headings (line, title) of the Checkpoints section into good and bad."""
+    for line, title in heads:
+        m = CHECKPOINT_HEADING.match(title)
+        if m is not None:
+            checkpoints.append((line, m.group("at")))
+        else:
+            bad.append(line)
+
+
+def _part_title(key: bytes) -> Any:
+    """The section title of a part whose first line is ``key`` (after "##"), or ``_NOT_H2``."""
+    lead = key[:1]
+    if lead != b" " and lead:  # "###…" or "##x": a deeper heading or none
+        return _NOT_H2
+    head = _heading(b"##" + key)
+    assert head is not None and head[0] == 2
+    if len(_h2_titles) < _MEMO_LIMIT:
+        _h2_titles[key] = head[1]
+    return head[1]
+
+
+def _split_body(probe: bytes, first_line: int) -> _BodyFacts | None:
+    """Body facts of a page without code blocks.
+
+    Headings of level 2 and 3 are then exactly the lines starting with
+    ``##`` that read as such (indented ones were ruled out), so splitting
+    there finds the sections and the checkpoint headings in one pass.  The
+    parts are handled with C-level ``map``s; Python looks only at the parts
+    that matter (Files touched, Checkpoints and headings not seen before).
+    """
+    parts = probe.split(b"\n##")
+    # the line each part after the first starts on: its "##" line
+    totals = list(accumulate(map(_count_lines, parts)))
+    lines = list(map(add, totals, range(first_line + 1, first_line + len(parts))))
+    keys = list(map(_first, map(_split_line, parts)))
+    del keys[0]
+    titles: list[Any] = list(map(_h2_titles.get, keys))
+    at = 0
+    for _ in range(titles.count(None)):
+        at = titles.index(None, at)
+        titles[at] = _part_title(keys[at])
+    sections: list[tuple[str, int]] = list(
+        compress(zip(titles, lines, strict=True), map(is_not, titles, repeat(_NOT_H2)))
+    )
+    files: list[tuple[int, str]] = []
+    bad: list[int] = []
+    checkpoints: list[tuple[int, str]] = []
+    if "Files touched" in titles:
+        at = titles.index("Files touched")
+        if at + 1 < len(titles) and titles[at + 1] is _NOT_H2:
+            return None  # "###" or "##x" lines in Files touched: the general scan reads them
+        found = _files(parts[at + 1].partition(b"\n")[2], lines[at])
+        if found is None:
+            return None
+        files = found
+    if "Checkpoints" in titles:
+        at = titles.index("Checkpoints")
+        end = at + 1
+        while end < len(titles) and titles[end] is _NOT_H2:
+            end += 1
+        own = parts[at + 1 : end + 1]  # the section's heading part and the deeper ones
+        if any(b"unconsumed" in part for part in own) and _stale_status_possible(b"\n".join(own)):
+            return None
+        heads: list[tuple[int, str]] = []
+        for n in range(at + 1, end):
+            if keys[n][:1] == b"#":
+                sub = _heading(b"##" + keys[n])
+                if sub is not None and sub[0] == 3:
+                    heads.append((lines[n], sub[1]))
+        _checkpoint_heads(heads, bad, checkpoints)
+    nlines = first_line + totals[-1] + len(parts) - 1 + (0 if probe.endswith(b"\n") else 1)
+    return sections, files, bad, checkpoints, nlines
+
+
+def _scan_body(probe: bytes, first_line: int, blocks: list[tuple[int, int]]) -> _BodyFacts | None:
+    """Body facts found heading by heading, skipping code blocks."""
+    # headings: (level, title, line, line break before it, end of its line)
+    heads: list[tuple[int, str, int, int, int]] = []
+    line, counted = first_line, 0
+    at = probe.find(b"\n#")
+    while at >= 0:
+        line += probe.count(b"\n", counted, at + 1)
+        counted = at + 1
+        eol = probe.find(b"\n", counted)
+        if eol < 0:
+            eol = len(probe)
+        head = _heading(probe[counted:eol])
+        if head is not None and not (blocks and any(start < at < end for start, end in blocks)):
+            heads.append((head[0], head[1], line, at, eol))
+        at = probe.find(b"\n#", eol)
+    nlines = line + probe.count(b"\n", counted) + (0 if probe.endswith(b"\n") else 1)
+    sections: list[tuple[str, int]] = []
+    h2 = [h for h in heads if h[0] == 2]
+    files: list[tuple[int, str]] = []
+    bad: list[int] = []
+    checkpoints: list[tuple[int, str]] = []
+    seen_files = seen_checkpoints = False
+    last = len(h2) - 1
+    for n, (_, title, start, _, eol) in enumerate(h2):
+        sections.append((title, start))
+        body = probe[eol + 1 : h2[n + 1][3]] if n < last else probe[eol + 1 :]
+        if title == "Files touched" and not seen_files:
+            seen_files = True
+            found = _files(body, start)
+            if found is None:
+                return None
+            files = found
+        elif title == "Checkpoints" and not seen_checkpoints:
+            seen_checkpoints = True
+            end = h2[n + 1][2] if n < last else nlines
+            if _stale_status_possible(body):
+                return None
+            _checkpoint_heads(
+                [(ln, sub) for level, sub, ln, _, _ in heads if level == 3 and start < ln < end],
+                bad,
+                checkpoints,
+            )
+    return sections, files, bad, checkpoints, nlines
+
+
+def _fm_key_line(frontmatter: str) -> Any:
+    """``key_line`` for flat frontmatter (every key at the start of its line)."""
+
+    def key_line(key: str) -> int | None:
+        for n, line in enumerate(frontmatter.split("\n")):
+            if line.startswith(key + ":"):
+                return n + 2
+        return None
+
+    return key_line
+
+
+def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
+    """The facts of a plain page read straight off its UTF-8 bytes, or ``None``.
+
+    ``None`` means the page has something only the general path models
+    (bytes that are not UTF-8, CR line ends, tabs, a BOM, frontmatter the
+    flat reader does not take, indented or inline code fences, HTML blocks,
+    indented headings, prose or indented lines in ``Files touched``,
+    ``Status: consumed`` near an ``(unconsumed)`` header); use
+    :func:`~sessionkit.adapters._aiwiki_lint.facts_of` then.  Otherwise the
+    result equals ``facts_of(parse(data.decode(), path))``.
+    """
+    if not data.startswith(b"---\n") or b"\r" in data or b"\t" in data:
+        return None
+    if not data.isascii():
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            return None
+    close = data.find(b"\n---", 3)
+    if close < 0:
+        return None
+    after = close + 4
+    size = len(data)
+    if after < size and data[after] != 10:  # b"\n"
+        return None
+    frontmatter = data[4 : close + 1].decode()
+    meta = fast_mapping(frontmatter)
+    if meta is None:
+        return None
+    # probe: the body with the line break before its first line (so b"\n#" finds every heading)
+    probe = data[close + 4 :] if after < size else b"\n"
+    first_line = frontmatter.count("\n") + 1  # the closing fence's line; the body follows it
+    blocks: list[tuple[int, int]] = []
+    if b"```" in probe or _has_tildes(probe):
+        found_blocks = _code_blocks(probe)
+        if found_blocks is None:
+            return None
+        blocks = found_blocks
+    # HTML blocks and indented headings (inside code blocks they change nothing)
+    indented = b"\n " in probe
+    if indented or b"<" in probe:
+        for pattern in (_NOT_QUICK if indented else ()) + (_HTML if b"<" in probe else ()):
+            at = probe.find(pattern)
+            while at >= 0:
+                if not blocks or not any(start < at < end for start, end in blocks):
+                    return None
+                at = probe.find(pattern, at + 1)
+    found = _scan_body(probe, first_line, blocks) if blocks else _split_body(probe, first_line)
+    if found is None:
+        return None
+    sections, files, bad, checkpoints, nlines = found
+    return PageFacts(
+        path=path,
+        meta=meta,
+        problem=None,
+        key_line=_fm_key_line(frontmatter),
+        sections=sections,
+        nlines=nlines,
+        files=None if files is _ALL_CITED else files,
+        files_loose=[],
+        bad_checkpoints=bad,
+        checkpoints=checkpoints,
+        stale_status=[],
+    )
+
+
+def quick_facts(text: str, path: str | None = None) -> PageFacts | None:
+    """:func:`quick_facts_bytes` for a text (``None`` for text UTF-8 cannot hold)."""
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # lone surrogates: the general path reports them
+        return None
+    return quick_facts_bytes(data, path)
