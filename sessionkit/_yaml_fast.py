@@ -144,15 +144,16 @@ def _pair(line: str) -> tuple[str, Any]:
 
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
-    if not _safe(text):
-        return None
     lines = text.split("\n")
     if not lines[-1]:
         del lines[-1]
-    # the most common shape, every line "key: value": looked up line by line in C
+    # the most common shape, every line "key: value": looked up line by line in C;
+    # a line in the memo passed _safe before, the others are checked here
     pairs: list[Any] = list(map(_pairs.get, lines))
     for _ in range(pairs.count(None)):
         at = pairs.index(None)
+        if not _safe(lines[at]):
+            return None
         pair = pairs[at] = _pair(lines[at])
         if len(_pairs) < _MEMO_LIMIT:
             _pairs[lines[at]] = pair
@@ -167,6 +168,8 @@ _value = itemgetter(1)
 
 def _general_mapping(text: str) -> dict[str, Any] | None:
     """:func:`fast_mapping` for block lists and empty lines."""
+    if not _safe(text):
+        return None
     result: dict[str, Any] = {}
     lines = text.split("\n")
     n = len(lines)

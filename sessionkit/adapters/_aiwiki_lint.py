@@ -30,7 +30,6 @@ over the cap.
 from __future__ import annotations
 
 import datetime as dt
-import posixpath
 import re
 from collections.abc import Callable
 from functools import cache, lru_cache
@@ -404,7 +403,8 @@ class _Linter:
             "date_start": str(date),
             "session_id_short": str(sid)[:7] if isinstance(sid, str) and sid else None,
         }
-        name = posixpath.basename(path.replace("\\", "/"))
+        slashed = path.replace("\\", "/")
+        name = slashed[slashed.rfind("/") + 1 :]  # (posixpath.basename)
         # the common case: every placeholder has a value, the name is a plain string
         sid7 = values["session_id_short"]
         literal = pattern.replace("{date}", str(date)).replace("{date_start}", str(date))

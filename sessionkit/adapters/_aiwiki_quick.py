@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from itertools import accumulate, compress, repeat
-from operator import add, is_not, itemgetter, methodcaller
+from operator import add, is_not, itemgetter
 from typing import Any
 
 from .._yaml_fast import fast_mapping
@@ -55,8 +55,6 @@ _UNREAD: Any = object()
 _h2_titles: dict[bytes, str] = {}
 #: what a part that is no level-2 section gets for a title
 _NOT_H2: Any = object()
-_count_lines = methodcaller("count", b"\n")
-_split_line = methodcaller("partition", b"\n")
 _first = itemgetter(0)
 
 #: what :func:`_files` returns for a section of citations with SHAs only (never changed)
@@ -154,7 +152,7 @@ def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
     """
     if _ALL_CITED_BODY.fullmatch(body):
         return _ALL_CITED if body.strip(b"\n") else []
-    if b"```" in body or b"~~~" in body:
+    if body.find(b"```") >= 0 or body.find(b"~~~") >= 0:
         return None
     files: list[tuple[int, str]] = []
     placeholder = False
@@ -174,7 +172,11 @@ def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
 
 def _stale_status_possible(section: bytes) -> bool:
     """Could a ``Status: consumed`` bullet sit under an ``(unconsumed)`` header here?"""
-    if b"(unconsumed)" not in section:
+    if section.find(b"(unconsumed)") < 0:
+        return False
+    # the case-blind "status:" needs "tatu" in ASCII letters of any case (no other
+    # character matches t, a or u case-blind; "ſ" does match s): a cheap test first
+    if section.lower().find(b"tatu") < 0:
         return False
     return _STATUS_CONSUMED.search(section.decode()) is not None
 
@@ -184,11 +186,32 @@ def _checkpoint_heads(
 ) -> None:
     """Sort level-3 headings (line, title) of the Checkpoints section into good and bad."""
     for line, title in heads:
+        at = _plain_checkpoint_at(title)
+        if at is not None:
+            checkpoints.append((line, at))
+            continue
         m = CHECKPOINT_HEADING.match(title)
         if m is not None:
             checkpoints.append((line, m.group("at")))
         else:
             bad.append(line)
+
+
+def _plain_checkpoint_at(title: str) -> str | None:
+    """The timestamp of ``<Event> at YYYY-MM-DDTHH:MM:SSZ`` (ASCII, the usual shape), else None.
+
+    What ``CHECKPOINT_HEADING`` reads as the timestamp for such a title; any
+    other title (None) goes to that pattern.
+    """
+    if len(title) < 25 or title[-24:-20] != " at " or not title[0].strip():
+        return None
+    at = title[-20:]
+    if not at.isascii() or at[4::3] != "--T::Z":  # the separators at 4, 7, 10, 13, 16, 19
+        return None
+    digits = at.replace("-", "").replace(":", "")  # "YYYYMMDDTHHMMSSZ"
+    if not (digits[:8].isdigit() and digits[9:15].isdigit()):
+        return None
+    return at
 
 
 def _part_title(key: bytes) -> Any:
@@ -214,9 +237,9 @@ def _split_body(probe: bytes, first_line: int) -> _BodyFacts | None:
     """
     parts = probe.split(b"\n##")
     # the line each part after the first starts on: its "##" line
-    totals = list(accumulate(map(_count_lines, parts)))
+    totals = list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
     lines = list(map(add, totals, range(first_line + 1, first_line + len(parts))))
-    keys = list(map(_first, map(_split_line, parts)))
+    keys = list(map(_first, map(bytes.partition, parts, repeat(b"\n"))))
     del keys[0]
     titles: list[Any] = list(map(_h2_titles.get, keys))
     at = 0
@@ -243,7 +266,8 @@ def _split_body(probe: bytes, first_line: int) -> _BodyFacts | None:
         while end < len(titles) and titles[end] is _NOT_H2:
             end += 1
         own = parts[at + 1 : end + 1]  # the section's heading part and the deeper ones
-        if any(b"unconsumed" in part for part in own) and _stale_status_possible(b"\n".join(own)):
+        joined = b"\n".join(own)
+        if joined.find(b"unconsumed") >= 0 and _stale_status_possible(joined):
             return None
         heads: list[tuple[int, str]] = []
         for n in range(at + 1, end):
@@ -325,7 +349,8 @@ def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
     :func:`~sessionkit.adapters._aiwiki_lint.facts_of` then.  Otherwise the
     result equals ``facts_of(parse(data.decode(), path))``.
     """
-    if not data.startswith(b"---\n") or b"\r" in data or b"\t" in data:
+    # (an int for a one-byte search: "b'x' in data" first fails to read b'x' as an int)
+    if not data.startswith(b"---\n") or 13 in data or 9 in data:  # CR, tab
         return None
     if not data.isascii():
         try:
@@ -347,15 +372,16 @@ def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
     probe = data[close + 4 :] if after < size else b"\n"
     first_line = frontmatter.count("\n") + 1  # the closing fence's line; the body follows it
     blocks: list[tuple[int, int]] = []
-    if b"```" in probe or _has_tildes(probe):
+    if probe.find(b"```") >= 0 or _has_tildes(probe):
         found_blocks = _code_blocks(probe)
         if found_blocks is None:
             return None
         blocks = found_blocks
     # HTML blocks and indented headings (inside code blocks they change nothing)
-    indented = b"\n " in probe
-    if indented or b"<" in probe:
-        for pattern in (_NOT_QUICK if indented else ()) + (_HTML if b"<" in probe else ()):
+    indented = probe.find(b"\n ") >= 0
+    html = 60 in probe  # "<"
+    if indented or html:
+        for pattern in (_NOT_QUICK if indented else ()) + (_HTML if html else ()):
             at = probe.find(pattern)
             while at >= 0:
                 if not blocks or not any(start < at < end for start, end in blocks):

@@ -371,3 +371,28 @@ def test_cited_line_only_passes_cited_citations(text: str) -> None:
     if "\n" not in text and text and _ALL_CITED_BODY.fullmatch(line):
         assert text[:2] in ("- ", "* ", "+ ")
         assert citation_state(text[2:].lstrip(" ")) == 2
+
+
+def test_only_ascii_letters_match_t_a_u_case_blind() -> None:
+    """The stale-status pre-test looks for "tatu" in lowercased bytes; that is sound
+    only if no other character matches t, a or u under re.IGNORECASE."""
+    import re
+
+    for letter in "tau":
+        pattern = re.compile(letter, re.IGNORECASE)
+        odd = [hex(cp) for cp in range(0x80, 0x30000) if pattern.fullmatch(chr(cp))]
+        assert odd == [], letter
+
+
+def test_stale_status_is_not_missed() -> None:
+    from sessionkit.adapters._aiwiki_quick import _stale_status_possible
+
+    for status in (
+        "Status: consumed",
+        "STATUS:consumed",
+        "\u017ftatus: consumed",
+        "statu\u017f: consumed",
+    ):
+        section = f"\n**D directive (unconsumed):**\n- {status}\n".encode()
+        assert _stale_status_possible(section)
+    assert not _stale_status_possible(b"\n**D directive (unconsumed):**\n- Action: x\n")
