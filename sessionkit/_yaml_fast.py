@@ -85,19 +85,26 @@ def _scalar(text: str) -> Any:
     return _plain(text)
 
 
-#: memo of simple keys and scalar texts (frontmatter repeats them page after page);
-#: bounded, and holding only immutable values
+#: memo of simple keys, scalar texts and lines (frontmatter repeats them page after
+#: page); bounded (see _remember), and holding only immutable values
 _MEMO_LIMIT = 8192
 _keys_ok: dict[str, bool] = {}
 _scalars: dict[str, Any] = {}
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    """Keep ``key -> value``; a full memo starts again, so that lines seen once (ids,
+    titles) cannot crowd out the ones every page repeats."""
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
 
 
 def _simple_key(key: str) -> bool:
     ok = _keys_ok.get(key)
     if ok is None:
         ok = _KEY_TEXT.fullmatch(key) is not None and key not in _NOT_KEYS
-        if len(_keys_ok) < _MEMO_LIMIT:
-            _keys_ok[key] = ok
+        _remember(_keys_ok, key, ok)
     return ok
 
 
@@ -105,8 +112,7 @@ def _scalar_memo(text: str) -> Any:
     value = _scalars.get(text, _UNSEEN)
     if value is _UNSEEN:
         value = _scalar(text)
-        if len(_scalars) < _MEMO_LIMIT:
-            _scalars[text] = value
+        _remember(_scalars, text, value)
     return value
 
 
@@ -155,8 +161,7 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
         if not _safe(lines[at]):
             return None
         pair = pairs[at] = _pair(lines[at])
-        if len(_pairs) < _MEMO_LIMIT:
-            _pairs[lines[at]] = pair
+        _remember(_pairs, lines[at], pair)
     if lines and _NO_PAIR not in pairs and _LIST not in map(_value, pairs):
         result = dict(pairs)
         return result if len(result) == len(pairs) else None  # (a key twice: the full loader)
@@ -182,8 +187,7 @@ def _general_mapping(text: str) -> dict[str, Any] | None:
         pair = _pairs.get(line)
         if pair is None:
             pair = _pair(line)
-            if len(_pairs) < _MEMO_LIMIT:
-                _pairs[line] = pair
+            _remember(_pairs, line, pair)
         if pair is _NO_PAIR:
             return None
         key, value = pair

@@ -460,7 +460,9 @@ class _Linter:
             return
         before = len(self.found)
         self._check_sections(sections)
-        if len(self.found) == before and len(clean) < 4096:
+        if len(self.found) == before:
+            if len(clean) >= 4096:
+                clean.clear()
             clean.add(titles)
 
     def _check_sections(self, sections: list[tuple[str, int]]) -> None:

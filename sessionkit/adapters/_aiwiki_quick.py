@@ -22,7 +22,7 @@ from itertools import accumulate, compress, repeat
 from operator import add, is_not, itemgetter
 from typing import Any
 
-from .._yaml_fast import fast_mapping
+from .._yaml_fast import _remember, fast_mapping
 from ..document import _ATX, _CODE_FENCE
 from ._aiwiki_lint import PageFacts, lint_facts
 from ._aiwiki_parse import CHECKPOINT_HEADING, PLACEHOLDER
@@ -46,7 +46,6 @@ _CITED = (
 #: a Files touched body of such lines and empty ones
 _ALL_CITED_BODY = re.compile(rb"(?:(?:" + _CITED + rb")?+\n)*+(?:" + _CITED + rb")?+")
 _STATUS_CONSUMED = re.compile(r"status:[ \t]*consumed", re.IGNORECASE)
-_MEMO_LIMIT = 4096
 
 #: heading line (bytes) -> (level, title), or None when it is not a heading
 _headings: dict[bytes, tuple[int, str] | None] = {}
@@ -70,8 +69,7 @@ def _heading(line: bytes) -> tuple[int, str] | None:
     head = _headings.get(line, _UNREAD)
     if head is _UNREAD:
         head = _read_heading(line.decode())
-        if len(_headings) < _MEMO_LIMIT:
-            _headings[line] = head
+        _remember(_headings, line, head)
     return head  # type: ignore[no-any-return]
 
 
@@ -221,8 +219,7 @@ def _part_title(key: bytes) -> Any:
         return _NOT_H2
     head = _heading(b"##" + key)
     assert head is not None and head[0] == 2
-    if len(_h2_titles) < _MEMO_LIMIT:
-        _h2_titles[key] = head[1]
+    _remember(_h2_titles, key, head[1])
     return head[1]
 
 
