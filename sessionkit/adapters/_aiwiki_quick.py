@@ -50,7 +50,7 @@ _STATUS_CONSUMED = re.compile(r"status:[ \t]*consumed", re.IGNORECASE)
 #: heading line (bytes) -> (level, title), or None when it is not a heading
 _headings: dict[bytes, tuple[int, str] | None] = {}
 _UNREAD: Any = object()
-#: the text after "## " on a heading line -> the section title
+#: the text after "##" on a level-2 heading line -> the section title
 _h2_titles: dict[bytes, str] = {}
 #: what a part that is no level-2 section gets for a title
 _NOT_H2: Any = object()
