@@ -148,6 +148,15 @@ def _pair(line: str) -> tuple[str, Any]:
     return _NO_PAIR if value is _MISSING else (key, value)
 
 
+def _memo_pair(line: str) -> tuple[str, Any]:
+    """:func:`_pair` of a line already known to be safe, through the memo."""
+    pair = _pairs.get(line)
+    if pair is None:
+        pair = _pair(line)
+        _remember(_pairs, line, pair)
+    return pair
+
+
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
     lines = text.split("\n")
@@ -160,8 +169,7 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
         at = pairs.index(None)
         if not _safe(lines[at]):
             return None
-        pair = pairs[at] = _pair(lines[at])
-        _remember(_pairs, lines[at], pair)
+        pairs[at] = _memo_pair(lines[at])
     if lines and _NO_PAIR not in pairs and _LIST not in map(_value, pairs):
         result = dict(pairs)
         return result if len(result) == len(pairs) else None  # (a key twice: the full loader)
@@ -184,10 +192,7 @@ def _general_mapping(text: str) -> dict[str, Any] | None:
         i += 1
         if not line:
             continue
-        pair = _pairs.get(line)
-        if pair is None:
-            pair = _pair(line)
-            _remember(_pairs, line, pair)
+        pair = _memo_pair(line)
         if pair is _NO_PAIR:
             return None
         key, value = pair

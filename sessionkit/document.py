@@ -20,7 +20,7 @@ from typing import Any
 from . import _yaml
 from .errors import ParseError
 
-__all__ = ["Document", "Heading", "Section", "parse", "split_lines"]
+__all__ = ["Document", "Heading", "Section", "atx_heading", "parse", "split_lines"]
 
 _FENCE_LINE = re.compile(r"^---[ \t]*\r?\n?$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
@@ -134,6 +134,25 @@ class Section:
         return hash((self.title, self.start, self.end))
 
 
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of a line that starts with ``#`` and is an ATX heading, else None.
+
+    ``line`` has no line end.  The title is stripped, and a closing run of
+    ``#`` goes (``## Title ##`` is ``Title``).
+    """
+    rest = line.lstrip("#")
+    level = len(line) - len(rest)
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    if "#" not in rest:  # no closing sequence: the title is the rest
+        return level, rest.strip()
+    m = _ATX.match(line)
+    if m is None:
+        return None
+    title = (m.group(2) or "").strip()
+    return level, "" if title and set(title) == {"#"} else title
+
+
 #: first characters of a line that may start a heading, a code fence or an HTML block
 _MAY_OPEN = frozenset(" \t`~<#")
 
@@ -214,12 +233,9 @@ def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) 
                     prev_blank = False
                     continue
             elif first[:1] == "#":
-                m = _ATX.match(line)
-                if m:
-                    title = (m.group(2) or "").strip()
-                    if title and set(title) == {"#"}:
-                        title = ""
-                    found.append(Heading(len(m.group(1)), title, i))
+                head = atx_heading(first)
+                if head is not None:
+                    found.append(Heading(head[0], head[1], i))
                     prev_blank = True
                     continue
         prev_blank = False

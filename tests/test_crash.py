@@ -25,9 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,17 +63,6 @@ for i in range(int(sys.argv[2]), int(sys.argv[3])):
     print(i + 1, flush=True)
 print("done", flush=True)
 """
-
-
-@pytest.fixture
-def base() -> Iterator[Path]:
-    shm = Path("/dev/shm")
-    parent = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
-    folder = Path(tempfile.mkdtemp(prefix="sk-crash-", dir=parent))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -141,13 +128,13 @@ def _aiwiki_source(root: Path) -> None:
 
 
 @pytest.mark.slow
-def test_convert_killed_leaves_old_or_new_and_reruns(base: Path) -> None:
+def test_convert_killed_leaves_old_or_new_and_reruns(crash_dir: Path) -> None:
     from sessionkit.ops.convert import convert
 
-    src = base / "src"
+    src = crash_dir / "src"
     _aiwiki_source(src)
     before = _files(src)
-    dst = base / "dst"  # the project name (and the permalinks) come from the folder name
+    dst = crash_dir / "dst"  # the project name (and the permalinks) come from the folder name
     clean = convert(str(src), str(dst), to="basic-memory")
     assert clean.ok and clean.created
     reference = _files(dst)
@@ -195,14 +182,14 @@ def _tags(text: str, key: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_checkpoint_append_killed_leaves_old_or_new_and_reruns(base: Path) -> None:
+def test_checkpoint_append_killed_leaves_old_or_new_and_reruns(crash_dir: Path) -> None:
     from sessionkit.ops.lifecycle import DirectiveSpec, record_checkpoint
 
     rng = random.Random(SEED + 1)
     stats = {"trials": 0, "killed": 0, "appends_lost": 0}
     per_trial = 8
     for trial in range(TRIALS):
-        root = base / f"wiki{trial}"
+        root = crash_dir / f"wiki{trial}"
         root.mkdir()
         store = sessionkit.open_store(root, layout="aiwiki")
         # start from a note that already has a checkpoint (append, not create), half the time

@@ -23,7 +23,7 @@ from operator import add, is_not, itemgetter
 from typing import Any
 
 from .._yaml_fast import _remember, fast_mapping
-from ..document import _ATX, _CODE_FENCE
+from ..document import _CODE_FENCE, atx_heading
 from ._aiwiki_lint import PageFacts, lint_facts
 from ._aiwiki_parse import CHECKPOINT_HEADING, PLACEHOLDER
 
@@ -68,24 +68,9 @@ def _heading(line: bytes) -> tuple[int, str] | None:
     """(level, title) of a line that starts with ``#`` (memoised: headings repeat)."""
     head = _headings.get(line, _UNREAD)
     if head is _UNREAD:
-        head = _read_heading(line.decode())
+        head = atx_heading(line.decode())
         _remember(_headings, line, head)
     return head  # type: ignore[no-any-return]
-
-
-def _read_heading(line: str) -> tuple[int, str] | None:
-    """(level, title) of a line that starts with ``#``, read as ``document._ATX`` reads it."""
-    rest = line.lstrip("#")
-    level = len(line) - len(rest)
-    if level > 6 or (rest and rest[0] not in " \t"):
-        return None
-    if "#" not in rest:  # no closing sequence: the title is the rest
-        return level, rest.strip()
-    m = _ATX.match(line)
-    if m is None:
-        return None
-    title = (m.group(2) or "").strip()
-    return level, "" if title and set(title) == {"#"} else title
 
 
 def _has_tildes(probe: bytes) -> bool:

@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from .._atomic import fsync_dir
 from ..errors import (
     ConflictError,
     MissingDependencyError,
@@ -335,22 +336,19 @@ class LocalStorage(Storage):
             raise
         return tmp
 
-    @staticmethod
-    def _sync_dir(folder: str) -> None:
-        if os.name != "posix":  # pragma: no cover - Windows has no directory fsync
-            return
-        try:
-            fd = os.open(folder, os.O_RDONLY)
-        except OSError:  # pragma: no cover
-            return
-        try:
-            os.fsync(fd)
-        except OSError:  # pragma: no cover - some filesystems refuse it
-            pass
-        finally:
-            os.close(fd)
+    #: fsync a folder (a class attribute, so tests can count the calls)
+    _sync_dir = staticmethod(fsync_dir)
 
-    def _replace(self, path: str, full: str, data: bytes, *, create: bool) -> None:
+    def _replace(
+        self, path: str, full: str, data: bytes, *, create: bool, link_only: bool = False
+    ) -> bool:
+        """Put ``data`` at ``full`` through a synced temp file moved into place.
+
+        ``create``: refuse an existing name (a hard link is atomic and needs no
+        lock; without hard links, the caller's lock makes exists+replace safe).
+        ``link_only``: a create-only write made without the lock; returns
+        ``False``, writing nothing, when this filesystem has no hard links.
+        """
         folder = os.path.dirname(full)
         self._makedirs(folder)
         try:
@@ -363,7 +361,9 @@ class LocalStorage(Storage):
                     os.link(tmp, full)  # atomic create-only, even against foreign writers
                 except FileExistsError:
                     raise ConflictError(f"{path!r} already exists", path=path) from None
-                except OSError:  # no hard links here: the lock makes exists+replace safe
+                except OSError:  # no hard links here
+                    if link_only:
+                        return False
                     if os.path.lexists(full):
                         raise ConflictError(f"{path!r} already exists", path=path) from None
                     os.replace(tmp, full)
@@ -375,6 +375,7 @@ class LocalStorage(Storage):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
         self._renamed_in(folder)
+        return True
 
     def _renamed_in(self, folder: str) -> None:
         """A name in ``folder`` changed: fsync it now, or when the batch ends."""
@@ -383,26 +384,6 @@ class LocalStorage(Storage):
             self._sync_dir(folder)
         else:
             state.unsynced.add(folder)
-
-    def _link_new(self, path: str, full: str, data: bytes) -> bool:
-        """Create-only write by hard link, without the lock; ``False``: no hard links here."""
-        folder = os.path.dirname(full)
-        self._makedirs(folder)
-        try:
-            tmp = self._temp(full, data)
-        except OSError as exc:
-            raise StoreError(f"cannot write {path!r}: {exc.strerror}", path=path) from None
-        try:
-            os.link(tmp, full)
-        except FileExistsError:
-            raise ConflictError(f"{path!r} already exists", path=path) from None
-        except OSError:
-            return False
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        self._renamed_in(folder)
-        return True
 
     # -- batches --------------------------------------------------------------
     def _batch(self) -> _Batch | None:
@@ -445,7 +426,7 @@ class LocalStorage(Storage):
             raise StoreError(f"{path!r} is a folder", path=path)
         state = self._batch()
         if create and state is not None and state.links:
-            if self._link_new(path, full, data):
+            if self._replace(path, full, data, create=True, link_only=True):
                 return
             state.links = False  # no hard links on this filesystem: use the lock
         with self._lock(path):

@@ -18,7 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sessionkit._api as api
-from sessionkit.adapters._aiwiki_lint import PageFacts, facts_of, lint_facts, lint_page
+from sessionkit.adapters._aiwiki_lint import (
+    PageFacts,
+    builtin_schema,
+    facts_of,
+    lint_facts,
+    lint_page,
+)
 from sessionkit.adapters._aiwiki_parse import citation_state
 from sessionkit.adapters._aiwiki_quick import quick_facts
 from sessionkit.document import parse
@@ -259,19 +265,7 @@ _VALUES = st.one_of(
     ),
     st.lists(st.sampled_from(["a", "b"]), max_size=2),
 )
-_NAMES = st.sampled_from(
-    [
-        "schema_id",
-        "schema_version",
-        "status",
-        "date_start",
-        "date_end",
-        "focus",
-        "session_id",
-        "last_commit",
-        "extra",
-    ]
-)
+_NAMES = st.sampled_from([rule.name for rule in builtin_schema(2).keys] + ["extra"])
 
 
 @settings(max_examples=600, deadline=None)

@@ -27,9 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -82,17 +80,6 @@ def page(i: int) -> tuple[str, bytes]:
     return f"{day}-crash{i:03d}.md", text.encode("utf-8")
 
 
-@pytest.fixture
-def base() -> Iterator[Path]:
-    shm = Path("/dev/shm")
-    parent = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
-    folder = Path(tempfile.mkdtemp(prefix="sk-crash-", dir=parent))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def fresh_wiki(root: Path, originals: dict[str, bytes]) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     folder = root / "aiwiki" / "sessions"
@@ -122,14 +109,14 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_leaves_old_or_new_pages_and_a_rerun_finishes(base: Path) -> None:
+def test_sigkill_leaves_old_or_new_pages_and_a_rerun_finishes(crash_dir: Path) -> None:
     originals = dict(page(i) for i in range(PAGES))
     expected = {}
     for name, data in originals.items():
         doc = sessionkit.parse(data.decode("utf-8"), name)
         expected[name] = migrate_document(doc).text.encode("utf-8")
         assert expected[name] != data
-    root = base / "wiki"
+    root = crash_dir / "wiki"
 
     rng = random.Random(SEED)
     stats = {"trials": 0, "killed": 0, "mid_run": 0, "corrupt": 0, "visible_temp": 0}
