@@ -161,6 +161,8 @@ class _Pivot:
     from_carrier: bool = attrs.field(default=False, eq=False)
     #: the source adapter's own reading of the note (for the self-check)
     read: Session | None = attrs.field(default=None, eq=False)
+    #: where the parts of a source aiwiki page are (for the self-check)
+    layout: Any = attrs.field(default=None, eq=False)
 
     def key(self) -> str:
         """A canonical JSON text of every fact, for equality checks."""
@@ -292,9 +294,11 @@ def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
 
 def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     """Read an aiwiki page and undo the carriers a conversion put there."""
+    from ..adapters._aiwiki_parse import read_page
     from ..backends.aiwiki import safe_id7
 
-    session = _aiwiki_adapter(doc).read(doc)
+    # both aiwiki adapters read with read_page (they differ only in the origin they add)
+    session, layout = read_page(doc)
     read = session
     extra = dict(session.extra)
     meta = _meta_json(extra.pop(AW_META, None), AW_META, doc.path)
@@ -391,6 +395,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
+        layout=layout,
     )
 
 
@@ -1057,7 +1062,9 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
             if text == doc.text:  # the same text reads the same: no need to parse it again
                 return True
             again = parse(text, doc.path)
-            if family == BASIC_MEMORY and _same_note(again, doc):
+            if _same_note(again, doc):
+                return True
+            if family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout):
                 return True
             if want is None:
                 want = _plain(doc, family, pivot.read)
@@ -1069,10 +1076,13 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
 
 
 def _same_note(a: Document, b: Document) -> bool:
-    """Whether two Basic Memory notes read the same because they hold the same
+    """Whether two notes of one format read the same because they hold the same
     frontmatter (keys in order, values of the same JSON types) and the same body.
 
-    Basic Memory's reader takes everything from those two and the path; notes
+    Basic Memory's reader takes everything from those two and the path (the
+    title falls back to the file stem, and the self-check parses the
+    rendering under the note's own path); aiwiki's reader takes everything
+    from those two alone (the path only names the note in errors).  Notes
     that differ only in how their YAML is spelled (quoting, flow or block
     lists) need no second full read.
     """
@@ -1082,6 +1092,49 @@ def _same_note(a: Document, b: Document) -> bool:
         return _meta_text(a) == _meta_text(b)
     except (SessionKitError, TypeError, ValueError):
         return False
+
+
+def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
+    """Whether aiwiki page ``a`` reads as page ``b`` (whose layout is ``layout``)
+    because it is ``b`` without the blank lines between a directive's header
+    and its first item, with the same frontmatter (see :func:`_same_note`).
+
+    Only for a body in which no line starts with whitespace, a backtick, a
+    tilde or ``<``: there no fence, indented code or HTML block can start, so
+    every line is a heading or not by itself, and blank lines change no
+    heading.  The checkpoint entry reader skips blank lines between a
+    directive header and its first bullet (they belong to the directive's
+    block, not the entry's text), so the entries read the same; every other
+    line is the same line.
+    """
+    if layout is None:
+        return False
+    drop: set[int] = set()
+    for cp in layout.checkpoints:
+        for span in cp.directives:
+            if span.items:
+                drop.update(range(span.header + 1, span.items[0].start))
+    if not drop:
+        return False
+    lines = b.lines
+    kept = [lines[i] for i in range(b.body_start, len(lines)) if i not in drop]
+    if a.lines[a.body_start :] != kept:
+        return False
+    for i in range(b.body_start, len(lines)):
+        line = lines[i]
+        if line == "\n" or not line:
+            continue
+        if line[0] in _NOT_ON_ITS_OWN or line[0].isspace() or "\r" in line:
+            return False
+    try:
+        return _meta_text(a) == _meta_text(b)
+    except (SessionKitError, TypeError, ValueError):
+        return False
+
+
+#: first characters of a line that may open a code fence or an HTML block
+#: (``document._MAY_OPEN`` without the heading mark)
+_NOT_ON_ITS_OWN = frozenset(" \t`~<")
 
 
 def _meta_text(doc: Document) -> str:
