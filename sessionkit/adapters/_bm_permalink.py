@@ -18,6 +18,7 @@ instead, which agrees for Markdown notes.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import unicodedata
@@ -137,6 +138,14 @@ def generate_permalink(path: str, project: str | None = None) -> str:
         >>> generate_permalink("sessions/Alias test- a-b.md", project="demo")
         'demo/sessions/alias-test-a-b'
     """
+    return _permalink(path, project or None)
+
+
+@functools.lru_cache(maxsize=512)
+def _permalink(path: str, project: str | None) -> str:
+    """:func:`generate_permalink`, memoised: a pure function of its two strings
+    (a conversion asks for a note's permalink when it writes the note and again
+    when it reads the note back)."""
     posix = unicodedata.normalize("NFC", path.replace("\\", "/"))
     slug = _slug(_strip_extension(posix))
     if not project:
@@ -162,6 +171,12 @@ def filename_for_title(title: str) -> str:
         >>> filename_for_title("Alias test: a/b")
         'Alias test- a-b'
     """
+    return _filename_for_title(title)
+
+
+@functools.lru_cache(maxsize=512)
+def _filename_for_title(title: str) -> str:
+    """:func:`filename_for_title`, memoised (a pure function of ``title``)."""
     text = re.sub(r"[/\\]", "-", title)
     text = re.sub(r'[<>:"|?*]', "-", text)
     text = re.sub(r"-+", "-", text)
