@@ -235,11 +235,50 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
         raise ParseError(f"invalid YAML: {exc}", line=line_offset + 1) from None
 
 
+#: ``key: [a, b]``: a flow list of plain items with no character that means
+#: something in a flow (``,[]{}``), a quote, a comment mark, ``:`` or a tab
+_FLOW_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]*): \[([^\[\]{},'\"#:\t\n]+(?:, [^\[\]{},'\"#:\t\n]+)*)\]"
+)
+
+
+def _flow_as_block(text: str) -> str | None:
+    """``text`` with each one-line flow list of plain items written as a block list.
+
+    Such an item reads the same in a flow as in a block list: the characters
+    that end or nest a flow are not in it, and a plain scalar resolves the
+    same way in both.  Items with blanks at either end are left alone (a flow
+    trims them); ``None`` when no line is such a list.
+    """
+    out: list[str] = []
+    changed = False
+    lines = text.split("\n")
+    for at, line in enumerate(lines):
+        if line.endswith("]") and ": [" in line:
+            if at + 1 < len(lines) and lines[at + 1][:1] in ("-", " ", "\t"):
+                return None  # what follows would join the block list, or is nested
+            m = _FLOW_LINE.fullmatch(line)
+            if m is not None:
+                items = m.group(2).split(", ")
+                if all(item and item[0] != " " and item[-1] != " " for item in items):
+                    out.append(m.group(1) + ":")
+                    out.extend("- " + item for item in items)
+                    changed = True
+                    continue
+        out.append(line)
+    return "\n".join(out) if changed else None
+
+
 def load_mapping(text: str, *, line_offset: int = 0) -> dict[str, Any]:
     """Load frontmatter text: empty is ``{}``, anything but a mapping is an error."""
     fast = fast_mapping(text)  # flat, simple frontmatter: same result, no YAML parser
     if fast is not None:
         return fast
+    if "[" in text:  # flat frontmatter with one-line flow lists, as aiwiki's writer spells them
+        block = _flow_as_block(text)
+        fast = None if block is None else fast_mapping(block)
+        if fast is not None:
+            return fast
     value = load_value(text, line_offset=line_offset)
     if value is None:
         return {}
