@@ -163,6 +163,9 @@ class _Pivot:
     read: Session | None = attrs.field(default=None, eq=False)
     #: where the parts of a source aiwiki page are (for the self-check)
     layout: Any = attrs.field(default=None, eq=False)
+    #: what a source aiwiki page's sections read as: aiwiki title -> (lines, value)
+    #: (see :func:`_section_hints`; for reading carrier sections back)
+    hints: Any = attrs.field(default=None, eq=False)
 
     def key(self) -> str:
         """A canonical JSON text of every fact, for equality checks."""
@@ -396,6 +399,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
         layout=layout,
+        hints=_section_hints(doc, layout, read),
     )
 
 
@@ -545,11 +549,13 @@ def _fact_section_lines(doc: Document) -> set[int]:
     return out
 
 
-def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
+def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) -> _Pivot:
     """Read a Basic Memory note and undo the carriers a conversion put there.
 
     Facts are taken from the ``## Observations`` and ``## Relations``
     sections only; facts Basic Memory finds in prose stay in their section.
+    ``hints`` (:func:`_section_hints` of the aiwiki page the note was made
+    from) gives carrier sections whose lines it knows without reading them.
     """
     from ..adapters._bm_grammar import parse_facts
     from ..adapters._bm_permalink import generate_permalink
@@ -636,6 +642,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions") -> _Pivot:
             if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
         ],
         doc.path,
+        hints,
     )
     for sec in session.sections:
         if sec.title == BM_CHECKPOINTS:
@@ -701,8 +708,13 @@ def _aiwiki_part(title: str, body: str, path: str | None) -> Session:
         raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
 
 
-def _aiwiki_parts(parts: Sequence[tuple[str, str]], path: str | None) -> dict[str, Session]:
+def _aiwiki_parts(
+    parts: Sequence[tuple[str, str]], path: str | None, hints: Any = None
+) -> dict[str, Session]:
     """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
+
+    A section whose body has exactly the lines of a hint (see
+    :func:`_section_hints`) is not read: it holds the hint's value.
 
     The sections are read together as one page (one read instead of one per
     section) when that page's level-1/2 headings are exactly the carriers'
@@ -712,6 +724,15 @@ def _aiwiki_parts(parts: Sequence[tuple[str, str]], path: str | None) -> dict[st
     """
     from ..adapters import get_adapter
 
+    known: dict[str, Session] = {}
+    if hints:
+        for title, body in parts:
+            hint = hints.get(title)
+            if hint is not None and body.split("\n") == hint[0]:
+                known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint[1]})
+        if known:
+            rest = [(title, body) for title, body in parts if title not in known]
+            return {**known, **_aiwiki_parts(rest, path)} if rest else known
     if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
         return {title: _aiwiki_part(title, body, path) for title, body in parts}
     text = (
@@ -728,6 +749,76 @@ def _aiwiki_parts(parts: Sequence[tuple[str, str]], path: str | None) -> dict[st
     except SessionKitError:
         return {title: _aiwiki_part(title, body, path) for title, body in parts}
     return {title: whole for title, _ in parts}
+
+
+_EMPTY = Session()
+#: the Session field each hinted aiwiki section fills
+_HINT_FIELDS = {
+    "Checkpoints": "checkpoints",
+    "Files touched": "files_touched",
+    **{title: name for name, (_, title) in _LIST_CATEGORIES.items()},
+}
+
+
+def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, Any] | None:
+    """What the known sections of aiwiki page ``doc`` read as, alone:
+    ``{title: (lines, value)}``.
+
+    ``value`` is the page's reading of the section (``session`` is it, as
+    ``read_page`` gives it with ``layout``); ``lines`` are the section's lines
+    without line ends, without the blank lines between a directive header and
+    its first item, and without blank lines at either end.  A page
+    ``## <title>`` with just those lines (a carrier section read back by
+    :func:`_aiwiki_part`) reads as the same value:
+
+    * no line has a carriage return, starts with whitespace, a backtick, a
+      tilde or ``<``, or holds a fence mark (backticks or tildes), so no fence,
+      indented code or HTML block opens anywhere (not in a bullet either),
+      and what a line is does not depend on the lines around it;
+    * after a level-2 heading the heading scan starts afresh, and the lines
+      are the section's own (no level-2 heading among them), so they make the
+      same section; blank lines at its ends belong to no item and no entry
+      text, and those after a directive header are skipped by the entry
+      reader (see :func:`_same_page_but_spacing`).
+    """
+    from ..adapters._aiwiki_parse import CHECKPOINTS, LIST_FIELDS
+
+    hints: dict[str, Any] = {}
+    lines = doc.lines
+    for title, sec in layout.known.items():
+        drop: set[int] = set()
+        if title == CHECKPOINTS:
+            for cp in layout.checkpoints:
+                for span in cp.directives:
+                    if span.items:
+                        drop.update(range(span.header + 1, span.items[0].start))
+            value: Any = session.checkpoints
+        else:
+            value = getattr(session, LIST_FIELDS[title])
+        kept: list[str] = []
+        for i in range(sec.start + 1, sec.end):
+            if i in drop:
+                continue
+            line = lines[i]
+            if line.endswith("\n"):
+                line = line[:-1]
+            if line and (
+                line[0] in _NOT_ON_ITS_OWN
+                or line[0].isspace()
+                or "\r" in line
+                or "```" in line
+                or "~~~" in line
+            ):
+                break
+            kept.append(line)
+        else:
+            while kept and not kept[-1]:
+                kept.pop()
+            start = 0
+            while start < len(kept) and not kept[start]:
+                start += 1
+            hints[title] = (kept[start:], value)
+    return hints or None
 
 
 #: first characters of a line that may open a heading, a code fence or an HTML block
@@ -983,10 +1074,10 @@ def _today() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def _read_pivot(doc: Document, family: str, folder: str) -> _Pivot:
+def _read_pivot(doc: Document, family: str, folder: str, hints: Any = None) -> _Pivot:
     if family == "aiwiki":
         return pivot_from_aiwiki(doc, folder)
-    return pivot_from_bm(doc, folder)
+    return pivot_from_bm(doc, folder, hints)
 
 
 def _natural(
@@ -1167,7 +1258,7 @@ def _convert_doc(
             with contextlib.suppress(FormatError):
                 for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
                     try:
-                        back = _read_pivot(parse(text, key), dst, folder)
+                        back = _read_pivot(parse(text, key), dst, folder, pivot.hints)
                     except FormatError:
                         continue
                     if back.key() == want:
