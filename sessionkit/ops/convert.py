@@ -64,7 +64,18 @@ from ..errors import (
     UnsupportedFormatError,
     ValidationError,
 )
-from ..model import ExtraSection, Link, Observation, Session, Status
+from ..model import (
+    Checkpoint,
+    Citation,
+    Directive,
+    DirectiveState,
+    ExtraSection,
+    Link,
+    LinkStyle,
+    Observation,
+    Session,
+    Status,
+)
 
 if TYPE_CHECKING:
     from ..backends import Store
@@ -1251,7 +1262,7 @@ def _convert_doc(
         return _Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
     if not pivot.from_carrier and not _faithful(pivot, doc, src, folder, today):
         pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
-    want = pivot.key()
+    want: list[str] = []  # pivot.key(), once needed
     attempts = ("carried",) if pivot.original is not None else ("natural", "carried")
     for attempt in attempts:
         if attempt == "natural":
@@ -1261,7 +1272,7 @@ def _convert_doc(
                         back = _read_pivot(parse(text, key), dst, folder, pivot.hints)
                     except FormatError:
                         continue
-                    if back.key() == want:
+                    if _same_facts(back, pivot, want):
                         return _Converted(key=key, text=text, carried=False)
             continue
         try:
@@ -1274,10 +1285,99 @@ def _convert_doc(
             if attempt == "carried":
                 raise
             continue
-        if back.key() == want:
+        if _same_facts(back, pivot, want):
             return _Converted(key=key, text=text, carried=attempt == "carried")
     raise FormatError(
         f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
+    )
+
+
+def _same_facts(back: _Pivot, pivot: _Pivot, want: list[str]) -> bool:
+    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``.
+
+    Two pivots whose every value has the same type and value (floats by
+    ``repr``), dict keys in the same order, give the same JSON text: the
+    text is made from nothing else.  Then no text is made; otherwise (a type
+    :func:`_strict_same` does not know, or any difference) the texts decide.
+    """
+    if _strict_same(back, pivot):
+        return True
+    if not want:
+        want.append(pivot.key())
+    return back.key() == want[0]
+
+
+#: model classes and the fields ``to_dict`` writes (every field compared by ``==``)
+_MODEL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _model_fields(cls: type) -> tuple[str, ...] | None:
+    names = _MODEL_FIELDS.get(cls)
+    if names is None:
+        if cls not in (Session, Checkpoint, Directive, Citation, Observation, Link, ExtraSection):
+            return None
+        names = tuple(f.name for f in attrs.fields(cls) if f.eq)
+        _MODEL_FIELDS[cls] = names
+    return names
+
+
+def _strict(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON-ready values of the same types
+    (``False`` also for types it does not know)."""
+    if a is b:  # one object: the same text, when made of types the text is made of
+        return _known(a)
+    cls = type(a)
+    if cls is not type(b):
+        return False
+    if cls is str or cls is int or cls is bool:
+        return bool(a == b)
+    if cls is float:
+        return repr(a) == repr(b)
+    if cls is tuple or cls is list:
+        return len(a) == len(b) and all(map(_strict, a, b))
+    if cls is dict:
+        keys = list(a)
+        return (
+            keys == list(b)
+            and all(type(k) is str for k in keys)
+            and all(_strict(a[k], b[k]) for k in keys)
+        )
+    names = _model_fields(cls)
+    if names is None:
+        return False
+    return all(_strict(getattr(a, n), getattr(b, n)) for n in names)
+
+
+_ATOMS = frozenset((str, int, bool, float))
+_ENUMS = frozenset((Status, DirectiveState, LinkStyle))
+
+
+def _known(a: Any) -> bool:
+    """Whether ``a`` is made only of the types :func:`_strict` compares."""
+    cls = type(a)
+    if a is None or cls in _ATOMS or cls in _ENUMS:
+        return True
+    if cls is tuple or cls is list:
+        return all(map(_known, a))
+    if cls is dict:
+        return all(type(k) is str and _known(v) for k, v in a.items())
+    names = _model_fields(cls)
+    return names is not None and all(_known(getattr(a, n)) for n in names)
+
+
+def _strict_same(a: _Pivot, b: _Pivot) -> bool:
+    """:func:`_strict` over everything :meth:`_Pivot.key` writes."""
+    if (a.bm_status is _ABSENT) != (b.bm_status is _ABSENT):
+        return False
+    return (
+        _strict(a.session, b.session)
+        and _strict(a.aw_extra, b.aw_extra)
+        and _strict(a.bm_extra, b.bm_extra)
+        and (a.bm_status is _ABSENT or _strict(a.bm_status, b.bm_status))
+        and _strict(
+            (a.original, a.original_key, a.home, a.aw_key, a.bm_key),
+            (b.original, b.original_key, b.home, b.aw_key, b.bm_key),
+        )
     )
 
 
