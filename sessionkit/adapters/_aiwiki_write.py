@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,6 +36,9 @@ __all__ = ["edit_page", "render_page", "yaml_text"]
 _Edit = tuple[int, int, list[str], int]
 
 _YAML_PRINTABLE = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|\ufeff")
+#: the characters of Unicode categories Zl and Zp (U+2028 and U+2029, the only ones;
+#: ``tests/adapters/test_aiwiki_write_fast.py`` checks every code point)
+_LINE_SEPARATORS = re.compile("[\u2028\u2029]")
 
 
 def _double_quoted(text: str) -> str:
@@ -63,9 +65,7 @@ def _double_quoted(text: str) -> str:
 def yaml_text(value: Any) -> str:
     """One-line YAML for ``value`` that the strict loader reads back as ``value``."""
     if isinstance(value, str):
-        if _YAML_PRINTABLE.search(value) or any(
-            unicodedata.category(c) in ("Zl", "Zp") for c in value
-        ):
+        if _YAML_PRINTABLE.search(value) or _LINE_SEPARATORS.search(value):
             return _double_quoted(value)
         return _yaml.scalar(value)
     if isinstance(value, (list, tuple)):
