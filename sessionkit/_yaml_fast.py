@@ -43,12 +43,24 @@ _BAD_START = frozenset(" -?:,[]{}#&*!|>'\"%@`")
 _MISSING = object()
 
 
-def _plain(text: str) -> Any:
-    """The value of a plain scalar, or ``_MISSING`` when it is not a simple one."""
+def _scalar(text: str) -> Any:
+    """A non-empty scalar's value (plain or quoted), or ``_MISSING`` when it is
+    not a simple one."""
+    first = text[0]
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+            return _MISSING
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            return _MISSING
+        return inner
+    # a plain scalar
     if text in _NULLS:
         return None
-    first = text[0]
-    if first in _BAD_START and not (first == "-" and text[1:2] in tuple("0123456789.")):
+    if first in _BAD_START and not (first == "-" and text[1:2] in _DIGIT_OR_DOT):
         return _MISSING
     if "#" in text or ": " in text or text[-1] in " :" or "\t" in text:
         return _MISSING
@@ -67,22 +79,7 @@ def _plain(text: str) -> Any:
 
 _BOOLS_FIRST = frozenset("tTfF")
 _NUM_FIRST = frozenset("-+.0123456789")
-
-
-def _scalar(text: str) -> Any:
-    """A non-empty scalar's value (plain or quoted), or ``_MISSING``."""
-    first = text[0]
-    if first == "'":
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
-            return _MISSING
-        return inner.replace("''", "'")
-    if first == '"':
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
-            return _MISSING
-        return inner
-    return _plain(text)
+_DIGIT_OR_DOT = frozenset("0123456789.")
 
 
 #: memo of simple keys, scalar texts and lines (frontmatter repeats them page after
@@ -157,6 +154,29 @@ def _memo_pair(line: str) -> tuple[str, Any]:
     return pair
 
 
+def _new_pair(line: str) -> tuple[str, Any] | None:
+    """:func:`_pair` of a line the memo has not seen (``None`` when it is not safe).
+
+    The common case in few steps: a safe line ``key: value`` with a known
+    simple key; its scalar is read without the scalar memo (lines seen once,
+    such as ids and titles, are most of what reaches here).
+    """
+    if not (line.isprintable() if line.isascii() else _UNSAFE.search(line) is None):
+        return None
+    colon = line.find(":")
+    if colon <= 0:
+        return _NO_PAIR
+    key = line[:colon]
+    if not (_keys_ok.get(key) or _simple_key(key)):
+        return _NO_PAIR
+    if colon + 1 == len(line):
+        return key, _LIST
+    if line[colon + 1] != " " or colon + 2 == len(line):
+        return _NO_PAIR  # "key:x", or "key: " with a trailing blank
+    value = _scalar(line[colon + 2 :])
+    return _NO_PAIR if value is _MISSING else (key, value)
+
+
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
     lines = text.split("\n")
@@ -165,11 +185,19 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
     # the most common shape, every line "key: value": looked up line by line in C;
     # a line in the memo passed _safe before, the others are checked here
     pairs: list[Any] = list(map(_pairs.get, lines))
-    for _ in range(pairs.count(None)):
-        at = pairs.index(None)
-        if not _safe(lines[at]):
-            return None
-        pairs[at] = _memo_pair(lines[at])
+    missed = pairs.count(None)
+    if missed:
+        if len(_pairs) + missed > _MEMO_LIMIT:  # (a full memo starts again: see _remember)
+            _pairs.clear()
+        memo = _pairs if missed <= _MEMO_LIMIT else {}  # (the memo stays bounded)
+        at = 0
+        for _ in range(missed):
+            at = pairs.index(None, at)
+            line = lines[at]
+            pair = _new_pair(line)
+            if pair is None:
+                return None
+            pairs[at] = memo[line] = pair
     if lines and _NO_PAIR not in pairs and _LIST not in map(_value, pairs):
         result = dict(pairs)
         return result if len(result) == len(pairs) else None  # (a key twice: the full loader)

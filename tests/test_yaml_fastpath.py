@@ -234,3 +234,15 @@ def test_unusual_text_defers_to_the_full_loader() -> None:
         "- a\n",
     ]:
         assert fast_mapping(text) is None, text
+
+
+def test_the_line_memo_stays_bounded() -> None:
+    """Frontmatter with more distinct lines than the memo holds is read right and
+    leaves the memo within its bound (lines seen once are not all kept)."""
+    from sessionkit import _yaml_fast
+
+    limit = _yaml_fast._MEMO_LIMIT
+    for count in (limit // 2, limit + 10):
+        text = "".join(f"key_{n}: value {n}\n" for n in range(count))
+        assert fast_mapping(text) == {f"key_{n}": f"value {n}" for n in range(count)}
+        assert len(_yaml_fast._pairs) <= limit

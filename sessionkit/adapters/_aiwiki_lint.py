@@ -55,6 +55,7 @@ from ._aiwiki_schema import Schema, builtin_schema
 __all__ = ["KNOWN_VERSIONS", "PageFacts", "facts_of", "lint_facts", "lint_page"]
 
 KNOWN_VERSIONS = (1, 2)
+_first = itemgetter(0)
 _THEMATIC_BREAK = re.compile(r"^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNORECASE)
@@ -257,6 +258,11 @@ class _Plan:
         return True
 
 
+def _placeholders(day: str, sid7: str | None) -> dict[str, str | None]:
+    """The values of the filename pattern's placeholders."""
+    return {"date": day, "date_start": day, "session_id_short": sid7}
+
+
 def _getter(indices: list[int]) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     if len(indices) > 1:
         return itemgetter(*indices)
@@ -283,6 +289,7 @@ class _Linter:
     def __init__(self, facts: PageFacts, schema: Schema, version: int) -> None:
         self.facts = facts
         self.schema = schema
+        self.plan = _plan(schema)
         self.version = version
         self.found: list[Diagnostic] = []
 
@@ -305,7 +312,7 @@ class _Linter:
 
     # -- frontmatter ---------------------------------------------------------
     def keys(self, meta: dict[str, Any]) -> None:
-        if _plan(self.schema).keys_clean(meta):
+        if self.plan.keys_clean(meta):
             return
         key_line = self.facts.key_line
         for rule in self.schema.keys:
@@ -398,22 +405,19 @@ class _Linter:
         if parse_date(date) is None:
             return
         sid = meta.get("session_id")
-        values: dict[str, str | None] = {
-            "date": str(date),
-            "date_start": str(date),
-            "session_id_short": str(sid)[:7] if isinstance(sid, str) and sid else None,
-        }
+        day = str(date)
+        sid7 = str(sid)[:7] if isinstance(sid, str) and sid else None
         slashed = path.replace("\\", "/")
         name = slashed[slashed.rfind("/") + 1 :]  # (posixpath.basename)
         # the common case: every placeholder has a value, the name is a plain string
-        sid7 = values["session_id_short"]
-        literal = pattern.replace("{date}", str(date)).replace("{date_start}", str(date))
+        literal = pattern.replace("{date}", day).replace("{date_start}", day)
         if sid7:
             literal = literal.replace("{session_id_short}", sid7)
         if "{" not in literal and "}" not in literal:
             if name != literal:
-                self._wrong_filename(name, pattern, values)
+                self._wrong_filename(name, pattern, _placeholders(day, sid7))
             return
+        values = _placeholders(day, sid7)
         parts = _filename_parts(pattern)
         literal = ""  # the name itself when every placeholder has a value
         complete = True
@@ -449,13 +453,12 @@ class _Linter:
 
     # -- body ----------------------------------------------------------------
     def sections(self) -> None:
-        schema = self.schema
         sections = self.facts.sections
         if not sections:
             self.error("AW008", None, "the page has no '## ' section; add at least one")
             return
-        titles = tuple([title for title, _ in sections])
-        clean = _plan(schema).sections
+        titles = tuple(map(_first, sections))
+        clean = self.plan.sections
         if titles in clean:  # these titles in this order were fine before
             return
         before = len(self.found)

@@ -208,6 +208,21 @@ def _part_title(key: bytes) -> Any:
     return head[1]
 
 
+def _h3_title(key: bytes) -> str | None:
+    """The title of a part whose first line is ``key`` (after "##") when that line
+    is a level-3 heading, else ``None``.
+
+    Checkpoint headings (``### <Event> at <time>``) are seldom seen twice, so
+    the usual shape is read without the heading memo.
+    """
+    if key[:2] == b"# " and key.find(b"#", 2) < 0:  # "### title", nothing to close
+        return key[2:].decode().strip()
+    if key[:1] != b"#":
+        return None
+    sub = _heading(b"##" + key)
+    return sub[1] if sub is not None and sub[0] == 3 else None
+
+
 def _split_body(probe: bytes, first_line: int) -> _BodyFacts | None:
     """Body facts of a page without code blocks.
 
@@ -253,10 +268,9 @@ def _split_body(probe: bytes, first_line: int) -> _BodyFacts | None:
             return None
         heads: list[tuple[int, str]] = []
         for n in range(at + 1, end):
-            if keys[n][:1] == b"#":
-                sub = _heading(b"##" + keys[n])
-                if sub is not None and sub[0] == 3:
-                    heads.append((lines[n], sub[1]))
+            title = _h3_title(keys[n])
+            if title is not None:
+                heads.append((lines[n], title))
         _checkpoint_heads(heads, bad, checkpoints)
     nlines = first_line + totals[-1] + len(parts) - 1 + (0 if probe.endswith(b"\n") else 1)
     return sections, files, bad, checkpoints, nlines

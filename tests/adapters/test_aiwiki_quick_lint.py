@@ -390,3 +390,14 @@ def test_stale_status_is_not_missed() -> None:
         section = f"\n**D directive (unconsumed):**\n- {status}\n".encode()
         assert _stale_status_possible(section)
     assert not _stale_status_possible(b"\n**D directive (unconsumed):**\n- Action: x\n")
+
+
+@given(st.text(alphabet="# a\u00a0\u3000", max_size=12))
+def test_level3_title_is_the_heading_readers(rest: str) -> None:
+    """The checkpoint-heading shortcut reads what the shared heading reader reads."""
+    from sessionkit.adapters._aiwiki_quick import _h3_title
+    from sessionkit.document import atx_heading
+
+    head = atx_heading("##" + rest) if rest[:1] == "#" else None
+    want = head[1] if head is not None and head[0] == 3 else None
+    assert _h3_title(rest.encode()) == want
