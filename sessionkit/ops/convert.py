@@ -806,29 +806,19 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
             value: Any = session.checkpoints
         else:
             value = getattr(session, LIST_FIELDS[title])
-        kept: list[str] = []
-        for i in range(sec.start + 1, sec.end):
-            if i in drop:
-                continue
-            line = lines[i]
-            if line.endswith("\n"):
-                line = line[:-1]
-            if line and (
-                line[0] in _NOT_ON_ITS_OWN
-                or line[0].isspace()
-                or "\r" in line
-                or "```" in line
-                or "~~~" in line
-            ):
-                break
-            kept.append(line)
-        else:
-            while kept and not kept[-1]:
-                kept.pop()
-            start = 0
-            while start < len(kept) and not kept[start]:
-                start += 1
-            hints[title] = (kept[start:], value)
+        part = lines[sec.start + 1 : sec.end]
+        if drop:
+            part = [line for i, line in enumerate(part, sec.start + 1) if i not in drop]
+        text = "".join(part)
+        if _may_open_block(text) or "```" in text or "~~~" in text:
+            continue
+        kept = text.split("\n")
+        while kept and not kept[-1]:
+            kept.pop()
+        start = 0
+        while start < len(kept) and not kept[start]:
+            start += 1
+        hints[title] = (kept[start:], value)
     return hints or None
 
 
@@ -1222,21 +1212,23 @@ def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
     kept = [lines[i] for i in range(b.body_start, len(lines)) if i not in drop]
     if a.lines[a.body_start :] != kept:
         return False
-    for i in range(b.body_start, len(lines)):
-        line = lines[i]
-        if line == "\n" or not line:
-            continue
-        if line[0] in _NOT_ON_ITS_OWN or line[0].isspace() or "\r" in line:
-            return False
+    if _may_open_block("".join(lines[b.body_start :])):
+        return False
     try:
         return _meta_text(a) == _meta_text(b)
     except (SessionKitError, TypeError, ValueError):
         return False
 
 
-#: first characters of a line that may open a code fence or an HTML block
-#: (``document._MAY_OPEN`` without the heading mark)
-_NOT_ON_ITS_OWN = frozenset(" \t`~<")
+#: a line start followed by whitespace (not an empty line), a backtick, a tilde or ``<``
+_LINE_MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n])")
+
+
+def _may_open_block(text: str) -> bool:
+    """Whether a line of ``text`` starts with whitespace (and is not empty), a backtick,
+    a tilde or ``<`` (it may open a code fence, indented code or an HTML block), or
+    ``text`` has a carriage return."""
+    return "\r" in text or _LINE_MAY_OPEN.search("\n" + text) is not None
 
 
 def _meta_text(doc: Document) -> str:
