@@ -33,6 +33,8 @@ __all__ = ["NoteInfo", "Store", "check_key"]
 
 _WINDOWS_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 MAX_NAME = 255
+#: a C0 control character (code point below 32)
+_CONTROL = re.compile("[\x00-\x1f]")
 
 
 def check_key(key: str) -> str:
@@ -57,7 +59,7 @@ def check_key(key: str) -> str:
             if _WINDOWS_RESERVED.match(part):
                 problem = f"uses the reserved name {part!r}"
                 break
-            if any(ord(c) < 32 for c in part):
+            if _CONTROL.search(part):
                 problem = "contains a control character"
                 break
     if problem:
