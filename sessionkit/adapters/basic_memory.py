@@ -101,11 +101,18 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     lists are ``- item`` lines), PyYAML's default width and quoting.  Data in
     the domain where libyaml's emitter writes the very same bytes (see
     :func:`_c_emits_alike`; proven by a differential test) goes through
-    ``CSafeDumper``, which is many times faster.
+    ``CSafeDumper``, which is many times faster, fed the node tree that
+    ``SafeRepresenter`` would build (:func:`_c_dump`).  Simpler still, flat
+    data of short, unremarkable scalars is written as text directly
+    (:func:`_plain_dump`; proven by a differential test too).
     """
     data = dict(data)
-    dumper = _C_DUMPER if _C_DUMPER is not None and _c_emits_alike(data) else yaml.SafeDumper
-    return _dump(data, dumper)
+    text = _plain_dump(data)
+    if text is not None:
+        return text
+    if _C_DUMPER is not None and _c_emits_alike(data):
+        return _c_dump(data)
+    return _dump(data, yaml.SafeDumper)
 
 
 def _dump(data: dict[str, Any], dumper: Any) -> str:
@@ -115,6 +122,129 @@ def _dump(data: dict[str, Any], dumper: Any) -> str:
 
 
 _C_DUMPER: Any = getattr(yaml, "CSafeDumper", None)
+_TAG_STR = "tag:yaml.org,2002:str"
+_TAG_INT = "tag:yaml.org,2002:int"
+_TAG_BOOL = "tag:yaml.org,2002:bool"
+_TAG_NULL = "tag:yaml.org,2002:null"
+_TAG_SEQ = "tag:yaml.org,2002:seq"
+_TAG_MAP = "tag:yaml.org,2002:map"
+
+
+def _c_dump(data: dict[str, Any]) -> str:
+    """``_dump(data, CSafeDumper)`` for data where :func:`_c_emits_alike` holds.
+
+    Builds the nodes ``SafeRepresenter`` builds with these options (no default
+    style; block style for the mapping and for lists; a list object met a
+    second time is the same node, which the serializer writes as an alias)
+    and hands them to the C serializer, skipping the representer's dispatch.
+    """
+    seen: dict[int, yaml.SequenceNode] = {}
+    pairs: list[tuple[yaml.Node, yaml.Node]] = []
+    for key, value in data.items():
+        if type(value) is list:
+            node: yaml.Node | None = seen.get(id(value))
+            if node is None:
+                node = yaml.SequenceNode(_TAG_SEQ, [_c_scalar(i) for i in value], flow_style=False)
+                seen[id(value)] = node
+        else:
+            node = _c_scalar(value)
+        pairs.append((yaml.ScalarNode(_TAG_STR, key), node))
+    root = yaml.MappingNode(_TAG_MAP, pairs, flow_style=False)
+    return str(yaml.serialize(root, Dumper=_C_DUMPER, allow_unicode=True))
+
+
+#: strings :func:`_plain_dump` writes itself: a letter, digit, ``_`` or ``/``, then
+#: letters, digits, spaces and ``_./+@()—-:`` (no ``': '``, no trailing ``':'``
+#: or space; ASCII but for the em dash)
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_/](?:[A-Za-z0-9 _./+@()\u2014-]|:(?! ))*(?<![ :])\Z")
+#: printable ASCII without spaces, starting with ``[`` or ``{`` (JSON text):
+#: PyYAML single-quotes it
+_FLOW_TEXT = re.compile(r"[\[{][\x21-\x7e]*\Z")
+_RESOLVER: Any = yaml.resolver.Resolver()
+_WIDTH = 80  # PyYAML's default best width: longer lines may be folded at a space
+
+
+def _plain_text(text: str, room: int) -> str | None:
+    """``text`` as PyYAML writes it on a line with ``room`` characters before it:
+    plain, or single-quoted when the plain form would read as another type;
+    single-quoted for :data:`_FLOW_TEXT`; ``None`` outside these or when the
+    line could be folded."""
+    if not _PLAIN_TEXT.match(text):
+        if _FLOW_TEXT.match(text):  # a flow indicator first: never plain, no space to fold at
+            return "'" + text.replace("'", "''") + "'"
+        return None
+    if _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != _TAG_STR:
+        text = f"'{text}'"
+    if room + len(text) > _WIDTH and " " in text:
+        return None
+    return text
+
+
+def _plain_scalar(value: Any, room: int) -> str | None:
+    if value is None:
+        return "null"
+    cls = type(value)
+    if cls is str:
+        return _plain_text(value, room)
+    if cls is bool:
+        return "true" if value else "false"
+    if cls is int:
+        return str(value)
+    return None
+
+
+def _plain_dump(data: dict[str, Any]) -> str | None:
+    """``_dump(data, SafeDumper)`` written directly, or ``None`` outside its domain.
+
+    The domain: a non-empty mapping of keys matching :data:`_C_KEY` to
+    ``None``, bools, ints, strings :func:`_plain_text` takes, and lists of
+    those (each list object once: a second would be an alias).  Each entry
+    is then one ``key: value`` line, or ``key:`` and ``- item`` lines
+    (``key: []`` for an empty list), as the emitter writes block style.
+    """
+    if not data:
+        return None
+    out: list[str] = []
+    lists: set[int] = set()
+    for key, value in data.items():
+        if type(key) is not str or not _C_KEY.match(key):
+            return None
+        name = _plain_text(key, 0)
+        if name is None:
+            return None
+        if type(value) is list:
+            if id(value) in lists:
+                return None
+            lists.add(id(value))
+            if not value:
+                out.append(f"{name}: []\n")
+                continue
+            out.append(f"{name}:\n")
+            for item in value:
+                text = _plain_scalar(item, 2)
+                if text is None:
+                    return None
+                out.append(f"- {text}\n")
+            continue
+        text = _plain_scalar(value, len(name) + 2)
+        if text is None:
+            return None
+        out.append(f"{name}: {text}\n")
+    return "".join(out)
+
+
+def _c_scalar(value: Any) -> yaml.ScalarNode:
+    """The scalar node ``SafeRepresenter`` makes for ``None``, a bool, an int or a str."""
+    if value is None:
+        return yaml.ScalarNode(_TAG_NULL, "null")
+    cls = type(value)
+    if cls is bool:
+        return yaml.ScalarNode(_TAG_BOOL, "true" if value else "false")
+    if cls is int:
+        return yaml.ScalarNode(_TAG_INT, str(value))
+    return yaml.ScalarNode(_TAG_STR, value)
+
+
 #: keys libyaml and PyYAML write alike (long or non-ASCII simple keys differ)
 _C_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 #: characters outside the ones both emitters treat alike: line breaks, controls,

@@ -1,6 +1,8 @@
 """dump_yaml takes libyaml's emitter only where it writes PyYAML's exact bytes.
 
-Differential: ``dump_yaml`` (C emitter inside :func:`_c_emits_alike`'s domain)
+Differential: ``dump_yaml`` (C emitter inside :func:`_c_emits_alike`'s domain,
+fed nodes built by :func:`_c_dump` instead of PyYAML's representer; flat
+short scalars written directly by :func:`_plain_dump`)
 against PyYAML's pure ``SafeDumper`` with the same options, over every
 frontmatter of the test corpora and the examples, the frontmatter fresh
 writes produce for them, and Hypothesis data inside and outside that domain.
@@ -8,6 +10,7 @@ writes produce for them, and Hypothesis data inside and outside that domain.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +21,11 @@ from hypothesis import strategies as st
 
 from sessionkit.adapters.basic_memory import (
     BASIC_MEMORY,
+    _c_dump,
     _c_emits_alike,
     _dump,
     _frontmatter,
+    _plain_dump,
     dump_yaml,
 )
 from sessionkit.document import parse
@@ -121,3 +126,115 @@ def test_outside_the_domain_goes_pure() -> None:
     ):
         assert not _c_emits_alike(data)
         assert dump_yaml(data) == pure(data)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_alike, st.data())
+def test_direct_nodes_dump_as_the_representer(data: dict[str, Any], draw: Any) -> None:
+    """``_c_dump`` (nodes built directly) writes PyYAML's bytes, aliases of a shared list too."""
+    assert _c_dump(data) == pure(data)
+    lists = [v for v in data.values() if type(v) is list]
+    if lists:  # the same list object under a second key: PyYAML writes an anchor and an alias
+        shared = dict(data)
+        shared[draw.draw(_key)] = draw.draw(st.sampled_from(lists))
+        assert _c_dump(shared) == pure(shared)
+
+
+def test_direct_nodes_corner_cases() -> None:
+    shared = ["a", "yes"]
+    for data in (
+        {},
+        {"k": []},
+        {"a": shared, "b": shared, "c": ["a", "yes"]},
+        {"n": None, "t": True, "f": False, "i": -12, "z": 0, "s": "", "q": "null", "o": "0o7"},
+        {"long": "word " * 40, "colon": "a: b", "dash": "- x", "hash": "#c", "tilde": "~"},
+    ):
+        assert _c_emits_alike(data)
+        assert _c_dump(data) == pure(data)
+        assert dump_yaml(data) == pure(data)
+
+
+_plain_chars = st.sampled_from(list("aZ09_/ ./+@()\u2014-:'#,\t\"é?!&*[]{}|>%`~=<"))
+_plain_str = st.one_of(
+    st.text(_plain_chars, max_size=12),
+    st.text(st.sampled_from(list("ab1 ./-:\u2014")), min_size=60, max_size=100),
+    st.lists(
+        st.sampled_from(
+            [
+                *("yes", "No", "null", "~", "1.5", "0x1f", "2024-01-01", "12:30", "true", "a: b"),
+                *("Session", "2024-01-03T11:46:26Z", "bench/sessions/x-y", "-1", "0o7", "1_000"),
+                *("=", "<<", ".inf", "1e3", "a.b.", "x:y", "a  b", "—", "(x)", "a/b", ":x", "x:"),
+            ]
+        ),
+        max_size=8,
+    ).map(" ".join),
+    st.from_regex(r"\A[A-Za-z0-9_/][A-Za-z0-9 _./+@()\u2014:-]{0,90}\Z"),
+    st.from_regex(r"\A[\[{][\x20-\x7f'\"]{0,90}\Z"),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+        max_leaves=6,
+    ).map(lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)),
+)
+_plain_value = st.one_of(_plain_str, st.none(), st.integers(), st.booleans())
+_plain_data = st.dictionaries(
+    _key, st.one_of(_plain_value, st.lists(_plain_value, max_size=4)), max_size=8
+)
+
+
+@settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_plain_data)
+def test_direct_text_is_pyyaml_text(data: dict[str, Any]) -> None:
+    """Where ``_plain_dump`` writes the text itself, it is PyYAML's text."""
+    text = _plain_dump(data)
+    if text is not None:
+        assert text == pure(data)
+    assert dump_yaml(data) == pure(data)
+
+
+def test_direct_text_corner_cases() -> None:
+    shared = ["a"]
+    for data, direct in (
+        ({"title": "Session 2024-01-03 11:46:26 \u2014 batch lock", "n": None}, True),
+        ({"started": "2024-01-03T11:46:26Z", "yes": 1, "t": True, "i": -3}, True),
+        ({"tags": ["session", "auto-capture", "yes", None, 2], "e": []}, True),
+        ({"p": "x" * 95, "q": "a " * 30 + "b"}, True),
+        ({"q": "a " * 40 + "b"}, False),  # could fold at a space
+        ({"a": shared, "b": shared}, False),  # an alias
+        ({"d": "-12"}, False),
+        ({"c": "a: b"}, False),
+        ({"c": "x:"}, False),
+        ({"aiwiki_sessionkit": '{"added":["project"]}', "j": '[1,"it\'s"]'}, True),
+        ({"j": '{"a": 1}'}, False),
+        ({"h": "a #b"}, False),
+        ({"s": "it's"}, False),
+        ({}, False),
+        ({"x" * 65: 1}, False),
+    ):
+        text = _plain_dump(data)
+        assert (text is not None) == direct, data
+        assert dump_yaml(data) == pure(data)
+        if text is not None:
+            assert text == pure(data)
+
+
+@pytest.mark.parametrize("note", NOTES[:40], ids=lambda p: str(p.relative_to(ROOT)))
+def test_fresh_frontmatter_direct_text(note: Path) -> None:
+    try:
+        session = BASIC_MEMORY.read(
+            parse(note.read_text(encoding="utf-8"), f"sessions/{note.name}")
+        )
+    except SessionKitError:
+        return
+    fresh = _frontmatter(session, "sessions", session.project)
+    text = _plain_dump(fresh)
+    if text is not None:
+        assert text == pure(fresh)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_key, st.one_of(_plain_value, st.lists(_plain_value, max_size=2)))
+def test_direct_text_one_entry(key: str, value: Any) -> None:
+    text = _plain_dump({key: value})
+    if text is not None:
+        assert text == pure({key: value})
