@@ -306,8 +306,13 @@ def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
     return list(facts.observations), list(facts.relations)
 
 
-def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
-    """Read an aiwiki page and undo the carriers a conversion put there."""
+def pivot_from_aiwiki(doc: Document, folder: str = "sessions", *, hints: bool = True) -> _Pivot:
+    """Read an aiwiki page and undo the carriers a conversion put there.
+
+    ``hints=False`` leaves :attr:`_Pivot.hints` ``None``: a read-back, whose
+    hints nothing reads (they only help read a Basic Memory note made from
+    this page; :func:`_section_hints` is pure and cannot raise).
+    """
     from ..adapters._aiwiki_parse import read_page
     from ..backends.aiwiki import safe_id7
 
@@ -410,7 +415,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
         layout=layout,
-        hints=_section_hints(doc, layout, read),
+        hints=_section_hints(doc, layout, read) if hints else None,
     )
 
 
@@ -1075,9 +1080,12 @@ def _today() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def _read_pivot(doc: Document, family: str, folder: str, hints: Any = None) -> _Pivot:
+def _read_pivot(
+    doc: Document, family: str, folder: str, hints: Any = None, *, back: bool = False
+) -> _Pivot:
+    """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed)."""
     if family == "aiwiki":
-        return pivot_from_aiwiki(doc, folder)
+        return pivot_from_aiwiki(doc, folder, hints=not back)
     return pivot_from_bm(doc, folder, hints)
 
 
@@ -1261,7 +1269,7 @@ def _convert_doc(
             with contextlib.suppress(FormatError):
                 for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
                     try:
-                        back = _read_pivot(parse(text, key), dst, folder, pivot.hints)
+                        back = _read_pivot(parse(text, key), dst, folder, pivot.hints, back=True)
                     except FormatError:
                         continue
                     if _same_facts(back, pivot, want):
@@ -1272,7 +1280,7 @@ def _convert_doc(
                 key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
             else:
                 key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
-            back = _read_pivot(parse(text, key), dst, folder)
+            back = _read_pivot(parse(text, key), dst, folder, back=True)
         except FormatError:
             if attempt == "carried":
                 raise
