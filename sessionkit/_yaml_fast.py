@@ -135,13 +135,15 @@ def _pair(line: str) -> tuple[str, Any]:
     if colon <= 0:
         return _NO_PAIR
     key = line[:colon]
-    if not _simple_key(key):
+    if not (_keys_ok.get(key) or _simple_key(key)):
         return _NO_PAIR
     if colon + 1 == len(line):
         return key, _LIST
     if line[colon + 1] != " " or colon + 2 == len(line):
         return _NO_PAIR  # "key:x", or "key: " with a trailing blank
-    value = _scalar_memo(line[colon + 2 :])
+    # (no scalar memo: the line memo holds the pair, and lines seen once, such as
+    # ids and titles, are most of what reaches here)
+    value = _scalar(line[colon + 2 :])
     return _NO_PAIR if value is _MISSING else (key, value)
 
 
@@ -155,26 +157,8 @@ def _memo_pair(line: str) -> tuple[str, Any]:
 
 
 def _new_pair(line: str) -> tuple[str, Any] | None:
-    """:func:`_pair` of a line the memo has not seen (``None`` when it is not safe).
-
-    The common case in few steps: a safe line ``key: value`` with a known
-    simple key; its scalar is read without the scalar memo (lines seen once,
-    such as ids and titles, are most of what reaches here).
-    """
-    if not (line.isprintable() if line.isascii() else _UNSAFE.search(line) is None):
-        return None
-    colon = line.find(":")
-    if colon <= 0:
-        return _NO_PAIR
-    key = line[:colon]
-    if not (_keys_ok.get(key) or _simple_key(key)):
-        return _NO_PAIR
-    if colon + 1 == len(line):
-        return key, _LIST
-    if line[colon + 1] != " " or colon + 2 == len(line):
-        return _NO_PAIR  # "key:x", or "key: " with a trailing blank
-    value = _scalar(line[colon + 2 :])
-    return _NO_PAIR if value is _MISSING else (key, value)
+    """:func:`_pair` of a line the memo has not seen (``None`` when it is not safe)."""
+    return _pair(line) if _safe(line) else None
 
 
 def fast_mapping(text: str) -> dict[str, Any] | None:

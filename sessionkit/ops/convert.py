@@ -804,10 +804,7 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
     for title, sec in layout.known.items():
         drop: set[int] = set()
         if title == CHECKPOINTS:
-            for cp in layout.checkpoints:
-                for span in cp.directives:
-                    if span.items:
-                        drop.update(range(span.header + 1, span.items[0].start))
+            drop = _directive_gaps(layout)
             value: Any = session.checkpoints
         else:
             value = getattr(session, LIST_FIELDS[title])
@@ -1209,11 +1206,7 @@ def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
     """
     if layout is None:
         return False
-    drop: set[int] = set()
-    for cp in layout.checkpoints:
-        for span in cp.directives:
-            if span.items:
-                drop.update(range(span.header + 1, span.items[0].start))
+    drop = _directive_gaps(layout)
     if not drop:
         return False
     lines = b.lines
@@ -1226,6 +1219,17 @@ def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
         return _meta_text(a) == _meta_text(b)
     except (SessionKitError, TypeError, ValueError):
         return False
+
+
+def _directive_gaps(layout: Any) -> set[int]:
+    """The lines of an aiwiki page (its ``layout``) between a directive's header and
+    its first item: blank lines the checkpoint entry reader skips."""
+    gaps: set[int] = set()
+    for cp in layout.checkpoints:
+        for span in cp.directives:
+            if span.items:
+                gaps.update(range(span.header + 1, span.items[0].start))
+    return gaps
 
 
 #: a line start followed by whitespace (not an empty line), a backtick, a tilde or ``<``

@@ -130,19 +130,28 @@ def test_aiwiki_shortcuts_agree_with_a_second_read(text: str) -> None:
         assert slow
 
 
+def _written_and_spaced(text: str, data: st.DataObject) -> str | None:
+    """``text`` as the writer writes it, with blank lines added after directive
+    headers and anywhere else (``None`` when the writer does not take it)."""
+    rendered = _render(text)
+    if rendered is None:
+        return None
+    lines = rendered.split("\n")
+    headers = [i for i, line in enumerate(lines) if line.startswith("**")]
+    anywhere = data.draw(st.sets(st.integers(0, len(lines) - 1), max_size=2))
+    chosen = data.draw(st.sets(st.sampled_from(headers))) if headers else set()
+    return _spaced(rendered, chosen | anywhere)
+
+
 @SLOW
 @given(_pages(), st.data())
 def test_spacing_shortcut_agrees_with_a_second_read(text: str, data: st.DataObject) -> None:
     """Pages the writer wrote, with blank lines added: after directive headers
     (the shortcut's case) and anywhere else."""
-    rendered = _render(text)
-    if rendered is None:
+    spaced = _written_and_spaced(text, data)
+    if spaced is None:
         return
-    lines = rendered.split("\n")
-    headers = [i for i, line in enumerate(lines) if line.startswith("**")]
-    anywhere = data.draw(st.sets(st.integers(0, len(lines) - 1), max_size=2))
-    chosen = data.draw(st.sets(st.sampled_from(headers))) if headers else set()
-    quick, slow = _check(_spaced(rendered, chosen | anywhere))
+    quick, slow = _check(spaced)
     if quick:
         assert slow
 

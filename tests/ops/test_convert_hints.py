@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from sessionkit.document import parse
 from sessionkit.ops import convert as C
-from tests.ops.test_convert_faithful import SLOW, _pages, _render, _schema_shape, _spaced
+from tests.ops.test_convert_faithful import SLOW, _pages, _schema_shape, _written_and_spaced
 
 _PATH = "aiwiki/sessions/2024-01-01-abcdef0.md"
 
@@ -54,14 +54,9 @@ def test_hints_read_as_the_section_alone(text: str) -> None:
 @SLOW
 @given(_pages(), st.data())
 def test_hints_of_written_pages_with_blank_lines_added(text: str, data: st.DataObject) -> None:
-    rendered = _render(text)
-    if rendered is None:
-        return
-    lines = rendered.split("\n")
-    headers = [i for i, line in enumerate(lines) if line.startswith("**")]
-    anywhere = data.draw(st.sets(st.integers(0, len(lines) - 1), max_size=2))
-    chosen = data.draw(st.sets(st.sampled_from(headers))) if headers else set()
-    _hints_read_the_long_way(_spaced(rendered, chosen | anywhere))
+    spaced = _written_and_spaced(text, data)
+    if spaced is not None:
+        _hints_read_the_long_way(spaced)
 
 
 def test_the_schema_entry_shape_has_hints_and_the_conversion_uses_them() -> None:
