@@ -131,14 +131,8 @@ def lint_quick(
     if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
         return None
     quick = _quick or _load_quick()
-    facts = quick.quick_facts_bytes(data, path)
-    if facts is None or facts.meta is None or facts.meta.get("schema_id") != "session":
-        return None
-    version = facts.meta.get("schema_version")
-    if type(version) is not int or version not in (1, 2):  # not 2.0, not True
-        return None
-    found: list[Diagnostic] = quick.lint_facts(
-        facts, schema, version if format is None else int(format[-1])
+    found: list[Diagnostic] | None = quick.quick_lint_bytes(
+        data, path, schema, None if format is None else int(format[-1])
     )
     return found
 

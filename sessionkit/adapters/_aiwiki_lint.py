@@ -52,7 +52,15 @@ from ._aiwiki_parse import (
 )
 from ._aiwiki_schema import Schema, builtin_schema
 
-__all__ = ["KNOWN_VERSIONS", "PageFacts", "facts_of", "lint_facts", "lint_page"]
+__all__ = [
+    "KNOWN_VERSIONS",
+    "PageFacts",
+    "facts_of",
+    "lint_facts",
+    "lint_page",
+    "meta_clean",
+    "rules_for",
+]
 
 KNOWN_VERSIONS = (1, 2)
 _first = itemgetter(0)
@@ -197,6 +205,53 @@ _NONE_TYPE = type(None)
 _TEXT_TYPES = frozenset({str, _NONE_TYPE})
 
 
+def _filename_mismatch(
+    pattern: str | None, path: str | None, meta: dict[str, Any]
+) -> tuple[str, dict[str, str | None]] | None:
+    """(file name, placeholder values) when ``path``'s name does not follow ``pattern``."""
+    if not path or not pattern:
+        return None
+    date = meta.get("date_start")
+    if parse_date(date) is None:
+        return None
+    sid = meta.get("session_id")
+    day = str(date)
+    sid7 = str(sid)[:7] if isinstance(sid, str) and sid else None
+    slashed = path.replace("\\", "/")
+    name = slashed[slashed.rfind("/") + 1 :]  # (posixpath.basename)
+    # the common case: every placeholder has a value, the name is a plain string
+    literal = pattern.replace("{date}", day).replace("{date_start}", day)
+    if sid7:
+        literal = literal.replace("{session_id_short}", sid7)
+    if "{" not in literal and "}" not in literal:
+        return None if name == literal else (name, _placeholders(day, sid7))
+    values = _placeholders(day, sid7)
+    parts = _filename_parts(pattern)
+    literal = ""  # the name itself when every placeholder has a value
+    complete = True
+    for part in parts:
+        if part[:1] == "{" and part[-1:] == "}":
+            value = values.get(part[1:-1])
+            if not value:
+                complete = False
+                break
+            literal += value
+        else:
+            literal += part
+    if complete:
+        matches = name == literal
+    else:
+        regex = ""
+        for part in parts:
+            if part[:1] == "{" and part[-1:] == "}":
+                value = values.get(part[1:-1])
+                regex += re.escape(value) if value else r"[^/\\]+"
+            else:
+                regex += re.escape(part)
+        matches = re.fullmatch(regex, name) is not None
+    return None if matches else (name, values)
+
+
 class _Plan:
     """What a schema asks, arranged for a quick "no finding" check of clean pages.
 
@@ -220,6 +275,39 @@ class _Plan:
         self.texts = _getter(texts)
         self.others = [(n, rule) for n, rule in enumerate(schema.keys) if n not in texts]
         self.sections: set[tuple[str, ...]] = set()
+        # what the key rules of the other keys and the date rules read, and for which
+        # values (with their types: 2, 2.0 and True are equal keys) they found nothing
+        self.memo_names = tuple(
+            dict.fromkeys([rule.name for _, rule in self.others] + list(_DATE_RULE_KEYS))
+        )
+        self.clean_values: dict[tuple[Any, ...], bool] = {}
+
+    def meta_clean(self, meta: dict[str, Any]) -> bool:
+        """True when the key rules and the date rules find nothing (False: run them).
+
+        The text keys are checked here; the verdict on the other values is
+        remembered, as their values repeat from page to page.
+        """
+        values = tuple(map(meta.get, self.names))
+        if None in self.required(values) or not _TEXT_TYPES.issuperset(
+            map(type, self.texts(values))
+        ):
+            return False
+        others = tuple(map(meta.get, self.memo_names))
+        key = (others, tuple(map(type, others)))
+        try:
+            clean = self.clean_values.get(key)
+        except TypeError:  # a list value: not remembered
+            return False
+        if clean is None:
+            linter = _MetaLinter(None, _no_line, self.schema, self.schema.version)
+            linter.keys(meta)
+            linter.dates(meta)
+            clean = not linter.found
+            if len(self.clean_values) >= 4096:
+                self.clean_values.clear()
+            self.clean_values[key] = clean
+        return clean
 
     def keys_clean(self, meta: dict[str, Any]) -> bool:
         """True when every key rule is met (False means: run the rules)."""
@@ -258,6 +346,14 @@ class _Plan:
         return True
 
 
+#: the frontmatter keys the date rules (AW014, AW019) read
+_DATE_RULE_KEYS = ("date_start", "date_end", "status")
+
+
+def _no_line(key: str) -> int | None:
+    return None
+
+
 def _placeholders(day: str, sid7: str | None) -> dict[str, str | None]:
     """The values of the filename pattern's placeholders."""
     return {"date": day, "date_start": day, "session_id_short": sid7}
@@ -285,9 +381,18 @@ def _plan(schema: Schema) -> _Plan:
     return plan
 
 
-class _Linter:
-    def __init__(self, facts: PageFacts, schema: Schema, version: int) -> None:
-        self.facts = facts
+class _MetaLinter:
+    """The frontmatter rules (AW002-AW004, AW013, AW014, AW018, AW019) of one page."""
+
+    def __init__(
+        self,
+        path: str | None,
+        key_line: Callable[[str], int | None],
+        schema: Schema,
+        version: int,
+    ) -> None:
+        self.path = path
+        self.key_line = key_line
         self.schema = schema
         self.plan = _plan(schema)
         self.version = version
@@ -302,7 +407,7 @@ class _Linter:
                 severity=severity,
                 line=line,
                 message=message,
-                path=self.facts.path,
+                path=self.path,
                 fixable=fixable,
             )
         )
@@ -314,7 +419,7 @@ class _Linter:
     def keys(self, meta: dict[str, Any]) -> None:
         if self.plan.keys_clean(meta):
             return
-        key_line = self.facts.key_line
+        key_line = self.key_line
         for rule in self.schema.keys:
             name = rule.name
             if name not in meta:
@@ -372,7 +477,7 @@ class _Linter:
                 )
 
     def dates(self, meta: dict[str, Any]) -> None:
-        key_line = self.facts.key_line
+        key_line = self.key_line
         start, end = parse_date(meta.get("date_start")), parse_date(meta.get("date_end"))
         if start and end and end < start:
             self.error(
@@ -398,51 +503,10 @@ class _Linter:
             )
 
     def filename(self, meta: dict[str, Any]) -> None:
-        path, pattern = self.facts.path, self.schema.filename_pattern
-        if not path or not pattern:
-            return
-        date = meta.get("date_start")
-        if parse_date(date) is None:
-            return
-        sid = meta.get("session_id")
-        day = str(date)
-        sid7 = str(sid)[:7] if isinstance(sid, str) and sid else None
-        slashed = path.replace("\\", "/")
-        name = slashed[slashed.rfind("/") + 1 :]  # (posixpath.basename)
-        # the common case: every placeholder has a value, the name is a plain string
-        literal = pattern.replace("{date}", day).replace("{date_start}", day)
-        if sid7:
-            literal = literal.replace("{session_id_short}", sid7)
-        if "{" not in literal and "}" not in literal:
-            if name != literal:
-                self._wrong_filename(name, pattern, _placeholders(day, sid7))
-            return
-        values = _placeholders(day, sid7)
-        parts = _filename_parts(pattern)
-        literal = ""  # the name itself when every placeholder has a value
-        complete = True
-        for part in parts:
-            if part[:1] == "{" and part[-1:] == "}":
-                value = values.get(part[1:-1])
-                if not value:
-                    complete = False
-                    break
-                literal += value
-            else:
-                literal += part
-        if complete:
-            matches = name == literal
-        else:
-            regex = ""
-            for part in parts:
-                if part[:1] == "{" and part[-1:] == "}":
-                    value = values.get(part[1:-1])
-                    regex += re.escape(value) if value else r"[^/\\]+"
-                else:
-                    regex += re.escape(part)
-            matches = re.fullmatch(regex, name) is not None
-        if not matches:
-            self._wrong_filename(name, pattern, values)
+        pattern = self.schema.filename_pattern
+        wrong = _filename_mismatch(pattern, self.path, meta)
+        if wrong is not None and pattern:
+            self._wrong_filename(wrong[0], pattern, wrong[1])
 
     def _wrong_filename(self, name: str, pattern: str, values: dict[str, str | None]) -> None:
         expected = pattern
@@ -450,6 +514,27 @@ class _Linter:
             if value:
                 expected = expected.replace("{" + key + "}", value)
         self.error("AW013", None, f"filename {name!r} does not match {expected!r}")
+
+    def meta(self, meta: dict[str, Any]) -> None:
+        """Every frontmatter rule."""
+        self.keys(meta)
+        self.dates(meta)
+        self.filename(meta)
+        if meta.get("schema_version") == 1 and self.version == 1:
+            self.add(
+                "AW018",
+                Severity.INFO,
+                self.key_line("schema_version"),
+                "schema v1 page: migrate it to v2 (sessionkit migrate)",
+            )
+
+
+class _Linter(_MetaLinter):
+    """Every rule of one page, from its facts."""
+
+    def __init__(self, facts: PageFacts, schema: Schema, version: int) -> None:
+        super().__init__(facts.path, facts.key_line, schema, version)
+        self.facts = facts
 
     # -- body ----------------------------------------------------------------
     def sections(self) -> None:
@@ -585,16 +670,7 @@ class _Linter:
         if facts.problem is not None:
             self.error("AW001", *facts.problem)
         if meta is not None:
-            self.keys(meta)
-            self.dates(meta)
-            self.filename(meta)
-            if meta.get("schema_version") == 1 and self.version == 1:
-                self.add(
-                    "AW018",
-                    Severity.INFO,
-                    facts.key_line("schema_version"),
-                    "schema v1 page: migrate it to v2 (sessionkit migrate)",
-                )
+            self.meta(meta)
         self.sections()
         self.size()
         self.files_touched()
@@ -622,10 +698,32 @@ def lint_facts(
     facts: PageFacts, schema: Schema | None = None, version: int = 2
 ) -> list[Diagnostic]:
     """Every finding for a page's facts (see :func:`lint_page`)."""
-    declared = (_known_version(facts.meta.get("schema_version")) if facts.meta else None) or version
+    schema, declared = rules_for(facts.meta, schema, version)
+    return _Linter(facts, schema, declared).run()
+
+
+def rules_for(
+    meta: dict[str, Any] | None, schema: Schema | None, version: int
+) -> tuple[Schema, int]:
+    """The schema and version :func:`lint_facts` lints a page with this frontmatter by
+    (its own ``schema_version`` first)."""
+    declared = (_known_version(meta.get("schema_version")) if meta else None) or version
     if schema is None or schema.version != declared:
         schema = builtin_schema(declared)
-    return _Linter(facts, schema, declared).run()
+    return schema, declared
+
+
+def meta_clean(meta: dict[str, Any], path: str | None, schema: Schema, version: int) -> bool:
+    """Do the frontmatter rules find nothing in ``meta`` (True), or must they run (False)?
+
+    ``schema`` and ``version`` are those :func:`rules_for` gives.
+    """
+    if version == 1 and meta.get("schema_version") == 1:
+        return False  # AW018
+    return (
+        _plan(schema).meta_clean(meta)
+        and _filename_mismatch(schema.filename_pattern, path, meta) is None
+    )
 
 
 def lint_page(doc: Document, schema: Schema | None = None, version: int = 2) -> list[Diagnostic]:

@@ -23,11 +23,13 @@ from operator import add, is_not, itemgetter
 from typing import Any
 
 from .._yaml_fast import _remember, fast_mapping
+from ..diagnostics import Diagnostic
 from ..document import _CODE_FENCE, atx_heading
-from ._aiwiki_lint import PageFacts, lint_facts
-from ._aiwiki_parse import CHECKPOINT_HEADING, PLACEHOLDER
+from ._aiwiki_lint import PageFacts, lint_facts, meta_clean, parse_timestamp, rules_for
+from ._aiwiki_parse import CHECKPOINT_HEADING, CHECKPOINTS, PLACEHOLDER
+from ._aiwiki_schema import Schema
 
-__all__ = ["lint_facts", "quick_facts", "quick_facts_bytes"]
+__all__ = ["clean_body", "lint_facts", "quick_facts", "quick_facts_bytes", "quick_lint_bytes"]
 
 #: body byte strings the quick scan does not model outside code blocks: indented headings
 _NOT_QUICK = (b"\n #", b"\n  #", b"\n   #")
@@ -334,16 +336,143 @@ def _fm_key_line(frontmatter: str) -> Any:
     return key_line
 
 
-def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
-    """The facts of a plain page read straight off its UTF-8 bytes, or ``None``.
+# -- the clean-page verdict ------------------------------------------------------
+#
+# Most pages lint clean, and most pages of a wiki share their outline.  The body
+# is split at its "##" lines as in _split_body; the outline (the level-2
+# heading lines, and where deeper ones sit) is judged once per schema and
+# remembered: schema sections in the schema's order, each once, the required
+# ones present, nothing deeper under Files touched.  Per page only what differs
+# is checked: the Files touched bullets (all citations with a SHA), the level-3
+# headings under Checkpoints (all "### <Event> at <YYYY-MM-DDTHH:MM:SSZ>", in
+# time order), no stale status, the line caps.  A page that passes has no body
+# finding; any other page is split and linted as before, so the verdict can
+# make a clean page faster but never change a finding.
 
-    ``None`` means the page has something only the general path models
-    (bytes that are not UTF-8, CR line ends, tabs, a BOM, frontmatter the
-    flat reader does not take, indented or inline code fences, HTML blocks,
-    indented headings, prose or indented lines in ``Files touched``,
-    ``Status: consumed`` near an ``(unconsumed)`` header); use
-    :func:`~sessionkit.adapters._aiwiki_lint.facts_of` then.  Otherwise the
-    result equals ``facts_of(parse(data.decode(), path))``.
+#: the key (the heading line after "##") of a checkpoint heading _plain_checkpoint_at
+#: reads: "# ", printable ASCII first, no "#" after it
+_CHECKPOINT_KEY = re.compile(
+    rb"# [!-\"$-~][^\n#]* at [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"
+)
+#: where a page with a clean outline keeps the parts the per-page checks read:
+#: (first and end part index of the checkpoint headings, Files touched part or 0)
+_Outline = tuple[int, int, int]
+_DEEPER = b"#"  # a part whose "##" line is deeper than level 2 (or no heading)
+
+
+class _BodyPlan:
+    """The outlines one schema has judged (see the comment above)."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        # the key of each section's own heading line -> its place in the schema
+        self.places: dict[bytes, int] | None = {}
+        for n, title in enumerate(schema.sections):
+            if not title.isprintable() or atx_heading("## " + title) != (2, title):
+                self.places = None  # a title that does not read back from its own heading
+                break
+            self.places[b" " + title.encode()] = n
+        if not schema.strict_order or not schema.sections:
+            self.places = None
+        self.required = frozenset(schema.required_sections)
+        self.outlines: dict[tuple[bytes, ...], _Outline | None] = {}
+
+    def outline(self, shape: tuple[bytes, ...]) -> _Outline | None:
+        """The parts to check of a body with this outline, or ``None`` when the outline
+        itself has a finding or needs the general scan."""
+        known = self.outlines.get(shape, _UNREAD)
+        if known is _UNREAD:
+            known = self._judge(shape)
+            _remember(self.outlines, shape, known)
+        return known  # type: ignore[no-any-return]
+
+    def _judge(self, shape: tuple[bytes, ...]) -> _Outline | None:
+        places = self.places
+        if places is None:
+            return None
+        sections = self.schema.sections
+        last = -1
+        title = ""
+        seen: set[str] = set()
+        ck_first = ck_end = files = 0
+        for n, key in enumerate(shape, start=1):  # (part n holds the n-th "##" line)
+            if key is _DEEPER:
+                if title == "Files touched":
+                    return None  # (the general scan reads those)
+                if title == CHECKPOINTS:
+                    ck_end = n + 1
+                continue
+            place = places.get(key)
+            if place is None or place <= last:  # unknown, not canonical, twice or out of order
+                return None
+            last = place
+            title = sections[place]
+            seen.add(title)
+            if title == CHECKPOINTS:
+                ck_first = ck_end = n + 1
+            elif title == "Files touched":
+                files = n
+        if not seen or not self.required <= seen:
+            return None
+        return ck_first, ck_end, files
+
+
+#: id(schema) -> its body plan
+_body_plans: dict[int, _BodyPlan] = {}
+
+
+def clean_body(probe: bytes, data: bytes, schema: Schema) -> bool:
+    """Is the body ``probe`` of the plain page ``data`` (see :func:`_front`, no code
+    blocks) free of every body finding of ``schema`` (AW005-AW012, AW015-AW017)?
+
+    ``False`` means only: split the page and run the rules.
+    """
+    plan = _body_plans.get(id(schema))
+    if plan is None or plan.schema is not schema:
+        if len(_body_plans) > 64:
+            _body_plans.clear()
+        plan = _body_plans[id(schema)] = _BodyPlan(schema)
+    parts = probe.split(b"\n##")
+    keys = list(map(_first, map(bytes.partition, parts, repeat(b"\n"))))
+    del keys[0]
+    outline = plan.outline(tuple([_DEEPER if k[:1] == b"#" else k for k in keys]))
+    if outline is None:
+        return False
+    cap, soft = schema.hard_cap, schema.soft_target
+    if cap is not None or soft is not None:
+        nlines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        if (cap is not None and nlines > cap) or (soft is not None and nlines > soft[1]):
+            return False
+    ck_first, ck_end, files = outline
+    if files and not _ALL_CITED_BODY.fullmatch(parts[files].partition(b"\n")[2]):
+        return False
+    if ck_first:
+        own = b"\n".join(parts[ck_first - 1 : ck_end])
+        if own.find(b"unconsumed") >= 0 and _stale_status_possible(own):
+            return False
+        stamps: list[bytes] = []
+        for key in keys[ck_first - 1 : ck_end - 1]:
+            if _CHECKPOINT_KEY.fullmatch(key) is None:
+                return False
+            stamps.append(key[-20:])
+        if len(stamps) > 1 and stamps != sorted(stamps):  # (fixed width: text order is time order)
+            return False
+        for stamp in stamps:
+            if parse_timestamp(stamp.decode()) is None:
+                return False
+    return True
+
+
+_Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]]]
+
+
+def _front(data: bytes) -> _Front | None:
+    """(meta, frontmatter, probe, first line, code blocks) of a plain page, or ``None``.
+
+    ``probe`` is the body with the line break before its first line (so
+    ``b"\n#"`` finds every heading); ``first line`` is the closing fence's
+    line (0-based), the body follows it.  The checks that send a page to the
+    general path before its body is split are done here.
     """
     # (an int for a one-byte search: "b'x' in data" first fails to read b'x' as an int)
     if not data.startswith(b"---\n") or 13 in data or 9 in data:  # CR, tab
@@ -364,9 +493,8 @@ def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
     meta = fast_mapping(frontmatter)
     if meta is None:
         return None
-    # probe: the body with the line break before its first line (so b"\n#" finds every heading)
     probe = data[close + 4 :] if after < size else b"\n"
-    first_line = frontmatter.count("\n") + 1  # the closing fence's line; the body follows it
+    first_line = frontmatter.count("\n") + 1
     blocks: list[tuple[int, int]] = []
     if probe.find(b"```") >= 0 or _has_tildes(probe):
         found_blocks = _code_blocks(probe)
@@ -383,6 +511,12 @@ def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
                 if not blocks or not any(start < at < end for start, end in blocks):
                     return None
                 at = probe.find(pattern, at + 1)
+    return meta, frontmatter, probe, first_line, blocks
+
+
+def _facts(front: _Front, path: str | None) -> PageFacts | None:
+    """The facts of a page :func:`_front` took (``None``: the general path)."""
+    meta, frontmatter, probe, first_line, blocks = front
     found = _scan_body(probe, first_line, blocks) if blocks else _split_body(probe, first_line)
     if found is None:
         return None
@@ -400,6 +534,55 @@ def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
         checkpoints=checkpoints,
         stale_status=[],
     )
+
+
+def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
+    """The facts of a plain page read straight off its UTF-8 bytes, or ``None``.
+
+    ``None`` means the page has something only the general path models
+    (bytes that are not UTF-8, CR line ends, tabs, a BOM, frontmatter the
+    flat reader does not take, indented or inline code fences, HTML blocks,
+    indented headings, prose or indented lines in ``Files touched``,
+    ``Status: consumed`` near an ``(unconsumed)`` header); use
+    :func:`~sessionkit.adapters._aiwiki_lint.facts_of` then.  Otherwise the
+    result equals ``facts_of(parse(data.decode(), path))``.
+    """
+    front = _front(data)
+    return None if front is None else _facts(front, path)
+
+
+def quick_lint_bytes(
+    data: bytes, path: str | None, schema: Schema | None = None, version: int | None = None
+) -> list[Diagnostic] | None:
+    """The lint findings of a plain session page's bytes, or ``None`` for the general path.
+
+    ``None`` also for a page that is not an aiwiki session page of a known
+    ``schema_version``.  ``version`` is the format's version when the caller
+    names one (``None``: the page's own).  A clean page (the common case) is
+    recognised by :func:`clean_body` and the frontmatter rules alone.
+    """
+    front = _front(data)
+    if front is None:
+        return None
+    meta = front[0]
+    if meta.get("schema_id") != "session":
+        return None
+    declared = meta.get("schema_version")
+    if type(declared) is not int or declared not in (1, 2):  # not 2.0, not True
+        return None
+    if version is None:
+        version = declared
+    rules, rules_version = rules_for(meta, schema, version)
+    if (
+        not front[4]
+        and clean_body(front[2], data, rules)
+        and meta_clean(meta, path, rules, rules_version)
+    ):
+        return []
+    facts = _facts(front, path)
+    if facts is None:
+        return None
+    return lint_facts(facts, schema, version)
 
 
 def quick_facts(text: str, path: str | None = None) -> PageFacts | None:

@@ -1,0 +1,322 @@
+"""The clean-page verdict of the quick lint never hides a finding, and clean pages take it.
+
+``quick_lint_bytes`` first asks whether a plain page is clean
+(:func:`clean_body` for the body, :func:`meta_clean` for the frontmatter)
+and answers ``[]`` without splitting the page into facts.  These tests build
+pages that are clean or one small step away from a finding (an outline out
+of order, a checkpoint out of time order, a bullet that is no citation, a
+stale status, a page over the line cap…) and hold ``sessionkit.lint`` to the
+general path's findings on each; and they check that the verdict is what
+clean pages take, so the property is not vacuous.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sessionkit._api as api
+from sessionkit.adapters import _aiwiki_quick as quick
+from sessionkit.adapters._aiwiki_lint import _MetaLinter, _no_line, _plan, meta_clean, rules_for
+from sessionkit.adapters._aiwiki_schema import builtin_schema
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+PATH = "aiwiki/sessions/2026-05-01-abcdef0.md"
+FRONT = (
+    "---\nschema_id: session\nschema_version: 2\nstatus: done\ndate_start: 2026-05-01\n"
+    "date_end: 2026-05-01\nsession_id: abcdef0-1111\nfocus: clean\nlast_commit: 'abc1234'\n---\n"
+)
+
+
+def _general(text: str, path: str = PATH) -> list[Any]:
+    return list(api.lint_general(text, path))
+
+
+def _verdict(text: str, path: str = PATH) -> bool:
+    """Does the quick lint answer from the verdict (without splitting the page)?"""
+    data = text.encode()
+    front = quick._front(data)
+    if front is None or front[4]:
+        return False
+    rules, version = rules_for(front[0], None, 2)
+    return quick.clean_body(front[2], data, rules) and meta_clean(front[0], path, rules, version)
+
+
+def _check(text: str, path: str = PATH) -> bool:
+    found = api.lint(text, path)
+    assert found == _general(text, path)
+    verdict = _verdict(text, path)
+    if verdict:
+        assert found == []
+    return verdict
+
+
+CLEAN_BODY = """
+## Checkpoints
+
+### PreCompact at 2026-05-01T10:00:00Z
+
+**Dream directive (consumed at 2026-05-01T12:00:00Z):**
+
+- Scope: `aiwiki/raw/`
+- Status: consumed
+
+---
+
+### Stop at 2026-05-01T11:00:00Z
+
+## Files touched
+
+- `src/a.py:1-20@abc1234` — the reader
+- `src/b.py@abcdef1`
+
+## Decisions made
+
+- [[adr-0001]] one model
+
+## Next steps
+
+- Ship it
+"""
+
+
+def test_a_clean_page_takes_the_verdict() -> None:
+    assert _check(FRONT + CLEAN_BODY)
+
+
+def test_the_verdict_does_not_split_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean page is answered without the facts (so its speed is the verdict's)."""
+
+    def no_facts(*args: object) -> None:
+        raise AssertionError("the clean page was split")
+
+    monkeypatch.setattr(quick, "_facts", no_facts)
+    assert api.lint(FRONT + CLEAN_BODY, PATH) == []
+
+
+def test_the_benchmark_corpus_takes_the_verdict(tmp_path: Path) -> None:
+    from _corpus import write_corpus
+
+    paths = write_corpus(tmp_path, "v2", 40)
+    assert all(_check(p.read_text("utf-8"), str(p)) for p in paths)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("## Decisions made", "## Decisions  made"),  # unknown section (AW006)
+        ("## Next steps", "## Files touched"),  # twice (AW007)
+        ("## Decisions made\n", "## Decisions made\n\n## Checkpoints\n"),  # out of order
+        ("## Next steps", "## Next steps ##"),  # not canonical: the general scan
+        ("T11:00:00Z", "T09:00:00Z"),  # checkpoints out of time order (AW016)
+        ("T11:00:00Z", "T25:00:00Z"),  # not a time (AW015)
+        ("### Stop at", "### Stop  at"),  # still a good heading, not the plain shape
+        ("### Stop at 2026-05-01T11:00:00Z", "### Stop"),  # bad checkpoint heading
+        ("### Stop at", "#### Stop at"),  # deeper heading under Checkpoints
+        ("### Stop at", "### \u00a0 at"),  # an event that strips away (AW015)
+        ("### Stop at", "### Stop\u00a0at"),  # no " at " (AW015)
+        ("- `src/b.py@abcdef1`", "- src/b.py"),  # not a citation (AW011)
+        ("- `src/b.py@abcdef1`", "- `src/b.py:3`"),  # no SHA (AW012)
+        ("- `src/b.py@abcdef1`", "### sub"),  # a heading in Files touched
+        ("(consumed at 2026-05-01T12:00:00Z)", "(unconsumed)"),  # stale status (AW017)
+        ("- Ship it", "- Ship it" + "\n" * 300),  # over the soft target (AW010)
+        ("- Ship it", "- Ship it" + "\n" * 500),  # over the hard cap (AW009)
+        ("## Next steps", "##"),  # an empty level-2 heading
+        ("## Next steps", "##x"),  # not a heading
+        ("## Checkpoints\n", "## Checkpoints\n```\n## Next steps\n```\n"),  # code block
+    ],
+)
+def test_one_step_from_clean(old: str, new: str) -> None:
+    text = FRONT + CLEAN_BODY
+    assert old in text
+    _check(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("status: done\n", "status: active\n"),  # active with date_end (AW019)
+        ("date_end: 2026-05-01\n", ""),  # done without date_end (AW019)
+        ("date_end: 2026-05-01", "date_end: 2026-04-30"),  # before date_start (AW014)
+        ("focus: clean\n", ""),  # a required key missing (AW002)
+        ("focus: clean", "focus: 12"),  # not a string (AW003)
+        ("schema_version: 2", "schema_version: 1"),  # a v1 page (AW018 and v1 rules)
+        ("session_id: abcdef0-1111", "session_id: 1234567-1111"),  # the file name (AW013)
+        ("status: done", "status: wip"),  # not in the enum (AW003)
+    ],
+)
+def test_frontmatter_one_step_from_clean(old: str, new: str) -> None:
+    text = FRONT + CLEAN_BODY
+    assert old in text
+    changed = text.replace(old, new, 1)
+    assert api.lint(changed, PATH) != []
+    assert not _check(changed)
+
+
+def test_a_schema_without_strict_order_has_no_verdict() -> None:
+    import attrs
+
+    text = FRONT + CLEAN_BODY
+    schema = builtin_schema(2)
+    loose = attrs.evolve(schema, strict_order=False)
+    data = text.encode()
+    front = quick._front(data)
+    assert front is not None
+    assert quick.clean_body(front[2], data, schema)
+    assert not quick.clean_body(front[2], data, loose)
+    assert api.lint(text, PATH, schema=loose) == list(api.lint_general(text, PATH, schema=loose))
+
+
+# -- generated pages one or two steps from clean -------------------------------------
+
+_SECTION_LINES: dict[str, list[str]] = {
+    "Checkpoints": [
+        "",
+        "### PreCompact at 2026-05-01T10:00:00Z",
+        "### Stop at 2026-05-01T11:00:00Z",
+        "### Stop at 2026-05-01T09:59:59Z",
+        "### Stop at 2026-02-30T10:00:00Z",
+        "### \u00a0 at 2026-05-01T12:00:00Z",
+        "### x at 2026-05-01T12:00:00Z",
+        "### é at 2026-05-01T12:00:00Z",
+        "### Stop at 2026-05-01T12:00:00+00:00",
+        "### Stop at 2026-05-01T12:00:00Z ",
+        "###  Stop at 2026-05-01T12:00:00Z",
+        "### Stop # at 2026-05-01T12:00:00Z",
+        "#### deeper",
+        "##x",
+        "**Dream directive (consumed at 2026-05-01T12:00:00Z):**",
+        "**Dream directive (unconsumed):**",
+        "- Status: consumed",
+        "- status:consumed",
+        "- Scope: `aiwiki/raw/`",
+        "---",
+    ],
+    "Files touched": [
+        "",
+        "- `src/a.py:1-20@abc1234` — the reader",
+        "- `src/b.py@abcdef1`",
+        "* `c.py:3@ABCDEF12`",
+        "- `src/a.py:01@abc1234`",
+        "- `src/a.py:1-@abc1234`",
+        "- `src/a b.py@abc1234`",
+        "- `src/a.py@abc`",
+        "- `src/a.py`",
+        "- src/a.py",
+        "  - nested",
+        "### sub",
+        "(filled by /wrap)",
+    ],
+    "other": [
+        "",
+        "- a bullet",
+        "### a level-3 heading",
+        "####### seven",
+        "# one",
+        "##x",
+        "text with ## inside",
+        "Status: consumed",
+    ],
+}
+_TITLES = list(builtin_schema(2).sections)
+
+
+@st.composite
+def _sections(draw: st.DrawFn) -> str:
+    titles = draw(st.lists(st.sampled_from(_TITLES), min_size=0, max_size=7))
+    if draw(st.integers(0, 3)):  # mostly in the schema's order, each once
+        titles = sorted(set(titles), key=_TITLES.index)
+    parts = []
+    for title in titles:
+        pool = _SECTION_LINES.get(title, _SECTION_LINES["other"])
+        heading = draw(st.sampled_from([f"## {title}"] * 6 + [f"## {title} ", "## Extra"]))
+        good = pool[: 3 if title != "other" else 2]
+        lines = draw(st.lists(st.sampled_from(pool if draw(st.integers(0, 2)) == 0 else good)))
+        parts.append("\n".join([heading, *lines]))
+    return "\n" + "\n\n".join(parts) + draw(st.sampled_from(["\n", "", "\n" * 190, "\n" * 420]))
+
+
+_FRONTS = st.sampled_from(
+    [
+        FRONT,
+        FRONT.replace("status: done\n", "status: active\n").replace("date_end: 2026-05-01\n", ""),
+        FRONT.replace("date_end: 2026-05-01\n", "date_end: 2026-05-03\n"),
+        FRONT.replace("status: done\n", "status: active\n"),
+        FRONT.replace("schema_version: 2\n", "schema_version: 1\n"),
+        FRONT.replace("focus: clean\n", "focus: ~\n"),
+        FRONT.replace("last_commit: 'abc1234'\n", "tags:\n  - a\n"),
+    ]
+)
+
+
+@settings(max_examples=700, deadline=None)
+@given(_FRONTS, _sections())
+def test_generated_near_clean_pages(front: str, body: str) -> None:
+    _check(front + body)
+
+
+def test_the_generator_reaches_the_verdict() -> None:
+    """The property above is not vacuous: many generated pages take the verdict."""
+    taken = 0
+
+    @settings(max_examples=200, deadline=None, database=None)
+    @given(_sections())
+    def count(body: str) -> None:
+        nonlocal taken
+        taken += _check(FRONT + body)
+
+    count()
+    assert taken >= 20
+
+
+# -- the frontmatter verdict's memo ----------------------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1, 3),
+    st.floats(allow_nan=False, min_value=0, max_value=3),
+    st.sampled_from(["session", "active", "done", "wip", "2026-05-01", "2026-04-30", "x"]),
+    st.lists(st.sampled_from(["a"]), max_size=1),
+)
+_NAMES = st.sampled_from([rule.name for rule in builtin_schema(2).keys])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.dictionaries(_NAMES, _VALUES), st.sampled_from([1, 2]))
+def test_frontmatter_verdict_never_hides_a_finding(meta: dict[str, Any], version: int) -> None:
+    """Across examples the memo sees 1, 1.0 and True (equal keys): it must tell them apart."""
+    schema = builtin_schema(version)
+    linter = _MetaLinter(None, _no_line, schema, version)
+    plan = _plan(schema)
+    saved = plan.keys_clean
+    plan.keys_clean = lambda meta: False  # type: ignore[method-assign]
+    try:
+        linter.keys(meta)
+        linter.dates(meta)
+    finally:
+        plan.keys_clean = saved  # type: ignore[method-assign]
+    if plan.meta_clean(meta):
+        assert linter.found == []
+
+
+def test_frontmatter_verdict_tells_equal_values_of_other_types_apart() -> None:
+    plan = _plan(builtin_schema(2))
+    base = {
+        "schema_id": "session",
+        "status": "active",
+        "date_start": "2026-05-01",
+        "focus": "x",
+    }
+    assert plan.meta_clean({**base, "schema_version": 2})
+    assert not plan.meta_clean({**base, "schema_version": 2.0})
+    assert not plan.meta_clean({**base, "schema_version": True})
+    assert plan.meta_clean({**base, "schema_version": 1})
+    assert not plan.meta_clean({**base, "schema_version": True, "date_end": ["a"]})
