@@ -275,26 +275,20 @@ class _Plan:
         self.texts = _getter(texts)
         self.others = [(n, rule) for n, rule in enumerate(schema.keys) if n not in texts]
         self.sections: set[tuple[str, ...]] = set()
-        # what the key rules of the other keys and the date rules read, and for which
-        # values (with their types: 2, 2.0 and True are equal keys) they found nothing
-        self.memo_names = tuple(
-            dict.fromkeys([rule.name for _, rule in self.others] + list(_DATE_RULE_KEYS))
+        # what the key rules and the date rules read: the values of every key but the
+        # text ones, and the types of all (2, 2.0 and True are equal values); for which
+        # of these they found nothing is remembered, as they repeat from page to page
+        self.memo_names = tuple(dict.fromkeys(names + _DATE_RULE_KEYS))
+        text_names = {names[n] for n in texts}
+        self.memo_values = _getter(
+            [n for n, name in enumerate(self.memo_names) if name not in text_names]
         )
         self.clean_values: dict[tuple[Any, ...], bool] = {}
 
     def meta_clean(self, meta: dict[str, Any]) -> bool:
-        """True when the key rules and the date rules find nothing (False: run them).
-
-        The text keys are checked here; the verdict on the other values is
-        remembered, as their values repeat from page to page.
-        """
-        values = tuple(map(meta.get, self.names))
-        if None in self.required(values) or not _TEXT_TYPES.issuperset(
-            map(type, self.texts(values))
-        ):
-            return False
-        others = tuple(map(meta.get, self.memo_names))
-        key = (others, tuple(map(type, others)))
+        """True when the key rules and the date rules find nothing (False: run them)."""
+        values = tuple(map(meta.get, self.memo_names))
+        key = (self.memo_values(values), tuple(map(type, values)))
         try:
             clean = self.clean_values.get(key)
         except TypeError:  # a list value: not remembered

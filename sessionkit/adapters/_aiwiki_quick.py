@@ -41,8 +41,10 @@ _PLACEHOLDER = PLACEHOLDER.encode()
 #: a Files touched line that is a bullet holding a backticked citation with a SHA whose
 #: path is printable ASCII without ':', '@' or '`' (``citation_state`` reads its item
 #: as 2, so the general check passes it); possessive, so no backtracking
+#: (the path's class spelled as ranges of what it allows, and the line number's
+#: usual first digit first: sre matches both faster)
 _CITED = (
-    rb"[-*+] ++`[^\x00-\x20\x7f-\xff`:@]++(?::(?:0|[1-9][0-9]*+)(?:-(?:0|[1-9][0-9]*+))?+)?+"
+    rb"[-*+] ++`[!-9;-?A-_a-~]++(?::(?:[1-9][0-9]*+|0)(?:-(?:[1-9][0-9]*+|0))?+)?+"
     rb"@[0-9a-fA-F]{4,40}+`(?: [^\n]*+)?+"
 )
 #: a Files touched body of such lines and empty ones
