@@ -85,22 +85,26 @@ def lint_data(data: bytes, path: str, limit: int, schema: Schema | None = None) 
     return found
 
 
+#: the first read of a local note: most notes fit, and a note that fits needs no fstat
+_FIRST_READ = 1 << 16
+
+
 def lint_file(path: str, limit: int, schema: Schema | None = None) -> list[Diagnostic]:
-    """Findings for a local file (its size is checked before it is read).
+    """Findings for a local file (a file over the limit is not read past its first 64 KiB).
 
     Raises:
         OSError: the file cannot be read.
     """
     fd = os.open(path, _READ_FLAGS)
     try:
-        size = os.fstat(fd).st_size
-        if size > limit:
-            return [too_big(path, size, limit)]
-        data = os.read(fd, size + 1)  # one read for a file that does not change
-        if len(data) > size:  # it grew after fstat: read on, up to just past the limit
+        data = os.read(fd, _FIRST_READ)
+        if len(data) == _FIRST_READ:  # maybe more: its size before reading on
+            size = os.fstat(fd).st_size
+            if size > limit:
+                return [too_big(path, size, limit)]
             parts, total = [data], len(data)
-            while total <= limit:
-                chunk = os.read(fd, 1 << 20)
+            while total <= limit:  # (up to just past the limit, should it grow meanwhile)
+                chunk = os.read(fd, max(size + 1 - total, 1 << 20))
                 if not chunk:
                     break
                 parts.append(chunk)

@@ -218,3 +218,21 @@ def test_lint_many_equals_serial_lint(tmp_path: Path) -> None:
     assert serial[-2][0].code == "AW001"
     tiny = list(lint_many(items, limit=10, jobs=2))
     assert all(found[0].code == "SK002" for found in tiny[:-2])
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, 3 << 20])
+def test_lint_file_reads_whole_files_and_stops_at_the_limit(tmp_path: Path, size: int) -> None:
+    """Files below, at and past the first read's 64 KiB are read whole (their findings
+    are those of their bytes); past the limit, the finding gives the file's size."""
+    from sessionkit.ops.lint import lint_data, lint_file
+
+    page = tmp_path / "2026-05-01-abcdef0.md"
+    body = b"---\nschema_id: session\nschema_version: 2\n---\n\n## Next steps\n"
+    data = (body + b"x\n" * size)[: max(size, len(body))] if size else b""  # (lines: AW009 counts)
+    page.write_bytes(data)
+    limit = 8 << 20
+    assert lint_file(str(page), limit) == lint_data(data, str(page), limit)
+    small = lint_file(str(page), len(data) - 1) if data else []
+    if data:
+        assert [d.code for d in small] == ["SK002"]
+        assert f"note is {len(data)} bytes" in small[0].message
