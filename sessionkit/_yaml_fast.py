@@ -19,6 +19,12 @@ such text (the same resolution: ``~``/``null``/empty to None, ``true``/
 other scalar a string), and ``None`` for anything else, which then goes to
 the full strict loader.  ``tests/test_yaml_fastpath.py`` checks the two
 against each other with Hypothesis.
+
+Lines are remembered (``_pairs``: the simple ``key: value`` lines; ``_odd_pairs``:
+the others), as frontmatter repeats them page after page.  The lines of a page
+not yet remembered are read together by one regex (``_NEW_LINES``) when they are
+plainly ``key: string`` (ids, titles, dates, quoted hashes), else line by line
+(``tests/test_yaml_fast_newlines.py`` checks the one against the other).
 """
 
 from __future__ import annotations
@@ -126,7 +132,10 @@ def _safe(text: str) -> bool:
 
 _NO_PAIR: tuple[str, Any] = ("", None)
 _LIST = object()  # the value of "key:" (a block list or null follows)
+#: line -> (key, value) of the lines that are a simple "key: value" (all of them safe)
 _pairs: dict[str, tuple[str, Any]] = {}
+#: line -> _NO_PAIR or (key, _LIST) of the other safe lines
+_odd_pairs: dict[str, tuple[str, Any]] = {}
 
 
 def _pair(line: str) -> tuple[str, Any]:
@@ -148,12 +157,20 @@ def _pair(line: str) -> tuple[str, Any]:
 
 
 def _memo_pair(line: str) -> tuple[str, Any]:
-    """:func:`_pair` of a line already known to be safe, through the memo."""
-    pair = _pairs.get(line)
+    """:func:`_pair` of a line already known to be safe, through the memos."""
+    pair = _pairs.get(line) or _odd_pairs.get(line)
     if pair is None:
         pair = _pair(line)
-        _remember(_pairs, line, pair)
+        _keep(line, pair)
     return pair
+
+
+def _keep(line: str, pair: tuple[str, Any]) -> None:
+    """Remember the pair of a safe line in the memo it belongs to."""
+    if pair is _NO_PAIR or pair[1] is _LIST:
+        _remember(_odd_pairs, line, pair)
+    else:
+        _remember(_pairs, line, pair)
 
 
 def _new_pair(line: str) -> tuple[str, Any] | None:
@@ -161,34 +178,67 @@ def _new_pair(line: str) -> tuple[str, Any] | None:
     return _pair(line) if _safe(line) else None
 
 
+# A line whose pair is plainly a key and a string, matched in one pass for all the
+# new lines of a page (a superset of the bool and null words is left to _pair)
+_NOT_WORD = "(?![tTfFnN](?:rue|RUE|alse|ALSE|ull|ULL)"
+_TEXT = "[A-Za-z0-9 _./,()+-]"
+_NEW_LINES = re.compile(
+    # a simple key that is not a bool or null word
+    rf"^{_NOT_WORD}:)([A-Za-z_][A-Za-z0-9_-]*): '?("
+    # a single-quoted scalar without quotes inside: its inner text
+    rf"(?<='){_TEXT}*(?=')"
+    # or a plain scalar that is a string: starting with a letter (not a bool or null
+    # word) or with digits then a letter, "_" or "-" (never an int or a float),
+    # no character that could mean anything else, no trailing blank
+    rf"|(?<= ){_NOT_WORD}$)(?:[A-Za-z]|[0-9]+[A-Za-z_-]){_TEXT}*(?<! )$"
+    r")'?$",
+    re.MULTILINE,
+)
+
+
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
     lines = text.split("\n")
     if not lines[-1]:
         del lines[-1]
-    # the most common shape, every line "key: value": looked up line by line in C;
-    # a line in the memo passed _safe before, the others are checked here
+    # the most common shape, every line "key: value": looked up in C; a line in the
+    # memo passed _safe before; the new ones are read here, all in one regex pass
+    new = set(lines).difference(_pairs)
+    if new:
+        found = _NEW_LINES.findall("\n".join(new))
+        if len(found) != len(new) or len(_pairs) + len(new) > _MEMO_LIMIT:
+            return _read_new(text, lines)
+        _pairs.update(zip(new, found, strict=True))
+    # (itemgetter of one key gives the pair itself, not a tuple of pairs)
+    pairs: Any = itemgetter(*lines)(_pairs) if len(lines) > 1 else list(map(_pairs.get, lines))
+    result = dict(pairs)
+    return result if len(result) == len(lines) else None  # (a key twice: the full loader)
+
+
+def _read_new(text: str, lines: list[str]) -> dict[str, Any] | None:
+    """:func:`fast_mapping` for pages with lines the one-pass reader leaves: line by line."""
     pairs: list[Any] = list(map(_pairs.get, lines))
     missed = pairs.count(None)
-    if missed:
-        if len(_pairs) + missed > _MEMO_LIMIT:  # (a full memo starts again: see _remember)
-            _pairs.clear()
-        memo = _pairs if missed <= _MEMO_LIMIT else {}  # (the memo stays bounded)
-        at = 0
-        for _ in range(missed):
-            at = pairs.index(None, at)
-            line = lines[at]
+    if len(_pairs) + missed > _MEMO_LIMIT:  # (a full memo starts again: see _remember)
+        _pairs.clear()
+    memo = _pairs if missed <= _MEMO_LIMIT else {}  # (the memo stays bounded)
+    at = 0
+    for _ in range(missed):
+        at = pairs.index(None, at)
+        line = lines[at]
+        pair = _odd_pairs.get(line)
+        if pair is None:
             pair = _new_pair(line)
             if pair is None:
                 return None
+            if pair is _NO_PAIR or pair[1] is _LIST:
+                _remember(_odd_pairs, line, pair)
+                return _general_mapping(text)
             pairs[at] = memo[line] = pair
-    if lines and _NO_PAIR not in pairs and _LIST not in map(_value, pairs):
-        result = dict(pairs)
-        return result if len(result) == len(pairs) else None  # (a key twice: the full loader)
-    return _general_mapping(text)
-
-
-_value = itemgetter(1)
+        else:
+            return _general_mapping(text)
+    result = dict(pairs)
+    return result if len(result) == len(pairs) else None
 
 
 def _general_mapping(text: str) -> dict[str, Any] | None:
