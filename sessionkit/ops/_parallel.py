@@ -83,10 +83,7 @@ def ordered_map(
         for item in head:
             yield func(item)
         return
-    size = chunk_size
-    if len(head) < size * workers:  # short input: give every worker a share
-        size = max(1, -(-len(head) // workers))
-    chunks = _chunked(itertools.chain(head, it), size)
+    chunks = _chunks(itertools.chain(head, it), chunk_size, workers)
     del head
     in_flight = workers * 3
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -105,9 +102,20 @@ def ordered_map(
                 pending.append(pool.submit(_run_chunk, func, nxt))
 
 
-def _chunked(it: Iterator[T], size: int) -> Iterator[list[T]]:
-    while True:
-        chunk = list(itertools.islice(it, size))
-        if not chunk:
+def _chunks(it: Iterator[T], size: int, workers: int) -> Iterator[list[T]]:
+    """Chunks of ``size`` items, and smaller ones at the end of the input.
+
+    A lookahead of two chunks per worker tells when the input is about to
+    end; what is left then goes out in ``2 * workers`` equal chunks, so that
+    no worker is left with a whole chunk while the others wait.
+    """
+    window = size * workers * 2
+    ahead: deque[T] = deque(itertools.islice(it, window))
+    while ahead:
+        if len(ahead) < window:  # the input has ended: share out the rest
+            share = -(-len(ahead) // (2 * workers))
+            while ahead:
+                yield [ahead.popleft() for _ in range(min(share, len(ahead)))]
             return
-        yield chunk
+        yield [ahead.popleft() for _ in range(size)]
+        ahead.extend(itertools.islice(it, size))

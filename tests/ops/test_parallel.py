@@ -236,3 +236,20 @@ def test_lint_file_reads_whole_files_and_stops_at_the_limit(tmp_path: Path, size
     if data:
         assert [d.code for d in small] == ["SK002"]
         assert f"note is {len(data)} bytes" in small[0].message
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 399, 400, 401, 1000, 2345])
+@pytest.mark.parametrize("workers", [2, 3])
+def test_chunks_share_out_the_tail(n: int, workers: int) -> None:
+    """Full chunks while more input follows, then ``2 * workers`` near-equal ones."""
+    from sessionkit.ops._parallel import _chunks
+
+    chunks = list(_chunks(iter(range(n)), 100, workers))
+    assert [x for chunk in chunks for x in chunk] == list(range(n))
+    assert all(0 < len(chunk) <= 100 for chunk in chunks)
+    tail = len(chunks) if n < 100 * workers * 2 else 2 * workers
+    sizes = [len(chunk) for chunk in chunks[-tail:]] if n else []
+    assert all(size == sizes[0] for size in sizes[:-1]) and sizes[-1:] <= sizes[:1]
+    full = chunks[: len(chunks) - tail]
+    assert all(len(chunk) == 100 for chunk in full)
+    assert len(chunks[-tail:]) <= 2 * workers
