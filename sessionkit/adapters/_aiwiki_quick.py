@@ -351,10 +351,15 @@ def _fm_key_line(frontmatter: str) -> Any:
 # finding; any other page is split and linted as before, so the verdict can
 # make a clean page faster but never change a finding.
 
-#: the key (the heading line after "##") of a checkpoint heading _plain_checkpoint_at
-#: reads: "# ", printable ASCII first, no "#" after it
-_CHECKPOINT_KEY = re.compile(
-    rb"# [!-\"$-~][^\n#]* at [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"
+#: the keys (the heading lines after "##", one per line) of checkpoint headings
+#: _plain_checkpoint_at reads ("# ", printable ASCII first, no "#" after it), each
+#: giving its timestamp; the time and the day are checked here as far as a pattern
+#: can (days 29-31 are checked against the calendar by parse_timestamp)
+_CHECKPOINT_KEYS = re.compile(
+    rb"^# [!-\"$-~][^\n#]* at ("
+    rb"(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    rb"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$",
+    re.MULTILINE,
 )
 #: where a page with a clean outline keeps the parts the per-page checks read:
 #: (first and end part index of the checkpoint headings, Files touched part or 0)
@@ -449,19 +454,20 @@ def clean_body(probe: bytes, data: bytes, schema: Schema) -> bool:
     if files and not _ALL_CITED_BODY.fullmatch(parts[files].partition(b"\n")[2]):
         return False
     if ck_first:
-        own = b"\n".join(parts[ck_first - 1 : ck_end])
-        if own.find(b"unconsumed") >= 0 and _stale_status_possible(own):
-            return False
-        stamps: list[bytes] = []
-        for key in keys[ck_first - 1 : ck_end - 1]:
-            if _CHECKPOINT_KEY.fullmatch(key) is None:
+        if probe.find(b"unconsumed") >= 0:
+            own = b"\n".join(parts[ck_first - 1 : ck_end])
+            if _stale_status_possible(own):
                 return False
-            stamps.append(key[-20:])
-        if len(stamps) > 1 and stamps != sorted(stamps):  # (fixed width: text order is time order)
-            return False
-        for stamp in stamps:
-            if parse_timestamp(stamp.decode()) is None:
+        heads = keys[ck_first - 1 : ck_end - 1]
+        if heads:
+            stamps = _CHECKPOINT_KEYS.findall(b"\n".join(heads))
+            if len(stamps) != len(heads):
+                return False  # (a heading of another shape, or a time that is none)
+            if len(stamps) > 1 and stamps != sorted(stamps):  # (text order is time order)
                 return False
+            for stamp in stamps:
+                if stamp[8:10] > b"28" and parse_timestamp(stamp.decode()) is None:
+                    return False
     return True
 
 

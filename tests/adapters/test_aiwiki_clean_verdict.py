@@ -117,6 +117,10 @@ def test_the_benchmark_corpus_takes_the_verdict(tmp_path: Path) -> None:
         ("## Next steps", "## Next steps ##"),  # not canonical: the general scan
         ("T11:00:00Z", "T09:00:00Z"),  # checkpoints out of time order (AW016)
         ("T11:00:00Z", "T25:00:00Z"),  # not a time (AW015)
+        ("T11:00:00Z", "T11:60:00Z"),  # not a time (AW015)
+        ("2026-05-01T10:00:00Z", "2026-02-30T10:00:00Z"),  # not a day (AW015)
+        ("2026-05-01T10:00:00Z", "2024-02-29T10:00:00Z"),  # a leap day (clean)
+        ("2026-05-01T10:00:00Z", "0000-01-01T10:00:00Z"),  # not a year (AW015)
         ("### Stop at", "### Stop  at"),  # still a good heading, not the plain shape
         ("### Stop at 2026-05-01T11:00:00Z", "### Stop"),  # bad checkpoint heading
         ("### Stop at", "#### Stop at"),  # deeper heading under Checkpoints
