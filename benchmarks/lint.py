@@ -2,7 +2,11 @@
 
 Generates N v2 session pages (``benchmarks/_corpus.py``, deterministic, ~2.5 KB
 with checkpoints, directives and citations) in a folder, then in the same
-process, alternating the order, for several rounds:
+process, for several rounds, times three passes over all of them.  The
+``--jobs 1`` pass and python-frontmatter's take turns slice by slice
+(``--slice`` pages, the first of each pair alternating), so that both meet the
+same moments of a shared machine, whose speed can drift by a third within a
+minute; the ``--jobs 2`` pass runs whole, first or last in turn:
 
 * **sessionkit, 1 job**: ``sessionkit.ops.lint.lint_many`` over the files with
   ``jobs=1`` (what ``sessionkit lint DIR --jobs 1`` does: read, decode, detect
@@ -31,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -62,6 +67,13 @@ def run_frontmatter(paths: list[str]) -> int:
     return keys
 
 
+def _timed(run: Any, *args: Any) -> float:
+    """Seconds one call of ``run(*args)`` takes."""
+    start = time.perf_counter()
+    run(*args)
+    return time.perf_counter() - start
+
+
 def rss_child(folder: str) -> int:
     """Run ``sessionkit lint FOLDER --jobs 1`` in a subprocess; its peak RSS in KB."""
     code = "import sys; from sessionkit.cli import main; sys.exit(main(sys.argv))"
@@ -81,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=2000, help="number of v2 pages")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds")
+    ap.add_argument(
+        "--slice",
+        type=int,
+        default=500,
+        help="pages per turn when --jobs 1 and python-frontmatter alternate",
+    )
     ap.add_argument(
         "--rss-sizes",
         default="10000,100000",
@@ -116,19 +134,27 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the corpus should lint clean; {findings} findings")
     names = ["sessionkit --jobs 1", "sessionkit --jobs 2", "python-frontmatter"]
     rates: dict[str, list[float]] = {n: [] for n in names}
+    slices = [paths[at : at + args.slice] for at in range(0, len(paths), args.slice)]
     for rnd in range(args.rounds):
-        order = names[rnd % 3 :] + names[: rnd % 3]
-        for name in order:
-            start = time.perf_counter()
-            if name == "python-frontmatter":
-                run_frontmatter(paths)
-            else:
-                run_sessionkit(paths, int(name[-1]))
-            elapsed = time.perf_counter() - start
-            rates[name].append(args.size / elapsed)
+        elapsed = dict.fromkeys(names, 0.0)
+        if rnd % 2:  # the --jobs 2 pass first in odd rounds, last in even ones
+            elapsed["sessionkit --jobs 2"] = _timed(run_sessionkit, paths, 2)
+        # --jobs 1 and python-frontmatter slice by slice, in turns, so that both
+        # meet the same moments of a shared machine
+        for n, part in enumerate(slices):
+            pair = [("sessionkit --jobs 1", 1), ("python-frontmatter", 0)]
+            for name, jobs in pair if (n + rnd) % 2 == 0 else pair[::-1]:
+                if jobs:
+                    elapsed[name] += _timed(run_sessionkit, part, jobs)
+                else:
+                    elapsed[name] += _timed(run_frontmatter, part)
+        if not rnd % 2:
+            elapsed["sessionkit --jobs 2"] = _timed(run_sessionkit, paths, 2)
+        for name in names:
+            rates[name].append(args.size / elapsed[name])
             print(
-                f"  round {rnd + 1}  {name:<20} {elapsed:7.3f} s"
-                f"  {args.size / elapsed:8.0f} pages/s"
+                f"  round {rnd + 1}  {name:<20} {elapsed[name]:7.3f} s"
+                f"  {args.size / elapsed[name]:8.0f} pages/s"
             )
     med = {n: statistics.median(v) for n, v in rates.items()}
     for n in names:
