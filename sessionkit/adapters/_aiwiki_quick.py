@@ -428,11 +428,12 @@ class _BodyPlan:
 _body_plans: dict[int, _BodyPlan] = {}
 
 
-def clean_body(probe: bytes, data: bytes, schema: Schema) -> bool:
+def clean_body(probe: bytes, data: bytes, schema: Schema, utf8: bool = True) -> bool:
     """Is the body ``probe`` of the plain page ``data`` (see :func:`_front`, no code
     blocks) free of every body finding of ``schema`` (AW005-AW012, AW015-AW017)?
 
-    ``False`` means only: split the page and run the rules.
+    ``utf8`` says whether ``probe`` is known to be UTF-8; if not, it is checked
+    here.  ``False`` means only: split the page and run the rules.
     """
     plan = _body_plans.get(id(schema))
     if plan is None or plan.schema is not schema:
@@ -445,6 +446,10 @@ def clean_body(probe: bytes, data: bytes, schema: Schema) -> bool:
     outline = plan.outline(tuple([_DEEPER if k[:1] == b"#" else k for k in keys]))
     if outline is None:
         return False
+    if not utf8:  # (split at ASCII: the parts are UTF-8 when the whole is)
+        for part in parts:
+            if not part.isascii() and not _utf8(part):
+                return False
     cap, soft = schema.hard_cap, schema.soft_target
     if cap is not None or soft is not None:
         nlines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -471,25 +476,35 @@ def clean_body(probe: bytes, data: bytes, schema: Schema) -> bool:
     return True
 
 
-_Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]]]
+#: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8)
+_Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]], bool]
+
+
+def _utf8(data: bytes) -> bool:
+    """Are these bytes UTF-8?"""
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _front(data: bytes) -> _Front | None:
-    """(meta, frontmatter, probe, first line, code blocks) of a plain page, or ``None``.
+    """(meta, frontmatter, probe, first line, code blocks, UTF-8 checked) of a plain
+    page, or ``None``.
 
     ``probe`` is the body with the line break before its first line (so
     ``b"\n#"`` finds every heading); ``first line`` is the closing fence's
     line (0-based), the body follows it.  The checks that send a page to the
-    general path before its body is split are done here.
+    general path before its body is split are done here.  Whether the body
+    is UTF-8 is left to the caller when nothing here needs to know (the last
+    item is False then): the clean-page verdict checks only the parts that
+    are not ASCII.
     """
     # (an int for a one-byte search: "b'x' in data" first fails to read b'x' as an int)
     if not data.startswith(b"---\n") or 13 in data or 9 in data:  # CR, tab
         return None
-    if not data.isascii():
-        try:
-            data.decode()
-        except UnicodeDecodeError:
-            return None
+    checked = data.isascii()
     close = data.find(b"\n---", 3)
     if close < 0:
         return None
@@ -497,7 +512,10 @@ def _front(data: bytes) -> _Front | None:
     size = len(data)
     if after < size and data[after] != 10:  # b"\n"
         return None
-    frontmatter = data[4 : close + 1].decode()
+    try:
+        frontmatter = data[4 : close + 1].decode()
+    except UnicodeDecodeError:
+        return None
     meta = fast_mapping(frontmatter)
     if meta is None:
         return None
@@ -505,6 +523,10 @@ def _front(data: bytes) -> _Front | None:
     first_line = frontmatter.count("\n") + 1
     blocks: list[tuple[int, int]] = []
     if probe.find(b"```") >= 0 or _has_tildes(probe):
+        if not checked:  # (fence lines are decoded below)
+            if not _utf8(probe):
+                return None
+            checked = True
         found_blocks = _code_blocks(probe)
         if found_blocks is None:
             return None
@@ -519,12 +541,14 @@ def _front(data: bytes) -> _Front | None:
                 if not blocks or not any(start < at < end for start, end in blocks):
                     return None
                 at = probe.find(pattern, at + 1)
-    return meta, frontmatter, probe, first_line, blocks
+    return meta, frontmatter, probe, first_line, blocks, checked
 
 
 def _facts(front: _Front, path: str | None) -> PageFacts | None:
     """The facts of a page :func:`_front` took (``None``: the general path)."""
-    meta, frontmatter, probe, first_line, blocks = front
+    meta, frontmatter, probe, first_line, blocks, checked = front
+    if not checked and not _utf8(probe):
+        return None
     found = _scan_body(probe, first_line, blocks) if blocks else _split_body(probe, first_line)
     if found is None:
         return None
@@ -583,7 +607,7 @@ def quick_lint_bytes(
     rules, rules_version = rules_for(meta, schema, version)
     if (
         not front[4]
-        and clean_body(front[2], data, rules)
+        and clean_body(front[2], data, rules, front[5])
         and meta_clean(meta, path, rules, rules_version)
     ):
         return []

@@ -46,7 +46,9 @@ def _verdict(text: str, path: str = PATH) -> bool:
     if front is None or front[4]:
         return False
     rules, version = rules_for(front[0], None, 2)
-    return quick.clean_body(front[2], data, rules) and meta_clean(front[0], path, rules, version)
+    return quick.clean_body(front[2], data, rules, front[5]) and meta_clean(
+        front[0], path, rules, version
+    )
 
 
 def _check(text: str, path: str = PATH) -> bool:
@@ -162,6 +164,37 @@ def test_frontmatter_one_step_from_clean(old: str, new: str) -> None:
     changed = text.replace(old, new, 1)
     assert api.lint(changed, PATH) != []
     assert not _check(changed)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "focus: clean",
+        "— the reader",
+        "- Ship it",
+        "Scope: ",
+        "## Files touched\n",
+        "\n## Next",
+        "```",
+    ],
+)
+@pytest.mark.parametrize("fence", [False, True])
+def test_bytes_that_are_not_utf8_are_unreadable_wherever_they_are(
+    where: str, fence: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict checks only the parts that are not ASCII: a bad byte anywhere is still
+    the general path's AW001 (with fences too: the scan decodes their lines)."""
+    import sessionkit.ops.lint as ops_lint
+
+    text = FRONT + CLEAN_BODY + ("\n```\ncode\n```\n" if fence or where == "```" else "")
+    assert where in text
+    good = text.encode()
+    at = good.index(where.encode()) + len(where.encode())
+    cases = [good[:at] + bad + good[at:] for bad in (b"\xff", b"\xe2\x80", b"\xc3(")]
+    found = [ops_lint.lint_data(data, PATH, 1 << 20) for data in [*cases, good]]
+    monkeypatch.setattr(ops_lint, "lint_quick", lambda *args: None)  # the general path
+    assert found == [ops_lint.lint_data(data, PATH, 1 << 20) for data in [*cases, good]]
+    assert all([d.code for d in one] == ["AW001"] for one in found[:-1])
 
 
 def test_a_schema_without_strict_order_has_no_verdict() -> None:
