@@ -11,17 +11,13 @@ non-printable characters) and compare it with :func:`_new_pair` and with
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessionkit import _yaml_fast
-from sessionkit._yaml import load_value
 from sessionkit._yaml_fast import _NEW_LINES, _new_pair, fast_mapping
-from sessionkit.errors import SessionKitError
 
-from .test_yaml_fastpath import same
+from .test_yaml_fastpath import full, same
 
 WORDS = [
     "true", "True", "TRUE", "tRUE", "tRue", "false", "False", "FALSE", "fALSE",
@@ -67,14 +63,6 @@ def new_line(draw: st.DrawFn) -> str:
     value = quotes[0] + draw(values) + quotes[1]
     sep = draw(st.sampled_from([": ", ": ", ": ", ":", ":  ", " : "]))
     return f"{draw(keys)}{sep}{value}"
-
-
-def full(text: str) -> Any:
-    try:
-        value = load_value(text)
-    except SessionKitError as exc:
-        return ("error", type(exc).__name__, exc.message, exc.line)
-    return {} if value is None else value
 
 
 def forget() -> None:

@@ -284,6 +284,9 @@ class _Plan:
             [n for n, name in enumerate(self.memo_names) if name not in text_names]
         )
         self.clean_values: dict[tuple[Any, ...], bool] = {}
+        #: the quick scan's outline plan for this schema (``_aiwiki_quick._BodyPlan``),
+        #: made on first use
+        self.body: Any = None
 
     def meta_clean(self, meta: dict[str, Any]) -> bool:
         """True when the key rules and the date rules find nothing (False: run them)."""

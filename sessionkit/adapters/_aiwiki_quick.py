@@ -25,7 +25,14 @@ from typing import Any
 from .._yaml_fast import _remember, fast_mapping
 from ..diagnostics import Diagnostic
 from ..document import _CODE_FENCE, atx_heading
-from ._aiwiki_lint import PageFacts, lint_facts, meta_clean, parse_timestamp, rules_for
+from ._aiwiki_lint import (
+    PageFacts,
+    _plan,
+    lint_facts,
+    meta_clean,
+    parse_timestamp,
+    rules_for,
+)
 from ._aiwiki_parse import CHECKPOINT_HEADING, CHECKPOINTS, PLACEHOLDER
 from ._aiwiki_schema import Schema
 
@@ -424,10 +431,6 @@ class _BodyPlan:
         return ck_first, ck_end, files
 
 
-#: id(schema) -> its body plan
-_body_plans: dict[int, _BodyPlan] = {}
-
-
 def clean_body(probe: bytes, data: bytes, schema: Schema, utf8: bool = True) -> bool:
     """Is the body ``probe`` of the plain page ``data`` (see :func:`_front`, no code
     blocks) free of every body finding of ``schema`` (AW005-AW012, AW015-AW017)?
@@ -435,11 +438,10 @@ def clean_body(probe: bytes, data: bytes, schema: Schema, utf8: bool = True) -> 
     ``utf8`` says whether ``probe`` is known to be UTF-8; if not, it is checked
     here.  ``False`` means only: split the page and run the rules.
     """
-    plan = _body_plans.get(id(schema))
-    if plan is None or plan.schema is not schema:
-        if len(_body_plans) > 64:
-            _body_plans.clear()
-        plan = _body_plans[id(schema)] = _BodyPlan(schema)
+    rules = _plan(schema)  # (the schema's plan for the rules keeps its body plan too)
+    plan: _BodyPlan | None = rules.body
+    if plan is None:
+        plan = rules.body = _BodyPlan(schema)
     parts = probe.split(b"\n##")
     keys = list(map(_first, map(bytes.partition, parts, repeat(b"\n"))))
     del keys[0]
