@@ -11,8 +11,12 @@ alternating, for several rounds:
 * **floor**: plain Python over the same files: read each one, write it into a
   fresh folder as a temporary file, fsync, ``os.replace``.
 
-Target folders are removed outside the timed region.  Prints files/s per
-round, the medians and the ratios (target: within 3x of the floor).
+Before each timed run its target folder is removed and ``os.sync()`` flushes
+the removal, outside the timed region (ext4 otherwise does the deferred work
+of deleting 10,000 files inside the next run's fsyncs, which doubled a
+floor's system time here); each conversion and its floor take turns leading.
+Prints files/s per round, the medians and the ratios (target: within 3x of
+the floor).
 
     python benchmarks/convert.py              # 10,000 notes each way, 3 rounds
     python benchmarks/convert.py --size 2000 --rounds 5 --jobs 2
@@ -93,20 +97,29 @@ def main() -> None:
         "floor bm": [],
     }
     for r in range(1, args.rounds + 1):
-        outs = [base / f"out-{name}" for name in ("a2b", "fa", "b2a", "fb")]
-        for out in outs:
-            shutil.rmtree(out, ignore_errors=True)
-        runs = [
-            ("aiwiki->bm", run_convert, (wiki, outs[0], "basic-memory", args.jobs)),
-            ("floor aiwiki", floor, (pages, outs[1])),
-            ("bm->aiwiki", run_convert, (project, outs[2], "aiwiki-v2", args.jobs)),
-            ("floor bm", floor, (notes, outs[3])),
+        pairs = [
+            (
+                ("aiwiki->bm", run_convert, (wiki, "a2b", "basic-memory", args.jobs)),
+                ("floor aiwiki", floor, (pages, "fa")),
+            ),
+            (
+                ("bm->aiwiki", run_convert, (project, "b2a", "aiwiki-v2", args.jobs)),
+                ("floor bm", floor, (notes, "fb")),
+            ),
         ]
-        for name, fn, fn_args in runs:
-            seconds, n = timed(fn, *fn_args)
-            rate = n / seconds
-            results[name].append(rate)
-            print(f"round {r}: {name:<13} {n:>6} files in {seconds:7.2f} s = {rate:9.0f} files/s")
+        for pair in pairs:
+            # each pair is led by the conversion in odd rounds, by the floor in even ones
+            for name, fn, (src, out_name, *rest) in pair if r % 2 else pair[::-1]:
+                out = base / f"out-{out_name}"
+                shutil.rmtree(out, ignore_errors=True)
+                # the removal's deferred disk work must not land in the timed region
+                os.sync()
+                seconds, n = timed(fn, src, out, *rest)
+                rate = n / seconds
+                results[name].append(rate)
+                print(
+                    f"round {r}: {name:<13} {n:>6} files in {seconds:7.2f} s = {rate:9.0f} files/s"
+                )
     print()
     med = {name: statistics.median(v) for name, v in results.items()}
     for name, rate in med.items():
