@@ -57,17 +57,31 @@ _EXTRA_ASCII = {
 
 
 def _fallback_ascii(text: str) -> str:
-    out: list[str] = []
-    for ch in text:
-        if ch.isascii():
-            out.append(ch)
-            continue
-        if ch in _EXTRA_ASCII:
-            out.append(_EXTRA_ASCII[ch])
-            continue
-        decomposed = unicodedata.normalize("NFKD", ch)
-        out.append("".join(c for c in decomposed if c.isascii()))
-    return "".join(out)
+    """``text`` in ASCII: each non-ASCII character on its own (:func:`_ascii_char`).
+
+    Characters are transliterated one at a time, so an ASCII text is itself
+    and a mixed one needs only its non-ASCII characters replaced.
+    """
+    if text.isascii():
+        return text
+    return _NON_ASCII.sub(_ascii_of_match, text)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@functools.lru_cache(maxsize=1024)
+def _ascii_char(ch: str) -> str:
+    """One non-ASCII character in ASCII: a known replacement, else what remains of
+    its compatibility decomposition after dropping the non-ASCII parts."""
+    if ch in _EXTRA_ASCII:
+        return _EXTRA_ASCII[ch]
+    decomposed = unicodedata.normalize("NFKD", ch)
+    return "".join(c for c in decomposed if c.isascii())
+
+
+def _ascii_of_match(m: re.Match[str]) -> str:
+    return _ascii_char(m.group())
 
 
 def _load_transliterator() -> Callable[[str], str]:
@@ -99,8 +113,15 @@ def _strip_extension(path: str) -> str:
     return path
 
 
+#: a character :func:`_is_cjk` holds for
+_CJK_CHAR = re.compile(f"[{_CJK}{_FULLWIDTH[0]}-{_FULLWIDTH[1]}]")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_NOT_SLUG = re.compile(r"[^a-z0-9/\-.]")
+_DASHES = re.compile(r"-+")
+
+
 def _slug(base: str) -> str:
-    if any(_is_cjk(ch) for ch in base):
+    if not base.isascii() and _CJK_CHAR.search(base):
         kept: list[str] = []
         for ch in base:
             if _FULLWIDTH[0] <= ch <= _FULLWIDTH[1]:
@@ -109,16 +130,16 @@ def _slug(base: str) -> str:
         text = "".join(kept)
         text = re.sub(rf"([{_CJK}])([a-zA-Z0-9])", r"\1-\2", text)
         text = re.sub(rf"([a-zA-Z0-9])([{_CJK}])", r"\1-\2", text)
-        text = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text)
+        text = _CAMEL.sub(r"\1-\2", text)
         text = "".join(c.lower() if c.isascii() and c.isalpha() else c for c in text)
         text = text.replace("_", "-").replace("'", "")
         text = re.sub(rf"[^a-z0-9{_CJK}/\-.]", "-", text)
     else:
         text = _to_ascii(base)
-        text = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text)
+        text = _CAMEL.sub(r"\1-\2", text)
         text = text.lower().replace("_", "-").replace("'", "")
-        text = re.sub(r"[^a-z0-9/\-.]", "-", text)
-    text = re.sub(r"-+", "-", text)
+        text = _NOT_SLUG.sub("-", text)
+    text = _DASHES.sub("-", text)
     return "/".join(segment.strip("-") for segment in text.split("/"))
 
 
@@ -150,7 +171,7 @@ def _permalink(path: str, project: str | None) -> str:
     slug = _slug(_strip_extension(posix))
     if not project:
         return slug
-    prefix = _slug(unicodedata.normalize("NFC", project))
+    prefix = _project_slug(project)
     if not prefix or slug == prefix or slug.startswith(prefix + "/"):
         return slug
     return f"{prefix}/{slug}"
@@ -159,6 +180,13 @@ def _permalink(path: str, project: str | None) -> str:
 def normalize_project_name(name: str) -> str:
     """The key Basic Memory compares project names by (their permalink slug)."""
     return _slug(unicodedata.normalize("NFC", name))
+
+
+@functools.lru_cache(maxsize=64)
+def _project_slug(project: str) -> str:
+    """:func:`normalize_project_name`, memoised: the prefix of every permalink of a
+    project (a conversion writes many notes of one project)."""
+    return normalize_project_name(project)
 
 
 def filename_for_title(title: str) -> str:

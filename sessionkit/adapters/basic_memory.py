@@ -173,9 +173,15 @@ def _plain_text(text: str, room: int) -> str | None:
         if _FLOW_TEXT.match(text):  # a flow indicator first: never plain, no space to fold at
             return "'" + text.replace("'", "''") + "'"
         return None
-    if _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != _TAG_STR:
+    if (
+        # resolve() tries only the implicit resolvers filed under the first character
+        text[0] in _RESOLVER.yaml_implicit_resolvers
+        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != _TAG_STR
+    ):
         text = f"'{text}'"
-    if room + len(text) > _WIDTH and " " in text:
+    # The emitter breaks the line at a lone space only once the column, ``room``
+    # plus the space's index, is past the width: no space from there on, no fold.
+    if " " in text[max(0, _WIDTH + 1 - room) :]:
         return None
     return text
 

@@ -253,3 +253,36 @@ def test_direct_text_around_the_fold_width() -> None:
                 if text is not None:
                     assert text == pure(data), (key, length, space_at)
                 assert dump_yaml(data) == pure(data)
+
+
+def test_direct_text_spaces_either_side_of_the_fold_column() -> None:
+    """A long value stays on one line unless a lone space sits past the width: every
+    position of a single and a double space, under short and long keys and as a
+    list item, and a timestamp (single-quoted) whose spaces land past it."""
+    for key in ("t", "title", "a_much_longer_key_name"):
+        for at in range(40, 96):
+            for gap in (" ", "  "):
+                value = ("x" * at + gap + "y" * 96)[:96]
+                for data in ({key: value}, {key: [value]}, {key: value.replace("x", "a b", 1)}):
+                    text = _plain_dump(data)
+                    if text is not None:
+                        assert text == pure(data), (key, at, gap)
+                    assert dump_yaml(data) == pure(data)
+    for width in range(1, 64):
+        data = {"k" * width: "2001-12-14 21:59:43.10 -5"}
+        text = _plain_dump(data)
+        assert text is not None or width + 2 + 23 > 80
+        assert dump_yaml(data) == pure(data)
+        if text is not None:
+            assert text == pure(data)
+
+
+def test_direct_text_takes_long_titles() -> None:
+    """A title past the width with no space past it (the common long session title)
+    is written directly, and as PyYAML writes it."""
+    title = "Session 2024-01-02 307f89f \u2014 Adapter fence atomic directive backend handoff"
+    data = {"title": title, "type": "session"}
+    assert len("title: " + title) > 80
+    text = _plain_dump(data)
+    assert text is not None
+    assert text == pure(data)
