@@ -1341,15 +1341,20 @@ def _strict(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(map(_strict, a, b))
     if cls is dict:
         keys = list(a)
-        return (
-            keys == list(b)
-            and all(type(k) is str for k in keys)
-            and all(_strict(a[k], b[k]) for k in keys)
-        )
+        if keys != list(b):
+            return False
+        for k in keys:  # noqa: SIM110 - a loop is faster than all(<generator>) here
+            if type(k) is not str or not _strict(a[k], b[k]):
+                return False
+        return True
     names = _model_fields(cls)
     if names is None:
         return False
-    return all(_strict(getattr(a, n), getattr(b, n)) for n in names)
+    # loops, not all(<generator>): this runs for every model object (70 -> 54 µs a note)
+    for name in names:  # noqa: SIM110
+        if not _strict(getattr(a, name), getattr(b, name)):
+            return False
+    return True
 
 
 _ATOMS = frozenset((str, int, bool, float))
@@ -1364,9 +1369,17 @@ def _known(a: Any) -> bool:
     if cls is tuple or cls is list:
         return all(map(_known, a))
     if cls is dict:
-        return all(type(k) is str and _known(v) for k, v in a.items())
+        for k, v in a.items():  # noqa: SIM110 - as in _strict
+            if type(k) is not str or not _known(v):
+                return False
+        return True
     names = _model_fields(cls)
-    return names is not None and all(_known(getattr(a, n)) for n in names)
+    if names is None:
+        return False
+    for name in names:  # noqa: SIM110 - as in _strict
+        if not _known(getattr(a, name)):
+            return False
+    return True
 
 
 def _strict_same(a: _Pivot, b: _Pivot) -> bool:
