@@ -58,6 +58,7 @@ import attrs
 from ..document import Document, parse
 from ..errors import (
     FormatError,
+    LimitExceededError,
     NotFoundError,
     SessionKitError,
     StoreError,
@@ -1596,14 +1597,47 @@ def _write_manifest(store: Store, notes: Mapping[str, Mapping[str, str]]) -> Non
     storage.write(path, text.encode("utf-8"))
 
 
-def _is_session_note(text: str, family: str) -> bool:
+def _is_session_note(text: str, family: str, doc: Document | None = None) -> bool:
+    """Whether a source note is a session (every aiwiki page is; a Basic Memory
+    note is when its frontmatter says so, read as :func:`read_frontmatter` reads it).
+
+    ``doc``: the note already parsed, whose frontmatter is used when it is the
+    very text :func:`read_frontmatter` would load (then the YAML is read once).
+    """
     if family != BASIC_MEMORY:
         return True
     from ..adapters.basic_memory import SESSION_TYPES
     from ..backends._filestore import read_frontmatter
 
-    meta = read_frontmatter(text) or {}
+    meta: Mapping[str, Any] | None = None
+    if doc is not None and _same_frontmatter_text(doc):
+        with contextlib.suppress(SessionKitError):
+            meta = doc.meta
+    if meta is None:
+        meta = read_frontmatter(text) or {}
     return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
+
+
+def _same_frontmatter_text(doc: Document) -> bool:
+    """Whether ``doc.meta`` loads the same text with the same loader as
+    :func:`read_frontmatter` does for ``doc.text``.
+
+    Both take the lines between the first line and the next ``---`` line when
+    both are fences by the same rule, which holds when the text has no BOM
+    and no carriage return and every line ends with a newline (the reader
+    does not take a fence on an unterminated last line, the document does).
+    The frontmatter must not be empty (the reader loads ``"\n"``, the
+    document ``""``) and hold no NUL (the document refuses it before loading).
+    """
+    text = doc.text
+    return (
+        doc.fm_close is not None
+        and doc.fm_close > 1
+        and not doc.bom
+        and text.endswith("\n")
+        and "\r" not in text
+        and "\x00" not in text
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -1627,9 +1661,14 @@ def _convert_job(job: _Job, item: tuple[str, str]) -> tuple[str, _Converted | st
     from .._api import read_document
 
     try:
-        if not _is_session_note(text, job.src):
+        try:
+            doc = read_document(text, key)
+        except LimitExceededError:
+            if not _is_session_note(text, job.src):  # skipped before its size matters
+                return key, None
+            raise
+        if not _is_session_note(text, job.src, doc):
             return key, None
-        doc = read_document(text, key)
         result = _convert_doc(
             doc, job.src, job.dst, project=job.project, folder=job.folder, today=job.today
         )

@@ -227,3 +227,54 @@ def test_every_page_converts_as_the_precise_check_gives() -> None:
         if want is not None:
             got = convert_text(text, to="basic-memory", path=path.name, project="demo")
             assert got == want, path.name
+
+
+# -- whether a Basic Memory note is a session: the parsed document's frontmatter
+
+
+_FM_LINES = st.sampled_from(
+    [
+        "type: session",
+        "type: note",
+        "type:  session ",
+        "type: [session]",
+        "aiwiki_sessionkit: {}",
+        "title: x",
+        "type: 'session'",
+        "type: session\r",
+        "bad: [unclosed",
+        "- a list item",
+        "type: sess\x00ion",
+        "",
+        "---",
+        "--- ",
+        "# comment",
+    ]
+)
+
+
+@SLOW
+@given(
+    bom=st.booleans(),
+    crlf=st.booleans(),
+    lines=st.lists(_FM_LINES, max_size=5),
+    close=st.sampled_from(["---", "--- ", "---\t", "", "----"]),
+    tail=st.sampled_from(["", "\n", "body\n", "body", "\n## Observations\n- [a] b\n"]),
+)
+def test_session_check_with_the_document_equals_the_reader(
+    bom: bool, crlf: bool, lines: list[str], close: str, tail: str
+) -> None:
+    newline = "\r\n" if crlf else "\n"
+    text = ("\ufeff" if bom else "") + newline.join(["---", *lines, close]) + newline + tail
+    if not tail and close:  # also the fence as the last line, with no newline after it
+        text = text[: -len(newline)]
+    doc = parse(text, "sessions/a.md")
+    assert C._is_session_note(text, C.BASIC_MEMORY, doc) == C._is_session_note(text, C.BASIC_MEMORY)
+
+
+def test_session_check_skips_a_note_too_big_before_its_size_matters() -> None:
+    job = C._Job(src=C.BASIC_MEMORY, dst="aiwiki", project=None, folder="sessions", today="x")
+    big = "---\ntype: note\n---\n" + "x" * (9 << 20) + "\n"
+    assert C._convert_job(job, ("sessions/big.md", big)) == ("sessions/big.md", None)
+    _, result = C._convert_job(job, ("sessions/big.md", big.replace("note", "session")))
+    assert isinstance(result, str) and "over the limit" in result
