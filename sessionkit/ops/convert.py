@@ -1651,13 +1651,24 @@ class _Job:
     today: str
 
 
-def _convert_job(job: _Job, item: tuple[str, str]) -> tuple[str, _Converted | str | None]:
+@attrs.frozen
+class _Unreadable:
+    """A source note that could not be read: why (goes to the report in its place)."""
+
+    message: str
+
+
+def _convert_job(
+    job: _Job, item: tuple[str, str | _Unreadable]
+) -> tuple[str, _Converted | str | None]:
     """Convert one source note ``(key, text)`` (in a worker when ``jobs > 1``).
 
     Returns ``(key, result)``: the converted note, ``None`` for a note that is
     not a session (skipped), or the error as text.
     """
     key, text = item
+    if isinstance(text, _Unreadable):
+        return key, text.message
     from .._api import read_document
 
     try:
@@ -1678,7 +1689,7 @@ def _convert_job(job: _Job, item: tuple[str, str]) -> tuple[str, _Converted | st
 
 
 def _run_jobs(
-    job: _Job, items: Iterable[tuple[str, str]], jobs: int | None
+    job: _Job, items: Iterable[tuple[str, str | _Unreadable]], jobs: int | None
 ) -> Iterator[tuple[str, _Converted | str | None]]:
     """``_convert_job`` over ``items`` in order, streaming (results come as chunks finish)."""
     import functools
@@ -1691,13 +1702,17 @@ def _run_jobs(
     return ordered_map(one, items, jobs=jobs, chunk_size=32, min_parallel=2 * jobs)
 
 
-def _sources(source: Store, report: ConversionReport) -> Iterator[tuple[str, str]]:
-    """``(key, text)`` of every readable source note; unreadable ones go to the report."""
-    for key, text in source.read_many(source.keys()):
-        if isinstance(text, SessionKitError):
-            report.failures.append(ConversionIssue(source=key, target=None, message=str(text)))
-            continue
-        yield key, text
+#: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores)
+_READ_BATCH = 256
+
+
+def _sources(source: Store, keys: Sequence[str]) -> Iterator[tuple[str, str | _Unreadable]]:
+    """``(key, text)`` of every source note, read a batch at a time as the
+    conversion asks for them (so the workers start on the first batch and the
+    texts are not all held at once); an unreadable note comes with why."""
+    for start in range(0, len(keys), _READ_BATCH):
+        for key, text in source.read_many(keys[start : start + _READ_BATCH]):
+            yield key, _Unreadable(str(text)) if isinstance(text, SessionKitError) else text
 
 
 def convert(
@@ -1721,7 +1736,8 @@ def convert(
         to: target format (``basic-memory`` or ``aiwiki-v2``); by default the
             other family than the source's (or the target store's, when given a store).
         dry_run: compute everything, write nothing.
-        progress: called as ``progress(done, total, source_key)`` after each note.
+        progress: called as ``progress(done, total, source_key)`` after each source
+            note, in source order (``total``: the notes listed, unreadable ones too).
         force: overwrite target notes edited by hand (or not written by the converter).
         jobs: worker processes for the conversion itself (``None``/1: in process).
         project: Basic Memory project name (the ``project`` key and the
@@ -1762,12 +1778,13 @@ def convert(
     if dst_family == BASIC_MEMORY and project is None:
         project = _project_name(target)
     job = _Job(src=src_family, dst=dst_family, project=project, folder=folder, today=_today())
-    items = list(_sources(source, report))
+    keys = source.keys()
     manifest = _read_manifest(target)
     new_manifest = dict(manifest)
     existing = set(target.keys())
     seen: dict[str, str] = {}
-    total = len(items)
+    total = len(keys)
+    items = _sources(source, keys)
     batch = getattr(target, "batch", None)
     with batch() if batch is not None and not dry_run else contextlib.nullcontext():
         for done, (key, result) in enumerate(_run_jobs(job, items, jobs), start=1):

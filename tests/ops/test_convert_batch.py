@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from sessionkit.backends._filestore import FileStore
 from sessionkit.backends._storage import LOCK_NAME, LocalStorage
 from sessionkit.errors import ConflictError
 from sessionkit.ops import convert as C
@@ -156,3 +157,52 @@ def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
 
     a, b = files(tmp_path / "p1"), files(tmp_path / "p2")
     assert a == b and len([k for k in a if not k.split("/")[-1].startswith(".")]) == len(PAGES)
+
+
+def test_sources_stream_in_batches_and_an_unreadable_note_keeps_its_place(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    src = tmp_path / "wiki" / "aiwiki" / "sessions"
+    src.mkdir(parents=True)
+    for page in PAGES:
+        (src / page.name).write_bytes(page.read_bytes())
+    names = sorted(p.name for p in PAGES)
+    bad = names[2][:-3] + "-bad.md"  # sorts between the third and the fourth page
+    (src / bad).write_bytes(b"---\nschema_version: 2\n---\n\xff\xfe not UTF-8\n")
+    monkeypatch.setattr(C, "_READ_BATCH", 2)
+    asked: list[list[str]] = []
+    real = FileStore.read_many
+
+    progressed: list[int] = []  # notes done when each read was asked for
+
+    def spy(self: FileStore, keys: Any) -> Any:
+        keys = list(keys)
+        asked.append(keys)
+        progressed.append(len(calls))
+        return real(self, keys)
+
+    monkeypatch.setattr(FileStore, "read_many", spy)
+    reports = []
+    calls: list[tuple[int, int, str]] = []
+    for jobs, out in ((1, "p1"), (2, "p2")):
+        calls.clear()
+        reports.append(
+            C.convert(
+                tmp_path / "wiki",
+                tmp_path / out,
+                to="basic-memory",
+                project="p",
+                jobs=jobs,
+                progress=lambda *a: calls.append(a),
+            )
+        )
+        order = sorted([*names, bad])
+        assert calls == [(i, len(order), key) for i, key in enumerate(order, start=1)]
+    # two notes a read, each run; in process, each read comes when the notes before are done
+    assert [len(keys) for keys in asked] == [2, 2, 2, 1] * 2
+    assert progressed[:4] == [0, 2, 4, 6]
+    one, two = reports
+    assert [f.source for f in one.failures] == [bad]
+    assert "UTF-8" in one.failures[0].message
+    assert len(one.created) == len(PAGES)
+    assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
