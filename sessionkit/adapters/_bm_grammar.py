@@ -492,8 +492,12 @@ def scan_inline_runs(lines: Sequence[str], start: int = 0) -> list[InlineRun]:
     return [InlineRun(*run) for run in _scan(lines, start)]
 
 
-def _scan(lines: Sequence[str], start: int) -> list[_Run]:
-    """:func:`scan_inline_runs` as plain tuples."""
+def _scan(lines: Sequence[str], start: int, quick: bool = True) -> list[_Run]:
+    """:func:`scan_inline_runs` as plain tuples (``quick``: try :func:`_quick_scan` first)."""
+    if quick:
+        runs = _quick_scan(lines, start)
+        if runs is not None:
+            return runs
     scanner = _Scanner()
     prepared: list[tuple[int, str]] = []
     original = scanner.original  # only lines with a tab: _expand leaves the others alone
@@ -505,6 +509,119 @@ def _scan(lines: Sequence[str], start: int) -> list[_Run]:
         prepared.append((k, line))
     scanner.blocks(prepared)
     return scanner.runs
+
+
+def _quick_scan(lines: Sequence[str], start: int) -> list[_Run] | None:
+    """:func:`_scan` of a body made of flat blocks only, or ``None`` for any other body.
+
+    The usual note is top-level ATX headings, paragraphs of plain lines, one-line
+    ``- text`` list items and thematic breaks, with blank lines between.  For
+    such a body the block scanner's outcome follows from each line's kind and
+    the kind of the line before it, so it is found here in one pass without
+    the scanner's per-block bookkeeping:
+
+    * a heading is a run of its own; a rule yields nothing;
+    * a plain line (:func:`_plain_line`) starts a paragraph or continues the
+      open one; a blank line, a heading, a rule or a list item ends it (each
+      can interrupt a paragraph);
+    * a bullet list item whose text is a plain line is a one-line paragraph in
+      a list item, provided the next line is not a plain line (that would be a
+      lazy continuation of the item's paragraph).
+
+    Any other line gives ``None``, and the caller scans the body in full: a
+    line that starts with a blank (indented code, continuation lines, nested
+    lists), a quote, HTML, a fence, an ordered list item, a list item with no
+    text or with a blank or a block at the start of its text, a possible
+    setext underline (a ``=`` line, a ``-`` line that is no list item, a rule
+    of ``-`` under a paragraph line), and a plain line right after a list
+    item.  Lines keep only their ends cut: tab expansion changes leading
+    blanks, and no line taken here has any.  ``tests/adapters/test_bm_speed_scan.py``
+    compares both scans.
+    """
+    runs: list[_Run] = []
+    para: list[str] = []  # the lines of the open paragraph
+    para_start = 0
+    after_item = False  # the line before was a list item
+    for k in range(start, len(lines)):
+        line = lines[k].rstrip("\r\n")
+        c = line[:1]
+        heading = None
+        item = False
+        if c in _BULLETS and line[1:2] == " " and line[2:3] != c:
+            # a bullet and a space, then not the bullet again (that might make a
+            # rule: "* **"): a list item, to be taken if its text is a plain line
+            if not (line[2:3] in _PLAIN_START or _plain_line(line[2:])):
+                return None
+            item = True
+        elif c in _PLAIN_START or _plain_line(line):
+            if after_item:
+                return None  # a lazy continuation of the item's paragraph
+            if not para:
+                para_start = k
+            para.append(line)
+            continue
+        elif not line.strip():
+            pass  # blank
+        elif c == "#":
+            am = _ATX.match(line)
+            if am is None:
+                return None  # (a plain line: taken above)
+            heading = am.group(2) or ""
+        elif c in "*-_" and _HR.match(line):
+            if para and c == "-":
+                return None  # "---" under a paragraph line is a setext underline
+        else:
+            return None
+        if para:
+            text = "\n".join(para).strip()
+            if text:
+                runs.append((text, para_start, para_start + len(para), "paragraph", False, False))
+            para = []
+        after_item = item
+        if heading:
+            heading = heading.strip()
+            if heading:
+                runs.append((heading, k, k + 1, "heading", False, False))
+        elif item:
+            runs.append((line[2:].strip(), k, k + 1, "paragraph", True, False))
+    if para:
+        text = "\n".join(para).strip()
+        if text:
+            runs.append((text, para_start, para_start + len(para), "paragraph", False, False))
+    return runs
+
+
+#: first characters of a plain line that need no further look (no block, no blank)
+_PLAIN_START = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!\"$%&'(),./:;?@[\\]^{|}"
+)
+#: first characters :func:`_plain_line` looks further at (and the empty line)
+_QUICK_OTHER = frozenset(_BLOCK_START | {"", " ", "\t", "="})
+
+
+def _plain_line(line: str) -> bool:
+    """Whether the (top-level, end-cut) ``line`` is a plain paragraph line for
+    :func:`_quick_scan`: not blank, no blank first, and no block starts on it
+    (``#`` without a heading, ``*``, ``_`` or ``+`` without a rule or a list
+    marker, a digit without a list marker, a backtick or tilde without a fence;
+    not ``=`` or ``-``, either of which may underline a setext heading).
+
+    Such a line starts a paragraph, continues an open one, and as the text
+    of a list item is a one-line paragraph."""
+    c = line[:1]
+    if c in _PLAIN_START:
+        return True
+    if c not in _QUICK_OTHER:
+        return bool(line.strip())
+    if not c or c in " \t=-<>":
+        return False
+    if c == "#":
+        return _ATX.match(line) is None
+    if c in "`~":
+        return _FENCE.match(line) is None
+    if c in "*_" and _HR.match(line):
+        return False
+    return _list_marker(line) is None  # "*", "+", "_" or a digit
 
 
 # --------------------------------------------------------------------------
@@ -599,14 +716,9 @@ def _split_observation(text: str, m: re.Match[str] | None, line: int) -> BMObser
         if at != -1:
             context = text[at + 1 : -1].strip()
             text = text[:at].strip()
-    return BMObservation(
-        category=category,
-        content=text,
-        tags=parse_tags(text),
-        context=context,
-        line=line,
-        text=raw,
-    )
+    # positional arguments (category, content, tags, context, line, text): an
+    # attrs __init__ takes them markedly faster than keywords, once per fact
+    return BMObservation(category, text, parse_tags(text), context, line, raw)
 
 
 def _observation(content: str, line: int) -> BMObservation | None:
@@ -699,7 +811,7 @@ def _relation_type(content: str) -> str | None:
     q = before[0]
     if q in "'\"" and before.endswith(q):
         return before[1:-1].strip() or None
-    if any(c.isspace() for c in before):
+    if len(before.split(None, 1)) > 1:  # a blank inside (``before`` is stripped)
         return None
     return before
 
@@ -745,14 +857,9 @@ def parse_relation(content: str, line: int = 0, source: str | None = None) -> BM
         if not _single_parenthesized(after):
             return None
         context = src[b + 2 :].strip()[1:-1].strip() or None
-    return BMRelation(
-        type=rel_type,
-        target=target,
-        context=context,
-        line=line,
-        explicit=True,
-        label=_split_label(target)[1],
-    )
+    # type, target, context, line, explicit, markdown, label (positional: see
+    # _split_observation)
+    return BMRelation(rel_type, target, context, line, True, False, _split_label(target)[1])
 
 
 def _escaped(content: str, pos: int) -> bool:
@@ -776,34 +883,45 @@ def inline_relations(content: str, line: int = 0, source: str | None = None) -> 
         if _escaped(content, start):
             start += 2
             continue
-        depth, pos, end = 1, start + 2, -1
-        while pos < len(content):
-            if content[pos : pos + 2] == "[[" and not _escaped(content, pos):
-                depth += 1
-                pos += 2
-            elif content[pos : pos + 2] == "]]" and not _escaped(content, pos):
-                depth -= 1
-                if depth == 0:
-                    end = pos
-                    break
-                pos += 2
-            else:
-                pos += 1
+        end = _closing_brackets(content, start + 2)
         if end == -1:
             break
         target = _normalize_target(src[start + 2 : end].strip())
         if target:
+            # type, target, context, line, explicit, markdown, label
             found.append(
-                BMRelation(
-                    type="links_to",
-                    target=target,
-                    context=None,
-                    line=line,
-                    label=_split_label(target)[1],
-                )
+                BMRelation("links_to", target, None, line, False, False, _split_label(target)[1])
             )
         start = end + 2
     return found
+
+
+def _closing_brackets(content: str, pos: int) -> int:
+    """Index of the ``]]`` that closes a ``[[`` opened just before ``pos``, or -1.
+
+    Unescaped ``[[`` and ``]]`` nest; a pair taken moves past both of its
+    characters, an escaped one past its first only.  Only where a ``[[`` or
+    a ``]]`` starts can anything happen, so the search jumps from one to the
+    next (``str.find``) rather than stepping a character at a time.
+    """
+    depth = 1
+    while True:
+        close = content.find("]]", pos)
+        if close == -1:
+            return -1  # nothing can close it
+        opening = content.find("[[", pos, close)
+        if opening != -1:
+            pos = opening + 1
+            if not _escaped(content, opening):
+                depth += 1
+                pos += 1
+            continue
+        pos = close + 1
+        if not _escaped(content, close):
+            depth -= 1
+            if depth == 0:
+                return close
+            pos += 1
 
 
 _MD_LINK = re.compile(

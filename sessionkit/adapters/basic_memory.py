@@ -19,6 +19,7 @@ base document splices only what changed.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
@@ -28,7 +29,7 @@ import attrs
 import yaml
 
 from ..diagnostics import Diagnostic, Severity
-from ..document import Document, Section, parse
+from ..document import Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
 from ..model import ExtraSection, Link, LinkStyle, Observation, Origin, Session, Status
 from . import picoschema
@@ -164,11 +165,16 @@ _RESOLVER: Any = yaml.resolver.Resolver()
 _WIDTH = 80  # PyYAML's default best width: longer lines may be folded at a space
 
 
+@functools.lru_cache(maxsize=1024)
 def _plain_text(text: str, room: int) -> str | None:
     """``text`` as PyYAML writes it on a line with ``room`` characters before it:
     plain, or single-quoted when the plain form would read as another type;
     single-quoted for :data:`_FLOW_TEXT`; ``None`` outside these or when the
-    line could be folded."""
+    line could be folded.
+
+    Memoised (a pure function of its arguments): the keys and most values of
+    one note's frontmatter are those of the note before.
+    """
     if not _PLAIN_TEXT.match(text):
         if _FLOW_TEXT.match(text):  # a flow indicator first: never plain, no space to fold at
             return "'" + text.replace("'", "''") + "'"
@@ -412,11 +418,45 @@ class _Pos(NamedTuple):
     editable: bool
 
 
-@attrs.define
 class _Layout:
-    """Where each model list item sits in a document (for minimal edits)."""
+    """Where each model list item sits in a document (for minimal edits).
 
-    lists: dict[str, list[_Pos]] = attrs.field(factory=dict)
+    ``lists`` maps a list attribute (``decisions``, ``observations``,
+    ``relations``…) to the positions of its items in order.  It is worked out
+    on first use: only edits with a base document ask for it, and a plain read
+    (every conversion reads each note) does not.
+    """
+
+    def __init__(self, lines: Sequence[str], facts: Facts) -> None:
+        self._lines = lines
+        self._facts = facts
+        self._lists: dict[str, list[_Pos]] | None = None
+
+    @property
+    def lists(self) -> dict[str, list[_Pos]]:
+        """Attribute -> positions of its items (computed once)."""
+        if self._lists is None:
+            self._lists = _positions(self._lines, self._facts)
+        return self._lists
+
+
+def _positions(doc_lines: Sequence[str], facts: Facts) -> dict[str, list[_Pos]]:
+    """Where each fact of ``facts`` sits in ``doc_lines``, under the attribute
+    :func:`_filed` files its observation in (relations under ``relations``)."""
+    where: dict[str, list[_Pos]] = {}
+    for obs, (attr, _) in zip(facts.observations, _filed(facts.observations), strict=True):
+        line = obs.line
+        pos = _Pos(line, line + 1, _is_item(doc_lines[line]))
+        if attr in where:
+            where[attr].append(pos)
+        else:
+            where[attr] = [pos]
+    if facts.relations:
+        rel_pos = where.setdefault("relations", [])
+        for rel in facts.relations:
+            line = rel.line
+            rel_pos.append(_Pos(line, line + 1, rel.explicit and _is_item(doc_lines[line])))
+    return where
 
 
 def _is_item_line(doc: Document, start: int, end: int) -> bool:
@@ -485,24 +525,43 @@ def _filed(observations: Iterable[BMObservation]) -> list[tuple[str, Any]]:
 
 
 def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
-    """Prose sections: (section, first line, end) — the preamble has title ``""``."""
+    """Prose sections: (section, first line, end) — the preamble has title ``""``.
+
+    A section's body is its lines from the first non-blank one to the last,
+    without line ends, joined with ``\\n`` (:func:`_joined`).
+    """
     out: list[tuple[ExtraSection, int, int]] = []
-    first = doc.sections[0].start if doc.sections else len(doc.lines)
-    pre = [doc.line_text(i) for i in range(doc.body_start, first)]
-    while pre and not pre[0].strip():
-        pre.pop(0)
-    while pre and not pre[-1].strip():
-        pre.pop()
-    if pre:
-        out.append((ExtraSection(title="", body="\n".join(pre)), doc.body_start, first))
-    for sec in doc.sections:
+    lines = doc.lines
+    sections = doc.sections
+    first = sections[0].start if sections else len(lines)
+    a, b = doc.body_start, first
+    while a < b and not lines[a].strip():
+        a += 1
+    while b > a and not lines[b - 1].strip():
+        b -= 1
+    if a < b:
+        out.append((ExtraSection(title="", body=_joined(lines, a, b)), doc.body_start, first))
+    for sec in sections:
         if sec.title in _FACT_SECTIONS:
             continue
-        body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
-        while body and not body[0].strip():
-            body.pop(0)
-        out.append((ExtraSection(title=sec.title, body="\n".join(body)), sec.start, sec.end))
+        a, b = sec.start + 1, doc.content_end(sec)
+        while a < b and not lines[a].strip():
+            a += 1
+        out.append((ExtraSection(title=sec.title, body=_joined(lines, a, b)), sec.start, sec.end))
     return out
+
+
+def _joined(lines: Sequence[str], a: int, b: int) -> str:
+    """``"\\n".join`` of ``lines[a:b]`` without their line ends.
+
+    Every line but a document's last ends with ``\\n`` (lines are split on
+    ``\\n`` only), so where the text has no ``\\r`` it is the lines as they
+    are, less the last line's ``\\n``.
+    """
+    text = "".join(lines[a:b])
+    if "\r" not in text:
+        return text[:-1] if text.endswith("\n") else text
+    return "\n".join([_strip_eol(line) for line in lines[a:b]])
 
 
 def _classify(doc: Document) -> tuple[Session, _Layout]:
@@ -523,33 +582,19 @@ def _session_fields(doc: Document) -> tuple[dict[str, Any], _Layout, Facts | Non
     lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
     scanned = parse_facts(lines, doc.body_start) if _semantics_on(meta) else None
     facts = Facts() if scanned is None else scanned
-    layout = _Layout()
+    layout = _Layout(doc.lines, facts)
     fields: dict[str, Any] = {}
     lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
     observations: list[Observation] = []
-    relations: list[Link] = []
     summary: str | None = None
-    doc_lines = doc.lines
-    where = layout.lists
-    for obs, (attr, value) in zip(facts.observations, _filed(facts.observations), strict=True):
-        line = obs.line
-        pos = _Pos(line, line + 1, _is_item(doc_lines[line]))
+    for attr, value in _filed(facts.observations):
         if attr == "summary":
             summary = value
         elif attr == "observations":
             observations.append(value)
         else:
             lists[attr].append(value)
-        if attr in where:
-            where[attr].append(pos)
-        else:
-            where[attr] = [pos]
-    if facts.relations:
-        rel_pos = where.setdefault("relations", [])
-        for rel in facts.relations:
-            relations.append(_link_of(rel))
-            line = rel.line
-            rel_pos.append(_Pos(line, line + 1, rel.explicit and _is_item(doc_lines[line])))
+    relations = [_link_of(rel) for rel in facts.relations]
     extra: dict[str, Any] = {}
     for key, value in meta.items():
         if key in _KEY_FIELDS:

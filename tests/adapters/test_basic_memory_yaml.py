@@ -286,3 +286,13 @@ def test_direct_text_takes_long_titles() -> None:
     text = _plain_dump(data)
     assert text is not None
     assert text == pure(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_plain_str, st.integers(0, 70))
+def test_memoised_direct_scalar_equals_the_plain_one(text: str, room: int) -> None:
+    """``_plain_text`` is memoised: a miss and a hit give what the function gives."""
+    from sessionkit.adapters.basic_memory import _plain_text
+
+    for _ in range(2):
+        assert _plain_text(text, room) == _plain_text.__wrapped__(text, room)
