@@ -271,14 +271,15 @@ def _flow_as_block(text: str) -> str | None:
 
 def load_mapping(text: str, *, line_offset: int = 0) -> dict[str, Any]:
     """Load frontmatter text: empty is ``{}``, anything but a mapping is an error."""
-    fast = fast_mapping(text)  # flat, simple frontmatter: same result, no YAML parser
+    # flat frontmatter with one-line flow lists, as aiwiki's writer spells them: such a
+    # line ("key: [a, b]") is never read by fast_mapping (its value starts with "[" and
+    # fast_mapping takes no "key: value" line whose value contains ": " either), so when
+    # _flow_as_block rewrote one, fast_mapping(text) would give None: only the block is tried
+    block = _flow_as_block(text) if ": [" in text else None
+    # (flat, simple frontmatter: fast_mapping gives the same result without the YAML parser)
+    fast = fast_mapping(text) if block is None else fast_mapping(block)
     if fast is not None:
         return fast
-    if "[" in text:  # flat frontmatter with one-line flow lists, as aiwiki's writer spells them
-        block = _flow_as_block(text)
-        fast = None if block is None else fast_mapping(block)
-        if fast is not None:
-            return fast
     value = load_value(text, line_offset=line_offset)
     if value is None:
         return {}

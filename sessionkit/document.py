@@ -157,6 +157,38 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 _MAY_OPEN = frozenset(" \t`~<#")
 
 
+#: what starts a line that may open a code fence, indented code or an HTML block
+_BLOCK_OPENERS = (" ", "\t", "`", "~", "<")
+_BLOCK_OPENER_LINES = tuple("\n" + c for c in _BLOCK_OPENERS)
+
+
+def _plain_headings(lines: Sequence[str], start: int, stop: int) -> list[Heading] | None:
+    """:func:`scan_headings` of lines none of which starts with a blank, a backtick,
+    a tilde or ``<``; ``None`` for other lines.
+
+    There no code fence, indented code or HTML block can start (each needs
+    such a first character), so every line is a heading or not by itself:
+    exactly the lines starting with ``#`` that :func:`atx_heading` accepts.
+    Those are found with string searches instead of a walk over every line.
+    """
+    text = "".join(lines[start:stop])
+    if text.startswith(_BLOCK_OPENERS) or any(s in text for s in _BLOCK_OPENER_LINES):
+        return None
+    found: list[Heading] = []
+    joined = "\n" + text  # a line of text starting at offset k is "\n" at offset k here
+    i = start
+    last = 0
+    at = joined.find("\n#")
+    while at >= 0:
+        i += text.count("\n", last, at)
+        last = at
+        head = atx_heading(_strip_eol(lines[i]))
+        if head is not None:
+            found.append(Heading(head[0], head[1], i))
+        at = joined.find("\n#", at + 1)
+    return found
+
+
 def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) -> list[Heading]:
     """Return the ATX headings in ``lines[start:end]`` as CommonMark sees them.
 
@@ -166,6 +198,12 @@ def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) 
     next blank line) are skipped.
     """
     stop = len(lines) if end is None else end
+    plain = _plain_headings(lines, start, stop)  # the common page, without the line walk
+    return plain if plain is not None else _scan_headings(lines, start, stop)
+
+
+def _scan_headings(lines: Sequence[str], start: int, stop: int) -> list[Heading]:
+    """:func:`scan_headings` line by line: the general reader."""
     found: list[Heading] = []
     fence: str | None = None
     html_end: re.Pattern[str] | None = None
@@ -242,6 +280,25 @@ def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) 
     return found
 
 
+def _closing_fence(lines: Sequence[str], text: str) -> int | None:
+    """Index of the first line after the first that is a ``---`` fence; ``text`` is
+    ``"".join(lines)``.
+
+    Such a line starts with ``---`` right after a ``\n``, so only the lines found
+    by searching ``text`` for ``"\n---"`` are tried (in order), not every line.
+    """
+    i = 0
+    last = 0
+    at = text.find("\n---")
+    while at >= 0:
+        i += text.count("\n", last, at + 1)  # the line starting at offset at + 1
+        last = at + 1
+        if _FENCE_LINE.match(lines[i]):
+            return i
+        at = text.find("\n---", at + 1)
+    return None
+
+
 class Document:
     """The exact text of a note, with its structure found but nothing lost.
 
@@ -266,18 +323,18 @@ class Document:
         self.text = text
         self.path = path
         self.bom = "\ufeff" if text.startswith("\ufeff") else ""
-        self.lines: list[str] = split_lines(text[len(self.bom) :])
+        rest = text[1:] if self.bom else text
+        self.lines: list[str] = split_lines(rest)
         first_nl = text.find("\n")
         self.newline = "\r\n" if first_nl > 0 and text[first_nl - 1] == "\r" else "\n"
         self.fm_close: int | None = None
         self.problem: ParseError | None = None
         self.body_start = 0
         if self.lines and _FENCE_LINE.match(self.lines[0]):
-            for i in range(1, len(self.lines)):
-                if _FENCE_LINE.match(self.lines[i]):
-                    self.fm_close = i
-                    self.body_start = i + 1
-                    break
+            close = _closing_fence(self.lines, rest)
+            if close is not None:
+                self.fm_close = close
+                self.body_start = close + 1
             else:
                 self.problem = ParseError(
                     "frontmatter opened by '---' on line 1 is never closed", path=path, line=1

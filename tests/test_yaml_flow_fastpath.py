@@ -16,6 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sessionkit import _yaml
+from sessionkit._yaml_fast import fast_mapping
 from sessionkit.errors import SessionKitError
 
 _ITEM_CHARS = [*"ab1 0.-_?!&*|>%@`,[]{}'\"#:~\t", "yes", "true", "~", "null", "1.5", "-2"]
@@ -84,3 +85,15 @@ def test_aiwiki_writer_lists_take_the_fast_path() -> None:
 
 def test_a_list_item_after_a_flow_list_is_not_joined_to_it() -> None:
     assert _yaml._flow_as_block("tags: [a]\n- b\n") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_lines(), min_size=1, max_size=6))
+@example(["tags: [a, b]", "x: y"])
+@example(["x: a: [b]"])
+@example(["x: fix [b]"])
+def test_fast_reader_never_takes_what_the_flow_rewrite_rewrites(lines: list[str]) -> None:
+    # load_mapping skips fast_mapping(text) when _flow_as_block rewrote a line of it
+    text = "\n".join(lines) + "\n"
+    if _yaml._flow_as_block(text) is not None:
+        assert fast_mapping(text) is None

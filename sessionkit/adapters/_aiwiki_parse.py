@@ -109,6 +109,17 @@ def _path_like(c: Citation) -> bool:
     return c.start is not None or c.sha is not None or "/" in c.path or "." in c.path.strip(".")
 
 
+#: :data:`_CODE_CITATION` for a path without ``:``, ``@`` or a backtick (the common one):
+#: the lazy path there cannot stop earlier either (the rest of the pattern needs one of
+#: them, or a blank, next), so this finds the same groups, without backtracking; it ends
+#: at the very end where ``$`` also takes a last ``\n`` (that text goes the general way)
+_QUICK_CITATION = re.compile(
+    r"`(?P<path>[^\s`:@]+)(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
+    r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?`(?: (?P<note>.*))?\Z",
+    re.DOTALL,
+)
+
+
 def parse_citation(text: str) -> Citation | None:
     """The citation a bullet text spells exactly, or ``None``.
 
@@ -116,6 +127,11 @@ def parse_citation(text: str) -> Citation | None:
     (not backticked) reference must look like a path (a ``/``, a ``.``, a
     line or a SHA) to count.
     """
+    quick = _QUICK_CITATION.match(text)
+    if quick is not None:
+        # every part renders as written (numbers without leading zeros, a SHA only
+        # when present), except an empty note: "`a.py` " renders as "`a.py`"
+        return None if quick.group("note") == "" else _citation_from(quick, True)
     m = _CODE_CITATION.match(text)
     if m:
         c = _citation_from(m, True)
@@ -256,6 +272,37 @@ def _starts_block(bare: str) -> bool:
     )
 
 
+#: a list section as the writer spells it: empty lines, at most the placeholder line
+#: before any bullet, and one-line bullets ``- text`` whose text starts with neither a
+#: blank nor a fence (three backticks or tildes); every line ends with ``\n`` and none
+#: holds a ``\r``
+_PLAIN_LIST = re.compile(r"\n*(?:\(filled by /wrap\)\n)?(?:\n|- (?!```|~~~)\S[^\n\r]*\n)*")
+
+
+def _plain_items(
+    lines: Sequence[str], start: int, end: int
+) -> tuple[list[ItemSpan], int | None, list[int]] | None:
+    """:func:`scan_items` of a list section spelled as :data:`_PLAIN_LIST` says, else ``None``.
+
+    There every bullet is one line: the next non-empty line is another
+    bullet, so no lazy continuation, no indented continuation and no fence
+    (no bullet's text starts one) joins it; the
+    placeholder line comes before any bullet; no line is loose.
+    """
+    block = lines[start:end]
+    if _PLAIN_LIST.fullmatch("".join(block)) is None:
+        return None
+    items: list[ItemSpan] = []
+    placeholder: int | None = None
+    for i, line in enumerate(block, start):
+        first = line[0]
+        if first == "-":
+            items.append(ItemSpan(line[2:-1], i, i + 1))
+        elif first == "(":
+            placeholder = i
+    return items, placeholder, []
+
+
 def scan_items(
     lines: Sequence[str], start: int, end: int
 ) -> tuple[list[ItemSpan], int | None, list[int]]:
@@ -264,6 +311,14 @@ def scan_items(
     A bullet runs over its continuation lines: indented lines (also after
     blank lines), lines directly after it (lazy continuation) and fenced code.
     """
+    plain = _plain_items(lines, start, end)  # the common shape, read without the line walk
+    return plain if plain is not None else _scan_items(lines, start, end)
+
+
+def _scan_items(
+    lines: Sequence[str], start: int, end: int
+) -> tuple[list[ItemSpan], int | None, list[int]]:
+    """:func:`scan_items` line by line: the general reader."""
     items: list[ItemSpan] = []
     placeholder: int | None = None
     loose: list[int] = []
@@ -321,10 +376,176 @@ def scan_items(
     return items, placeholder, loose
 
 
+#: a one-line bullet ``- text`` as the writer spells it (see :data:`_PLAIN_LIST`)
+_PLAIN_BULLET = re.compile(r"- (?!```|~~~)\S[^\n\r]*\n")
+
+
+def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
+    """The bullets of ``lines[j:end]`` (line ``j`` is one) up to the first loose text."""
+    plain = _leading_plain_items(lines, j, end)  # the common run, without the line walk
+    return plain if plain is not None else _leading_scanned_items(lines, j, end)
+
+
+def _leading_scanned_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
+    """:func:`_leading_items` through :func:`scan_items`: the general reader."""
+    found, _, _ = scan_items(lines, j, end)
+    leading: list[ItemSpan] = []
+    prev_end = j
+    for item in found:
+        gap = [_strip(x) for x in lines[prev_end : item.start]]
+        if any(g.strip() for g in gap):
+            break
+        leading.append(item)
+        prev_end = item.end
+    return leading
+
+
+def _leading_plain_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan] | None:
+    """:func:`_leading_items` of a run of one-line bullets (:data:`_PLAIN_BULLET`) from
+    line ``j`` that nothing after it joins; ``None`` otherwise.
+
+    After the run comes the end, or a line that neither is a bullet nor is
+    indented and either follows a blank line or starts a block (a rule, a
+    heading, a fence or a directive): :func:`scan_items` closes the last
+    bullet there and reads the line as loose text, which ends the leading run.
+    """
+    items: list[ItemSpan] = []
+    k = j
+    while k < end and _PLAIN_BULLET.fullmatch(lines[k]):
+        items.append(ItemSpan(lines[k][2:-1], k, k + 1))
+        k += 1
+    if not items:
+        return None
+    n = k
+    while n < end and not lines[n].strip():
+        n += 1
+    if n == end:
+        return items
+    after = lines[n]
+    bare = _strip(after)
+    if after.startswith(("  ", "\t")) or _BULLET.match(bare):
+        return None
+    if n == k and not _starts_block(bare):
+        return None  # a lazy continuation of the last bullet
+    return items
+
+
+def _directive_block(
+    lines: Sequence[str], i: int, end: int, m: re.Match[str]
+) -> tuple[Directive, DirectiveSpan]:
+    """The directive whose header (matched by ``m``) is line ``i``, and its span."""
+    # its bullets follow (blank lines allowed before the first)
+    j = i + 1
+    while j < end and not _strip(lines[j]).strip():
+        j += 1
+    block_end = j
+    item_spans: list[ItemSpan] = []
+    if j < end and _BULLET.match(_strip(lines[j])):
+        item_spans = _leading_items(lines, j, end)
+        if item_spans:
+            block_end = item_spans[-1].end
+    if not item_spans:
+        block_end = i + 1
+    status: ItemSpan | None = None
+    status_value: str | None = None
+    texts: list[str] = []
+    for item in item_spans:
+        sm = _STATUS_ITEM.match(item.text)
+        if sm and status is None and "\n" not in item.text:
+            status, status_value = item, sm.group("value")
+        else:
+            texts.append(item.text)
+    state = DirectiveState.UNCONSUMED if m.group("un") else DirectiveState.CONSUMED
+    directive = Directive(
+        kind=m.group("kind"),
+        state=state,
+        consumed_at=m.group("at"),
+        items=tuple(texts),
+        status=status_value,
+    )
+    # blank lines between the header and the first bullet belong to the block
+    return directive, DirectiveSpan(i, tuple(item_spans), status, block_end)
+
+
+def _entry_end(lines: Sequence[str], heading: int, end: int, body: list[str]) -> tuple[str, int]:
+    """An entry's text from its body lines (blank lines and the closing rule trimmed),
+    and its content end."""
+    while body and not body[-1].strip():
+        body.pop()
+    if body and _RULE.match(body[-1]):
+        body.pop()
+        while body and not body[-1].strip():
+            body.pop()
+    while body and not body[0].strip():
+        body.pop(0)
+    content_end = end
+    while content_end > heading + 1 and not lines[content_end - 1].strip():
+        content_end -= 1
+    return "\n".join(body), content_end
+
+
 def _scan_entry(
     lines: Sequence[str], heading: int, end: int
 ) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int]:
     """Body text, directive spans and directives of one checkpoint entry."""
+    plain = _plain_entry(lines, heading, end)  # the common entry, without the line walk
+    return plain if plain is not None else _scan_entry_lines(lines, heading, end)
+
+
+def _bare_lines(lines: Sequence[str], start: int, end: int) -> list[str]:
+    """``lines[start:end]`` without their ``\n`` ends (for lines without a ``\r``)."""
+    if start >= end:
+        return []
+    parts = "".join(lines[start:end]).split("\n")
+    if lines[end - 1].endswith("\n"):
+        parts.pop()  # the empty text after the last line end
+    return parts
+
+
+def _plain_entry(
+    lines: Sequence[str], heading: int, end: int
+) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int] | None:
+    """:func:`_scan_entry` of an entry without ``\r``, `````` ``` `````` or ``~~~``; else ``None``.
+
+    Without those no line opens or closes a fence and stripping a line end is
+    dropping its ``\n``, so the entry's lines are its text except for the
+    directive blocks, whose headers start with ``**``: only the lines starting
+    so are tried as headers (the line walk tries every line it reaches).
+    """
+    text = "".join(lines[heading + 1 : end])
+    if "```" in text or "~~~" in text or "\r" in text:
+        return None
+    body: list[str] = []
+    spans: list[DirectiveSpan] = []
+    directives: list[Directive] = []
+    joined = "\n" + text  # a line of text starting at offset k is "\n" at offset k here
+    pos = heading + 1  # the first line not yet read
+    i = heading + 1
+    last = 0
+    at = joined.find("\n**")
+    while at >= 0:
+        i += text.count("\n", last, at)
+        last = at
+        at = joined.find("\n**", at + 1)
+        if i < pos:
+            continue  # inside the block of the directive before
+        m = DIRECTIVE_HEADER.match(_strip(lines[i]))
+        if m is None:
+            continue
+        body.extend(_bare_lines(lines, pos, i))
+        directive, span = _directive_block(lines, i, end, m)
+        directives.append(directive)
+        spans.append(span)
+        pos = span.end
+    body.extend(_bare_lines(lines, pos, end))
+    entry, content_end = _entry_end(lines, heading, end, body)
+    return entry, tuple(spans), directives, content_end
+
+
+def _scan_entry_lines(
+    lines: Sequence[str], heading: int, end: int
+) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int]:
+    """:func:`_scan_entry` line by line: the general reader."""
     body: list[str] = []
     spans: list[DirectiveSpan] = []
     directives: list[Directive] = []
@@ -344,61 +565,12 @@ def _scan_entry(
             fence = _fence_open(bare)
             i += 1
             continue
-        # a directive: its bullets follow (blank lines allowed before the first)
-        j = i + 1
-        while j < end and not _strip(lines[j]).strip():
-            j += 1
-        block_end = j
-        item_spans: list[ItemSpan] = []
-        if j < end and _BULLET.match(_strip(lines[j])):
-            found, _, _ = scan_items(lines, j, end)
-            # keep only the leading run of bullets without loose text between
-            prev_end = j
-            for item in found:
-                gap = [_strip(x) for x in lines[prev_end : item.start]]
-                if any(g.strip() for g in gap):
-                    break
-                item_spans.append(item)
-                prev_end = item.end
-            if item_spans:
-                block_end = item_spans[-1].end
-        if not item_spans:
-            block_end = i + 1
-        status: ItemSpan | None = None
-        status_value: str | None = None
-        texts: list[str] = []
-        for item in item_spans:
-            sm = _STATUS_ITEM.match(item.text)
-            if sm and status is None and "\n" not in item.text:
-                status, status_value = item, sm.group("value")
-            else:
-                texts.append(item.text)
-        state = DirectiveState.UNCONSUMED if m.group("un") else DirectiveState.CONSUMED
-        directives.append(
-            Directive(
-                kind=m.group("kind"),
-                state=state,
-                consumed_at=m.group("at"),
-                items=tuple(texts),
-                status=status_value,
-            )
-        )
-        spans.append(DirectiveSpan(i, tuple(item_spans), status, block_end))
-        # blank lines between the header and the first bullet belong to the block
-        i = block_end
-    # strip blank lines and the closing rule
-    while body and not body[-1].strip():
-        body.pop()
-    if body and _RULE.match(body[-1]):
-        body.pop()
-        while body and not body[-1].strip():
-            body.pop()
-    while body and not body[0].strip():
-        body.pop(0)
-    content_end = end
-    while content_end > heading + 1 and not lines[content_end - 1].strip():
-        content_end -= 1
-    return "\n".join(body), tuple(spans), directives, content_end
+        directive, span = _directive_block(lines, i, end, m)
+        directives.append(directive)
+        spans.append(span)
+        i = span.end
+    entry, content_end = _entry_end(lines, heading, end, body)
+    return entry, tuple(spans), directives, content_end
 
 
 def _section_body(doc: Document, start: int, end: int) -> str:
