@@ -62,12 +62,31 @@ def _double_quoted(text: str) -> str:
     return "".join(out)
 
 
+#: yaml_text of plain strings (keys and values such as ``bm_trigger``, ``auto``, ``bench``
+#: recur page after page); a full memo starts again, so it stays bounded
+_STR_TEXTS: dict[str, str] = {}
+_STR_TEXTS_LIMIT = 4096
+
+
+def _str_text(value: str) -> str:
+    """:func:`yaml_text` of a string."""
+    if _YAML_PRINTABLE.search(value) or _LINE_SEPARATORS.search(value):
+        return _double_quoted(value)
+    return _yaml.scalar(value)
+
+
 def yaml_text(value: Any) -> str:
     """One-line YAML for ``value`` that the strict loader reads back as ``value``."""
+    if type(value) is str:  # (a str subclass, such as an enum, goes the plain way)
+        text = _STR_TEXTS.get(value)
+        if text is None:
+            text = _str_text(value)  # a pure function of the string: safe to remember
+            if len(_STR_TEXTS) >= _STR_TEXTS_LIMIT:
+                _STR_TEXTS.clear()
+            _STR_TEXTS[value] = text
+        return text
     if isinstance(value, str):
-        if _YAML_PRINTABLE.search(value) or _LINE_SEPARATORS.search(value):
-            return _double_quoted(value)
-        return _yaml.scalar(value)
+        return _str_text(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(yaml_text(v) for v in value) + "]"
     if isinstance(value, dict):

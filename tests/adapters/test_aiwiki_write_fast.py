@@ -32,3 +32,19 @@ def test_yaml_text_quotes_as_the_category_check_does(text: str) -> None:
     )
     expected = W._double_quoted(text) if plain_way else _yaml.scalar(text)
     assert W.yaml_text(text) == expected
+
+
+@given(
+    st.lists(st.text(max_size=12) | st.sampled_from(["auto", "yes", "0123", "a: b"]), max_size=8)
+)
+def test_remembered_yaml_texts_are_the_computed_ones(texts: list[str]) -> None:
+    for text in texts + texts:  # the second time from the memo
+        assert W.yaml_text(text) == W._str_text(text)
+    assert W.yaml_text(texts) == "[" + ", ".join(W._str_text(t) for t in texts) + "]"
+
+
+def test_the_yaml_text_memo_stays_bounded() -> None:
+    for n in range(W._STR_TEXTS_LIMIT + 10):
+        W.yaml_text(f"key-{n}")
+    assert len(W._STR_TEXTS) <= W._STR_TEXTS_LIMIT
+    assert W.yaml_text("yes") == "'yes'"
