@@ -188,6 +188,12 @@ class LocalStorage(Storage):
         #: open batches by thread id (a plain dict: storages are pickled to workers)
         self._batches: dict[int, _Batch] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without open batches: a copy in a worker process starts outside any."""
+        state = self.__dict__.copy()
+        state["_batches"] = {}
+        return state
+
     # -- paths ----------------------------------------------------------------
     def _inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)

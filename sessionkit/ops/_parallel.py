@@ -9,17 +9,20 @@ fewer items than ``min_parallel``, it runs in this process and spawns nothing.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["default_jobs", "ordered_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+#: what :func:`ordered_map` runs each chunk inside (a store's ``batch``)
+ChunkContext = Callable[[], contextlib.AbstractContextManager[Any]]
 
 #: fewer items than this run in-process: a pool costs more than it saves
 MIN_PARALLEL = 64
@@ -33,12 +36,19 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _run_chunk(func: Callable[[T], R], chunk: list[T]) -> tuple[list[R], BaseException | None]:
-    """The results of a chunk up to the first failure, and that failure."""
+def _run_chunk(
+    func: Callable[[T], R], chunk: list[T], around: ChunkContext | None = None
+) -> tuple[list[R], BaseException | None]:
+    """The results of a chunk up to the first failure, and that failure.
+
+    ``around``: the whole chunk runs inside ``around()``, which has exited
+    (for a store batch: every write is durable) before the results are returned.
+    """
     done: list[R] = []
     try:
-        for item in chunk:
-            done.append(func(item))
+        with around() if around is not None else contextlib.nullcontext():
+            for item in chunk:
+                done.append(func(item))
     except Exception as exc:  # re-raised by the parent at the item's place in the order
         return done, exc
     return done, None
@@ -51,6 +61,7 @@ def ordered_map(
     jobs: int | None = None,
     chunk_size: int = 64,
     min_parallel: int = MIN_PARALLEL,
+    around: ChunkContext | None = None,
 ) -> Iterator[R]:
     """Yield ``func(item)`` for every item, in input order, over ``jobs`` processes.
 
@@ -61,6 +72,10 @@ def ordered_map(
         jobs: worker processes (``None``: :func:`default_jobs`); 1 is serial.
         chunk_size: items per task sent to a worker.
         min_parallel: with fewer items than this, run serially in-process.
+        around: a picklable factory of a context manager that each chunk of
+            ``chunk_size`` items runs inside (in-process too, chunk by chunk),
+            such as a store's ``batch``; a chunk's results are yielded only
+            after its context has exited.
 
     An exception raised by ``func`` is raised here, at that item's place in
     the order (results before it have been yielded).
@@ -75,13 +90,11 @@ def ordered_map(
         raise ValueError(f"chunk_size must be at least 1, not {chunk_size}")
     it = iter(items)
     if workers == 1:
-        for item in it:
-            yield func(item)
+        yield from _serial(func, it, chunk_size, around)
         return
     head = list(itertools.islice(it, max(min_parallel, chunk_size * workers)))
     if len(head) < min_parallel:
-        for item in head:
-            yield func(item)
+        yield from _serial(func, iter(head), chunk_size, around)
         return
     chunks = _chunks(itertools.chain(head, it), chunk_size, workers)
     del head
@@ -89,7 +102,7 @@ def ordered_map(
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[tuple[list[R], BaseException | None]]] = deque()
         for chunk in itertools.islice(chunks, in_flight):
-            pending.append(pool.submit(_run_chunk, func, chunk))
+            pending.append(pool.submit(_run_chunk, func, chunk, around))
         while pending:
             results, failure = pending.popleft().result()
             yield from results
@@ -99,7 +112,22 @@ def ordered_map(
                 raise failure
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.append(pool.submit(_run_chunk, func, nxt))
+                pending.append(pool.submit(_run_chunk, func, nxt, around))
+
+
+def _serial(
+    func: Callable[[T], R], it: Iterator[T], chunk_size: int, around: ChunkContext | None
+) -> Iterator[R]:
+    """:func:`ordered_map` in this process: item by item, or chunk by chunk inside ``around``."""
+    if around is None:
+        for item in it:
+            yield func(item)
+        return
+    while chunk := list(itertools.islice(it, chunk_size)):
+        results, failure = _run_chunk(func, chunk, around)
+        yield from results
+        if failure is not None:
+            raise failure
 
 
 def _chunks(it: Iterator[T], size: int, workers: int) -> Iterator[list[T]]:

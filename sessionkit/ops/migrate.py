@@ -373,7 +373,10 @@ def migrate(
         _migrate_key, store, to, dry_run, None if backup_dir is None else str(backup_dir)
     )
     results: list[FileResult] = []
-    for result in ordered_map(one, keys, jobs=workers, min_parallel=min_parallel):
+    # each chunk of pages is one store batch (on a local disk: the folder is
+    # fsynced once per chunk, before its results come back, not once per page)
+    around = None if dry_run else getattr(store, "batch", None)
+    for result in ordered_map(one, keys, jobs=workers, min_parallel=min_parallel, around=around):
         results.append(result)
         if progress is not None:
             progress(len(results), len(keys), result.key)

@@ -376,6 +376,34 @@ def test_jobs_uses_a_pool_for_local_stores(wiki: Path, monkeypatch: pytest.Monke
     assert pools == [2]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_folder_is_synced_once_per_chunk_not_per_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    from sessionkit.backends._storage import LocalStorage
+
+    root = tmp_path / "wiki"
+    (root / SESSIONS).mkdir(parents=True)
+    for i in range(150):
+        name, text = _v1(i)
+        (root / SESSIONS / name).write_text(text, encoding="utf-8")
+    log = tmp_path / "syncs"
+    real = LocalStorage._sync_dir
+
+    def spy(folder: str) -> None:  # a file: the workers' calls count too
+        with open(log, "a") as fh:
+            fh.write(folder + "\n")
+        real(folder)
+
+    monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(spy))
+    report = migrate(root, jobs=jobs)
+    assert report.counts()["migrated"] == 150
+    syncs = log.read_text().splitlines()
+    # one per chunk of 64 pages (or fewer, at the end of the input), each of the notes folder
+    assert set(syncs) == {str(root / SESSIONS)}
+    assert 3 <= len(syncs) <= 8
+
+
 # -- the command line ------------------------------------------------------------------------
 
 

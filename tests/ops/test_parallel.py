@@ -6,9 +6,12 @@ of jobs gives the same results, in the same order, byte for byte.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -68,6 +71,73 @@ def test_ordered_map_raises_at_the_failing_item(jobs: int) -> None:
         for x in ordered_map(fail_at_50, range(300), jobs=jobs, chunk_size=8):
             seen.append(x)
     assert seen == list(range(50))
+
+
+class Around:
+    """A chunk context (picklable) that logs, per process, each chunk's enter and exit."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+
+    def __call__(self) -> Any:
+        return self
+
+    def __enter__(self) -> None:
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()} enter\n")
+
+    def __exit__(self, *exc: object) -> None:
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()} exit\n")
+
+
+def logged(log: str, x: int) -> int:
+    with open(log, "a") as fh:
+        fh.write(f"{os.getpid()} item {x}\n")
+    return x * x
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ordered_map_runs_each_chunk_inside_around(tmp_path: Path, jobs: int) -> None:
+    log = str(tmp_path / "log")
+    got = list(
+        ordered_map(
+            functools.partial(logged, log), range(100), jobs=jobs, chunk_size=16, around=Around(log)
+        )
+    )
+    assert got == [x * x for x in range(100)]
+    by_pid: dict[str, list[str]] = {}
+    for line in Path(log).read_text().splitlines():
+        pid, event = line.split(" ", 1)
+        by_pid.setdefault(pid, []).append(event)
+    chunks = []
+    for events in by_pid.values():  # in each process: enter, its chunk's items, exit; again
+        while events:
+            assert events[0] == "enter"
+            end = events.index("exit")
+            chunks.append([int(e.split()[1]) for e in events[1:end]])
+            events = events[end + 1 :]
+    assert sorted(x for chunk in chunks for x in chunk) == list(range(100))
+    assert all(0 < len(chunk) <= 16 for chunk in chunks)
+    assert len(chunks) >= 100 // 16
+
+
+def test_ordered_map_in_process_yields_a_chunk_after_its_context_exits() -> None:
+    events: list[str] = []
+
+    @contextlib.contextmanager
+    def around() -> Iterator[None]:
+        events.append("enter")
+        yield
+        events.append("exit")
+
+    for x in ordered_map(square, range(5), jobs=1, chunk_size=2, around=around):
+        events.append(f"got {x}")
+    assert events == [
+        "enter", "exit", "got 0", "got 1",
+        "enter", "exit", "got 4", "got 9",
+        "enter", "exit", "got 16",
+    ]  # fmt: skip
 
 
 def test_ordered_map_checks_its_arguments() -> None:
