@@ -25,6 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "tests" / "corpus" / "aiwiki-v2").glob("*.md"))[:6]
 
 
+def _wiki(tmp_path: Path) -> Path:
+    """A wiki at ``tmp_path/wiki`` holding :data:`PAGES`; returns its sessions folder."""
+    src = tmp_path / "wiki" / "aiwiki" / "sessions"
+    src.mkdir(parents=True)
+    for page in PAGES:
+        (src / page.name).write_bytes(page.read_bytes())
+    return src
+
+
 def _syncs(monkeypatch: Any) -> list[str]:
     seen: list[str] = []
     real = LocalStorage._sync_dir
@@ -115,10 +124,7 @@ def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None
 def test_convert_syncs_the_notes_before_it_writes_the_manifest(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    src = tmp_path / "wiki" / "aiwiki" / "sessions"
-    src.mkdir(parents=True)
-    for page in PAGES:
-        (src / page.name).write_bytes(page.read_bytes())
+    _wiki(tmp_path)
     events: list[str] = []
     real_sync = LocalStorage._sync_dir
     real_manifest = C._write_manifest
@@ -144,10 +150,7 @@ def test_convert_syncs_the_notes_before_it_writes_the_manifest(
 
 
 def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
-    src = tmp_path / "wiki" / "aiwiki" / "sessions"
-    src.mkdir(parents=True)
-    for page in PAGES:
-        (src / page.name).write_bytes(page.read_bytes())
+    _wiki(tmp_path)
     one = C.convert(tmp_path / "wiki", tmp_path / "p1", to="basic-memory", project="p")
     two = C.convert(tmp_path / "wiki", tmp_path / "p2", to="basic-memory", project="p", jobs=2)
     assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
@@ -162,10 +165,7 @@ def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
 def test_sources_stream_in_batches_and_an_unreadable_note_keeps_its_place(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    src = tmp_path / "wiki" / "aiwiki" / "sessions"
-    src.mkdir(parents=True)
-    for page in PAGES:
-        (src / page.name).write_bytes(page.read_bytes())
+    src = _wiki(tmp_path)
     names = sorted(p.name for p in PAGES)
     bad = names[2][:-3] + "-bad.md"  # sorts between the third and the fourth page
     (src / bad).write_bytes(b"---\nschema_version: 2\n---\n\xff\xfe not UTF-8\n")
