@@ -19,7 +19,7 @@ import pytest
 from sessionkit.backends._filestore import FileStore
 from sessionkit.backends._storage import LOCK_NAME, LocalStorage
 from sessionkit.errors import ConflictError
-from sessionkit.ops import convert as C
+from sessionkit.ops import convert as OPS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "tests" / "corpus" / "aiwiki-v2").glob("*.md"))[:6]
@@ -127,7 +127,7 @@ def test_convert_syncs_the_notes_before_it_writes_the_manifest(
     _wiki(tmp_path)
     events: list[str] = []
     real_sync = LocalStorage._sync_dir
-    real_manifest = C._write_manifest
+    real_manifest = OPS._write_manifest
 
     def sync(folder: str) -> None:
         events.append("sync " + os.path.basename(folder))
@@ -138,21 +138,21 @@ def test_convert_syncs_the_notes_before_it_writes_the_manifest(
         real_manifest(store, notes)
 
     monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(sync))
-    monkeypatch.setattr(C, "_write_manifest", manifest)
+    monkeypatch.setattr(OPS, "_write_manifest", manifest)
     dst = tmp_path / "project"
-    report = C.convert(tmp_path / "wiki", dst, to="basic-memory")
+    report = OPS.convert(tmp_path / "wiki", dst, to="basic-memory")
     assert report.ok and len(report.created) == len(PAGES)
     assert events[0] == "sync sessions"  # once for every note written, then
     assert events[1] == "manifest"  # the manifest (its own replace syncs again)
     assert events.count("sync sessions") == 2
-    again = C.convert(tmp_path / "wiki", dst, to="basic-memory")
+    again = OPS.convert(tmp_path / "wiki", dst, to="basic-memory")
     assert again.written == [] and again.ok
 
 
 def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
     _wiki(tmp_path)
-    one = C.convert(tmp_path / "wiki", tmp_path / "p1", to="basic-memory", project="p")
-    two = C.convert(tmp_path / "wiki", tmp_path / "p2", to="basic-memory", project="p", jobs=2)
+    one = OPS.convert(tmp_path / "wiki", tmp_path / "p1", to="basic-memory", project="p")
+    two = OPS.convert(tmp_path / "wiki", tmp_path / "p2", to="basic-memory", project="p", jobs=2)
     assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
 
     def files(root: Path) -> dict[str, bytes]:
@@ -169,7 +169,7 @@ def test_sources_stream_in_batches_and_an_unreadable_note_keeps_its_place(
     names = sorted(p.name for p in PAGES)
     bad = names[2][:-3] + "-bad.md"  # sorts between the third and the fourth page
     (src / bad).write_bytes(b"---\nschema_version: 2\n---\n\xff\xfe not UTF-8\n")
-    monkeypatch.setattr(C, "_READ_BATCH", 2)
+    monkeypatch.setattr(OPS, "_READ_BATCH", 2)
     asked: list[list[str]] = []
     real = FileStore.read_many
 
@@ -187,7 +187,7 @@ def test_sources_stream_in_batches_and_an_unreadable_note_keeps_its_place(
     for jobs, out in ((1, "p1"), (2, "p2")):
         calls.clear()
         reports.append(
-            C.convert(
+            OPS.convert(
                 tmp_path / "wiki",
                 tmp_path / out,
                 to="basic-memory",

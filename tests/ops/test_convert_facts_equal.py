@@ -16,8 +16,8 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sessionkit.adapters import crosswalk as C
 from sessionkit.model import Citation, Session
-from sessionkit.ops import convert as C
 from sessionkit.serialize import from_dict, to_dict
 from tests import strategies as S
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sessionkit.adapters import crosswalk as C
 from sessionkit.document import parse
-from sessionkit.ops import convert as C
 
 _PATH = "aiwiki/sessions/2024-01-01-abcdef0.md"
 SLOW = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

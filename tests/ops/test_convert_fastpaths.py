@@ -18,11 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionkit import get_adapter, loads
+from sessionkit.adapters import crosswalk as C
 from sessionkit.adapters.basic_memory import render_note
 from sessionkit.document import parse
 from sessionkit.errors import FormatError
 from sessionkit.model import Session
-from sessionkit.ops import convert as C
+from sessionkit.ops import convert as OPS
 from sessionkit.ops.convert import convert_text
 from sessionkit.serialize import to_json
 from tests import strategies as S
@@ -269,12 +270,14 @@ def test_session_check_with_the_document_equals_the_reader(
     if not tail and close:  # also the fence as the last line, with no newline after it
         text = text[: -len(newline)]
     doc = parse(text, "sessions/a.md")
-    assert C._is_session_note(text, C.BASIC_MEMORY, doc) == C._is_session_note(text, C.BASIC_MEMORY)
+    assert OPS._is_session_note(text, C.BASIC_MEMORY, doc) == OPS._is_session_note(
+        text, C.BASIC_MEMORY
+    )
 
 
 def test_session_check_skips_a_note_too_big_before_its_size_matters() -> None:
-    job = C._Job(src=C.BASIC_MEMORY, dst="aiwiki", project=None, folder="sessions", today="x")
+    job = OPS._Job(src=C.BASIC_MEMORY, dst="aiwiki", project=None, folder="sessions", today="x")
     big = "---\ntype: note\n---\n" + "x" * (9 << 20) + "\n"
-    assert C._convert_job(job, ("sessions/big.md", big)) == ("sessions/big.md", None)
-    _, result = C._convert_job(job, ("sessions/big.md", big.replace("note", "session")))
+    assert OPS._convert_job(job, ("sessions/big.md", big)) == ("sessions/big.md", None)
+    _, result = OPS._convert_job(job, ("sessions/big.md", big.replace("note", "session")))
     assert isinstance(result, str) and "over the limit" in result

@@ -18,8 +18,8 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sessionkit.adapters import crosswalk as C
 from sessionkit.document import parse
-from sessionkit.ops import convert as C
 from tests.ops.test_convert_faithful import SLOW, _pages, _schema_shape, _written_and_spaced
 
 _PATH = "aiwiki/sessions/2024-01-01-abcdef0.md"

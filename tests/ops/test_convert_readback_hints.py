@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from sessionkit.adapters import crosswalk as C
 from sessionkit.document import parse
 from sessionkit.errors import SessionKitError
-from sessionkit.ops import convert as C
 from tests.ops.test_convert_faithful import SLOW, _pages
 
 _PATH = "aiwiki/sessions/2024-01-01-abcdef0.md"
@@ -70,7 +70,7 @@ def _convert_all(monkeypatch: pytest.MonkeyPatch | None) -> list[str]:
         ):
             try:
                 doc = parse(text, path)
-                res = C._convert_doc(
+                res = C.convert_doc(
                     doc, src, dst, project="p", folder="sessions", today="2026-01-01"
                 )
                 out.append(f"{res.key}\n{res.text}\n{res.carried}")

@@ -1,0 +1,1381 @@
+"""The note-level crosswalk between aiwiki session pages and Basic Memory session notes.
+
+:mod:`sessionkit.ops.convert` plans a conversion over stores (jobs, the
+manifest, the report); this module converts *one* note, through the two
+formats' public profiles (:mod:`sessionkit.adapters.profiles`).  Its entry
+point is :func:`convert_doc`.
+
+How a field maps (the full table is in ``docs/converting.md``):
+
+* what both formats hold maps onto its counterpart (``session_id`` ↔
+  ``claude_session_id``, decisions ↔ ``[decision]`` observations, …);
+* what only one format holds travels in a **namespaced carrier** in the other
+  and comes back when converting back: frontmatter keys ``bm_*`` in aiwiki
+  pages (``bm_title``, ``bm_status``, ``bm_started``, ``bm_project``, …, and
+  ``bm_<key>`` for every other Basic Memory key), sections ``## bm:
+  Observations`` / ``## bm: Relations``; in Basic Memory notes frontmatter
+  keys ``aiwiki_*`` (``aiwiki_status``, ``aiwiki_<key>`` for unknown aiwiki
+  keys) and sections ``## aiwiki: Checkpoints`` / ``## aiwiki: Files
+  touched``;
+* a value the converter had to invent for the target to be valid (Basic
+  Memory's required ``project``, aiwiki's required ``focus``…) is recorded
+  in ``aiwiki_sessionkit`` / ``bm_sessionkit`` (JSON) and dropped on the way
+  back.
+
+Every conversion is checked before it is written.  First the source's model
+must write back into its own format as the same session; when it does not (an
+aiwiki page with a section twice, a Basic Memory note without frontmatter) the
+source's exact text rides along in the ``*_sessionkit`` carrier.  Then the
+target is read back and mapped home again; when that does not give the same
+facts (a heading Basic Memory reads as a tag…) the whole session rides along
+as JSON in that carrier.  Either way nothing is lost; the report lists such
+notes under ``carried``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..document import Document, parse
+from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
+from ..model import (
+    Checkpoint,
+    Citation,
+    Directive,
+    DirectiveState,
+    ExtraSection,
+    Link,
+    LinkStyle,
+    Observation,
+    Session,
+    Status,
+)
+
+__all__ = [
+    "AIWIKI",
+    "BASIC_MEMORY",
+    "Converted",
+    "convert_doc",
+    "derived_title",
+    "detect_family",
+    "note_family",
+    "pivot_from_aiwiki",
+    "pivot_from_bm",
+    "today_utc",
+]
+
+#: the aiwiki format conversions write
+AIWIKI = "aiwiki-v2"
+#: the Basic Memory format
+BASIC_MEMORY = "basic-memory"
+
+#: carrier prefixes: aiwiki-only things in Basic Memory notes, and the reverse
+BM_SIDE = "aiwiki_"
+AW_SIDE = "bm_"
+#: the JSON carrier of restore information
+BM_META = BM_SIDE + "sessionkit"
+AW_META = AW_SIDE + "sessionkit"
+#: section-title prefixes for carried and escaped sections
+BM_SECTION = "aiwiki: "
+AW_SECTION = "bm: "
+#: Basic Memory sections that carry aiwiki checkpoints and citations
+BM_CHECKPOINTS = BM_SECTION + "Checkpoints"
+BM_FILES = BM_SECTION + "Files touched"
+#: aiwiki sections that carry Basic Memory observations and relations
+AW_OBSERVATIONS = AW_SECTION + "Observations"
+AW_RELATIONS = AW_SECTION + "Relations"
+
+#: aiwiki sections with a model field (a Basic Memory section of that name is escaped)
+_AW_KNOWN = (
+    "Checkpoints",
+    "Files touched",
+    "Decisions made",
+    "Gotchas surfaced",
+    "Open questions",
+    "Next steps",
+)
+#: Basic Memory sections that hold facts (an aiwiki section of that name is escaped)
+_BM_KNOWN = ("Observations", "Relations")
+#: canonical Basic Memory status word for a model status (abandoned has none)
+_BM_WORD = {Status.ACTIVE: "open", Status.DONE: "closed"}
+#: aiwiki list fields and the observation category each maps to
+_LIST_CATEGORIES = {
+    "decisions": ("decision", "Decisions made"),
+    "gotchas": ("problem", "Gotchas surfaced"),
+    "questions": ("question", "Open questions"),
+    "next_steps": ("next_step", "Next steps"),
+}
+#: Basic Memory sections carrying an aiwiki list Basic Memory cannot hold as observations
+_BM_LIST_CARRIERS = {BM_SECTION + title: name for name, (_, title) in _LIST_CATEGORIES.items()}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_ABSENT: Any = object()
+_TITLE_FOCUS_MAX = 80
+
+
+# ----------------------------------------------------------------------------- pivot
+
+
+@attrs.frozen(kw_only=True)
+class _Pivot:
+    """A session in format-neutral form: the model plus what the model cannot say.
+
+    ``session.extra`` is empty; unknown frontmatter keys are split by home
+    format (``aw_extra`` read from aiwiki, ``bm_extra`` read from Basic
+    Memory) so each goes back to its own format under its own name.
+    ``bm_status`` is Basic Memory's status word when it is not the one
+    :data:`_BM_WORD` gives (``resumed``), or ``None`` when the note had none.
+    """
+
+    session: Session
+    aw_extra: Mapping[str, Any] = attrs.field(factory=dict)
+    bm_extra: Mapping[str, Any] = attrs.field(factory=dict)
+    bm_status: Any = _ABSENT
+    #: the note's file name in aiwiki / Basic Memory when it is not the derived one
+    aw_key: str | None = None
+    bm_key: str | None = None
+    #: the source note's exact text, key and family, when the model cannot
+    #: reproduce it (it then comes back verbatim)
+    original: str | None = None
+    original_key: str | None = None
+    home: str | None = None
+    #: read from a whole-session carrier (authoritative; no self-check needed)
+    from_carrier: bool = attrs.field(default=False, eq=False)
+    #: the source adapter's own reading of the note (for the self-check)
+    read: Session | None = attrs.field(default=None, eq=False)
+    #: where the parts of a source aiwiki page are (for the self-check)
+    layout: Any = attrs.field(default=None, eq=False)
+    #: what a source aiwiki page's sections read as: aiwiki title -> (lines, value)
+    #: (see :func:`_section_hints`; for reading carrier sections back)
+    hints: Any = attrs.field(default=None, eq=False)
+
+    def key(self) -> str:
+        """A canonical JSON text of every fact, for equality checks."""
+        from ..serialize import to_dict
+
+        return json.dumps(
+            {
+                "session": to_dict(self.session),
+                "aw_extra": list(self.aw_extra.items()),
+                "bm_extra": list(self.bm_extra.items()),
+                "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
+                "original": [self.original, self.original_key, self.home],
+                "keys": [self.aw_key, self.bm_key],
+            },
+            ensure_ascii=False,
+            default=str,
+        )
+
+    def dump(self) -> str:
+        """The whole pivot as one JSON text (the fallback carrier)."""
+        from ..serialize import to_dict
+
+        data: dict[str, Any] = {
+            "session": to_dict(self.session),
+            "aw_extra": dict(self.aw_extra),
+            "bm_extra": dict(self.bm_extra),
+        }
+        if self.bm_status is not _ABSENT:
+            data["bm_status"] = self.bm_status
+        if self.aw_key is not None:
+            data["aw_key"] = self.aw_key
+        if self.bm_key is not None:
+            data["bm_key"] = self.bm_key
+        if self.original is not None:
+            data = {"text": self.original, "key": self.original_key, "home": self.home}
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessions") -> _Pivot:
+    from ..serialize import from_dict
+
+    if "text" in data:
+        text, key, home = data.get("text"), data.get("key"), data.get("home")
+        if not isinstance(text, str) or home not in ("aiwiki", BASIC_MEMORY):
+            raise FormatError("unusable conversion carrier: bad original text", path=path, line=1)
+        inner = _read_pivot(parse(text, key if isinstance(key, str) else None), home, folder)
+        return attrs.evolve(
+            inner,
+            original=text,
+            original_key=key if isinstance(key, str) else None,
+            home=home,
+            from_carrier=True,
+        )
+    try:
+        session = from_dict(data["session"])
+        return _Pivot(
+            session=session,
+            aw_extra=dict(data.get("aw_extra") or {}),
+            bm_extra=dict(data.get("bm_extra") or {}),
+            bm_status=data.get("bm_status", _ABSENT),
+            aw_key=data.get("aw_key"),
+            bm_key=data.get("bm_key"),
+            from_carrier=True,
+        )
+    except (KeyError, TypeError, AttributeError, ValidationError) as exc:
+        raise FormatError(f"unusable conversion carrier: {exc}", path=path, line=1) from None
+
+
+def _meta_json(value: Any, key: str, path: str | None) -> dict[str, Any]:
+    if value is None:
+        return {}
+    try:
+        data = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise FormatError(f"{key} is not a JSON object", path=path, line=1)
+    return data
+
+
+def derived_title(session: Session) -> str:
+    """The title a note gets in Basic Memory when the session has none.
+
+    ``Session {start} {id7} — {focus}``: start date or time, the short id,
+    then the focus (whitespace folded, clipped to 80 characters; left out
+    when it is ``unset`` or empty).
+    """
+    parts = ["Session"]
+    if session.started:
+        parts.append(session.started.replace("T", " ").rstrip("Z")[:19])
+    if session.short_id:
+        parts.append(session.short_id)
+    title = " ".join(parts)
+    focus = " ".join((session.focus or "").split())
+    if focus and focus != "unset":
+        title += " — " + focus[:_TITLE_FOCUS_MAX].rstrip()
+    return title
+
+
+def _escape_title(title: str, known: Sequence[str], prefix: str) -> str:
+    return prefix + title if title in known or title.startswith(prefix) else title
+
+
+def _unescape_title(title: str, prefix: str) -> str:
+    return title[len(prefix) :] if title.startswith(prefix) else title
+
+
+# ----------------------------------------------------------------------------- aiwiki side
+
+
+def _aiwiki_adapter(doc: Document) -> Any:
+    from ..adapters import get_adapter
+
+    try:
+        version = doc.meta.get("schema_version")
+    except SessionKitError:
+        version = None
+    return get_adapter("aiwiki-v1" if version == 1 and version is not True else AIWIKI)
+
+
+def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
+    from ..adapters._bm_grammar import parse_facts
+
+    facts = parse_facts(body.split("\n")) if body else None
+    if facts is None:
+        return [], []
+    return list(facts.observations), list(facts.relations)
+
+
+def pivot_from_aiwiki(doc: Document, folder: str = "sessions", *, hints: bool = True) -> _Pivot:
+    """Read an aiwiki page and undo the carriers a conversion put there.
+
+    ``hints=False`` leaves :attr:`_Pivot.hints` ``None``: a read-back, whose
+    hints nothing reads (they only help read a Basic Memory note made from
+    this page; :func:`_section_hints` is pure and cannot raise).
+    """
+    from ..adapters._aiwiki_parse import read_page
+    from ..backends.aiwiki import safe_id7
+
+    # both aiwiki adapters read with read_page (they differ only in the origin they add)
+    session, layout = read_page(doc)
+    read = session
+    extra = dict(session.extra)
+    meta = _meta_json(extra.pop(AW_META, None), AW_META, doc.path)
+    aw_key = _aw_strip(doc.path)
+    if aw_key == f"{session.started}-{safe_id7(session.id)}.md":
+        aw_key = None
+    bm_key = meta.get("key")
+    if "pivot" in meta:
+        return _load_pivot(meta["pivot"], doc.path, folder)
+    fields: dict[str, Any] = {}
+    aw_extra: dict[str, Any] = {}
+    bm_extra: dict[str, Any] = {}
+    bm_status: Any = _ABSENT
+    carried = {
+        "bm_title",
+        "bm_status",
+        "bm_started",
+        "bm_ended",
+        "bm_project",
+        "bm_cwd",
+        "bm_tags",
+        "bm_focus",
+    }
+    for key, value in extra.items():
+        if key in carried:
+            continue
+        if key.startswith(AW_SIDE):
+            bm_extra[key[len(AW_SIDE) :]] = value
+        else:
+            aw_extra[key] = value
+    if "bm_status" in extra:
+        bm_status = extra["bm_status"]
+    for name in ("started", "ended"):
+        if "bm_" + name in extra:
+            raw = extra["bm_" + name]
+            fields[name] = None if raw is None else str(raw)
+    for name in ("project", "cwd"):
+        if "bm_" + name in extra:
+            raw = extra["bm_" + name]
+            fields[name] = None if raw is None else str(raw)
+    if "bm_tags" in extra:
+        from ..adapters.basic_memory import parse_bm_tags
+
+        fields["tags"] = parse_bm_tags(extra["bm_tags"])
+    title: str | None = None
+    if "bm_focus" in extra:
+        if extra["bm_focus"] == "title":
+            title = session.focus
+        fields["focus"] = None
+    if "bm_title" in extra:
+        raw = extra["bm_title"]
+        title = None if raw is None else str(raw)
+    fields["title"] = title
+    sections: list[ExtraSection] = []
+    observations: list[Observation] = []
+    relations: list[Link] = []
+    summary: str | None = None
+    context: list[str] = []
+    from ..adapters.basic_memory import _link_of, _observation_of
+
+    for sec in session.sections:
+        if sec.title == AW_OBSERVATIONS:
+            for obs in _parse_bm_lines(sec.body)[0]:
+                if obs.category == "summary" and summary is None:
+                    summary = obs.text
+                elif obs.category == "context":
+                    context.append(obs.text)
+                else:
+                    observations.append(_observation_of(obs))
+        elif sec.title == AW_RELATIONS:
+            relations.extend(_link_of(rel) for rel in _parse_bm_lines(sec.body)[1])
+        else:
+            sections.append(
+                attrs.evolve(sec, title=_unescape_title(sec.title, AW_SECTION))
+                if sec.title
+                else sec
+            )
+    session = attrs.evolve(
+        session,
+        extra={},
+        sections=tuple(sections),
+        observations=tuple(observations),
+        relations=tuple(relations),
+        summary=summary,
+        context=tuple(context),
+        origin=None,
+        **fields,
+    )
+    return _Pivot(
+        session=session,
+        aw_extra=aw_extra,
+        bm_extra=bm_extra,
+        bm_status=bm_status,
+        aw_key=aw_key if isinstance(aw_key, str) else None,
+        bm_key=bm_key if isinstance(bm_key, str) else None,
+        read=read,
+        layout=layout,
+        hints=_section_hints(doc, layout, read) if hints else None,
+    )
+
+
+def _aw_strip(path: str | None) -> str | None:
+    """A page's key in its store: the part after ``aiwiki/sessions/``."""
+    if not path:
+        return None
+    path = path.replace("\\", "/")
+    at = path.rfind("aiwiki/sessions/")
+    return path[at + len("aiwiki/sessions/") :] if at >= 0 else path
+
+
+def _bm_strip(path: str | None, folder: str) -> str | None:
+    """A note's key in its store: the path below the notes folder."""
+    if not path:
+        return None
+    path = path.replace("\\", "/")
+    prefix = folder.strip("/") + "/"
+    return path[len(prefix) :] if prefix != "/" and path.startswith(prefix) else path
+
+
+def _aiwiki_date(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if _DATE.match(value):
+        return value
+    m = _DATE_PREFIX.match(value)
+    return m.group(1) if m else None
+
+
+def _bm_fact_lines(session: Session) -> tuple[list[str], list[str]]:
+    from ..adapters.basic_memory import (
+        _render_category,
+        _render_observation,
+        _render_relation,
+    )
+
+    obs: list[str] = []
+    if session.summary is not None:
+        obs.append(_render_category("summary", session.summary))
+    obs.extend(_render_category("context", t) for t in session.context)
+    obs.extend(_render_observation(o) for o in session.observations)
+    rels = [_render_relation(link) for link in session.relations]
+    return obs, rels
+
+
+def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
+    s = pivot.session
+    extra: dict[str, Any] = dict(pivot.aw_extra)
+    for key, value in pivot.bm_extra.items():
+        extra[AW_SIDE + key] = value
+    if pivot.bm_status is not _ABSENT:
+        extra["bm_status"] = pivot.bm_status
+    started = _aiwiki_date(s.started)
+    if s.started is None or started != s.started:
+        extra["bm_started"] = s.started
+    if started is None:
+        started = _aiwiki_date(s.ended) or _aiwiki_date(_date_in(s.title)) or today
+    ended = _aiwiki_date(s.ended)
+    if s.ended is not None and ended != s.ended:
+        extra["bm_ended"] = s.ended
+    focus = s.focus
+    title_done = s.title is None
+    if focus is None:
+        if s.title is not None and s.title.strip() and "\n" not in s.title:
+            focus, title_done = s.title, True
+            extra["bm_focus"] = "title"
+        else:
+            focus = "unset"
+            extra["bm_focus"] = None
+    if not title_done:
+        extra["bm_title"] = s.title
+    if s.project is not None:
+        extra["bm_project"] = s.project
+    if s.cwd is not None:
+        extra["bm_cwd"] = s.cwd
+    if s.tags:
+        extra["bm_tags"] = list(s.tags)
+    if pivot.bm_key is not None:
+        extra[AW_META] = json.dumps({"key": pivot.bm_key}, ensure_ascii=False)
+    sections = [
+        attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
+        if sec.title
+        else sec
+        for sec in s.sections
+    ]
+    obs, rels = _bm_fact_lines(s)
+    if obs:
+        sections.append(ExtraSection(title=AW_OBSERVATIONS, body="\n" + "\n".join(obs)))
+    if rels:
+        sections.append(ExtraSection(title=AW_RELATIONS, body="\n" + "\n".join(rels)))
+    return attrs.evolve(
+        s,
+        started=started,
+        ended=ended,
+        focus=focus,
+        title=None,
+        summary=None,
+        project=None,
+        cwd=None,
+        context=(),
+        tags=(),
+        observations=(),
+        relations=(),
+        extra=extra,
+        sections=tuple(sections),
+        origin=None,
+    )
+
+
+def _date_in(text: str | None) -> str | None:
+    if not text:
+        return None
+    m = re.search(r"\d{4}-\d{2}-\d{2}", text)
+    return m.group(0) if m else None
+
+
+def _render_aiwiki(session: Session, key: str | None = None) -> tuple[str, str]:
+    from ..adapters import get_adapter
+    from ..backends.aiwiki import safe_id7
+
+    text = str(get_adapter(AIWIKI).write(session).text)
+    return key or f"{session.started}-{safe_id7(session.id)}.md", text
+
+
+def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
+    s = pivot.session
+    minimal = _Pivot(
+        session=Session(id=s.id, status=s.status, focus=s.focus, started=s.started, ended=s.ended),
+    )
+    base = _to_aiwiki_session(minimal, today)
+    extra = {k: v for k, v in base.extra.items()}
+    extra[AW_META] = json.dumps(
+        {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
+    )
+    return attrs.evolve(base, extra=extra)
+
+
+# ----------------------------------------------------------------------------- Basic Memory side
+
+
+def _fact_section_lines(doc: Document) -> set[int]:
+    out: set[int] = set()
+    for sec in doc.sections:
+        if sec.title in _BM_KNOWN:
+            out.update(range(sec.start, sec.end))
+    return out
+
+
+def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) -> _Pivot:
+    """Read a Basic Memory note and undo the carriers a conversion put there.
+
+    Facts are taken from the ``## Observations`` and ``## Relations``
+    sections only; facts Basic Memory finds in prose stay in their section.
+    ``hints`` (:func:`_section_hints` of the aiwiki page the note was made
+    from) gives carrier sections whose lines it knows without reading them.
+    """
+    from ..adapters._bm_grammar import parse_facts
+    from ..adapters._bm_permalink import generate_permalink
+    from ..adapters.basic_memory import (
+        _CATEGORY_FIELDS,
+        _classify_facts,
+        _link_of,
+        _observation_of,
+        note_path,
+    )
+
+    try:
+        session, _, scanned = _classify_facts(doc)
+    except SessionKitError as exc:
+        raise exc.with_path(doc.path) from None
+    read = session
+    meta = doc.meta
+    extra = dict(session.extra)
+    carrier = _meta_json(extra.pop(BM_META, None), BM_META, doc.path)
+    aw_key = carrier.get("key")
+    bm_key = _bm_strip(doc.path, folder)
+    if bm_key == _bm_strip(note_path(session.title or "", folder), folder):
+        bm_key = None
+    if "pivot" in carrier:
+        return _load_pivot(carrier["pivot"], doc.path, folder)
+    raw_status = meta.get("status", _ABSENT)
+    status = session.status
+    bm_status: Any = _ABSENT
+    aw_status = extra.pop(BM_SIDE + "status", _ABSENT)
+    if aw_status is not _ABSENT:
+        try:
+            status = Status(str(aw_status))
+        except ValueError:
+            raise FormatError(
+                f"{BM_SIDE}status is {aw_status!r}, not an aiwiki status",
+                path=doc.path,
+                line=doc.key_line(BM_SIDE + "status"),
+            ) from None
+    elif raw_status is _ABSENT or raw_status is None:
+        bm_status = None
+    elif raw_status != _BM_WORD.get(status):
+        bm_status = raw_status
+    fields: dict[str, Any] = {"status": status}
+    for name in carrier.get("added", []):
+        if name in ("project", "cwd", "started", "ended", "focus", "last_commit", "id"):
+            fields[name] = None
+    aw_extra: dict[str, Any] = {}
+    bm_extra: dict[str, Any] = {}
+    for key, value in extra.items():
+        if key.startswith(BM_SIDE):
+            aw_extra[key[len(BM_SIDE) :]] = value
+        else:
+            bm_extra[key] = value
+    # facts from the fact sections only
+    if scanned is None:  # bm_parse_semantics is off: the adapter did not scan the body
+        lines = [line.replace("\x00", "") for line in doc.lines]
+        scanned = parse_facts(lines, doc.body_start)
+    facts = scanned
+    wanted = _fact_section_lines(doc)
+    lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
+    summary: str | None = None
+    observations: list[Observation] = []
+    for obs in facts.observations:
+        if obs.line not in wanted:
+            continue
+        target = _CATEGORY_FIELDS.get(obs.category or "")
+        if target == "summary" and summary is None:
+            summary = obs.text
+        elif target is not None and target != "summary":
+            lists[target].append(obs.text)
+        else:
+            observations.append(_observation_of(obs))
+    obs_lines = {obs.line for obs in facts.observations}
+    relations = [
+        _link_of(rel) for rel in facts.relations if rel.line in wanted and rel.line not in obs_lines
+    ]
+    checkpoints: tuple[Any, ...] = ()
+    files: tuple[Any, ...] = ()
+    sections: list[ExtraSection] = []
+    carriers = _aiwiki_parts(
+        [
+            (sec.title[len(BM_SECTION) :], sec.body)
+            for sec in session.sections
+            if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
+        ],
+        doc.path,
+        hints,
+    )
+    for sec in session.sections:
+        if sec.title == BM_CHECKPOINTS:
+            checkpoints = carriers[sec.title[len(BM_SECTION) :]].checkpoints
+        elif sec.title == BM_FILES:
+            files = carriers[sec.title[len(BM_SECTION) :]].files_touched
+        elif sec.title in _BM_LIST_CARRIERS:
+            name = _BM_LIST_CARRIERS[sec.title]
+            lists[name] = list(getattr(carriers[sec.title[len(BM_SECTION) :]], name))
+        else:
+            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
+            body = "\n" + sec.body if sec.body else sec.body
+            sections.append(ExtraSection(title=title, body=body))
+    session = attrs.evolve(
+        session,
+        summary=summary,
+        context=tuple(lists["context"]),
+        next_steps=tuple(lists["next_steps"]),
+        decisions=tuple(lists["decisions"]),
+        gotchas=tuple(lists["gotchas"]),
+        questions=tuple(lists["questions"]),
+        observations=tuple(observations),
+        relations=tuple(relations),
+        checkpoints=checkpoints,
+        files_touched=files,
+        sections=tuple(sections),
+        extra={},
+        origin=None,
+        **fields,
+    )
+    # drop what a fresh write derives again: the title, the type, the permalink
+    if session.title is not None and session.title == derived_title(session):
+        session = attrs.evolve(session, title=None)
+    if bm_extra.get("type") == "session":
+        bm_extra.pop("type")
+    title = session.title if session.title is not None else derived_title(session)
+    project = meta.get("project")
+    if bm_extra.get("permalink") == generate_permalink(
+        note_path(title, folder), project=None if project is None else str(project)
+    ):
+        bm_extra.pop("permalink")
+    return _Pivot(
+        session=session,
+        aw_extra=aw_extra,
+        bm_extra=bm_extra,
+        bm_status=bm_status,
+        aw_key=aw_key if isinstance(aw_key, str) else None,
+        bm_key=bm_key if isinstance(bm_key, str) else None,
+        read=read,
+    )
+
+
+def _aiwiki_part(title: str, body: str, path: str | None) -> Session:
+    from ..adapters import get_adapter
+
+    text = (
+        "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
+        f"date_start: 2000-01-01\nfocus: x\n---\n\n## {title}\n\n{body}\n"
+    )
+    try:
+        return get_adapter(AIWIKI).read(parse(text, path))
+    except SessionKitError as exc:
+        raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
+
+
+def _aiwiki_parts(
+    parts: Sequence[tuple[str, str]], path: str | None, hints: Any = None
+) -> dict[str, Session]:
+    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
+
+    A section whose body has exactly the lines of a hint (see
+    :func:`_section_hints`) is not read: it holds the hint's value.
+
+    The sections are read together as one page (one read instead of one per
+    section) when that page's level-1/2 headings are exactly the carriers'
+    titles, so every section holds exactly its body and reads as it would
+    alone; otherwise, or on any error (for its own message), each section is
+    read alone by :func:`_aiwiki_part`.
+    """
+    from ..adapters import get_adapter
+
+    known: dict[str, Session] = {}
+    if hints:
+        for title, body in parts:
+            hint = hints.get(title)
+            if hint is not None and body.split("\n") == hint[0]:
+                known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint[1]})
+        if known:
+            rest = [(title, body) for title, body in parts if title not in known]
+            return {**known, **_aiwiki_parts(rest, path)} if rest else known
+    if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
+        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+    text = (
+        "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
+        "date_start: 2000-01-01\nfocus: x\n---\n"
+        + "".join(f"\n## {title}\n\n{body}\n" for title, body in parts)
+    )
+    doc = parse(text, path)
+    tops = [h.title for h in doc.headings if h.level <= 2]
+    if tops != [title for title, _ in parts]:  # a body holds a heading or opens a fence
+        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+    try:
+        whole = get_adapter(AIWIKI).read(doc)
+    except SessionKitError:
+        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+    return {title: whole for title, _ in parts}
+
+
+_EMPTY = Session()
+#: the Session field each hinted aiwiki section fills
+_HINT_FIELDS = {
+    "Checkpoints": "checkpoints",
+    "Files touched": "files_touched",
+    **{title: name for name, (_, title) in _LIST_CATEGORIES.items()},
+}
+
+
+def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, Any] | None:
+    """What the known sections of aiwiki page ``doc`` read as, alone:
+    ``{title: (lines, value)}``.
+
+    ``value`` is the page's reading of the section (``session`` is it, as
+    ``read_page`` gives it with ``layout``); ``lines`` are the section's lines
+    without line ends, without the blank lines between a directive header and
+    its first item, and without blank lines at either end.  A page
+    ``## <title>`` with just those lines (a carrier section read back by
+    :func:`_aiwiki_part`) reads as the same value:
+
+    * no line has a carriage return, starts with whitespace, a backtick, a
+      tilde or ``<``, or holds a fence mark (backticks or tildes), so no fence,
+      indented code or HTML block opens anywhere (not in a bullet either),
+      and what a line is does not depend on the lines around it;
+    * after a level-2 heading the heading scan starts afresh, and the lines
+      are the section's own (no level-2 heading among them), so they make the
+      same section; blank lines at its ends belong to no item and no entry
+      text, and those after a directive header are skipped by the entry
+      reader (see :func:`_same_page_but_spacing`).
+    """
+    from ..adapters._aiwiki_parse import CHECKPOINTS, LIST_FIELDS
+
+    hints: dict[str, Any] = {}
+    lines = doc.lines
+    for title, sec in layout.known.items():
+        drop: set[int] = set()
+        if title == CHECKPOINTS:
+            drop = _directive_gaps(layout)
+            value: Any = session.checkpoints
+        else:
+            value = getattr(session, LIST_FIELDS[title])
+        part = lines[sec.start + 1 : sec.end]
+        if drop:
+            part = [line for i, line in enumerate(part, sec.start + 1) if i not in drop]
+        text = "".join(part)
+        if _may_open_block(text) or "```" in text or "~~~" in text:
+            continue
+        kept = text.split("\n")
+        while kept and not kept[-1]:
+            kept.pop()
+        start = 0
+        while start < len(kept) and not kept[start]:
+            start += 1
+        hints[title] = (kept[start:], value)
+    return hints or None
+
+
+#: first characters of a line that may open a heading, a code fence or an HTML block
+#: (``document._MAY_OPEN``), or that is blank but for whitespace
+_MAY_OPEN = frozenset(" \t`~<#")
+
+
+def _plain_lines(lines: Sequence[str]) -> bool:
+    """Whether no line can start a level-1/2 heading, a fence or an HTML block.
+
+    Such lines read back as one section body exactly as written, whatever
+    surrounds them (:func:`~sessionkit.document.scan_headings` passes them by).
+    """
+    for line in lines:
+        if not line or line.startswith("###"):  # a level 3+ heading ends no section
+            continue
+        if line[0] in _MAY_OPEN or line[0].isspace() or "\r" in line:
+            return False
+    return True
+
+
+def _aiwiki_section_body(session: Session, title: str) -> str:
+    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank lines.
+
+    Rendered straight from the section's lines when they are plain (see
+    :func:`_plain_lines`); otherwise the whole page is rendered and the section
+    cut out of it as a reader sees it.
+    """
+    from ..adapters._aiwiki_write import checkpoint_lines, citation_text, item_lines
+
+    lines: list[str] = []
+    if title == "Checkpoints":
+        for cp in session.checkpoints:
+            lines.extend(checkpoint_lines(cp))
+            lines.append("")
+    elif title == "Files touched":
+        for c in session.files_touched:
+            lines.extend(item_lines(citation_text(c)))
+    else:
+        field = next(name for name, (_, t) in _LIST_CATEGORIES.items() if t == title)
+        for text in getattr(session, field):
+            lines.extend(item_lines(text))
+    while lines and not lines[-1]:
+        lines.pop()
+    if lines and lines[0] and _plain_lines(lines):
+        return "\n".join(lines)
+    return _aiwiki_section_body_read(session, title)
+
+
+def _aiwiki_section_body_read(session: Session, title: str) -> str:
+    from ..adapters import get_adapter
+
+    text = str(get_adapter(AIWIKI).write(session).text)
+    doc = parse(text)
+    sec = doc.section(title)
+    if sec is None:
+        return ""
+    body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    return "\n".join(body)
+
+
+def _to_bm_session(
+    pivot: _Pivot, project: str | None, as_observations: Collection[str] | None = None
+) -> tuple[Session, Any]:
+    """The session to hand Basic Memory's writer, and the status word to splice in.
+
+    ``as_observations`` names the aiwiki lists written as observations (by
+    default those :func:`_lists_as_observations` finds safe); the others
+    travel as ``## aiwiki: <Section>`` sections.
+
+    Its observations and relations are the lines of the fact sections (facts in
+    prose stay in their section), so it is rendered with ``implied=False``.
+    """
+    s = pivot.session
+    extra: dict[str, Any] = dict(pivot.bm_extra)
+    for key, value in pivot.aw_extra.items():
+        extra[BM_SIDE + key] = value
+    status = s.status
+    word = pivot.bm_status
+    if status is Status.ABANDONED and word is _ABSENT:
+        extra[BM_SIDE + "status"] = "abandoned"
+        status = Status.DONE
+    added: list[str] = []
+    fill: dict[str, Any] = {}
+    if s.project is None and project:
+        fill["project"] = project
+        added.append("project")
+    meta: dict[str, Any] = {}
+    if added:
+        meta["added"] = added
+    if pivot.aw_key is not None:
+        meta["key"] = pivot.aw_key
+    if meta:
+        extra[BM_META] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
+    sections: list[ExtraSection] = []
+    rest = [
+        attrs.evolve(sec, body=sec.body[1:]) if sec.body.startswith("\n") else sec
+        for sec in s.sections
+    ]
+    if rest and rest[0].title == "":
+        sections.append(rest.pop(0))
+    if s.checkpoints:
+        body = _aiwiki_section_body(
+            Session(focus="x", started="2000-01-01", checkpoints=s.checkpoints), "Checkpoints"
+        )
+        sections.append(ExtraSection(title=BM_CHECKPOINTS, body=body))
+    if s.files_touched:
+        body = _aiwiki_section_body(
+            Session(focus="x", started="2000-01-01", files_touched=s.files_touched),
+            "Files touched",
+        )
+        sections.append(ExtraSection(title=BM_FILES, body=body))
+    lists: dict[str, Any] = {}
+    if as_observations is None:
+        as_observations = _lists_as_observations(s)
+    for name, (_, title) in _LIST_CATEGORIES.items():
+        texts: tuple[str, ...] = getattr(s, name)
+        if name in as_observations:
+            continue
+        fields: dict[str, Any] = {name: texts}
+        holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
+        body = _aiwiki_section_body(holder, title)
+        sections.append(ExtraSection(title=BM_SECTION + title, body=body))
+        lists[name] = ()
+    sections.extend(
+        attrs.evolve(sec, title=_escape_title(sec.title, _BM_KNOWN, BM_SECTION)) for sec in rest
+    )
+    session = attrs.evolve(
+        s,
+        status=status,
+        title=s.title if s.title is not None else derived_title(s),
+        checkpoints=(),
+        files_touched=(),
+        sections=tuple(sections),
+        extra=extra,
+        origin=None,
+        **fill,
+        **lists,
+    )
+    return session, word
+
+
+def _lists_as_observations(session: Session) -> set[str]:
+    """The list fields whose every item reads back from a ``- [category] text`` line.
+
+    One scan for all four lists: each line is a one-line list item of its own
+    (it starts ``- [``, so it neither continues nor opens another block), so
+    it reads the same beside the other lists' lines as alone.
+    """
+    from ..adapters._bm_grammar import parse_facts
+
+    ok: set[str] = set()
+    lines: list[str] = []
+    spans: list[tuple[str, str, int, tuple[str, ...]]] = []
+    for name, (category, _) in _LIST_CATEGORIES.items():
+        texts: tuple[str, ...] = getattr(session, name)
+        if not texts:
+            ok.add(name)
+            continue
+        if any(
+            not text or text != text.strip() or any(c in text for c in "\n\r\x00") for text in texts
+        ):
+            continue
+        spans.append((name, category, len(lines), texts))
+        lines.extend(f"- [{category}] {text}" for text in texts)
+    if not spans:
+        return ok
+    found = parse_facts(lines).observations
+    for name, category, start, texts in spans:
+        mine = [obs for obs in found if start <= obs.line < start + len(texts)]
+        if len(mine) == len(texts) and all(
+            obs.line == start + i and obs.category == category and obs.text == text
+            for i, (obs, text) in enumerate(zip(mine, texts, strict=True))
+        ):
+            ok.add(name)
+    return ok
+
+
+def _render_bm(session: Session, word: Any, folder: str, key: str | None = None) -> tuple[str, str]:
+    from ..adapters.basic_memory import dump_yaml, render_note
+
+    path, text = render_note(session, folder=folder, implied=False)
+    if key is not None:
+        path = key
+    if word is not _ABSENT:
+        doc = parse(text)
+        span = doc.key_spans["status"]
+        if word is None:
+            doc = doc.replace_lines(span[0], span[1], [])
+        else:
+            doc = doc.replace_lines(
+                span[0], span[1], dump_yaml({"status": word}).rstrip("\n").split("\n")
+            )
+        text = doc.text
+    prefix = folder.strip("/") + "/" if folder.strip("/") else ""
+    key = path[len(prefix) :] if prefix and path.startswith(prefix) else path
+    return key, text
+
+
+def _fallback_bm(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
+    s = pivot.session
+    minimal = _Pivot(
+        session=Session(
+            id=s.id,
+            status=s.status,
+            title=s.title if s.title is not None else derived_title(s),
+            focus=s.focus,
+            started=s.started,
+            ended=s.ended,
+            project=s.project,
+            cwd=s.cwd,
+            tags=s.tags,
+        ),
+        bm_status=pivot.bm_status,
+    )
+    session, word = _to_bm_session(minimal, project)
+    extra = {k: v for k, v in session.extra.items() if k != BM_META}
+    extra[BM_META] = json.dumps(
+        {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
+    )
+    return attrs.evolve(session, extra=extra), word
+
+
+# ----------------------------------------------------------------------------- one note
+
+
+@attrs.frozen(kw_only=True)
+class Converted:
+    key: str
+    text: str
+    carried: bool
+    #: SHA-256 of ``text`` (computed in the worker), when known
+    sha: str | None = None
+
+
+def note_family(name: str) -> str:
+    if name.startswith("aiwiki"):
+        return "aiwiki"
+    if name in (BASIC_MEMORY, "bm", "basic_memory"):
+        return BASIC_MEMORY
+    raise UnsupportedFormatError(
+        f"cannot convert {name!r}: conversion is between aiwiki-v1/aiwiki-v2 and basic-memory"
+    )
+
+
+def today_utc() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).date().isoformat()
+
+
+def _read_pivot(
+    doc: Document, family: str, folder: str, hints: Any = None, *, back: bool = False
+) -> _Pivot:
+    """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed)."""
+    if family == "aiwiki":
+        return pivot_from_aiwiki(doc, folder, hints=not back)
+    return pivot_from_bm(doc, folder, hints)
+
+
+def _natural(
+    pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
+) -> tuple[str, str]:
+    """The target text without the whole-session fallback: (key, text)."""
+    return next(_naturals(pivot, family, project=project, folder=folder, today=today))
+
+
+#: every aiwiki list field
+_ALL_LISTS = frozenset(_LIST_CATEGORIES)
+
+
+def _naturals(
+    pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
+) -> Iterator[tuple[str, str]]:
+    """The target texts to try, without the whole-session fallback, best first: (key, text).
+
+    aiwiki has one.  Basic Memory's first puts every aiwiki list in the
+    observations, as nearly every note has them; only when
+    :func:`_lists_as_observations` keeps a list out of them is that rendering
+    offered next.  A list item that does not read back as its own observation
+    line fails the caller's read-back check of the first (its list comes back
+    different), so callers end with the text the precise check alone gives,
+    without parsing every note's list lines for it first.
+    """
+    if family == "aiwiki":
+        yield _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
+        return
+    failed: SessionKitError | None = None
+    try:
+        first = _render_bm(*_to_bm_session(pivot, project, _ALL_LISTS), folder, pivot.bm_key)
+    except SessionKitError as exc:
+        failed = exc
+    else:
+        yield first
+    precise = _lists_as_observations(pivot.session)
+    if precise != _ALL_LISTS:
+        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
+    elif failed is not None:
+        raise failed
+
+
+def _plain(doc: Document, family: str, session: Session | None = None) -> str:
+    """The source adapter's own reading of a note (``session`` when already read),
+    as comparable text."""
+    from ..adapters import get_adapter
+
+    if family == "aiwiki":
+        return _json(session if session is not None else _aiwiki_adapter(doc).read(doc))
+    status = doc.meta.get("status", _ABSENT)
+    if session is None:
+        session = get_adapter(BASIC_MEMORY).read(doc)
+    return _json(session) + repr("<absent>" if status is _ABSENT else status)
+
+
+def _json(session: Session) -> str:
+    """``to_json`` without indentation: the same facts, through the C encoder."""
+    from ..serialize import to_dict
+
+    return json.dumps(to_dict(session), ensure_ascii=False)
+
+
+def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> bool:
+    """Whether the pivot writes back into its own format as the same session."""
+    project = None
+    if family == BASIC_MEMORY:
+        value = doc.meta.get("project")
+        project = None if value is None else str(value)
+    want: str | None = None
+    try:
+        for _, text in _naturals(pivot, family, project=project, folder=folder, today=today):
+            if text == doc.text:  # the same text reads the same: no need to parse it again
+                return True
+            again = parse(text, doc.path)
+            if _same_note(again, doc):
+                return True
+            if family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout):
+                return True
+            if want is None:
+                want = _plain(doc, family, pivot.read)
+            if _plain(again, family) == want:
+                return True
+        return False
+    except SessionKitError:
+        return False
+
+
+def _same_note(a: Document, b: Document) -> bool:
+    """Whether two notes of one format read the same because they hold the same
+    frontmatter (keys in order, values of the same JSON types) and the same body.
+
+    Basic Memory's reader takes everything from those two and the path (the
+    title falls back to the file stem, and the self-check parses the
+    rendering under the note's own path); aiwiki's reader takes everything
+    from those two alone (the path only names the note in errors).  Notes
+    that differ only in how their YAML is spelled (quoting, flow or block
+    lists) need no second full read.
+    """
+    if a.body != b.body:
+        return False
+    try:
+        return _meta_text(a) == _meta_text(b)
+    except (SessionKitError, TypeError, ValueError):
+        return False
+
+
+def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
+    """Whether aiwiki page ``a`` reads as page ``b`` (whose layout is ``layout``)
+    because it is ``b`` without the blank lines between a directive's header
+    and its first item, with the same frontmatter (see :func:`_same_note`).
+
+    Only for a body in which no line starts with whitespace, a backtick, a
+    tilde or ``<``: there no fence, indented code or HTML block can start, so
+    every line is a heading or not by itself, and blank lines change no
+    heading.  The checkpoint entry reader skips blank lines between a
+    directive header and its first bullet (they belong to the directive's
+    block, not the entry's text), so the entries read the same; every other
+    line is the same line.
+    """
+    if layout is None:
+        return False
+    drop = _directive_gaps(layout)
+    if not drop:
+        return False
+    lines = b.lines
+    kept = [lines[i] for i in range(b.body_start, len(lines)) if i not in drop]
+    if a.lines[a.body_start :] != kept:
+        return False
+    if _may_open_block("".join(lines[b.body_start :])):
+        return False
+    try:
+        return _meta_text(a) == _meta_text(b)
+    except (SessionKitError, TypeError, ValueError):
+        return False
+
+
+def _directive_gaps(layout: Any) -> set[int]:
+    """The lines of an aiwiki page (its ``layout``) between a directive's header and
+    its first item: blank lines the checkpoint entry reader skips."""
+    gaps: set[int] = set()
+    for cp in layout.checkpoints:
+        for span in cp.directives:
+            if span.items:
+                gaps.update(range(span.header + 1, span.items[0].start))
+    return gaps
+
+
+#: a line start followed by whitespace (not an empty line), a backtick, a tilde or ``<``
+_LINE_MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n])")
+
+
+def _may_open_block(text: str) -> bool:
+    """Whether a line of ``text`` starts with whitespace (and is not empty), a backtick,
+    a tilde or ``<`` (it may open a code fence, indented code or an HTML block), or
+    ``text`` has a carriage return."""
+    return "\r" in text or _LINE_MAY_OPEN.search("\n" + text) is not None
+
+
+def _meta_text(doc: Document) -> str:
+    return json.dumps(list(doc.meta.items()), ensure_ascii=False, allow_nan=False)
+
+
+def _strip_folder(key: str, folder: str) -> str:
+    prefix = folder.strip("/") + "/"
+    key = key.replace("\\", "/")
+    if key.startswith("aiwiki/sessions/"):
+        return key[len("aiwiki/sessions/") :]
+    return key[len(prefix) :] if key.startswith(prefix) else key
+
+
+def convert_doc(
+    doc: Document, src: str, dst: str, *, project: str | None, folder: str, today: str
+) -> Converted:
+    pivot = _read_pivot(doc, src, folder)
+    if pivot.original is not None and pivot.home == dst:
+        key = pivot.original_key
+        if key is None:
+            key = _natural(pivot, dst, project=None, folder=folder, today=today)[0]
+        return Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
+    if not pivot.from_carrier and not _faithful(pivot, doc, src, folder, today):
+        pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
+    want: list[str] = []  # pivot.key(), once needed
+    attempts = ("carried",) if pivot.original is not None else ("natural", "carried")
+    for attempt in attempts:
+        if attempt == "natural":
+            with contextlib.suppress(FormatError):
+                for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
+                    try:
+                        back = _read_pivot(parse(text, key), dst, folder, pivot.hints, back=True)
+                    except FormatError:
+                        continue
+                    if _same_facts(back, pivot, want):
+                        return Converted(key=key, text=text, carried=False)
+            continue
+        try:
+            if dst == "aiwiki":
+                key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
+            else:
+                key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
+            back = _read_pivot(parse(text, key), dst, folder, back=True)
+        except FormatError:
+            if attempt == "carried":
+                raise
+            continue
+        if _same_facts(back, pivot, want):
+            return Converted(key=key, text=text, carried=attempt == "carried")
+    raise FormatError(
+        f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
+    )
+
+
+def _same_facts(back: _Pivot, pivot: _Pivot, want: list[str]) -> bool:
+    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``.
+
+    Two pivots whose every value has the same type and value (floats by
+    ``repr``), dict keys in the same order, give the same JSON text: the
+    text is made from nothing else.  Then no text is made; otherwise (a type
+    :func:`_strict_same` does not know, or any difference) the texts decide.
+    """
+    if _strict_same(back, pivot):
+        return True
+    if not want:
+        want.append(pivot.key())
+    return back.key() == want[0]
+
+
+#: model classes and the fields ``to_dict`` writes (every field compared by ``==``)
+_MODEL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _model_fields(cls: type) -> tuple[str, ...] | None:
+    names = _MODEL_FIELDS.get(cls)
+    if names is None:
+        if cls not in (Session, Checkpoint, Directive, Citation, Observation, Link, ExtraSection):
+            return None
+        names = tuple(f.name for f in attrs.fields(cls) if f.eq)
+        _MODEL_FIELDS[cls] = names
+    return names
+
+
+def _strict(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON-ready values of the same types
+    (``False`` also for types it does not know)."""
+    if a is b:  # one object: the same text, when made of types the text is made of
+        return _known(a)
+    cls = type(a)
+    if cls is not type(b):
+        return False
+    if cls is str or cls is int or cls is bool:
+        return bool(a == b)
+    if cls is float:
+        return repr(a) == repr(b)
+    if cls is tuple or cls is list:
+        return len(a) == len(b) and all(map(_strict, a, b))
+    if cls is dict:
+        keys = list(a)
+        if keys != list(b):
+            return False
+        for k in keys:  # noqa: SIM110 - a loop is faster than all(<generator>) here
+            if type(k) is not str or not _strict(a[k], b[k]):
+                return False
+        return True
+    names = _model_fields(cls)
+    if names is None:
+        return False
+    # loops, not all(<generator>): this runs for every model object (70 -> 54 µs a note)
+    for name in names:  # noqa: SIM110
+        if not _strict(getattr(a, name), getattr(b, name)):
+            return False
+    return True
+
+
+_ATOMS = frozenset((str, int, bool, float))
+_ENUMS = frozenset((Status, DirectiveState, LinkStyle))
+
+
+def _known(a: Any) -> bool:
+    """Whether ``a`` is made only of the types :func:`_strict` compares."""
+    cls = type(a)
+    if a is None or cls in _ATOMS or cls in _ENUMS:
+        return True
+    if cls is tuple or cls is list:
+        return all(map(_known, a))
+    if cls is dict:
+        for k, v in a.items():  # noqa: SIM110 - as in _strict
+            if type(k) is not str or not _known(v):
+                return False
+        return True
+    names = _model_fields(cls)
+    if names is None:
+        return False
+    for name in names:  # noqa: SIM110 - as in _strict
+        if not _known(getattr(a, name)):
+            return False
+    return True
+
+
+def _strict_same(a: _Pivot, b: _Pivot) -> bool:
+    """:func:`_strict` over everything :meth:`_Pivot.key` writes."""
+    if (a.bm_status is _ABSENT) != (b.bm_status is _ABSENT):
+        return False
+    return (
+        _strict(a.session, b.session)
+        and _strict(a.aw_extra, b.aw_extra)
+        and _strict(a.bm_extra, b.bm_extra)
+        and (a.bm_status is _ABSENT or _strict(a.bm_status, b.bm_status))
+        and _strict(
+            (a.original, a.original_key, a.home, a.aw_key, a.bm_key),
+            (b.original, b.original_key, b.home, b.aw_key, b.bm_key),
+        )
+    )
+
+
+def detect_family(doc: Document) -> str:
+    from ..adapters import detect_format
+
+    return note_family(detect_format(doc))
