@@ -1,0 +1,1129 @@
+"""Two-way sync between an aiwiki wiki and a Basic Memory project.
+
+:func:`sync` keeps the session notes of two stores in step: one store holds
+aiwiki pages, the other Basic Memory notes (any pair :func:`~sessionkit.convert`
+accepts: local folders, ``bm://PROJECT``, S3 …).  Each aiwiki page is *paired*
+with one Basic Memory note; the pairs and what both notes looked like at the
+last sync are kept in the **state file** ``.sessionkit-sync.json`` in the
+aiwiki store's notes folder (``aiwiki/sessions/``; a dotfile, so neither
+tool lists it).  For every pair it records the two keys, the SHA-256 of both
+texts, and the aiwiki text itself (the *base* the next three-way merge starts
+from).
+
+Per pair, comparing each side's text with its recorded hash:
+
+* neither changed: nothing to do;
+* one side changed: the change is carried to the other side through the
+  model, as a minimal edit of the other note (a directive consumed in the wiki
+  becomes a consumed directive in the Basic Memory note's carrier; a
+  ``[next_step]`` added in Basic Memory becomes a next-step bullet);
+* both changed: a three-way merge of the two models against the base, field
+  by field, section by section and list item by list item; edits that touch
+  different things are both kept, edits of the same thing to different values
+  are a **conflict**: nothing is written, both notes keep their text, and the
+  report lists each conflicting item with its three values;
+* a note on one side only and in no pair: created on the other side (or,
+  when the other side already holds its counterpart with the same facts,
+  paired without a write);
+* a paired note gone from one side: reported; deleted on the other side only
+  with ``propagate_deletes`` (and never when the other side was edited since).
+
+All the merging happens in the aiwiki model (the Basic Memory side is read
+through :func:`~sessionkit.convert_text`), so what one side cannot hold
+travels in the converter's namespaced carriers and comes back.
+
+Every note is written with the store's own read-modify-write (lock or
+compare-and-swap): a note edited while the sync runs is left alone and
+reported.  The state file is written once, after every note write is durable;
+a sync killed at any point is finished by the next run, which finds the notes
+it had already carried *converged* (both sides read as the same session) and
+records them without writing.  Two syncs of the same wiki do not run at once:
+the second waits for ``.sessionkit-sync.lock`` (a lock file on local disks,
+a create-only lease object on object stores) and fails cleanly after
+``lock_timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+import hashlib
+import importlib
+import json
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..errors import ConflictError, NotFoundError, SessionKitError, UnsupportedFormatError
+from ..model import Session
+
+if TYPE_CHECKING:
+    from ..backends import Store
+
+__all__ = [
+    "LOCK_NAME",
+    "STATE_NAME",
+    "MergeConflict",
+    "SyncAction",
+    "SyncConflict",
+    "SyncReport",
+    "merge_sessions",
+    "sync",
+    "watch",
+]
+
+#: the state file, in the aiwiki store's notes folder
+STATE_NAME = ".sessionkit-sync.json"
+#: the lock (local) or lease (object stores) that keeps two syncs apart
+LOCK_NAME = ".sessionkit-sync.lock"
+#: a lease older than this (seconds) was left by a sync that died; it is taken over
+LEASE_TTL = 600.0
+#: version of the state file's layout
+STATE_VERSION = 1
+
+AIWIKI = "aiwiki-v2"
+BASIC_MEMORY = "basic-memory"
+
+
+# ----------------------------------------------------------------------------- report
+
+
+@attrs.frozen(kw_only=True)
+class SyncConflict:
+    """One item both sides changed to different values since the last sync.
+
+    Attributes:
+        where: the item (``status``, ``next_steps[2]``,
+            ``checkpoints[0].directives[0].state``, ``extra.branch``).
+        base: its value at the last sync (JSON-ready; ``None`` when absent).
+        aiwiki: its value in the aiwiki page now.
+        basic_memory: its value in the Basic Memory note now.
+    """
+
+    where: str
+    base: Any
+    aiwiki: Any
+    basic_memory: Any
+
+
+@attrs.frozen(kw_only=True)
+class SyncAction:
+    """What happened (or would, in a dry run) to one pair of notes.
+
+    Attributes:
+        action: one of ``create-aiwiki``, ``create-basic-memory`` (a note made
+            from its counterpart), ``update-aiwiki``, ``update-basic-memory``
+            (a change carried over), ``merge`` (both sides edited; both
+            written), ``pair`` (both sides already hold the same session;
+            recorded only), ``deleted`` (gone on one side; reported),
+            ``delete-aiwiki``, ``delete-basic-memory`` (a deletion carried
+            over), ``forget`` (gone on both sides), ``conflict``, ``failure``.
+        aiwiki: the aiwiki page's key, when known.
+        basic_memory: the Basic Memory note's key, when known.
+        message: details in words (why it failed, which side deleted it).
+        conflicts: for ``conflict``, every item both sides changed.
+        texts: for ``conflict``, both notes' texts as they are (both kept).
+    """
+
+    action: str
+    aiwiki: str | None = None
+    basic_memory: str | None = None
+    message: str = ""
+    conflicts: tuple[SyncConflict, ...] = ()
+    texts: Mapping[str, str] = attrs.field(factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        out: dict[str, Any] = {
+            "action": self.action,
+            "aiwiki": self.aiwiki,
+            "basic_memory": self.basic_memory,
+        }
+        if self.message:
+            out["message"] = self.message
+        if self.conflicts:
+            out["conflicts"] = [attrs.asdict(c) for c in self.conflicts]
+        if self.texts:
+            out["texts"] = dict(self.texts)
+        return out
+
+
+#: actions that write a note
+WRITES = frozenset(
+    {
+        "create-aiwiki",
+        "create-basic-memory",
+        "update-aiwiki",
+        "update-basic-memory",
+        "merge",
+        "delete-aiwiki",
+        "delete-basic-memory",
+    }
+)
+
+
+@attrs.define(kw_only=True)
+class SyncReport:
+    """What :func:`sync` did.
+
+    Attributes:
+        aiwiki: the aiwiki store's URL.
+        basic_memory: the Basic Memory store's URL.
+        dry_run: nothing was written.
+        actions: one entry per pair that needed anything, in key order.
+        unchanged: pairs (aiwiki keys) neither side changed.
+        skipped: Basic Memory notes that are not sessions.
+        state_written: whether the state file was (re)written.
+    """
+
+    aiwiki: str
+    basic_memory: str
+    dry_run: bool = False
+    actions: list[SyncAction] = attrs.field(factory=list)
+    unchanged: list[str] = attrs.field(factory=list)
+    skipped: list[str] = attrs.field(factory=list)
+    state_written: bool = False
+
+    def of(self, *kinds: str) -> list[SyncAction]:
+        """The actions of the given kinds."""
+        return [a for a in self.actions if a.action in kinds]
+
+    @property
+    def written(self) -> list[SyncAction]:
+        """Actions that wrote (or would write) a note."""
+        return [a for a in self.actions if a.action in WRITES]
+
+    @property
+    def conflicts(self) -> list[SyncAction]:
+        """Pairs both sides edited in the same place (nothing written for them)."""
+        return self.of("conflict")
+
+    @property
+    def failures(self) -> list[SyncAction]:
+        """Notes that could not be read, converted or written."""
+        return self.of("failure")
+
+    @property
+    def ok(self) -> bool:
+        """No conflicts and no failures (reported deletions do not count)."""
+        return not self.conflicts and not self.failures
+
+    def counts(self) -> dict[str, int]:
+        """How many actions of each kind, plus ``unchanged``."""
+        out: dict[str, int] = {}
+        for a in self.actions:
+            out[a.action] = out.get(a.action, 0) + 1
+        out["unchanged"] = len(self.unchanged)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the CLI's ``--json`` output)."""
+        return {
+            "aiwiki": self.aiwiki,
+            "basic_memory": self.basic_memory,
+            "dry_run": self.dry_run,
+            "ok": self.ok,
+            "counts": self.counts(),
+            "actions": [a.to_dict() for a in self.actions],
+            "skipped": self.skipped,
+            "state_written": self.state_written,
+        }
+
+
+# ----------------------------------------------------------------------------- merge
+
+
+class MergeConflict(ConflictError):
+    """Both sides changed the same items: :attr:`conflicts` lists them."""
+
+    def __init__(self, conflicts: Sequence[SyncConflict], *, path: str | None = None) -> None:
+        super().__init__(f"{len(conflicts)} item(s) changed on both sides", path=path)
+        self.conflicts = tuple(conflicts)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready rendering of a model value."""
+    if attrs.has(type(value)):
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in attrs.fields(type(value))
+            if f.eq is not False
+        }
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value if not hasattr(value, "value") else str(value)
+    return str(value)
+
+
+_MISSING: Any = object()
+
+
+def _merge_value(base: Any, a: Any, b: Any, where: str, out: list[SyncConflict]) -> Any:
+    """Three-way merge of one value; conflicts are appended to ``out``."""
+    if a == b:
+        return a
+    if a == base:
+        return b
+    if b == base:
+        return a
+    if base is not _MISSING and type(a) is type(b) is type(base):
+        if attrs.has(type(a)):
+            changes = {}
+            for f in attrs.fields(type(a)):
+                if f.eq is False or not f.init:
+                    continue
+                name = f.name
+                merged = _merge_value(
+                    getattr(base, name), getattr(a, name), getattr(b, name), _at(where, name), out
+                )
+                changes[name] = merged
+            return attrs.evolve(a, **changes)
+        if isinstance(a, tuple):
+            return tuple(_merge_seq(base, a, b, where, out))
+        if isinstance(a, Mapping):
+            return _merge_map(base, a, b, where, out)
+        if isinstance(a, str) and "\n" in f"{base}{a}{b}":
+            lines = _merge_seq(
+                tuple(base.split("\n")), tuple(a.split("\n")), tuple(b.split("\n")), where, out
+            )
+            return "\n".join(lines)
+    out.append(
+        SyncConflict(
+            where=where or "(note)",
+            base=None if base is _MISSING else _plain(base),
+            aiwiki=None if a is _MISSING else _plain(a),
+            basic_memory=None if b is _MISSING else _plain(b),
+        )
+    )
+    return a
+
+
+def _at(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def _merge_map(
+    base: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any], where: str, out: list[Any]
+) -> dict[str, Any]:
+    keys = list(a) + [k for k in b if k not in a]
+    merged: dict[str, Any] = {}
+    for key in keys:
+        value = _merge_value(
+            base.get(key, _MISSING),
+            a.get(key, _MISSING),
+            b.get(key, _MISSING),
+            _at(where, key),
+            out,
+        )
+        if value is not _MISSING:
+            merged[key] = value
+    return merged
+
+
+def _hunks(base: Sequence[Any], other: Sequence[Any]) -> list[tuple[int, int, list[Any]]]:
+    """The edits turning ``base`` into ``other``: (start, end, replacement) over base."""
+    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
+    return [
+        (i1, i2, list(other[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _merge_seq(
+    base: Sequence[Any], a: Sequence[Any], b: Sequence[Any], where: str, out: list[Any]
+) -> list[Any]:
+    """diff3 over item lists: both sides' edits where they touch different items.
+
+    Overlapping edits (or insertions at the same place) are merged item by
+    item when both replace the same items one for one, kept once when they
+    agree, and are a conflict otherwise.
+    """
+    ha = [(s, e, r, "a") for s, e, r in _hunks(base, a)]
+    hb = [(s, e, r, "b") for s, e, r in _hunks(base, b)]
+    edits = sorted(ha + hb, key=lambda h: (h[0], h[1]))
+    result: list[Any] = []
+    pos = 0
+    i = 0
+    while i < len(edits):
+        start, end = edits[i][0], edits[i][1]
+        group = [edits[i]]
+        i += 1
+        # a cluster: edits whose base ranges overlap or touch at one insertion point
+        while i < len(edits) and (
+            edits[i][0] < end
+            or (edits[i][0] == end and (edits[i][0] == edits[i][1] or start == end))
+        ):
+            group.append(edits[i])
+            end = max(end, edits[i][1])
+            i += 1
+        result.extend(base[pos:start])
+        chunk = list(base[start:end])
+        va = _side_version(base, start, end, [h for h in group if h[3] == "a"])
+        vb = _side_version(base, start, end, [h for h in group if h[3] == "b"])
+        if va == vb or vb == chunk:
+            result.extend(va)
+        elif va == chunk:
+            result.extend(vb)
+        elif len(va) == len(vb) == len(chunk):
+            for k, (x, y, z) in enumerate(zip(chunk, va, vb, strict=True)):
+                result.append(_merge_value(x, y, z, f"{where}[{start + k}]", out))
+        else:
+            out.append(
+                SyncConflict(
+                    where=f"{where}[{start}:{end}]",
+                    base=_plain(chunk),
+                    aiwiki=_plain(va),
+                    basic_memory=_plain(vb),
+                )
+            )
+            result.extend(va)
+        pos = end
+    result.extend(base[pos:])
+    return result
+
+
+def _side_version(
+    base: Sequence[Any], start: int, end: int, hunks: Sequence[tuple[int, int, list[Any], str]]
+) -> list[Any]:
+    """``base[start:end]`` with one side's hunks (inside that range) applied."""
+    out: list[Any] = []
+    pos = start
+    for s, e, r, _ in sorted(hunks, key=lambda h: (h[0], h[1])):
+        out.extend(base[pos:s])
+        out.extend(r)
+        pos = e
+    out.extend(base[pos:end])
+    return out
+
+
+def merge_sessions(base: Session, ours: Session, theirs: Session) -> Session:
+    """Three-way merge of two edits of one session (``ours``: the aiwiki side).
+
+    Field by field; list fields (checkpoints, decisions, next steps, files,
+    observations, relations, sections) item by item with a diff3 against
+    ``base``; frontmatter ``extra`` key by key; multi-line texts (a section's
+    body, a checkpoint's entry) line by line.  Edits of different things are
+    all kept; an item both sides changed to different values is a conflict.
+
+    Raises:
+        MergeConflict: with :attr:`~MergeConflict.conflicts`, every such item.
+    """
+    found: list[SyncConflict] = []
+    merged = _merge_value(base, ours, theirs, "", found)
+    if found:
+        raise MergeConflict(found)
+    assert isinstance(merged, Session)
+    return attrs.evolve(merged, origin=None)
+
+
+# ----------------------------------------------------------------------------- sides
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@attrs.frozen(kw_only=True)
+class _Sides:
+    """The two stores and how notes are converted between them."""
+
+    aw: Store
+    bm: Store
+    project: str | None
+    folder: str
+
+    def aw_session(self, text: str, key: str) -> Session:
+        """An aiwiki page's model."""
+        from .._api import read_document
+        from ..adapters import get_adapter
+
+        return get_adapter(AIWIKI).read(read_document(text, key))
+
+    def bm_as_aw(self, text: str, key: str) -> tuple[str, Session]:
+        """A Basic Memory note as an aiwiki page: (text, model)."""
+        from .convert import convert_text
+
+        page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
+        return page, self.aw_session(page, key)
+
+    def aw_as_bm(self, text: str, key: str) -> str:
+        """An aiwiki page as a Basic Memory note."""
+        from .convert import convert_text
+
+        return convert_text(
+            text, BASIC_MEMORY, key, AIWIKI, project=self.project, folder=self.folder
+        )
+
+    def bm_key_for(self, text: str, key: str) -> str:
+        from .convert import target_key
+
+        return target_key(text, BASIC_MEMORY, key, project=self.project)
+
+    def aw_key_for(self, text: str, key: str) -> str:
+        from .convert import target_key
+
+        return target_key(text, AIWIKI, key)
+
+    def is_session(self, text: str, key: str) -> bool:
+        """Whether a Basic Memory note is a session note (other notes are not synced)."""
+        from .._api import read_document
+        from ..adapters.basic_memory import SESSION_TYPES
+
+        try:
+            meta = read_document(text, key).meta
+        except SessionKitError:
+            return True  # unreadable: reported as a failure when converted
+        return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
+
+    def write_aw(self, session: Session, current: str, key: str) -> str:
+        """The aiwiki page ``current`` edited minimally to read as ``session``.
+
+        Raises:
+            FormatError: no edit of the page reads back as ``session``.
+        """
+        from .._api import read_document
+        from ..adapters import get_adapter
+        from ..errors import FormatError
+
+        adapter = get_adapter(AIWIKI)
+        text = adapter.write(session, base=read_document(current, key)).text
+        if self.aw_session(text, key) == session:
+            return text
+        text = adapter.write(session).text
+        if self.aw_session(text, key) == session:
+            return text
+        raise FormatError(
+            "the merged session does not read back the same as an aiwiki page", path=key
+        )
+
+    def write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
+        """The Basic Memory note ``current`` (or a new one) edited to hold the aiwiki ``page``.
+
+        The note is edited minimally (only the facts that differ are spliced)
+        when that reads back as the page's session, else it is the full
+        conversion of the page.
+
+        Raises:
+            FormatError: the page cannot be held by a Basic Memory note.
+        """
+        from .._api import read_document
+        from ..adapters import get_adapter
+        from ..errors import FormatError
+
+        want = self.aw_session(page, aw_key)
+        full = self.aw_as_bm(page, aw_key)
+        candidates = [full]
+        if current is not None:
+            adapter = get_adapter(BASIC_MEMORY)
+            try:
+                fresh = adapter.read(read_document(full, key))
+                spliced = adapter.write(fresh, base=read_document(current, key)).text
+                candidates.insert(0, spliced)
+            except SessionKitError:
+                pass
+        for text in candidates:
+            try:
+                if self.bm_as_aw(text, key)[1] == want:
+                    return text
+            except SessionKitError:
+                continue
+        raise FormatError("the session does not read back the same from Basic Memory", path=key)
+
+
+# ----------------------------------------------------------------------------- state
+
+
+def _state_path(store: Store) -> str:
+    folder = str(getattr(store, "folder", "") or "")
+    return f"{folder}/{STATE_NAME}" if folder else STATE_NAME
+
+
+def _storage(store: Store) -> Any:
+    storage = getattr(store, "storage", None)
+    if storage is None:
+        raise UnsupportedFormatError(
+            f"{store.url}: sync needs a file-based store (it keeps its state file beside the notes)"
+        )
+    return storage
+
+
+def read_state(store: Store) -> dict[str, Any]:
+    """The sync state kept in an aiwiki store (an empty state when there is none).
+
+    Raises:
+        FormatError: the state file exists but is not a sync state.
+    """
+    from ..errors import FormatError
+
+    path = _state_path(store)
+    try:
+        data = json.loads(_storage(store).read(path).decode("utf-8"))
+    except NotFoundError:
+        return {"version": STATE_VERSION, "notes": {}}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FormatError(f"unreadable sync state: {exc}", path=path) from None
+    if not isinstance(data, dict) or not isinstance(data.get("notes"), dict):
+        raise FormatError("not a sessionkit sync state (no 'notes' mapping)", path=path)
+    if data.get("version") != STATE_VERSION:
+        raise FormatError(
+            f"sync state version {data.get('version')!r} is not {STATE_VERSION}", path=path
+        )
+    return data
+
+
+def _write_state(store: Store, data: Mapping[str, Any]) -> None:
+    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    _storage(store).write(_state_path(store), text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def _locked(store: Store, timeout: float) -> Iterator[None]:
+    """Hold the sync lock of an aiwiki store (waits up to ``timeout`` seconds).
+
+    A local folder uses an OS file lock (released when the process dies); an
+    object store uses a create-only lease object, taken over when older than
+    :data:`LEASE_TTL`.
+
+    Raises:
+        ConflictError: another sync held the lock for ``timeout`` seconds.
+    """
+    storage = _storage(store)
+    folder = str(getattr(store, "folder", "") or "")
+    path = f"{folder}/{LOCK_NAME}" if folder else LOCK_NAME
+    resolve = getattr(storage, "resolve", None)
+    if resolve is not None:
+        from filelock import FileLock, Timeout
+
+        full = resolve(path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        try:
+            with FileLock(full, timeout=timeout):
+                yield
+        except Timeout:
+            raise ConflictError(
+                f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
+                path=path,
+            ) from None
+        return
+    deadline = time.monotonic() + timeout
+    token = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "at": time.time()})
+    while True:
+        try:
+            storage.write(path, token.encode(), create=True)
+            break
+        except ConflictError:
+            if _take_stale_lease(storage, path, token):
+                break
+            if time.monotonic() >= deadline:
+                raise ConflictError(
+                    f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
+                    path=path,
+                ) from None
+            time.sleep(min(1.0, max(0.05, timeout / 20)))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(SessionKitError):
+            storage.delete(path)
+
+
+def _take_stale_lease(storage: Any, path: str, token: str) -> bool:
+    """Replace a lease older than :data:`LEASE_TTL` with ours (compare-and-swap)."""
+    taken = False
+
+    def fn(data: bytes | None) -> bytes | None:
+        nonlocal taken
+        taken = False
+        try:
+            held = json.loads((data or b"{}").decode())
+            stale = time.time() - float(held.get("at", 0)) > LEASE_TTL
+        except (ValueError, TypeError, AttributeError):
+            stale = True
+        if data is not None and not stale:
+            return None
+        taken = True
+        return token.encode()
+
+    try:
+        storage.update(path, fn)
+    except SessionKitError:
+        return False
+    return taken
+
+
+# ----------------------------------------------------------------------------- sync
+
+
+def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
+    from ..backends import Store, open_store
+
+    if isinstance(target, Store):
+        return target
+    return open_store(os.fspath(target), **dict(storage_options))
+
+
+def _family(store: Store) -> str:
+    return BASIC_MEMORY if store.layout == "basic-memory" else AIWIKI
+
+
+def _pick_sides(a: Any, b: Any, options: Mapping[str, Any]) -> tuple[Store, Store]:
+    """Open both stores; when both look like aiwiki (an empty folder does), the one
+    given as a path with no aiwiki notes (``b`` when that does not tell) is opened
+    as a Basic Memory project."""
+    from ..backends import Store, open_store
+
+    first, second = _open(a, options), _open(b, options)
+    if _family(first) != AIWIKI or _family(second) != AIWIKI:
+        return first, second
+    for target, store, other in ((b, second, first), (a, first, second)):
+        if not isinstance(target, Store) and not store.keys() and other.keys():
+            bm = open_store(os.fspath(target), layout="basic-memory", **dict(options))
+            return (first, bm) if store is second else (bm, second)
+    if not isinstance(b, Store) and not second.keys():
+        return first, open_store(os.fspath(b), layout="basic-memory", **dict(options))
+    return first, second
+
+
+def _texts(
+    store: Store, keys: Sequence[str], report: SyncReport, side: str
+) -> dict[str, str | None]:
+    """Every note's text; an unreadable one maps to ``None`` and is reported."""
+    out: dict[str, str | None] = {}
+    for key, text in store.read_many(keys):
+        if isinstance(text, SessionKitError):
+            report.actions.append(_failure(side, key, str(text.with_path(key))))
+            out[key] = None
+        else:
+            out[key] = text
+    return out
+
+
+class _Moved(ConflictError):
+    """A note changed between the sync's read and its write."""
+
+
+def _put(store: Store, key: str, old: str | None, new: str) -> None:
+    """Write ``new`` over ``old`` unless the note changed since (then :class:`_Moved`)."""
+    if old is None:
+        try:
+            store.write_text(key, new, create=True)
+        except ConflictError:
+            raise _Moved(f"{key}: created while the sync ran; run sync again", path=key) from None
+        return
+
+    def fn(current: str | None) -> str | None:
+        if current != old:
+            raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key)
+        return new
+
+    store.update_text(key, fn)
+
+
+def _remove(store: Store, key: str, old: str) -> None:
+    try:
+        current = store.read_text(key)
+    except NotFoundError:
+        return
+    if current != old:
+        raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key)
+    store.delete(key)
+
+
+@attrs.define
+class _Run:
+    """One sync's working state."""
+
+    sides: _Sides
+    report: SyncReport
+    notes: dict[str, dict[str, str]]
+    new_notes: dict[str, dict[str, str]]
+    aw_texts: dict[str, str | None]
+    bm_texts: dict[str, str | None]
+    dry_run: bool
+    propagate_deletes: bool
+    peer_changed: bool = False
+
+    def act(self, action: str, ak: str | None, bk: str | None, **kw: Any) -> None:
+        self.report.actions.append(SyncAction(action=action, aiwiki=ak, basic_memory=bk, **kw))
+
+    def record(self, ak: str, bk: str, page: str, note: str) -> None:
+        self.new_notes[ak] = {
+            "basic_memory": bk,
+            "aiwiki_sha256": _sha(page),
+            "basic_memory_sha256": _sha(note),
+            "base": page,
+        }
+
+    # -- a pair both sides knew at the last sync -----------------------------------
+    def pair(self, ak: str, entry: Mapping[str, str]) -> None:
+        bk = entry["basic_memory"]
+        at, bt = self.aw_texts.get(ak, _MISSING), self.bm_texts.get(bk, _MISSING)
+        if at is None or bt is None:
+            return  # unreadable: already reported
+        if at is _MISSING or bt is _MISSING:
+            self.deletion(ak, bk, entry, at, bt)
+            return
+        ca = _sha(at) != entry.get("aiwiki_sha256")
+        cb = _sha(bt) != entry.get("basic_memory_sha256")
+        if not ca and not cb:
+            self.report.unchanged.append(ak)
+            return
+        sides = self.sides
+        a = sides.aw_session(at, ak)
+        _, b = sides.bm_as_aw(bt, bk)
+        if a == b:  # converged (a rerun after a crash, or an edit the model does not see)
+            self.record(ak, bk, at, bt)
+            self.act("pair", ak, bk, message="both sides hold the same session")
+            return
+        if ca and not cb:
+            merged = a
+        elif cb and not ca:
+            merged = b
+        else:
+            base = sides.aw_session(entry["base"], ak)
+            try:
+                merged = merge_sessions(base, a, b)
+            except MergeConflict as exc:
+                self.act(
+                    "conflict",
+                    ak,
+                    bk,
+                    message="both sides changed the same items since the last sync; "
+                    "both notes are kept as they are",
+                    conflicts=exc.conflicts,
+                    texts={"aiwiki": at, "basic_memory": bt},
+                )
+                return
+        new_at = at if merged == a else sides.write_aw(merged, at, ak)
+        new_bt = bt if merged == b else sides.write_bm(new_at, ak, bt, bk)
+        if new_at != at and new_bt != bt:
+            action = "merge"
+        elif new_at != at:
+            action = "update-aiwiki"
+        elif new_bt != bt:
+            action = "update-basic-memory"
+        else:
+            action = "pair"
+        if not self.dry_run:
+            if new_bt != bt:
+                _put(sides.bm, bk, bt, new_bt)
+            if new_at != at:
+                _put(sides.aw, ak, at, new_at)
+        self.record(ak, bk, new_at, new_bt)
+        self.act(action, ak, bk)
+
+    def deletion(self, ak: str, bk: str, entry: Mapping[str, str], at: Any, bt: Any) -> None:
+        if at is _MISSING and bt is _MISSING:
+            self.new_notes.pop(ak, None)
+            self.act("forget", ak, bk, message="deleted on both sides")
+            return
+        gone, kept = ("aiwiki", "basic-memory") if at is _MISSING else ("basic-memory", "aiwiki")
+        text = bt if at is _MISSING else at
+        key = bk if at is _MISSING else ak
+        recorded = entry.get("basic_memory_sha256" if at is _MISSING else "aiwiki_sha256")
+        if _sha(text) != recorded:
+            self.act(
+                "conflict",
+                ak,
+                bk,
+                message=f"deleted in {gone}, edited in {kept} since the last sync; "
+                f"the {kept} note is kept",
+                texts={kept.replace("-", "_"): text},
+            )
+            return
+        if not self.propagate_deletes or self.peer_changed:
+            why = (
+                "the state file was written for another peer"
+                if self.propagate_deletes
+                else "pass --propagate-deletes to delete it"
+            )
+            self.act(
+                "deleted", ak, bk, message=f"deleted in {gone}; {kept} note {key} kept ({why})"
+            )
+            return
+        if not self.dry_run:
+            _remove(self.sides.bm if at is _MISSING else self.sides.aw, key, text)
+        self.new_notes.pop(ak, None)
+        self.act(f"delete-{kept}", ak, bk, message=f"deleted in {gone}")
+
+    # -- notes in no pair ---------------------------------------------------------
+    def new_aiwiki(self, ak: str, claimed: dict[str, str]) -> None:
+        at = self.aw_texts[ak]
+        if at is None:
+            return
+        sides = self.sides
+        bk = sides.bm_key_for(at, ak)
+        if bk in claimed:
+            self.act("failure", ak, bk, message=f"maps to {bk}, already paired with {claimed[bk]}")
+            return
+        claimed[bk] = ak
+        bt = self.bm_texts.get(bk, _MISSING)
+        if bt is None:
+            return
+        if bt is not _MISSING:
+            if sides.aw_session(at, ak) == sides.bm_as_aw(bt, bk)[1]:
+                self.record(ak, bk, at, bt)
+                self.act("pair", ak, bk, message="both sides hold the same session")
+            else:
+                self.act(
+                    "conflict",
+                    ak,
+                    bk,
+                    message="both sides hold this note with different contents and no "
+                    "sync base; both notes are kept as they are",
+                    texts={"aiwiki": at, "basic_memory": bt},
+                )
+            return
+        note = sides.write_bm(at, ak, None, bk)
+        if not self.dry_run:
+            _put(sides.bm, bk, None, note)
+        self.record(ak, bk, at, note)
+        self.act("create-basic-memory", ak, bk)
+
+    def new_bm(self, bk: str) -> None:
+        bt = self.bm_texts[bk]
+        if bt is None:
+            return
+        sides = self.sides
+        ak = sides.aw_key_for(bt, bk)
+        if ak in self.aw_texts or ak in self.new_notes:
+            other = self.new_notes.get(ak, {}).get("basic_memory")
+            self.act(
+                "failure",
+                ak,
+                bk,
+                message=f"maps to aiwiki page {ak}, which exists"
+                + (f" (paired with {other})" if other else ""),
+            )
+            return
+        page, _ = sides.bm_as_aw(bt, bk)
+        if not self.dry_run:
+            _put(sides.aw, ak, None, page)
+        self.record(ak, bk, page, bt)
+        self.act("create-aiwiki", ak, bk)
+
+
+def sync(
+    a: Store | str | os.PathLike[str],
+    b: Store | str | os.PathLike[str],
+    *,
+    dry_run: bool = False,
+    propagate_deletes: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+    project: str | None = None,
+    lock_timeout: float = 30.0,
+    storage_options: Mapping[str, Any] | None = None,
+) -> SyncReport:
+    """Sync the session notes of an aiwiki store and a Basic Memory store, both ways.
+
+    Args:
+        a: one store (a :class:`~sessionkit.Store`, or a path/URL
+            :func:`~sessionkit.open_store` opens); either order works.
+        b: the other store; one must hold aiwiki pages, the other Basic Memory notes.
+        dry_run: work out the plan (the report's actions), write nothing.
+        propagate_deletes: delete a note whose counterpart was deleted (only
+            when it was not edited since the last sync); otherwise deletions
+            are only reported.
+        progress: called as ``progress(done, total, key)`` after each note.
+        project: Basic Memory project name for new notes (the ``project`` key
+            and the permalink prefix); by default the store's (``bm://NAME``)
+            or its folder name, as :func:`~sessionkit.convert` picks it.
+        lock_timeout: seconds to wait for another sync of the same wiki.
+        storage_options: fsspec options for stores given as URLs.
+
+    Returns:
+        A :class:`SyncReport`.  Run again with nothing edited, it writes nothing.
+
+    Raises:
+        UnsupportedFormatError: the stores are not one aiwiki and one Basic Memory store.
+        ConflictError: another sync of the same wiki held the lock for ``lock_timeout``.
+        FormatError: the state file is unreadable.
+    """
+    from .convert import _project_name
+
+    options = dict(storage_options or {})
+    first, second = _pick_sides(a, b, options)
+    if _family(first) == _family(second):
+        raise UnsupportedFormatError(
+            f"both stores hold {_family(first)} notes; sync needs an aiwiki store and "
+            "a Basic Memory store"
+        )
+    aw, bm = (first, second) if _family(first) == AIWIKI else (second, first)
+    sides = _Sides(
+        aw=aw,
+        bm=bm,
+        project=project if project is not None else _project_name(bm),
+        folder=str(getattr(bm, "folder", "sessions")),
+    )
+    report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
+    with _locked(aw, lock_timeout):
+        state = read_state(aw)
+        notes: dict[str, dict[str, str]] = dict(state["notes"])
+        peer = state.get("basic_memory")
+        aw_texts = _texts(aw, aw.keys(), report, "aiwiki")
+        bm_texts = _texts(bm, bm.keys(), report, "basic_memory")
+        for bk, text in list(bm_texts.items()):
+            if text is not None and not sides.is_session(text, bk):
+                report.skipped.append(bk)
+                del bm_texts[bk]
+        run = _Run(
+            sides=sides,
+            report=report,
+            notes=notes,
+            new_notes=dict(notes),
+            aw_texts=aw_texts,
+            bm_texts=bm_texts,
+            dry_run=dry_run,
+            propagate_deletes=propagate_deletes,
+            peer_changed=peer is not None and peer != report.basic_memory,
+        )
+        claimed = {e["basic_memory"]: k for k, e in notes.items()}
+        unpaired_aw = [k for k in aw_texts if k not in notes]
+        steps: list[tuple[str, Callable[[], None]]] = [
+            (k, functools.partial(run.pair, k, e)) for k, e in sorted(notes.items())
+        ]
+        steps += [(k, functools.partial(run.new_aiwiki, k, claimed)) for k in unpaired_aw]
+        total = len(steps) + sum(1 for k in bm_texts if k not in claimed)
+        done = 0
+        batches = contextlib.ExitStack()
+        if not dry_run:
+            for store in (aw, bm):
+                batch = getattr(store, "batch", None)
+                if batch is not None:
+                    batches.enter_context(batch())
+        with batches:
+            for key, step in steps:
+                _guarded(run, key, step)
+                done += 1
+                if progress is not None:
+                    progress(done, total, key)
+            # claimed now also holds the notes the aiwiki pages were paired with above
+            for bk in [k for k in bm_texts if k not in claimed]:
+                _guarded(run, bk, functools.partial(run.new_bm, bk))
+                done += 1
+                if progress is not None:
+                    progress(done, total, bk)
+        # every note write is durable (the batches are over) before the state records it
+        if not dry_run and (run.new_notes != notes or (peer is None and run.new_notes)):
+            _write_state(
+                aw,
+                {
+                    "version": STATE_VERSION,
+                    "aiwiki": report.aiwiki,
+                    "basic_memory": report.basic_memory,
+                    "notes": run.new_notes,
+                },
+            )
+            report.state_written = True
+    return report
+
+
+def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:
+    """Run one note's step; a failure is reported against that note only."""
+    try:
+        step()
+    except SessionKitError as exc:
+        side = "basic_memory" if key in run.bm_texts and key not in run.aw_texts else "aiwiki"
+        run.report.actions.append(_failure(side, key, str(exc.with_path(exc.path or key))))
+
+
+def _failure(side: str, key: str, message: str) -> SyncAction:
+    if side == "aiwiki":
+        return SyncAction(action="failure", aiwiki=key, message=message)
+    return SyncAction(action="failure", basic_memory=key, message=message)
+
+
+def _local_folder(store: Store) -> str | None:
+    """The notes folder on local disk, or ``None`` for a remote store."""
+    resolve = getattr(getattr(store, "storage", None), "resolve", None)
+    if resolve is None:
+        return None
+    folder = str(getattr(store, "folder", "") or "")
+    return str(resolve(folder)) if folder else str(resolve("."))
+
+
+def _fingerprint(store: Store) -> tuple[Any, ...]:
+    """What a poll compares: the notes' keys with their size and mtime when listed."""
+    entries = getattr(store, "entries", None)
+    if entries is None:
+        return tuple(store.keys())
+    return tuple((key, e.size, e.mtime) for key, e in entries())
+
+
+def watch(
+    a: Store | str | os.PathLike[str],
+    b: Store | str | os.PathLike[str],
+    *,
+    interval: float = 5.0,
+    on_report: Callable[[SyncReport], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+    max_runs: int | None = None,
+    **options: Any,
+) -> None:
+    """Sync now, then again whenever either side changes, until ``stop()`` is true.
+
+    Local folders are watched with ``watchfiles`` when it is installed (the
+    ``watch`` extra: OS change events, no polling); remote stores, or local
+    ones without ``watchfiles``, are polled every ``interval`` seconds (a
+    listing of both sides, compared with the previous one).
+
+    Args:
+        a: one store (as for :func:`sync`).
+        b: the other store.
+        interval: seconds between polls (and the watcher's wake-up period).
+        on_report: called with each sync's report.
+        stop: asked after each sync and wake-up; ``True`` ends the loop.
+        max_runs: end after this many syncs.
+        options: passed on to :func:`sync` (``propagate_deletes``, ``project``…).
+    """
+    opts = dict(options.pop("storage_options", None) or {})
+    first, second = _open(a, opts), _open(b, opts)
+    runs = 0
+    folders = [_local_folder(first), _local_folder(second)]
+    watcher: Iterator[Any] | None = None
+    if all(folders):
+        try:
+            watchfiles: Any = importlib.import_module("watchfiles")
+        except ImportError:
+            watcher = None
+        else:
+            for folder in folders:
+                os.makedirs(str(folder), exist_ok=True)
+            watcher = iter(
+                watchfiles.watch(
+                    *[str(f) for f in folders],
+                    watch_filter=lambda _change, path: not os.path.basename(path).startswith("."),
+                    rust_timeout=int(interval * 1000),
+                    yield_on_timeout=True,
+                    stop_event=None,
+                )
+            )
+    while True:
+        before = (_fingerprint(first), _fingerprint(second))
+        report = sync(first, second, **options)
+        runs += 1
+        if on_report is not None:
+            on_report(report)
+        if (max_runs is not None and runs >= max_runs) or (stop is not None and stop()):
+            return
+        after = (_fingerprint(first), _fingerprint(second))
+        if after != before and report.written:
+            before = after  # our own writes: not a reason to run again
+        while True:
+            if watcher is not None:
+                next(watcher)
+            else:
+                time.sleep(interval)
+            if stop is not None and stop():
+                return
+            if (_fingerprint(first), _fingerprint(second)) != after:
+                break
