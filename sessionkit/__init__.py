@@ -76,6 +76,8 @@ _EXPORTS: dict[str, str] = {
     "convert": "sessionkit.ops.convert",
     "convert_text": "sessionkit.ops.convert",
     "ConversionReport": "sessionkit.ops.convert",
+    "sync": "sessionkit.ops.sync",
+    "SyncReport": "sessionkit.ops.sync",
 }
 
 __all__ = [
@@ -108,6 +110,7 @@ __all__ = [
     "Status",
     "Store",
     "StoreError",
+    "SyncReport",
     "UnsupportedFormatError",
     "ValidationError",
     "__version__",
@@ -126,6 +129,7 @@ __all__ = [
     "parse",
     "register_backend",
     "register_format",
+    "sync",
 ]
 
 
@@ -177,3 +181,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .ops.convert import ConversionReport, convert, convert_text
     from .ops.migrate import MigrationReport, migrate
+    from .ops.sync import SyncReport, sync

@@ -1088,6 +1088,126 @@ def convert_(
     _exit(OK if report.ok else FINDINGS)
 
 
+# -- sync ----------------------------------------------------------------------------------
+
+
+def _sync_line(action: Any) -> str:
+    where = " <-> ".join(k for k in (action.aiwiki, action.basic_memory) if k)
+    return f"{action.action}: {where}" + (
+        f" ({_one_line(action.message)})" if action.message else ""
+    )
+
+
+@cli.command(name="sync")
+@click.argument("a")
+@click.argument("b")
+@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option(
+    "--propagate-deletes",
+    is_flag=True,
+    help="Delete a note whose counterpart was deleted (never one edited since the last sync).",
+)
+@click.option("--project", metavar="NAME", help="Basic Memory project name for new notes.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@click.option("--watch", is_flag=True, help="Keep syncing as either side changes (Ctrl-C ends).")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=5.0,
+    show_default=True,
+    help="Seconds between polls of remote stores (--watch).",
+)
+@click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for another sync of the same wiki.",
+)
+@click.option(
+    "--storage-option",
+    "-o",
+    "storage_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
+)
+def sync_(
+    a: str,
+    b: str,
+    dry_run: bool,
+    propagate_deletes: bool,
+    project: str | None,
+    as_json: bool,
+    watch: bool,
+    interval: float,
+    lock_timeout: float,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Keep an aiwiki wiki (A or B) and a Basic Memory project (the other) in step.
+
+    Changes made on one side since the last sync are carried to the other as
+    minimal edits; notes both sides edited are merged item by item, and an
+    item both changed differently is a conflict: reported, both notes kept.
+    New notes are created on the other side; deletions are reported (carried
+    with --propagate-deletes).  The state lives in .sessionkit-sync.json in
+    the wiki's aiwiki/sessions/ folder.  Exit 0 when in step, 1 on conflicts
+    or failures, 2 when a store is unusable or another sync holds the lock.
+    """
+    from .ops.sync import sync
+    from .ops.sync import watch as watch_
+
+    for target in (a, b):
+        if not _is_url(target) and not os.path.isdir(_local(target)):
+            raise Failure(f"{target}: no such folder")
+    options = dict(_parse_option(item) for item in storage_option)
+    progress, holder = _progress_bar(sys.stderr.isatty() and not as_json and not watch, "syncing")
+    kwargs: dict[str, Any] = {
+        "dry_run": dry_run,
+        "propagate_deletes": propagate_deletes,
+        "project": project,
+        "lock_timeout": lock_timeout,
+        "storage_options": options,
+    }
+
+    def show(report: Any) -> None:
+        if as_json:
+            click.echo(
+                json.dumps(report.to_dict(), indent=2 if not watch else None, ensure_ascii=False)
+            )
+            return
+        for action in report.actions:
+            bad = action.action in ("conflict", "failure")
+            click.echo(("sessionkit: " if bad else "") + _sync_line(action), err=bad)
+            for item in action.conflicts:
+                click.echo(
+                    f"  {item.where}: aiwiki {json.dumps(item.aiwiki, ensure_ascii=False)}, "
+                    f"basic-memory {json.dumps(item.basic_memory, ensure_ascii=False)}",
+                    err=True,
+                )
+        counts = report.counts()
+        verb = "would write" if report.dry_run else "wrote"
+        click.echo(
+            f"{report.aiwiki} <-> {report.basic_memory}: {verb} {len(report.written)}; "
+            f"{counts['unchanged']} unchanged, {len(report.conflicts)} conflicts, "
+            f"{len(report.failures)} failed"
+        )
+
+    if watch:
+        try:
+            watch_(a, b, interval=interval, on_report=show, **kwargs)
+        except KeyboardInterrupt:
+            _exit(OK)
+        _exit(OK)
+    try:
+        report = sync(a, b, progress=progress, **kwargs)
+    finally:
+        if holder:
+            holder[0].__exit__(None, None, None)
+    show(report)
+    _exit(OK if report.ok else FINDINGS)
+
+
 # -- entry -----------------------------------------------------------------------------------
 
 

@@ -73,6 +73,8 @@ __all__ = [
     "SyncConflict",
     "SyncReport",
     "merge_sessions",
+    "peer_id",
+    "read_state",
     "sync",
     "watch",
 ]
@@ -559,6 +561,11 @@ def _storage(store: Store) -> Any:
 def read_state(store: Store) -> dict[str, Any]:
     """The sync state kept in an aiwiki store (an empty state when there is none).
 
+    ``{"version": 1, "peers": {<Basic Memory store>: {"notes": {<aiwiki key>:
+    {"basic_memory": <key>, "aiwiki_sha256": …, "basic_memory_sha256": …,
+    "base": <aiwiki text>}}}}}``: one entry per Basic Memory store the wiki
+    is synced with (see :func:`peer_id`).
+
     Raises:
         FormatError: the state file exists but is not a sync state.
     """
@@ -568,16 +575,32 @@ def read_state(store: Store) -> dict[str, Any]:
     try:
         data = json.loads(_storage(store).read(path).decode("utf-8"))
     except NotFoundError:
-        return {"version": STATE_VERSION, "notes": {}}
+        return {"version": STATE_VERSION, "peers": {}}
     except (ValueError, UnicodeDecodeError) as exc:
         raise FormatError(f"unreadable sync state: {exc}", path=path) from None
-    if not isinstance(data, dict) or not isinstance(data.get("notes"), dict):
-        raise FormatError("not a sessionkit sync state (no 'notes' mapping)", path=path)
+    if not isinstance(data, dict) or not isinstance(data.get("peers"), dict):
+        raise FormatError("not a sessionkit sync state (no 'peers' mapping)", path=path)
     if data.get("version") != STATE_VERSION:
         raise FormatError(
             f"sync state version {data.get('version')!r} is not {STATE_VERSION}", path=path
         )
     return data
+
+
+def peer_id(store: Store) -> str:
+    """How the state file names a Basic Memory store: its URL, or its absolute
+    real path for a local folder (so the name does not depend on the cwd)."""
+    url = str(store.url)
+    if "://" in url and not url.startswith("file://"):
+        return url
+    root = getattr(getattr(store, "storage", None), "root", None)
+    return os.path.realpath(str(root) if root is not None else url)
+
+
+def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, str]]:
+    entry = data["peers"].get(peer)
+    notes = entry.get("notes") if isinstance(entry, dict) else None
+    return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
 
 
 def _write_state(store: Store, data: Mapping[str, Any]) -> None:
@@ -750,7 +773,6 @@ class _Run:
     bm_texts: dict[str, str | None]
     dry_run: bool
     propagate_deletes: bool
-    peer_changed: bool = False
 
     def act(self, action: str, ak: str | None, bk: str | None, **kw: Any) -> None:
         self.report.actions.append(SyncAction(action=action, aiwiki=ak, basic_memory=bk, **kw))
@@ -840,14 +862,13 @@ class _Run:
                 texts={kept.replace("-", "_"): text},
             )
             return
-        if not self.propagate_deletes or self.peer_changed:
-            why = (
-                "the state file was written for another peer"
-                if self.propagate_deletes
-                else "pass --propagate-deletes to delete it"
-            )
+        if not self.propagate_deletes:
             self.act(
-                "deleted", ak, bk, message=f"deleted in {gone}; {kept} note {key} kept ({why})"
+                "deleted",
+                ak,
+                bk,
+                message=f"deleted in {gone}; {kept} note {key} kept "
+                "(pass --propagate-deletes to delete it)",
             )
             return
         if not self.dry_run:
@@ -967,8 +988,8 @@ def sync(
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
     with _locked(aw, lock_timeout):
         state = read_state(aw)
-        notes: dict[str, dict[str, str]] = dict(state["notes"])
-        peer = state.get("basic_memory")
+        peer = peer_id(bm)
+        notes = _notes_of(state, peer)
         aw_texts = _texts(aw, aw.keys(), report, "aiwiki")
         bm_texts = _texts(bm, bm.keys(), report, "basic_memory")
         for bk, text in list(bm_texts.items()):
@@ -984,7 +1005,6 @@ def sync(
             bm_texts=bm_texts,
             dry_run=dry_run,
             propagate_deletes=propagate_deletes,
-            peer_changed=peer is not None and peer != report.basic_memory,
         )
         claimed = {e["basic_memory"]: k for k, e in notes.items()}
         unpaired_aw = [k for k in aw_texts if k not in notes]
@@ -1013,16 +1033,10 @@ def sync(
                 if progress is not None:
                     progress(done, total, bk)
         # every note write is durable (the batches are over) before the state records it
-        if not dry_run and (run.new_notes != notes or (peer is None and run.new_notes)):
-            _write_state(
-                aw,
-                {
-                    "version": STATE_VERSION,
-                    "aiwiki": report.aiwiki,
-                    "basic_memory": report.basic_memory,
-                    "notes": run.new_notes,
-                },
-            )
+        if not dry_run and run.new_notes != notes:
+            peers = dict(state["peers"])
+            peers[peer] = {"notes": run.new_notes}
+            _write_state(aw, {"version": STATE_VERSION, "peers": peers})
             report.state_written = True
     return report
 
@@ -1044,11 +1058,12 @@ def _failure(side: str, key: str, message: str) -> SyncAction:
 
 def _local_folder(store: Store) -> str | None:
     """The notes folder on local disk, or ``None`` for a remote store."""
-    resolve = getattr(getattr(store, "storage", None), "resolve", None)
+    storage = getattr(store, "storage", None)
+    resolve = getattr(storage, "resolve", None)
     if resolve is None:
         return None
     folder = str(getattr(store, "folder", "") or "")
-    return str(resolve(folder)) if folder else str(resolve("."))
+    return str(resolve(folder)) if folder else str(storage.root)  # type: ignore[union-attr]
 
 
 def _fingerprint(store: Store) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ commands, hand edits), syncs again and checks both sides through the model.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import threading
@@ -55,8 +56,14 @@ def texts(root: Path) -> dict[str, bytes]:
 
 
 def bm_key(root: Path, aw_key: str) -> str:
+    return str(notes_of(root)[aw_key]["basic_memory"])
+
+
+def notes_of(root: Path) -> dict[str, dict[str, str]]:
     state = read_state(open_store(root / "wiki", layout="aiwiki"))
-    return str(state["notes"][aw_key]["basic_memory"])
+    (peer,) = state["peers"]
+    assert peer == str((root / "bm").resolve())
+    return state["peers"][peer]["notes"]
 
 
 def as_aiwiki(bm: object, root: Path, aw_key: str) -> object:
@@ -76,7 +83,10 @@ def test_first_sync_creates_every_note_and_a_rerun_writes_nothing(tmp_path: Path
     assert [a.action for a in report.actions] == ["create-basic-memory"] * len(PAGES)
     assert len(bm.keys()) == len(PAGES)
     state = json.loads((tmp_path / "wiki/aiwiki/sessions" / STATE_NAME).read_text())
-    assert sorted(state["notes"]) == PAGES
+    assert state["version"] == 1 and sorted(notes_of(tmp_path)) == PAGES
+    entry = notes_of(tmp_path)[PAGES[0]]
+    assert entry["base"] == (CORPUS / PAGES[0]).read_text()
+    assert entry["aiwiki_sha256"] == hashlib.sha256((CORPUS / PAGES[0]).read_bytes()).hexdigest()
     before = texts(tmp_path)
     again = sync(aw, bm)
     assert again.actions == [] and sorted(again.unchanged) == PAGES
@@ -213,7 +223,7 @@ def test_deleted_on_one_side_is_reported_and_propagated_only_when_asked(tmp_path
     report = sync(aw, bm, propagate_deletes=True)
     assert "delete-aiwiki" in [a.action for a in report.actions]
     assert not (tmp_path / "wiki/aiwiki/sessions" / PAGES[1]).exists()
-    assert PAGES[1] not in read_state(aw)["notes"]
+    assert PAGES[1] not in notes_of(tmp_path)
 
 
 def test_dry_run_writes_nothing(tmp_path: Path) -> None:
@@ -274,3 +284,29 @@ def test_merge_sessions_item_by_item() -> None:
             Session(id="x", next_steps=("a", "b", "c", "y"), decisions=("d",)),
             theirs,
         )
+
+
+def test_cli_sync_json_and_exit_codes(tmp_path: Path) -> None:
+    from sessionkit.cli import main
+
+    make_wiki(tmp_path, PAGES[:2])
+    wiki, bm = str(tmp_path / "wiki"), str(tmp_path / "bm")
+    assert main(["sessionkit", "sync", wiki, bm, "--dry-run"]) == 0
+    assert not (tmp_path / "bm" / "sessions").exists()
+    assert main(["sessionkit", "sync", wiki, bm]) == 0
+    # a conflict: exit 1, both texts in the JSON report
+    page = tmp_path / "wiki/aiwiki/sessions" / PAGES[0]
+    page.write_text(page.read_text().replace("focus: ", "focus: one ", 1))
+    note = tmp_path / "bm" / "sessions" / bm_key(tmp_path, PAGES[0])
+    note.write_text(note.read_text().replace("\nfocus: ", "\nfocus: two ", 1))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["sessionkit", "sync", bm, wiki, "--json"]) == 1
+    data = json.loads(out.getvalue())
+    (action,) = data["actions"]
+    assert action["action"] == "conflict" and set(action["texts"]) == {"aiwiki", "basic_memory"}
+    assert action["conflicts"][0]["where"] == "focus"
+    assert main(["sessionkit", "sync", wiki, str(tmp_path / "missing")]) == 2
