@@ -222,3 +222,90 @@ def peak_rss_mb() -> float:
 
     kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return kb / 1024 if os.uname().sysname != "Darwin" else kb / (1024 * 1024)
+
+
+# -- the CLI benchmark's corpora ---------------------------------------------------------
+
+#: the corpora of ``benchmarks/cli.py``
+CLI_CORPORA = ("clean", "finding", "mix")
+
+
+def aiwiki_long_page(i: int) -> tuple[str, str]:
+    """(filename, text) of a long v2 page: 11 checkpoints, 24 citations (~190 lines)."""
+    r = _rng(i)
+    name, text = aiwiki_v2_page(i)
+    head, sep, rest = text.partition("## Files touched\n")
+    date = name[:10]
+    extra = []
+    for c in range(9):
+        extra += [
+            f"### PreCompact at {date}T{12 + c:02d}:{r.randrange(60):02d}:30Z",
+            "",
+            "Active work: feature/" + r.choice(WORDS),
+            f"Manifest: .forge/work/feature/{r.choice(WORDS)}/manifest.yaml",
+            "",
+            _sentence(r, 14) + ".",
+            "",
+            "---",
+            "",
+        ]
+    cites = []
+    for _ in range(16):
+        a = r.randrange(1, 400)
+        cites.append(
+            f"- `sessionkit/{r.choice(WORDS)}/{r.choice(WORDS)}.py:{a}@{_sha(r)}` — "
+            f"{_sentence(r, 6).lower()}"
+        )
+    rest = rest.replace("\n\n## Decisions made", "\n" + "\n".join(cites) + "\n\n## Decisions made")
+    return name, head + "\n".join(extra) + "\n" + sep + rest
+
+
+def cli_page(kind: str, i: int) -> tuple[str, bytes]:
+    """(filename, bytes) of page ``i`` of a CLI benchmark corpus (see :data:`CLI_CORPORA`).
+
+    ``clean``: v2 pages that lint clean; ``finding``: the same, each with one
+    citation without ``@sha7`` (one AW warning a page); ``mix``: 55% v2, 15%
+    v1, 10% CRLF v2, 10% v2 with a BOM, 10% long v2 pages.
+    """
+    if kind == "finding":
+        name, text = aiwiki_v2_page(i)
+        at = text.index("## Files touched")
+        sha = text.index("@", at)
+        return name, (text[:sha] + text[sha + 8 :]).encode()
+    if kind == "clean":
+        name, text = aiwiki_v2_page(i)
+        return name, text.encode()
+    slot = i % 20
+    if slot < 11:
+        name, text = aiwiki_v2_page(i)
+        return name, text.encode()
+    if slot < 14:
+        name, text = aiwiki_v1_page(i)
+        return name, text.encode()
+    if slot < 16:
+        name, text = aiwiki_v2_page(i)
+        return name, text.replace("\n", "\r\n").encode()
+    if slot < 18:
+        name, text = aiwiki_v2_page(i)
+        return name, b"\xef\xbb\xbf" + text.encode()
+    name, text = aiwiki_long_page(i)
+    return name, text.encode()
+
+
+def write_cli_corpus(root: Path, kind: str, n: int) -> Path:
+    """A wiki of ``n`` pages of ``kind`` at ``root`` (a git repository); reuses a complete one.
+
+    Returns the sessions folder.
+    """
+    folder = root / "aiwiki" / "sessions"
+    done = root / ".complete"
+    if done.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    (root / ".git").mkdir(exist_ok=True)
+    for i in range(n):
+        name, data = cli_page(kind, i)
+        with open(folder / name, "wb") as fh:
+            fh.write(data)
+    done.write_text(f"{n}\n")
+    return folder

@@ -1,0 +1,400 @@
+"""Benchmark: the ``sessionkit`` commands people run, as whole processes, against baselines.
+
+Every figure here is a whole process timed from start to finish (interpreter
+start, imports, folder walk, reading, output), the way a user or CI meets
+it.  Each command and its baseline run in turns (the one and then the other
+leading, round by round), for several rounds, and the medians are compared.
+The peak RSS of every sessionkit process is measured (``wait4``), the
+largest of its rounds is shown.
+
+Commands and their baselines (each baseline a script of its own, run as a
+process the same way):
+
+* ``lint DIR --jobs 1`` and ``--jobs 2`` against a python-frontmatter script
+  that walks the same folder and runs ``frontmatter.loads`` on every page
+  (libyaml's C loader; it only splits and loads the YAML);
+* ``ls DIR`` against the same python-frontmatter script;
+* ``migrate DIR`` (default options) on v1 pages against a read + write +
+  fsync script (read each page, write a temporary file beside it, fsync,
+  ``os.replace``), each on a fresh copy made outside the timed region;
+* ``convert DIR DST --to basic-memory`` (default options) against the same
+  floor writing into a fresh folder; the target is removed and the removal
+  flushed (``os.sync``) outside the timed region;
+* ``hook session-start`` and ``hook pre-compact`` in a wiki of ``--hook-size``
+  pages against ``python -c pass``.
+
+Corpora (``benchmarks/_corpus.py``, deterministic): ``clean`` v2 pages;
+``finding``, each page with one citation without ``@sha7``; ``mix``, 55% v2,
+15% v1, 10% CRLF, 10% BOM, 10% long pages.  They are cached under the
+temporary folder.
+
+    python benchmarks/cli.py                           # small: 1,000 pages, 3 rounds
+    python benchmarks/cli.py --sizes 1000,10000 --rounds 5
+    python benchmarks/cli.py --sizes 100000 --commands lint,ls --rounds 3   # by hand
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import CLI_CORPORA, aiwiki_v1_page, write_cli_corpus
+
+FRONTMATTER_SCRIPT = '''\
+"""python-frontmatter over every page of a folder (the lint and ls baseline)."""
+import os, sys
+import frontmatter
+
+keys = 0
+for top, dirs, files in os.walk(sys.argv[1]):
+    dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    for name in sorted(files):
+        if name.endswith(".md") and name != "INDEX.md":
+            with open(os.path.join(top, name), "rb") as fh:
+                text = fh.read().decode("utf-8-sig")
+            keys += len(frontmatter.loads(text).metadata)
+print(keys)
+'''
+
+FLOOR_SCRIPT = '''\
+"""Read every page of SRC and write it atomically into DST (temp, fsync, replace)."""
+import os, sys
+
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst, exist_ok=True)
+for name in sorted(os.listdir(src)):
+    if not name.endswith(".md") or name.startswith("."):
+        continue
+    with open(os.path.join(src, name), "rb") as fh:
+        data = fh.read()
+    tmp = os.path.join(dst, "." + name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, os.path.join(dst, name))
+fd = os.open(dst, os.O_RDONLY)
+os.fsync(fd)
+os.close(fd)
+'''
+
+
+class Bench:
+    """Runs processes in a clean environment and records wall time and peak RSS."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        home = base / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("SESSIONKIT_") and k != "PYTHONDONTWRITEBYTECODE"
+        }
+        self.env["HOME"] = str(home)
+        self.env["XDG_CONFIG_HOME"] = str(home / ".config")
+        self.env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+        sk = shutil.which("sessionkit", path=str(Path(sys.executable).parent))
+        self.sk = [sk] if sk else [sys.executable, "-m", "sessionkit.cli"]
+        self.fm = base / "frontmatter_baseline.py"
+        self.fm.write_text(FRONTMATTER_SCRIPT)
+        self.floor = base / "floor_baseline.py"
+        self.floor.write_text(FLOOR_SCRIPT)
+
+    def run(
+        self,
+        cmd: list[str],
+        *,
+        stdin: bytes = b"",
+        cwd: Path | None = None,
+        ok: tuple[int, ...] = (0,),
+    ) -> tuple[float, float]:
+        """(seconds, peak RSS in MB) of one process, stdout and stderr discarded."""
+        with tempfile.TemporaryFile() as err:
+            start = time.perf_counter()
+            with subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                env=self.env,
+                cwd=cwd,
+            ) as proc:
+                assert proc.stdin is not None
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+                _, status, usage = os.wait4(proc.pid, 0)
+                elapsed = time.perf_counter() - start
+                proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode not in ok:
+                err.seek(0)
+                raise SystemExit(
+                    f"{' '.join(cmd)} exited {proc.returncode}: {err.read().decode()[-2000:]}"
+                )
+        return elapsed, usage.ru_maxrss / 1024
+
+
+class Row:
+    """One line of the table: a sessionkit command against its baseline."""
+
+    def __init__(self, what: str, size: int, corpus: str, baseline: str, kind: str, target: str):
+        self.what, self.size, self.corpus = what, size, corpus
+        self.baseline, self.kind, self.target = baseline, kind, target
+        self.sk: list[float] = []
+        self.base: list[float] = []
+        self.rss: list[float] = []
+
+    def add(self, sk: tuple[float, float], base: tuple[float, float]) -> None:
+        self.sk.append(sk[0])
+        self.rss.append(sk[1])
+        self.base.append(base[0])
+
+    def ratio(self) -> float:
+        """``speedup``: baseline time / sessionkit time; ``floor``: sessionkit / floor."""
+        sk, base = statistics.median(self.sk), statistics.median(self.base)
+        return base / sk if self.kind == "speedup" else sk / base
+
+    def met(self) -> str:
+        if not self.target:
+            return ""
+        op, value = self.target[:2], float(self.target[2:].rstrip("x"))
+        r = self.ratio()
+        return "yes" if (r >= value if op == ">=" else r <= value) else "NO"
+
+    def line(self) -> str:
+        sk, base = statistics.median(self.sk), statistics.median(self.base)
+        rounds = " ".join(
+            f"{(b / s if self.kind == 'speedup' else s / b):.2f}"
+            for s, b in zip(self.sk, self.base, strict=True)
+        )
+        return (
+            f"| {self.what} | {self.corpus} | {self.size:,} | {sk * 1000:,.0f} ms | "
+            f"{self.baseline} {base * 1000:,.0f} ms | **{self.ratio():.2f}x** ({rounds}) | "
+            f"{max(self.rss):.1f} MB | {self.target} | {self.met()} |"
+        )
+
+
+def alternate(
+    bench: Bench, row: Row, rounds: int, sk: object, base: object, prepare: object = None
+) -> None:
+    """Run ``sk()`` and ``base()`` in turns for ``rounds`` rounds; ``prepare(name)`` before each."""
+    for rnd in range(rounds):
+        order = ("sk", "base") if rnd % 2 == 0 else ("base", "sk")
+        got: dict[str, tuple[float, float]] = {}
+        for name in order:
+            if prepare is not None:
+                prepare(name)  # type: ignore[operator]
+            got[name] = (sk if name == "sk" else base)()  # type: ignore[operator]
+        row.add(got["sk"], got["base"])
+        print(
+            f"  {row.what:<28} {row.corpus:<8} {row.size:>7,}  round {rnd + 1}: "
+            f"sessionkit {got['sk'][0] * 1000:8.0f} ms ({got['sk'][1]:5.1f} MB)  "
+            f"{row.baseline} {got['base'][0] * 1000:8.0f} ms",
+            flush=True,
+        )
+
+
+def bench_lint(bench: Bench, root: Path, size: int, corpus: str, rounds: int) -> list[Row]:
+    target = ">=1x" if size < 10_000 else ">=2x"
+    rows = []
+    for jobs in (1, 2):
+        row = Row(f"lint --jobs {jobs}", size, corpus, "frontmatter", "speedup", target)
+        if jobs == 2:
+            row.target = ""
+        cmd = [*bench.sk, "lint", "--jobs", str(jobs), str(root)]
+        base = [sys.executable, str(bench.fm), str(root)]
+        bench.run(cmd, ok=(0, 1))  # warm: bytecode, page cache
+        bench.run(base)
+        alternate(
+            bench,
+            row,
+            rounds,
+            lambda cmd=cmd: bench.run(cmd, ok=(0, 1)),
+            lambda base=base: bench.run(base),
+        )
+        rows.append(row)
+    one, two = rows
+    gain = Row("lint --jobs 2 over --jobs 1", size, corpus, "--jobs 1", "speedup", "")
+    gain.sk, gain.base, gain.rss = two.sk, one.sk, two.rss
+    if size >= 10_000 and size < 100_000:
+        gain.target = ">=1.7x"
+    rows.append(gain)
+    return rows
+
+
+def bench_ls(bench: Bench, root: Path, size: int, corpus: str, rounds: int) -> list[Row]:
+    row = Row("ls", size, corpus, "frontmatter", "speedup", "")
+    cmd = [*bench.sk, "ls", str(root)]
+    base = [sys.executable, str(bench.fm), str(root)]
+    bench.run(cmd, ok=(0, 1))
+    alternate(bench, row, rounds, lambda: bench.run(cmd, ok=(0, 1)), lambda: bench.run(base))
+    return [row]
+
+
+def _fresh(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    os.sync()  # ext4's deferred deletion work stays out of the next run's fsyncs
+
+
+def bench_migrate(bench: Bench, base_dir: Path, size: int, rounds: int) -> list[Row]:
+    pristine = base_dir / f"v1-{size}"
+    folder = pristine / "aiwiki" / "sessions"
+    if not (pristine / ".complete").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        (pristine / ".git").mkdir(exist_ok=True)
+        for i in range(size):
+            name, text = aiwiki_v1_page(i)
+            (folder / name).write_text(text, encoding="utf-8")
+        (pristine / ".complete").write_text(f"{size}\n")
+    work = base_dir / "migrate-work"
+    row = Row("migrate", size, "v1", "floor", "floor", "<=2x" if size >= 10_000 else "")
+    sessions = str(work / "aiwiki" / "sessions")
+
+    def prepare(_: str) -> None:
+        _fresh(work)
+        shutil.copytree(pristine, work)
+        os.sync()
+
+    alternate(
+        bench,
+        row,
+        rounds,
+        lambda: bench.run([*bench.sk, "migrate", str(work)]),
+        lambda: bench.run([sys.executable, str(bench.floor), sessions, sessions]),
+        prepare,
+    )
+    return [row]
+
+
+def bench_convert(bench: Bench, root: Path, size: int, corpus: str, rounds: int) -> list[Row]:
+    dst = root.parent / f"{root.name}-converted"
+    row = Row("convert --to basic-memory", size, corpus, "floor", "floor", "")
+    if size >= 10_000:
+        row.target = "<=2x"
+    sessions = str(root / "aiwiki" / "sessions")
+    cmd = [*bench.sk, "convert", str(root), str(dst), "--to", "basic-memory", "--project", "b"]
+    alternate(
+        bench,
+        row,
+        rounds,
+        lambda: bench.run(cmd),
+        lambda: bench.run([sys.executable, str(bench.floor), sessions, str(dst)]),
+        lambda _: _fresh(dst),
+    )
+    _fresh(dst)
+    return [row]
+
+
+def bench_hooks(bench: Bench, root: Path, size: int, rounds: int, runs: int) -> list[Row]:
+    folder = root / "aiwiki" / "sessions"
+    newest = max(os.listdir(folder))
+    text = (folder / newest).read_text(encoding="utf-8-sig")
+    sid = next(
+        line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("session_id:")
+    )
+    common = {"session_id": sid, "transcript_path": str(root / "t.jsonl"), "cwd": str(root)}
+    start = json.dumps({**common, "hook_event_name": "SessionStart", "source": "startup"})
+    pre = json.dumps(
+        {**common, "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
+    )
+    floor = [sys.executable, "-c", "pass"]
+    rows = []
+    for event, payload in (("session-start", start), ("pre-compact", pre)):
+        cmd = [*bench.sk, "hook", event]
+        bench.run(cmd, stdin=payload.encode(), cwd=root)
+        row = Row(f"hook {event}", size, "clean", "python -c pass", "floor", "<=3x")
+
+        def sk(cmd: list[str] = cmd, payload: str = payload) -> tuple[float, float]:
+            times = [bench.run(cmd, stdin=payload.encode(), cwd=root) for _ in range(runs)]
+            return statistics.median(t[0] for t in times), max(t[1] for t in times)
+
+        def base() -> tuple[float, float]:
+            times = [bench.run(floor, cwd=root) for _ in range(runs)]
+            return statistics.median(t[0] for t in times), max(t[1] for t in times)
+
+        alternate(bench, row, rounds, sk, base)
+        rows.append(row)
+    return rows
+
+
+COMMANDS = ("lint", "ls", "migrate", "convert", "hooks")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen commands over the chosen corpora and sizes; print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000", help="comma-separated page counts (1000)")
+    ap.add_argument("--size", type=int, help="one page count (as run_all.py passes it)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of turns (3)")
+    ap.add_argument("--corpora", default=",".join(CLI_CORPORA), help="clean,finding,mix")
+    ap.add_argument("--commands", default=",".join(COMMANDS), help=",".join(COMMANDS))
+    ap.add_argument("--hook-size", type=int, default=10_000, help="pages in the hooks' wiki")
+    ap.add_argument("--hook-runs", type=int, default=5, help="runs of a hook per turn (5)")
+    ap.add_argument(
+        "--dir",
+        default=os.path.join(tempfile.gettempdir(), "sessionkit-bench-cli"),
+        help="corpus cache folder",
+    )
+    args = ap.parse_args(argv)
+    sizes = [args.size] if args.size else [int(s) for s in args.sizes.split(",") if s.strip()]
+    corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
+    commands = [c.strip() for c in args.commands.split(",") if c.strip()]
+    base_dir = Path(args.dir)
+    base_dir.mkdir(parents=True, exist_ok=True)
+    bench = Bench(base_dir)
+    load = os.getloadavg()
+    print(
+        f"CLI benchmark: python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; sizes {sizes}, "
+        f"corpora {corpora}, {args.rounds} rounds",
+        flush=True,
+    )
+    rows: list[Row] = []
+    started = time.perf_counter()
+    for size in sizes:
+        for corpus in corpora:
+            root = base_dir / f"{corpus}-{size}"
+            write_cli_corpus(root, corpus, size)
+            if "lint" in commands:
+                rows += bench_lint(bench, root, size, corpus, args.rounds)
+            if "ls" in commands:
+                rows += bench_ls(bench, root, size, corpus, args.rounds)
+            if "convert" in commands and corpus != "finding":
+                rows += bench_convert(bench, root, size, corpus, args.rounds)
+        if "migrate" in commands:
+            rows += bench_migrate(bench, base_dir, size, args.rounds)
+    if "hooks" in commands:
+        root = base_dir / f"hooks-clean-{args.hook_size}"
+        write_cli_corpus(root, "clean", args.hook_size)
+        rows += bench_hooks(bench, root, args.hook_size, args.rounds, args.hook_runs)
+    load = os.getloadavg()
+    print(
+        f"\n{time.perf_counter() - started:.0f} s; load average at the end "
+        f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n"
+    )
+    print(
+        "| command | corpus | pages | sessionkit | baseline | ratio (per round) "
+        "| peak RSS | target | met |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        print(row.line())
+    for row in rows:
+        if row.size >= 100_000 and row.what.split()[0] in ("lint", "ls", "migrate", "convert"):
+            rss = max(row.rss)
+            print(f"peak RSS {row.what} {row.corpus} {row.size:,}: {rss:.1f} MB (target < 60 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
