@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -198,16 +198,9 @@ def cli(ctx: click.Context, directory: str | None) -> None:
 
 def _notes_under(folder: Path) -> list[Path]:
     """Every ``*.md`` note under ``folder/aiwiki/sessions`` (or ``folder``), INDEX.md excluded."""
-    sessions = folder / "aiwiki" / "sessions"
-    base = sessions if sessions.is_dir() else folder
-    found = []
-    for path in base.rglob("*.md"):
-        rel = path.relative_to(base).parts
-        if path.name == "INDEX.md" or any(part.startswith(".") for part in rel):
-            continue
-        if path.is_file():
-            found.append(path)
-    return sorted(found)
+    from .ops.lint import notes_under
+
+    return [Path(note) for note in notes_under(folder)]
 
 
 def _lint_targets(
@@ -218,7 +211,7 @@ def _lint_targets(
     A note inside a wiki carries the wiki's own schema page, when it has one
     (read once per wiki; a broken one stops the run, exit 2).
     """
-    from .ops.lint import WikiSchemas
+    from .ops.lint import WikiSchemas, notes_under
 
     schemas = WikiSchemas()
     for target in paths:
@@ -238,12 +231,12 @@ def _lint_targets(
             continue
         local = Path(_local(target))
         if local.is_dir():
-            notes = _notes_under(local)
+            notes: Iterable[str] = notes_under(local)
         else:
             local.stat()  # a missing path is an error (exit 2), not an empty lint
-            notes = [local]
+            notes = [str(local)]
         for note in notes:
-            yield ("file", str(note), None, schemas.for_note(note))
+            yield ("file", note, None, schemas.for_note(note))
 
 
 def _json_item(diag: Diagnostic) -> str:
@@ -294,16 +287,20 @@ def lint(
     items = _lint_targets(targets, layout, fmt, storage_option)
     errors = False
     count = 0
+    # (one write a finding into stdout's own buffer: click.echo flushes every line,
+    # a system call per finding; a terminal's stdout is line-buffered anyway)
+    write = sys.stdout.write
     for found in lint_many(items, limit=limit, jobs=jobs):
         for diag in found:
             errors = errors or diag.severity is Severity.ERROR
             if as_json:
-                click.echo(("[\n" if not count else ",\n") + _json_item(diag), nl=False)
+                write(("[\n" if not count else ",\n") + _json_item(diag))
             else:
-                click.echo(str(diag))
+                write(f"{diag}\n")
             count += 1
     if as_json:
-        click.echo("\n]" if count else "[]")
+        write("\n]\n" if count else "[]\n")
+    sys.stdout.flush()
     _exit(FINDINGS if errors else OK)
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "lint_file",
     "lint_item",
     "lint_many",
+    "notes_under",
     "wiki_root",
 ]
 
@@ -154,6 +155,43 @@ def lint_many(
     return ordered_map(_Job(limit), items, jobs=jobs, chunk_size=512)
 
 
+# -- the notes of a local folder ----------------------------------------------------
+
+
+def notes_under(folder: str | os.PathLike[str]) -> Iterator[str]:
+    """Every ``*.md`` note under ``folder/aiwiki/sessions`` (or ``folder``), lazily, in order.
+
+    ``INDEX.md`` and names starting with ``.`` (and all under such a folder)
+    are left out; folders reached through a symbolic link are not entered.
+    The order is that of the paths sorted part by part (a folder's entries by
+    name, a subfolder's notes at the subfolder's place), the order
+    ``sorted(Path(folder).rglob("*.md"))`` gives, and the paths are spelled as
+    :class:`~pathlib.Path` spells them.  The walk is one ``os.scandir`` per
+    folder on plain strings: no stat per note.
+    """
+    sessions = Path(folder) / "aiwiki" / "sessions"
+    base = sessions if sessions.is_dir() else Path(folder)
+    yield from _walk(str(base))
+
+
+def _walk(top: str) -> Iterator[str]:
+    with os.scandir(top) as it:
+        entries = sorted(it, key=_name)
+    prefix = top if top.endswith(os.sep) else top + os.sep
+    for entry in entries:
+        name = entry.name
+        if name[0] == ".":
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(prefix + name)
+        elif name.endswith(".md") and name != "INDEX.md" and entry.is_file():
+            yield prefix + name
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
 # -- a wiki's own schema page -------------------------------------------------------
 
 
@@ -177,6 +215,7 @@ class WikiSchemas:
 
     def __init__(self) -> None:
         self._roots: dict[Path, Schema | None] = {}
+        self._folders: dict[str, Schema | None] = {}
 
     @staticmethod
     def _usable(schema: Schema) -> Schema | None:
@@ -198,9 +237,19 @@ class WikiSchemas:
         return self._roots[key]
 
     def for_note(self, path: str | os.PathLike[str]) -> Schema | None:
-        """The own schema of the wiki a local note belongs to, if any (see :meth:`for_root`)."""
+        """The own schema of the wiki a local note belongs to, if any (see :meth:`for_root`).
+
+        Looked up once per folder: the notes of one folder share their wiki.
+        """
+        folder = os.path.dirname(os.fspath(path))
+        try:
+            return self._folders[folder]
+        except KeyError:
+            pass
         root = wiki_root(path)
-        return None if root is None else self.for_root(root)
+        found = None if root is None else self.for_root(root)
+        self._folders[folder] = found
+        return found
 
     def for_store(self, store: Any) -> Schema | None:
         """The own schema of an aiwiki store (read through its storage), if it has one.
