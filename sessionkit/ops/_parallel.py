@@ -14,8 +14,10 @@ import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["default_jobs", "ordered_map"]
 
@@ -99,6 +101,9 @@ def ordered_map(
     chunks = _chunks(itertools.chain(head, it), chunk_size, workers)
     del head
     in_flight = workers * 3
+    # (imported here: concurrent.futures and multiprocessing cost a one-job run ~10 ms)
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[tuple[list[R], BaseException | None]]] = deque()
         for chunk in itertools.islice(chunks, in_flight):
