@@ -727,6 +727,67 @@ def directive_consume(
         click.echo(f"{report.key}: {report.remaining} unconsumed directive(s) left")
 
 
+@cli.command(name="context")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option(
+    "--source",
+    type=click.Choice(["startup", "resume", "clear", "compact"]),
+    default="startup",
+    show_default=True,
+    help="The SessionStart source to render for (compact adds the latest checkpoint).",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Most the text may measure (0: no limit; default hooks.context_budget).",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["chars", "tokens"]),
+    help="Unit of the budget (default hooks.context_unit).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the rendering and its sizes as JSON.")
+@_store_options
+def context_(
+    store: str | None,
+    source: str,
+    budget: int | None,
+    unit: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Print the session-start context the hook injects (within the same budget).
+
+    The text a `sessionkit hook session-start` gives the agent, so another
+    tool (Codex, Cursor, a script) can reuse it. Prints nothing when the
+    store has no note.
+    """
+    import shlex
+
+    from .context import check_budget, for_store
+
+    hooks = _state().config.hooks
+    unit = unit or hooks.context_unit
+    budget = hooks.context_budget if budget is None else budget
+    problem = check_budget(budget, unit)
+    if problem is not None:
+        raise click.BadParameter(problem, param_hint="--budget")
+    target = _hook_store(store, layout, fmt, storage_option)
+    rest = "sessionkit context --budget 0"
+    if store:
+        rest += f" --store {shlex.quote(store)}"
+    if source == "compact":
+        rest += " --source compact"
+    rendered = for_store(target, source=source, budget=budget, unit=unit, rest=rest)
+    if as_json:
+        click.echo(json.dumps(None if rendered is None else rendered.to_dict(), ensure_ascii=False))
+    elif rendered is not None:
+        click.echo(rendered.text)
+
+
 @cli.command(name="add")
 @click.argument("kind", type=click.Choice(["next-step", "decision", "gotcha", "question", "file"]))
 @click.argument("text", nargs=-1, required=True)

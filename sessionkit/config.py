@@ -128,6 +128,9 @@ class HookConfig:
         directive_action: its ``Action:`` item.
         session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``)
             or ``"plain"`` text.
+        context_budget: the most the session-start context may measure
+            (in ``context_unit``); see :mod:`sessionkit.context`.
+        context_unit: ``"chars"`` or ``"tokens"`` (an estimate).
     """
 
     store: str | None = None
@@ -142,6 +145,16 @@ class HookConfig:
             raise ConfigError(
                 f"hooks.session_start_output must be 'json' or 'plain', not {value!r}"
             )
+
+    context_budget: int = 9000
+    context_unit: str = "chars"
+
+    def __attrs_post_init__(self) -> None:
+        from .context import check_budget
+
+        problem = check_budget(self.context_budget, self.context_unit)
+        if problem is not None:
+            raise ConfigError(f"hooks.context_budget {problem}")
 
 
 @attrs.frozen(kw_only=True)
@@ -285,6 +298,21 @@ SETTINGS: tuple[Setting, ...] = (
         env="SESSIONKIT_HOOK_OUTPUT",
         choices=("json", "plain"),
         help="session-start prints Claude Code JSON or plain text",
+    ),
+    Setting(
+        key="hooks.context_budget",
+        attr="hooks.context_budget",
+        type=int,
+        env="SESSIONKIT_CONTEXT_BUDGET",
+        help="most the session-start context may measure (default 9000, at least 1000 chars)",
+    ),
+    Setting(
+        key="hooks.context_unit",
+        attr="hooks.context_unit",
+        type=str,
+        env="SESSIONKIT_CONTEXT_UNIT",
+        choices=("chars", "tokens"),
+        help="unit of hooks.context_budget: chars, or tokens (one per three UTF-8 bytes)",
     ),
     Setting(
         key="limits.max_note_bytes",

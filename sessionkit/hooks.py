@@ -162,6 +162,8 @@ class _HookDefaults:
     directive_action = "invoke `support-dream` skill before resuming other work"
     session_start_output = "json"
     store = None
+    context_budget = 9000
+    context_unit = "chars"
 
 
 class _Settings:
@@ -326,22 +328,13 @@ def _local_latest(root: str) -> tuple[str, str] | None:
     return chosen[1], chosen[2]
 
 
-def _context_text(key: str, session: Any, directives: Sequence[Any]) -> str:
-    """The SessionStart text: one summary line, then each unconsumed directive."""
-    day = (session.started or "")[:10] or _date_in(key) or "undated"
-    label = session.focus or session.title or "unset"
-    lines = [f"Latest session note {key}: {day}, status {session.status}, focus: {label}"]
-    open_ = [d for d in directives if str(d.state) == "unconsumed"]
-    if open_:
-        lines.append(f"Unconsumed directives ({len(open_)}) - act on them before other work:")
-        for d in open_:
-            where = f" (from checkpoint at {d.checkpoint_at})" if d.checkpoint_at else ""
-            lines.append(f"[{d.index}] {d.kind} directive{where}: {d.action or '(no action)'}")
-        lines.append(
-            "When done, mark them consumed: sessionkit directive consume --all"
-            " (or --index N for one)."
-        )
-    return "\n".join(lines)
+def _context_text(
+    key: str, session: Any, directives: Sequence[Any], render: Mapping[str, Any] | None = None
+) -> str:
+    """The SessionStart text (see :mod:`sessionkit.context`): summary, directives, handoff."""
+    from .context import render as render_context
+
+    return render_context(key, session, directives, **(render or {})).text
 
 
 class _Numbered:
@@ -360,7 +353,9 @@ def _checkpoint_directives(session: Any) -> list[_Numbered]:
     return out
 
 
-def _local_session_start_text(root: str, max_bytes: int) -> str | None:
+def _local_session_start_text(
+    root: str, max_bytes: int, render: Mapping[str, Any] | None = None
+) -> str | None:
     """:func:`session_start_text` for a local aiwiki store, importing only the page parser."""
     found = _local_latest(root)
     if found is None:
@@ -377,15 +372,16 @@ def _local_session_start_text(root: str, max_bytes: int) -> str | None:
     from .document import parse
 
     session, _ = read_page(parse(decode(data, key), key))
-    return _context_text(key, session, _checkpoint_directives(session))
+    return _context_text(key, session, _checkpoint_directives(session), render)
 
 
-def session_start_text(store: Any) -> str | None:
+def session_start_text(store: Any, render: Mapping[str, Any] | None = None) -> str | None:
     """The SessionStart context for a store: summary line and unconsumed directives.
 
     ``None`` when the store has no session note.  Directives are numbered
     over every directive of the note, as ``sessionkit directive consume
-    --index N`` takes them.
+    --index N`` takes them.  ``render`` holds :func:`sessionkit.context.render`'s
+    keyword arguments (``source``, ``budget``, ``unit``, ``rest``).
     """
     from ._api import loads
     from .ops.lifecycle import directives_of
@@ -394,7 +390,7 @@ def session_start_text(store: Any) -> str | None:
     if key is None:
         return None
     session = loads(store.read_text(key), path=key)
-    return _context_text(key, session, directives_of(session))
+    return _context_text(key, session, directives_of(session), render)
 
 
 def _date_in(key: str) -> str | None:
@@ -407,15 +403,16 @@ def _date_in(key: str) -> str | None:
 def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
     payload, _ = read_payload(stdin, _payload_limit())
     settings = _Settings(_start_dir(payload), args.store)
+    render = _render_options(payload, settings)
     root = settings.local_aiwiki_root()
     text = None
     if root is not None:
         try:
-            text = _local_session_start_text(root, settings.max_note_bytes)
+            text = _local_session_start_text(root, settings.max_note_bytes, render)
         except Exception:  # anything odd: the full store path decides (and reports)
             root = None
     if root is None:
-        text = session_start_text(settings.open())
+        text = session_start_text(settings.open(), render)
     if not text:
         return 0
     plain = args.plain if args.plain is not None else settings.hooks.session_start_output == "plain"
@@ -437,6 +434,23 @@ def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
     sys.stdout.write(out)
     sys.stdout.flush()
     return 0
+
+
+def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
+    """The context's source (the payload's), budget, unit and the command showing all of it."""
+    import shlex
+
+    source = payload.get("source") if isinstance(payload, Mapping) else None
+    source = source if source in ("startup", "resume", "clear", "compact") else "startup"
+    rest = f"sessionkit context --budget 0 --store {shlex.quote(settings.url)}"
+    if source == "compact":
+        rest += " --source compact"
+    return {
+        "source": source,
+        "budget": settings.hooks.context_budget,
+        "unit": settings.hooks.context_unit,
+        "rest": rest,
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
