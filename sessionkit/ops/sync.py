@@ -587,14 +587,20 @@ def read_state(store: Store) -> dict[str, Any]:
     return data
 
 
-def peer_id(store: Store) -> str:
-    """How the state file names a Basic Memory store: its URL, or its absolute
-    real path for a local folder (so the name does not depend on the cwd)."""
+def peer_id(store: Store, wiki: Store | None = None) -> str:
+    """How the state file names a Basic Memory store: its URL, or for a local
+    folder its path relative to the local wiki's root (so it depends neither
+    on the cwd nor on where the two folders were copied or cloned together);
+    its absolute real path when the wiki is remote."""
     url = str(store.url)
     if "://" in url and not url.startswith("file://"):
         return url
     root = getattr(getattr(store, "storage", None), "root", None)
-    return os.path.realpath(str(root) if root is not None else url)
+    real = os.path.realpath(str(root) if root is not None else url)
+    wiki_root = getattr(getattr(wiki, "storage", None), "root", None)
+    if wiki_root is None:
+        return real
+    return os.path.relpath(real, os.path.realpath(str(wiki_root))).replace(os.sep, "/")
 
 
 def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, str]]:
@@ -988,7 +994,7 @@ def sync(
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
     with _locked(aw, lock_timeout):
         state = read_state(aw)
-        peer = peer_id(bm)
+        peer = peer_id(bm, aw)
         notes = _notes_of(state, peer)
         aw_texts = _texts(aw, aw.keys(), report, "aiwiki")
         bm_texts = _texts(bm, bm.keys(), report, "basic_memory")
