@@ -1215,9 +1215,11 @@ def sync_(
     from .ops.sync import sync
     from .ops.sync import watch as watch_
 
-    for target in (a, b):
-        if not _is_url(target) and not os.path.isdir(_local(target)):
-            raise Failure(f"{target}: no such folder")
+    missing = [t for t in (a, b) if not _is_url(t) and not os.path.isdir(_local(t))]
+    if len(missing) == 2 or (missing and missing[0] == a and _is_url(b)):
+        raise Failure(f"{missing[0]}: no such folder")
+    for target in missing:  # the Basic Memory side of a first sync: made on the first write
+        os.makedirs(_local(target))
     options = dict(_parse_option(item) for item in storage_option)
     progress, holder = _progress_bar(sys.stderr.isatty() and not as_json and not watch, "syncing")
     kwargs: dict[str, Any] = {

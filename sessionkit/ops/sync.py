@@ -63,6 +63,7 @@ from ..errors import ConflictError, NotFoundError, SessionKitError, UnsupportedF
 from ..model import Session
 
 if TYPE_CHECKING:
+    from ..adapters import Adapter
     from ..backends import Store
 
 __all__ = [
@@ -444,11 +445,11 @@ class _Sides:
     folder: str
 
     def aw_session(self, text: str, key: str) -> Session:
-        """An aiwiki page's model."""
+        """An aiwiki page's model (v1 pages read as v1)."""
         from .._api import read_document
-        from ..adapters import get_adapter
 
-        return get_adapter(AIWIKI).read(read_document(text, key))
+        doc = read_document(text, key)
+        return _aiwiki_adapter(doc).read(doc)
 
     def bm_as_aw(self, text: str, key: str) -> tuple[str, Session]:
         """A Basic Memory note as an aiwiki page: (text, model)."""
@@ -493,11 +494,11 @@ class _Sides:
             FormatError: no edit of the page reads back as ``session``.
         """
         from .._api import read_document
-        from ..adapters import get_adapter
         from ..errors import FormatError
 
-        adapter = get_adapter(AIWIKI)
-        text = adapter.write(session, base=read_document(current, key)).text
+        doc = read_document(current, key)
+        adapter = _aiwiki_adapter(doc)
+        text = adapter.write(session, base=doc).text
         if self.aw_session(text, key) == session:
             return text
         text = adapter.write(session).text
@@ -539,6 +540,17 @@ class _Sides:
             except SessionKitError:
                 continue
         raise FormatError("the session does not read back the same from Basic Memory", path=key)
+
+
+def _aiwiki_adapter(doc: Any) -> Adapter:
+    """The adapter of an aiwiki page's own schema version (v2 when it says none)."""
+    from ..adapters import detect_format, get_adapter
+
+    try:
+        name = detect_format(doc)
+    except SessionKitError:
+        name = AIWIKI
+    return get_adapter(name if name.startswith("aiwiki") else AIWIKI)
 
 
 # ----------------------------------------------------------------------------- state

@@ -309,4 +309,8 @@ def test_cli_sync_json_and_exit_codes(tmp_path: Path) -> None:
     (action,) = data["actions"]
     assert action["action"] == "conflict" and set(action["texts"]) == {"aiwiki", "basic_memory"}
     assert action["conflicts"][0]["where"] == "focus"
-    assert main(["sessionkit", "sync", wiki, str(tmp_path / "missing")]) == 2
+    assert main(["sessionkit", "sync", str(tmp_path / "no1"), str(tmp_path / "no2")]) == 2
+    assert main(["sessionkit", "sync", wiki, wiki]) == 2
+    # a missing folder is the Basic Memory side of a first sync
+    assert main(["sessionkit", "sync", wiki, str(tmp_path / "new-bm")]) == 0
+    assert len(list((tmp_path / "new-bm" / "sessions").glob("*.md"))) == 2
