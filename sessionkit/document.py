@@ -2,9 +2,10 @@
 
 ``parse(text).text == text`` for every string.  A document knows its BOM,
 newline style, the raw frontmatter between its ``---`` fences, the body, and
-the ATX headings of the body (fence-, indented-code- and HTML-aware), grouped
-into level-2 :class:`Section` spans.  Edits are *splices*: they return a new
-document in which only the lines they concern differ.
+the top-level ATX headings of the body (found by the block tokenizer,
+:mod:`sessionkit.markdown`), grouped into level-2 :class:`Section` spans.
+Edits are *splices*: they return a new document in which only the lines they
+concern differ.
 
 Line numbers in this module are 0-based indices into :attr:`Document.lines`;
 anything shown to a person (errors, diagnostics) adds 1.
@@ -19,11 +20,13 @@ from typing import Any
 
 from . import _yaml
 from .errors import ParseError
+from .markdown import atx_heading, top_headings
 
 __all__ = ["Document", "Heading", "Section", "atx_heading", "parse", "split_lines"]
 
 _FENCE_LINE = re.compile(r"^---[ \t]*\r?\n?$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
+#: (still read by the Basic Memory grammar and the quick aiwiki reader until they
+#: move onto sessionkit.markdown)
 _CODE_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HTML_START = re.compile(
     r"^ {0,3}(?:"
@@ -134,150 +137,14 @@ class Section:
         return hash((self.title, self.start, self.end))
 
 
-def atx_heading(line: str) -> tuple[int, str] | None:
-    """(level, title) of a line that starts with ``#`` and is an ATX heading, else None.
-
-    ``line`` has no line end.  The title is stripped, and a closing run of
-    ``#`` goes (``## Title ##`` is ``Title``).
-    """
-    rest = line.lstrip("#")
-    level = len(line) - len(rest)
-    if level > 6 or (rest and rest[0] not in " \t"):
-        return None
-    if "#" not in rest:  # no closing sequence: the title is the rest
-        return level, rest.strip()
-    m = _ATX.match(line)
-    if m is None:
-        return None
-    title = (m.group(2) or "").strip()
-    return level, "" if title and set(title) == {"#"} else title
-
-
-#: first characters of a line that may start a heading, a code fence or an HTML block
-_MAY_OPEN = frozenset(" \t`~<#")
-
-
-#: what starts a line that may open a code fence, indented code or an HTML block
-_BLOCK_OPENERS = (" ", "\t", "`", "~", "<")
-_BLOCK_OPENER_LINES = tuple("\n" + c for c in _BLOCK_OPENERS)
-
-
-def _plain_headings(lines: Sequence[str], start: int, stop: int) -> list[Heading] | None:
-    """:func:`scan_headings` of lines none of which starts with a blank, a backtick,
-    a tilde or ``<``; ``None`` for other lines.
-
-    There no code fence, indented code or HTML block can start (each needs
-    such a first character), so every line is a heading or not by itself:
-    exactly the lines starting with ``#`` that :func:`atx_heading` accepts.
-    Those are found with string searches instead of a walk over every line.
-    """
-    text = "".join(lines[start:stop])
-    if text.startswith(_BLOCK_OPENERS) or any(s in text for s in _BLOCK_OPENER_LINES):
-        return None
-    found: list[Heading] = []
-    joined = "\n" + text  # a line of text starting at offset k is "\n" at offset k here
-    i = start
-    last = 0
-    at = joined.find("\n#")
-    while at >= 0:
-        i += text.count("\n", last, at)
-        last = at
-        head = atx_heading(_strip_eol(lines[i]))
-        if head is not None:
-            found.append(Heading(head[0], head[1], i))
-        at = joined.find("\n#", at + 1)
-    return found
-
-
 def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) -> list[Heading]:
-    """Return the ATX headings in ``lines[start:end]`` as CommonMark sees them.
+    """Return the top-level ATX headings in ``lines[start:end]`` as CommonMark sees them.
 
-    Lines inside fenced code (backticks or tildes; the closing fence uses the
-    same character and is at least as long), indented code (4+ spaces) and
-    HTML blocks (comments, ``<pre>``/``<script>``… and block tags up to the
-    next blank line) are skipped.
+    The block tokenizer (:mod:`sessionkit.markdown`) decides: headings inside
+    fenced or indented code, HTML blocks, block quotes and list items are not
+    top-level and are not returned.
     """
-    stop = len(lines) if end is None else end
-    plain = _plain_headings(lines, start, stop)  # the common page, without the line walk
-    return plain if plain is not None else _scan_headings(lines, start, stop)
-
-
-def _scan_headings(lines: Sequence[str], start: int, stop: int) -> list[Heading]:
-    """:func:`scan_headings` line by line: the general reader."""
-    found: list[Heading] = []
-    fence: str | None = None
-    html_end: re.Pattern[str] | None = None
-    html_blank = False
-    prev_blank = True
-    for i in range(start, stop):
-        line = lines[i]
-        if fence is not None:
-            m = _CODE_FENCE.match(_strip_eol(line))
-            if (
-                m
-                and m.group(2)[0] == fence[0]
-                and len(m.group(2)) >= len(fence)
-                and not m.group(3).strip()
-            ):
-                fence = None
-            prev_blank = False
-            continue
-        if html_end is not None:
-            if html_end.search(line):
-                html_end = None
-            prev_blank = False
-            continue
-        first_char = line[:1]
-        if (
-            first_char
-            and first_char not in _MAY_OPEN
-            and not first_char.isspace()
-            and not html_blank
-        ):
-            prev_blank = False  # plain text: no heading, fence or HTML starts here
-            continue
-        bare = _strip_eol(line)
-        if html_blank:
-            if not bare.strip():
-                html_blank = False
-                prev_blank = True
-            continue
-        if not bare.strip():
-            prev_blank = True
-            continue
-        first = bare.lstrip(" ")
-        indent = len(bare) - len(first)
-        if first.startswith("\t"):
-            indent += 4
-        if indent >= 4 and prev_blank:
-            continue  # indented code (or a continuation; never a heading)
-        if indent < 4:
-            if first[:1] in "`~":
-                m = _CODE_FENCE.match(bare)
-                if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
-                    fence = m.group(2)
-                    prev_blank = False
-                    continue
-            elif first[:1] == "<":
-                h = _HTML_START.match(bare)
-                if h:
-                    kind = h.lastgroup or "t6"
-                    if kind == "t6":
-                        html_blank = True
-                    else:
-                        pattern = _HTML_END[kind]
-                        if not pattern.search(bare, h.end()):
-                            html_end = pattern
-                    prev_blank = False
-                    continue
-            elif first[:1] == "#":
-                head = atx_heading(first)
-                if head is not None:
-                    found.append(Heading(head[0], head[1], i))
-                    prev_blank = True
-                    continue
-        prev_blank = False
-    return found
+    return [Heading(level, title, line) for level, title, line in top_headings(lines, start, end)]
 
 
 def _closing_fence(lines: Sequence[str], text: str) -> int | None:
@@ -422,7 +289,7 @@ class Document:
     # -- body ----------------------------------------------------------------
     @cached_property
     def headings(self) -> list[Heading]:
-        """Every ATX heading of the body, in order."""
+        """Every top-level ATX heading of the body, in order."""
         return scan_headings(self.lines, self.body_start)
 
     @cached_property

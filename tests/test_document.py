@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -267,3 +268,40 @@ def test_sections_agree_with_markdown_it_on_generated_text(text: str) -> None:
         text = text.replace("- item", "item")
     doc = parse(text)
     assert [(s.title, s.start) for s in doc.sections] == _oracle_sections(doc)
+
+
+# the closing frontmatter fence is found by a search for "\n---", not a walk
+# over every line: the walk, written here, must agree
+
+_FENCE_LINE = re.compile(r"^---[ \t]*\r?\n?$")
+_FENCE_TEXTS = st.lists(
+    st.one_of(
+        st.sampled_from(["", "---", "--- ", "---x", "----", "a: 1", "\r", "## h", "- x"]),
+        st.text(max_size=8),
+    ),
+    max_size=12,
+).map(lambda parts: "---\n" + "\n".join(parts))
+
+
+def _walked_fence(lines: list[str]) -> int | None:
+    if not lines or not _FENCE_LINE.match(lines[0]):
+        return None
+    for i in range(1, len(lines)):
+        if _FENCE_LINE.match(lines[i]):
+            return i
+    return None
+
+
+@given(_FENCE_TEXTS)
+@example("---\na\n---\n")
+@example("---\n---x\n--- \t\r\nb")
+@example("---\n----\n")
+@example("---")
+@example("\ufeff---\na: 1\n---\nbody")
+def test_documents_find_the_walked_fence(text: str) -> None:
+    doc = parse(text)
+    close = _walked_fence(doc.lines)
+    assert doc.fm_close == close
+    assert (doc.problem is not None) == (
+        bool(doc.lines) and bool(_FENCE_LINE.match(doc.lines[0])) and close is None
+    )

@@ -1,0 +1,1319 @@
+"""The one Markdown block tokenizer: every block of a note, with its lines.
+
+sessionkit reads Markdown the way markdown-it (and so Basic Memory) reads it.
+This module is the only place that knows the CommonMark block grammar; every
+reader (document sections, the aiwiki reader and linter, the Basic Memory
+grammar, conversion) works on the :class:`Block` tokens it yields.
+
+API summary
+-----------
+
+``tokenize(lines, start=0, end=None, *, tables=True) -> list[Block]``
+    The blocks of ``lines[start:end]`` (``lines`` as in :attr:`Document.lines`:
+    each line keeps its ``\\n`` / ``\\r\\n``; the BOM is already gone).  The
+    result is the top-level blocks in order; containers (``blockquote``,
+    ``list``, ``item``) hold their inner blocks in :attr:`Block.children`.
+    Together the blocks cover every line of the range, blank lines included.
+    ``tables=False`` reads as markdown-it's ``commonmark`` preset does (what
+    Basic Memory parses with); the default adds GFM tables.
+
+``walk(blocks) -> Iterator[tuple[Block, int]]``
+    Every block in document order (a container before its children) with its
+    container depth (0 at the top).
+
+``top_headings(lines, start=0, end=None) -> list[tuple[int, str, int]]``
+    ``(level, title, line)`` of the top-level ATX headings (``## Title``):
+    what :attr:`Document.headings` and the sections are built from.  It has a
+    fast lane for pages where no line can open a code, fence or HTML block.
+
+``fast_paths_enabled() -> bool`` and ``general_paths()``
+    The one public switch between the fast lanes and the general readers: the
+    ``SESSIONKIT_FAST_PATHS`` environment variable (``0`` turns the lanes off)
+    or the ``with general_paths():`` context manager.  Both paths must give
+    the same answers; the differential tests run each through this switch.
+
+:class:`Block` fields (line indices are 0-based into ``lines``; ``end`` is
+exclusive, like markdown-it's ``token.map``):
+
+=============  =================================================================
+``kind``       one of :data:`KINDS`: ``heading``, ``paragraph``, ``fence``,
+               ``code`` (indented), ``blockquote``, ``list``, ``item``,
+               ``table``, ``html``, ``hr``, ``reference`` (a link reference
+               definition), ``blank`` (a run of blank lines), ``nested`` (lines
+               nested deeper than :data:`MAX_NESTING`, which markdown-it skips)
+``start/end``  the line range (``token.map`` of the markdown-it token)
+``children``   inner blocks of ``blockquote``, ``list`` (its items) and ``item``
+``level``      heading level 1-6
+``content``    heading and paragraph text as markdown-it's inline token holds it
+               (container markers and indents removed, stripped, lines joined
+               by ``\\n``)
+``marker``     heading: ``#``, ``=`` or ``-`` (setext); list and item: the
+               marker character (``-``, ``*``, ``+``, ``.``, ``)``); fence: the
+               opening run (```````` ``` ```````` or ``~~~``)
+``ordered``    list and item: ordered (``1.`` / ``1)``)
+``number``     ordered item: its number; ordered list: its first number
+``indent``     item: the column where its content starts (the indent a line
+               needs to continue it)
+``task``       item: ``None`` without a task box, ``False`` for ``[ ]``,
+               ``True`` for ``[x]`` / ``[X]`` (a box followed by a blank)
+``tight``      list: ``True`` when tight (markdown-it hides its paragraphs)
+``info``       fence: the info string after the opening run, as written
+``closed``     fence: a closing fence was found (else it runs to its container's end)
+``html_kind``  html: the CommonMark HTML block kind, 1-7
+=============  =================================================================
+
+How it works: the lines are classified once (indent, first character) into
+per-line arrays, and the block rules run over them as markdown-it's block
+state does (the same rule order, the same interrupting rules, lazy
+continuation lines, tab stops, the nesting cap).  Containers shift the
+arrays' line starts instead of copying lines, so nested containers cost
+constant work per line per level, and levels stop at :data:`MAX_NESTING`:
+the work is linear in the input (``tests/test_markdown.py`` counts it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+__all__ = [
+    "KINDS",
+    "MAX_NESTING",
+    "Block",
+    "fast_paths_enabled",
+    "general_paths",
+    "steps",
+    "tokenize",
+    "top_headings",
+    "walk",
+]
+
+#: the kinds of :class:`Block`
+KINDS = (
+    "heading",
+    "paragraph",
+    "fence",
+    "code",
+    "blockquote",
+    "list",
+    "item",
+    "table",
+    "html",
+    "hr",
+    "reference",
+    "blank",
+    "nested",
+)
+
+#: markdown-it's ``maxNesting`` in its commonmark preset: a container opened
+#: at this depth (a quote counts 1, a list item 2) holds no blocks
+MAX_NESTING = 20
+
+# --------------------------------------------------------------------------
+# the switch
+
+_ENV = "SESSIONKIT_FAST_PATHS"
+_forced_general = 0
+
+
+def fast_paths_enabled() -> bool:
+    """Whether the fast lanes are on (the default).
+
+    Off when the environment variable ``SESSIONKIT_FAST_PATHS`` is ``0``
+    (or ``false``/``no``/``off``), or inside :func:`general_paths`.
+    """
+    if _forced_general:
+        return False
+    return os.environ.get(_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+@contextmanager
+def general_paths() -> Iterator[None]:
+    """Run the block inside with every fast lane off (the general readers only).
+
+    >>> with general_paths():
+    ...     fast_paths_enabled()
+    False
+    """
+    global _forced_general
+    _forced_general += 1
+    try:
+        yield
+    finally:
+        _forced_general -= 1
+
+
+# --------------------------------------------------------------------------
+# tokens
+
+
+class Block:
+    """One block of a note; see the module docstring for the fields."""
+
+    __slots__ = (
+        "children",
+        "closed",
+        "content",
+        "end",
+        "html_kind",
+        "indent",
+        "info",
+        "kind",
+        "level",
+        "marker",
+        "number",
+        "ordered",
+        "start",
+        "task",
+        "tight",
+    )
+
+    def __init__(self, kind: str, start: int, end: int = 0) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.children: list[Block] = []
+        self.level = 0
+        self.content = ""
+        self.marker = ""
+        self.ordered = False
+        self.number: int | None = None
+        self.indent = 0
+        self.task: bool | None = None
+        self.tight = True
+        self.info = ""
+        self.closed = False
+        self.html_kind = 0
+
+    def __repr__(self) -> str:
+        extra = f", {len(self.children)} children" if self.children else ""
+        return f"Block({self.kind!r}, {self.start}, {self.end}{extra})"
+
+
+def walk(blocks: Sequence[Block], depth: int = 0) -> Iterator[tuple[Block, int]]:
+    """Every block in document order with its container depth (a stack, not a recursion)."""
+    stack: list[tuple[Sequence[Block], int, int]] = [(blocks, 0, depth)]
+    while stack:
+        seq, i, d = stack.pop()
+        if i >= len(seq):
+            continue
+        block = seq[i]
+        stack.append((seq, i + 1, d))
+        yield block, d
+        if block.children:
+            stack.append((block.children, 0, d + 1))
+
+
+# --------------------------------------------------------------------------
+# the block state
+
+_HTML_OPEN = [
+    (
+        re.compile(r"^<(?a:script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE),
+        re.compile(r"</(?a:script|pre|style|textarea)>", re.IGNORECASE),
+    ),
+    (re.compile(r"^<!--"), re.compile(r"-->")),
+    (re.compile(r"^<\?"), re.compile(r"\?>")),
+    (re.compile(r"^<![A-Za-z]"), re.compile(r">")),
+    (re.compile(r"^<!\[CDATA\["), re.compile(r"\]\]>")),
+    (
+        re.compile(
+            r"^</?(?a:address|article|aside|base|basefont|blockquote|body|caption|center|col|"
+            r"colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|"
+            r"frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|"
+            r"menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|"
+            r"tbody|td|tfoot|th|thead|title|tr|track|ul)(?=\s|/?>|$)",
+            re.IGNORECASE,
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"^(?:<[A-Za-z][A-Za-z0-9\-]*(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*"
+            r"(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
+            r"|</[A-Za-z][A-Za-z0-9\-]*\s*>)\s*$"
+        ),
+        None,
+    ),
+]
+_DELIM_CELL = re.compile(r"^:?-+:?$")
+_BAD_PROTOCOL = re.compile(r"^(?:vbscript|javascript|file|data):", re.IGNORECASE)
+_GOOD_DATA = re.compile(r"^data:image/(?:gif|png|jpeg|webp);", re.IGNORECASE)
+_WS_RUN = re.compile(r"\s+")
+
+# markdown-it's terminator lists (which rules may end a block of each kind)
+_T_PARAGRAPH = ("table", "fence", "blockquote", "hr", "list", "html", "heading")
+_T_BLOCKQUOTE = ("fence", "blockquote", "hr", "list", "html", "heading")
+_T_LIST = ("fence", "blockquote", "hr")
+
+
+class _Work:
+    """A counter of the steps the tokenizer takes (for the linearity test)."""
+
+    steps = 0
+
+
+def _escaped_split(text: str) -> list[str]:
+    """Cells of a table row: split on ``|`` not escaped by a backslash."""
+    if "\\" not in text:
+        return text.split("|")
+    out: list[str] = []
+    current = ""
+    last = 0
+    escaped = False
+    for pos, ch in enumerate(text):
+        if ch == "|":
+            if not escaped:
+                out.append(current + text[last:pos])
+                current = ""
+                last = pos + 1
+            else:
+                current += text[last : pos - 1]
+                last = pos
+        escaped = ch == "\\"
+    out.append(current + text[last:])
+    return out
+
+
+#: what markdown-it's mdTrim strips (JavaScript's trim, less U+FEFF)
+_TRIM = "".join(
+    chr(c)
+    for c in sorted(
+        {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x202F, 0x205F, 0x3000, 0x2028, 0x2029}
+        | set(range(0x2000, 0x200B))
+    )
+)
+
+
+class _State:
+    """markdown-it's block state over one range of lines."""
+
+    def __init__(self, lines: Sequence[str], start: int, end: int, tables: bool) -> None:
+        self.offset = start
+        src: list[str] = []
+        bmarks: list[int] = []
+        tshift: list[int] = []
+        scount: list[int] = []
+        for k in range(start, end):
+            s = lines[k]
+            if s.endswith("\n"):
+                s = s[:-1]
+                if s.endswith("\r"):
+                    s = s[:-1]
+            src.append(s)
+            bmarks.append(0)
+            if not s or (s[0] != " " and s[0] != "\t"):
+                tshift.append(0)
+                scount.append(0)
+                continue
+            rest = s.lstrip(" \t")
+            shift = len(s) - len(rest)
+            tshift.append(shift)
+            if "\t" in s[:shift]:
+                col = 0
+                for ch in s[:shift]:
+                    col += 4 - col % 4 if ch == "\t" else 1
+                scount.append(col)
+            else:
+                scount.append(shift)
+        n = len(src)
+        src.append("")
+        bmarks.append(0)
+        tshift.append(0)
+        scount.append(0)
+        self.src = src
+        self.b = bmarks
+        self.t = tshift
+        self.s = scount
+        self.bs = [0] * (n + 1)
+        self.n = n
+        self.line_max = n
+        self.blk = 0
+        self.line = 0
+        self.tight = False
+        self.list_indent = -1
+        self.parent = "root"
+        self.level = 0
+        self.tables = tables
+        self.rules = {
+            "table": self.table,
+            "fence": self.fence,
+            "blockquote": self.blockquote,
+            "hr": self.hr,
+            "list": self.list,
+            "html": self.html,
+            "heading": self.heading,
+        }
+
+    # -- helpers -------------------------------------------------------------
+    def empty(self, line: int) -> bool:
+        return self.b[line] + self.t[line] >= len(self.src[line])
+
+    def code_at(self, line: int) -> bool:
+        return self.s[line] - self.blk >= 4
+
+    def first(self, line: int) -> str:
+        """The first non-blank character of a line ('' when blank)."""
+        pos = self.b[line] + self.t[line]
+        s = self.src[line]
+        return s[pos] if pos < len(s) else ""
+
+    def terminated(self, names: tuple[str, ...], line: int, end: int) -> bool:
+        ch = self.first(line)
+        if not ch or self.s[line] - self.blk >= 4:
+            return False  # every terminating rule refuses blank and code lines
+        for name in names:
+            # only the rules that can start with ``ch`` (a table can start with anything)
+            if name == "table":
+                if self.tables and self.table(line, end, True):
+                    return True
+            elif name == "fence":
+                if ch in "`~" and self.fence(line, end, True):
+                    return True
+            elif name == "blockquote":
+                if ch == ">":
+                    return True
+            elif name == "hr":
+                if ch in "*-_" and self.hr(line, end, True):
+                    return True
+            elif name == "list":
+                if (ch in "*-+" or "0" <= ch <= "9") and self.list(line, end, True):
+                    return True
+            elif name == "html":
+                if ch == "<" and self.html(line, end, True):
+                    return True
+            elif name == "heading" and ch == "#" and self.heading(line, end, True):
+                return True
+        return False
+
+    def get_lines(self, begin: int, end: int, indent: int) -> str:
+        """The text of lines ``begin:end`` less ``indent`` columns (markdown-it's getLines)."""
+        out: list[str] = []
+        _Work.steps += end - begin
+        for line in range(begin, end):
+            s = self.src[line]
+            first = start = self.b[line]
+            col = 0
+            last = len(s)
+            while first < last and col < indent:
+                ch = s[first]
+                if ch == "\t":
+                    col += 4 - (col + self.bs[line]) % 4
+                elif ch == " " or first - start < self.t[line]:
+                    col += 1
+                else:
+                    break
+                first += 1
+            if col > indent:
+                out.append(" " * (col - indent) + s[first:])
+            else:
+                out.append(s[first:])
+        text = "\n".join(out)
+        return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+    # -- the driver ------------------------------------------------------------
+    def tokenize(self, start: int, end: int, out: list[Block]) -> None:
+        line = start
+        has_empty = False
+        while line < end:
+            if self.empty(line):
+                skip = line + 1
+                while skip < self.line_max and self.empty(skip):
+                    skip += 1
+                _Work.steps += skip - line
+                if out and out[-1].kind == "blank" and out[-1].end == line:
+                    out[-1].end = skip
+                else:
+                    out.append(Block("blank", line, skip))
+                line = skip
+            self.line = line
+            if line >= end:
+                break
+            if self.s[line] < self.blk:
+                break  # the end of a nested container
+            if self.level >= MAX_NESTING:
+                out.append(Block("nested", line, end))
+                self.line = end
+                break
+            _Work.steps += 1
+            self.block(line, end, out)
+            self.tight = not has_empty
+            line = self.line
+            if line - 1 < end and self.empty(line - 1):
+                has_empty = True
+            if line < end and self.empty(line):
+                has_empty = True
+                out.append(Block("blank", line, line + 1))
+                line += 1
+                self.line = line
+
+    def block(self, line: int, end: int, out: list[Block]) -> None:
+        """Run the first rule that takes ``line`` (markdown-it's rule order)."""
+        if self.tables and self.table(line, end, False, out):
+            return
+        if self.s[line] - self.blk >= 4:
+            self.code(line, end, out)
+            return
+        ch = self.first(line)
+        if ch in "`~" and self.fence(line, end, False, out):
+            return
+        if ch == ">" and self.blockquote(line, end, False, out):
+            return
+        if ch in "*-_" and self.hr(line, end, False, out):
+            return
+        if (ch in "*-+" or "0" <= ch <= "9") and self.list(line, end, False, out):
+            return
+        if ch == "[" and self.reference(line, end, out):
+            return
+        if ch == "<" and self.html(line, end, False, out):
+            return
+        if ch == "#" and self.heading(line, end, False, out):
+            return
+        self.paragraph(line, end, out)
+
+    # -- leaf rules ----------------------------------------------------------------
+    def code(self, start: int, end: int, out: list[Block]) -> None:
+        last = nxt = start + 1
+        while nxt < end:
+            if self.empty(nxt):
+                nxt += 1
+                continue
+            if self.code_at(nxt):
+                nxt += 1
+                last = nxt
+                continue
+            break
+        self.line = last
+        _Work.steps += nxt - start
+        out.append(Block("code", start, last))
+
+    def fence(self, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+        if self.code_at(start):
+            return False
+        s = self.src[start]
+        pos = self.b[start] + self.t[start]
+        if pos + 3 > len(s):
+            return False
+        marker = s[pos]
+        if marker not in "`~":
+            return False
+        mem = pos
+        while pos < len(s) and s[pos] == marker:
+            pos += 1
+        length = pos - mem
+        if length < 3:
+            return False
+        params = s[pos:]
+        if marker == "`" and "`" in params:
+            return False
+        if silent:
+            return True
+        nxt = start
+        closed = False
+        while True:
+            nxt += 1
+            if nxt >= end:
+                break
+            t = self.src[nxt]
+            pos = mem2 = self.b[nxt] + self.t[nxt]
+            if pos < len(t) and self.s[nxt] < self.blk:
+                break
+            if pos >= len(t):
+                continue
+            if t[pos] != marker or self.code_at(nxt):
+                continue
+            while pos < len(t) and t[pos] == marker:
+                pos += 1
+            if pos - mem2 < length:
+                continue
+            if t[pos:].strip(" \t"):
+                continue
+            closed = True
+            break
+        self.line = nxt + (1 if closed else 0)
+        _Work.steps += nxt - start
+        if out is not None:
+            block = Block("fence", start, self.line)
+            block.marker = s[mem : mem + length]
+            block.info = params
+            block.closed = closed
+            out.append(block)
+        return True
+
+    def hr(self, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+        if self.code_at(start):
+            return False
+        s = self.src[start]
+        pos = self.b[start] + self.t[start]
+        if pos >= len(s):
+            return False
+        marker = s[pos]
+        if marker not in "*-_":
+            return False
+        rest = s[pos:]
+        if rest.strip(" \t" + marker):
+            return False
+        if rest.count(marker) < 3:
+            return False
+        if silent:
+            return True
+        self.line = start + 1
+        if out is not None:
+            block = Block("hr", start, start + 1)
+            block.marker = marker
+            out.append(block)
+        return True
+
+    def heading(self, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+        if self.code_at(start):
+            return False
+        s = self.src[start]
+        pos = self.b[start] + self.t[start]
+        if pos >= len(s) or s[pos] != "#":
+            return False
+        mx = len(s)
+        level = 1
+        pos += 1
+        while pos < mx and s[pos] == "#" and level <= 6:
+            level += 1
+            pos += 1
+        if level > 6 or (pos < mx and s[pos] not in " \t"):
+            return False
+        if silent:
+            return True
+        # the closing run of '#': only when a blank precedes it
+        mx = len(s[:mx].rstrip(" \t"))
+        if mx < pos:
+            mx = pos
+        tmp = mx
+        while tmp > pos and s[tmp - 1] == "#":
+            tmp -= 1
+        if tmp > pos and s[tmp - 1] in " \t":
+            mx = tmp
+        self.line = start + 1
+        if out is not None:
+            block = Block("heading", start, start + 1)
+            block.level = level
+            block.marker = "#"
+            block.content = s[pos:mx].strip(_TRIM)
+            out.append(block)
+        return True
+
+    def html(self, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+        if self.code_at(start):
+            return False
+        s = self.src[start]
+        pos = self.b[start] + self.t[start]
+        if pos >= len(s) or s[pos] != "<":
+            return False
+        text = s[pos:]
+        kind = 0
+        closer: re.Pattern[str] | None = None
+        for k, (opener, close) in enumerate(_HTML_OPEN):
+            if opener.search(text):
+                kind = k + 1
+                closer = close
+                break
+        if not kind:
+            return False
+        if silent:
+            return kind != 7
+        nxt = start + 1
+        if closer is None or not closer.search(text):
+            while nxt < end:
+                if self.s[nxt] < self.blk and (closer is None or not self.empty(nxt)):
+                    break
+                t = self.src[nxt]
+                text = t[self.b[nxt] + self.t[nxt] :]
+                if closer is None:
+                    if not text:
+                        break
+                elif closer.search(text):
+                    nxt += 1
+                    break
+                nxt += 1
+        self.line = nxt
+        _Work.steps += nxt - start
+        if out is not None:
+            block = Block("html", start, nxt)
+            block.html_kind = kind
+            out.append(block)
+        return True
+
+    def table(self, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+        if start + 2 > end:
+            return False
+        nxt = start + 1
+        if self.s[nxt] < self.blk or self.code_at(nxt):
+            return False
+        t = self.src[nxt]
+        pos = self.b[nxt] + self.t[nxt]
+        if pos + 1 >= len(t):
+            return False
+        c1, c2 = t[pos], t[pos + 1]
+        if c1 not in "|-:" or (c2 not in "|-: \t") or (c1 == "-" and c2 in " \t"):
+            return False
+        delim = t[pos:]
+        if delim.strip("|-: \t"):
+            return False
+        columns = delim.split("|")
+        ncols = 0
+        for i, col in enumerate(columns):
+            c = col.strip(_TRIM)
+            if not c:
+                if i == 0 or i == len(columns) - 1:
+                    continue
+                return False
+            if not _DELIM_CELL.match(c):
+                return False
+            ncols += 1
+        s = self.src[start]
+        head = s[self.b[start] + self.t[start] :].strip(_TRIM)
+        if "|" not in head or self.code_at(start):
+            return False
+        cells = _escaped_split(head)
+        if cells and cells[0] == "":
+            cells.pop(0)
+        if cells and cells[-1] == "":
+            cells.pop()
+        if not cells or len(cells) != ncols:
+            return False
+        if silent:
+            return True
+        old_parent = self.parent
+        self.parent = "table"
+        autocompleted = 0
+        nxt = start + 2
+        while nxt < end:
+            if self.s[nxt] < self.blk:
+                break
+            if self.terminated(_T_BLOCKQUOTE, nxt, end):
+                break
+            row = self.src[nxt][self.b[nxt] + self.t[nxt] :].strip(_TRIM)
+            if not row or self.code_at(nxt):
+                break
+            cells = _escaped_split(row)
+            if cells and cells[0] == "":
+                cells.pop(0)
+            if cells and cells[-1] == "":
+                cells.pop()
+            autocompleted += ncols - len(cells)
+            if autocompleted > 0x10000:
+                break
+            nxt += 1
+        self.parent = old_parent
+        self.line = nxt
+        _Work.steps += nxt - start
+        if out is not None:
+            out.append(Block("table", start, nxt))
+        return True
+
+    def paragraph(self, start: int, end: int, out: list[Block]) -> None:
+        """The setext heading rule, then the paragraph rule, in one pass over the lines."""
+        old_parent = self.parent
+        self.parent = "paragraph"
+        blk = self.blk
+        nxt = start + 1
+        level = 0
+        marker = ""
+        limit = end
+        if not self.code_at(start):  # (a setext heading never starts in code)
+            while nxt < limit and not self.empty(nxt):
+                sc = self.s[nxt]
+                if sc - blk > 3:
+                    nxt += 1
+                    continue
+                if sc >= blk:
+                    t = self.src[nxt]
+                    pos = self.b[nxt] + self.t[nxt]
+                    c = t[pos]
+                    if (c == "-" or c == "=") and not t[pos:].rstrip(" \t").strip(c):
+                        level = 1 if c == "=" else 2
+                        marker = c
+                        break
+                if sc < 0:
+                    nxt += 1
+                    continue
+                if self.terminated(_T_PARAGRAPH, nxt, end):
+                    break
+                nxt += 1
+            if level:
+                content = self.get_lines(start, nxt, blk).strip(_TRIM)
+                self.line = nxt + 1
+                block = Block("heading", start, nxt + 1)
+                block.level = level
+                block.marker = marker
+                block.content = content
+                out.append(block)
+                self.parent = old_parent
+                return
+            at_end = nxt >= limit
+        else:
+            at_end = True
+        if at_end:
+            # the paragraph rule looks up to the end of the state, not of the range
+            limit = self.line_max
+            while nxt < limit:
+                if self.empty(nxt):
+                    break
+                sc = self.s[nxt]
+                if sc - blk > 3 or sc < 0:
+                    nxt += 1
+                    continue
+                if self.terminated(_T_PARAGRAPH, nxt, limit):
+                    break
+                nxt += 1
+        self.line = nxt
+        _Work.steps += nxt - start
+        block = Block("paragraph", start, nxt)
+        block.content = self.get_lines(start, nxt, blk).strip(_TRIM)
+        out.append(block)
+        self.parent = old_parent
+
+    def reference(self, start: int, end: int, out: list[Block]) -> bool:
+        """A link reference definition ``[label]: destination 'title'``."""
+        if self.code_at(start):
+            return False
+        s = self.src[start]
+        pos0 = self.b[start] + self.t[start]
+        if pos0 >= len(s) or s[pos0] != "[":
+            return False
+        text = s[pos0:] + "\n"
+        nxt = start + 1
+        label_end = -1
+        pos = 1
+        while pos < len(text):
+            ch = text[pos]
+            if ch == "[":
+                return False
+            if ch == "]":
+                label_end = pos
+                break
+            if ch == "\n":
+                more = self._next_ref_line(nxt)
+                if more is not None:
+                    text += more
+                    nxt += 1
+            elif ch == "\\":
+                pos += 1
+                if pos < len(text) and text[pos] == "\n":
+                    more = self._next_ref_line(nxt)
+                    if more is not None:
+                        text += more
+                        nxt += 1
+            pos += 1
+        if label_end < 0 or text[label_end + 1 : label_end + 2] != ":":
+            return False
+        pos = label_end + 2
+        while pos < len(text):
+            ch = text[pos]
+            if ch == "\n":
+                more = self._next_ref_line(nxt)
+                if more is not None:
+                    text += more
+                    nxt += 1
+            elif ch not in " \t":
+                break
+            pos += 1
+        dest_end = _link_destination(text, pos)
+        if dest_end < 0:
+            return False
+        href = text[pos:dest_end]
+        if href.startswith("<"):
+            href = href[1:-1]
+        if _BAD_PROTOCOL.match(href.strip()) and not _GOOD_DATA.match(href.strip()):
+            return False
+        pos = dest_end
+        dest_line = nxt
+        start_ws = pos
+        while pos < len(text):
+            ch = text[pos]
+            if ch == "\n":
+                more = self._next_ref_line(nxt)
+                if more is not None:
+                    text += more
+                    nxt += 1
+            elif ch not in " \t":
+                break
+            pos += 1
+        title_ok = False
+        title_end = pos
+        if pos < len(text) and start_ws != pos:
+            marker = text[pos]
+            if marker in "\"'(":
+                close = ")" if marker == "(" else marker
+                k = pos + 1
+                while True:
+                    if k >= len(text):
+                        more = self._next_ref_line(nxt)
+                        if more is None:
+                            break
+                        text += more
+                        nxt += 1
+                        continue
+                    ch = text[k]
+                    if ch == close:
+                        title_ok = True
+                        title_end = k + 1
+                        break
+                    if ch == "(" and close == ")":
+                        break
+                    if ch == "\\" and k + 1 < len(text):
+                        k += 1
+                    k += 1
+        if title_ok:
+            pos = title_end
+            while pos < len(text) and text[pos] in " \t":
+                pos += 1
+            if pos < len(text) and text[pos] != "\n":
+                title_ok = False
+        if not title_ok:
+            pos = dest_end
+            nxt = dest_line
+            while pos < len(text) and text[pos] in " \t":
+                pos += 1
+        if pos < len(text) and text[pos] != "\n":
+            return False
+        if not _WS_RUN.sub(" ", text[1:label_end].strip(_TRIM)):
+            return False
+        self.line = nxt
+        out.append(Block("reference", start, nxt))
+        return True
+
+    def _next_ref_line(self, line: int) -> str | None:
+        if line >= self.line_max or self.empty(line):
+            return None
+        if not (self.code_at(line) or self.s[line] < 0):
+            old_parent = self.parent
+            self.parent = "reference"
+            stop = self.terminated(_T_PARAGRAPH, line, self.line_max)
+            self.parent = old_parent
+            if stop:
+                return None
+        return self.src[line][self.b[line] + self.t[line] :] + "\n"
+
+    # -- containers ------------------------------------------------------------
+    def _quote_line(self, line: int, pos: int, saved: list[tuple[int, int, int, int, int]]) -> bool:
+        """Take one line into a block quote (``pos`` is after its ``>``); True if
+        nothing follows the marker."""
+        s = self.src[line]
+        mx = len(s)
+        initial = offset = self.s[line] + 1
+        nc = s[pos] if pos < mx else ""
+        adjust = 0
+        if nc == " ":
+            pos += 1
+            initial += 1
+            offset += 1
+            space_after = True
+        elif nc == "\t":
+            space_after = True
+            if (self.bs[line] + offset) % 4 == 3:
+                pos += 1
+                initial += 1
+                offset += 1
+            else:
+                adjust = 1
+        else:
+            space_after = False
+        saved.append((line, self.b[line], self.bs[line], self.t[line], self.s[line]))
+        self.b[line] = pos
+        bs = self.bs[line]
+        while pos < mx:
+            ch = s[pos]
+            if ch == " ":
+                offset += 1
+            elif ch == "\t":
+                offset += 4 - (offset + bs + adjust) % 4
+            else:
+                break
+            pos += 1
+        self.bs[line] = self.s[line] + 1 + (1 if space_after else 0)
+        self.s[line] = offset - initial
+        self.t[line] = pos - self.b[line]
+        return pos >= mx
+
+    def blockquote(
+        self, start: int, end: int, silent: bool, out: list[Block] | None = None
+    ) -> bool:
+        if self.code_at(start):
+            return False
+        s = self.src[start]
+        pos = self.b[start] + self.t[start]
+        if pos >= len(s) or s[pos] != ">":
+            return False
+        if silent:
+            return True
+        assert out is not None
+        old_max = self.line_max
+        saved: list[tuple[int, int, int, int, int]] = []
+        last_empty = self._quote_line(start, pos + 1, saved)
+        old_parent = self.parent
+        self.parent = "blockquote"
+        nxt = start + 1
+        while nxt < end:
+            _Work.steps += 1
+            outdented = self.s[nxt] < self.blk
+            t = self.src[nxt]
+            pos = self.b[nxt] + self.t[nxt]
+            if pos >= len(t):
+                break
+            if t[pos] == ">" and not outdented:
+                last_empty = self._quote_line(nxt, pos + 1, saved)
+                nxt += 1
+                continue
+            if last_empty:
+                break
+            if self.terminated(_T_BLOCKQUOTE, nxt, end):
+                self.line_max = nxt
+                if self.blk != 0:
+                    saved.append((nxt, self.b[nxt], self.bs[nxt], self.t[nxt], self.s[nxt]))
+                    self.s[nxt] -= self.blk
+                break
+            saved.append((nxt, self.b[nxt], self.bs[nxt], self.t[nxt], self.s[nxt]))
+            self.s[nxt] = -1  # a lazy continuation line
+            nxt += 1
+        old_indent = self.blk
+        self.blk = 0
+        block = Block("blockquote", start)
+        block.marker = ">"
+        out.append(block)
+        self.level += 1
+        self.tokenize(start, nxt, block.children)
+        self.level -= 1
+        self.line_max = old_max
+        self.parent = old_parent
+        block.end = self.line
+        for line, b0, bs0, t0, s0 in saved:
+            self.b[line] = b0
+            self.bs[line] = bs0
+            self.t[line] = t0
+            self.s[line] = s0
+        self.blk = old_indent
+        return True
+
+    def _bullet(self, line: int) -> int:
+        s = self.src[line]
+        pos = self.b[line] + self.t[line]
+        if pos >= len(s) or s[pos] not in "*-+":
+            return -1
+        pos += 1
+        if pos < len(s) and s[pos] not in " \t":
+            return -1
+        return pos
+
+    def _ordered(self, line: int) -> int:
+        s = self.src[line]
+        start = pos = self.b[line] + self.t[line]
+        mx = len(s)
+        if pos + 1 >= mx or not ("0" <= s[pos] <= "9"):
+            return -1
+        pos += 1
+        while True:
+            if pos >= mx:
+                return -1
+            ch = s[pos]
+            pos += 1
+            if "0" <= ch <= "9":
+                if pos - start >= 10:
+                    return -1
+                continue
+            if ch in ").":
+                break
+            return -1
+        if pos < mx and s[pos] not in " \t":
+            return -1
+        return pos
+
+    def list(self, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+        if self.code_at(start):
+            return False
+        if (
+            self.list_indent >= 0
+            and self.s[start] - self.list_indent >= 4
+            and self.s[start] < self.blk
+        ):
+            return False
+        terminating = silent and self.parent == "paragraph" and self.s[start] >= self.blk
+        src = self.src
+        after = self._ordered(start)
+        value = 0
+        first = self.b[start] + self.t[start]
+        if after >= 0:
+            ordered = True
+            value = int(src[start][first : after - 1])
+            if terminating and value != 1:
+                return False
+        else:
+            after = self._bullet(start)
+            if after < 0:
+                return False
+            ordered = False
+        if terminating and not src[start][after:].strip(" \t"):
+            return False
+        marker = src[start][after - 1]
+        if silent:
+            return True
+        assert out is not None
+        lst = Block("list", start)
+        lst.ordered = ordered
+        lst.marker = marker
+        if ordered:
+            lst.number = value
+        out.append(lst)
+        self.level += 1
+        nxt = start
+        prev_empty_end = False
+        tight = True
+        old_parent = self.parent
+        self.parent = "list"
+        while nxt < end:
+            _Work.steps += 1
+            s = src[nxt]
+            pos = after
+            mx = len(s)
+            initial = offset = self.s[nxt] + after - (self.b[start] + self.t[start])
+            bs = self.bs[nxt]
+            while pos < mx:
+                ch = s[pos]
+                if ch == "\t":
+                    offset += 4 - (offset + bs) % 4
+                elif ch == " ":
+                    offset += 1
+                else:
+                    break
+                pos += 1
+            content_start = pos
+            gap = 1 if content_start >= mx else offset - initial
+            if gap > 4:
+                gap = 1
+            indent = initial + gap
+            item = Block("item", start)
+            item.marker = marker
+            item.ordered = ordered
+            if ordered:
+                item.number = int(s[self.b[start] + self.t[start] : after - 1])
+            item.indent = indent
+            lst.children.append(item)
+            self.level += 1
+            old_tight = self.tight
+            old_tshift = self.t[start]
+            old_scount = self.s[start]
+            old_list_indent = self.list_indent
+            self.list_indent = self.blk
+            self.blk = indent
+            self.tight = True
+            self.t[start] = content_start - self.b[start]
+            self.s[start] = offset
+            if (
+                content_start + 4 <= mx
+                and s[content_start] == "["
+                and s[content_start + 2] == "]"
+                and s[content_start + 1] in " xX"
+                and s[content_start + 3] in " \t"
+                and not self.code_at(start)
+            ):
+                item.task = s[content_start + 1] != " "
+            if content_start >= mx and self.empty(start + 1):
+                self.line = min(self.line + 2, end)
+                if self.line > start + 1:
+                    item.children.append(Block("blank", start + 1, self.line))
+            else:
+                self.tokenize(start, end, item.children)
+            if not self.tight or prev_empty_end:
+                tight = False
+            prev_empty_end = (self.line - start) > 1 and self.empty(self.line - 1)
+            self.blk = self.list_indent
+            self.list_indent = old_list_indent
+            self.t[start] = old_tshift
+            self.s[start] = old_scount
+            self.tight = old_tight
+            self.level -= 1
+            nxt = start = self.line
+            item.end = nxt
+            if nxt >= end:
+                break
+            if self.s[nxt] < self.blk or self.code_at(nxt):
+                break
+            if self.terminated(_T_LIST, nxt, end):
+                break
+            after = self._ordered(nxt) if ordered else self._bullet(nxt)
+            if after < 0:
+                break
+            if marker != src[nxt][after - 1]:
+                break
+        self.level -= 1
+        lst.end = nxt
+        lst.tight = tight
+        self.line = nxt
+        self.parent = old_parent
+        return True
+
+
+def _link_destination(text: str, pos: int) -> int:
+    """End of a link destination starting at ``pos`` (markdown-it's rule), or -1."""
+    n = len(text)
+    if pos < n and text[pos] == "<":
+        pos += 1
+        while pos < n:
+            ch = text[pos]
+            if ch == "\n" or ch == "<":
+                return -1
+            if ch == ">":
+                return pos + 1
+            if ch == "\\" and pos + 1 < n:
+                pos += 2
+                continue
+            pos += 1
+        return -1
+    start = pos
+    depth = 0
+    while pos < n:
+        ch = text[pos]
+        if ch == " " or ord(ch) < 0x20 or ch == "\x7f":
+            break
+        if ch == "\\" and pos + 1 < n:
+            if text[pos + 1] == " ":
+                break
+            pos += 2
+            continue
+        if ch == "(":
+            depth += 1
+            if depth > 32:
+                return -1
+        if ch == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        pos += 1
+    if start == pos or depth != 0:
+        return -1
+    return pos
+
+
+def _shift(blocks: list[Block], offset: int) -> None:
+    for block, _ in walk(blocks):
+        block.start += offset
+        block.end += offset
+
+
+def tokenize(
+    lines: Sequence[str], start: int = 0, end: int | None = None, *, tables: bool = True
+) -> list[Block]:
+    """The blocks of ``lines[start:end]`` as markdown-it finds them (see the module doc).
+
+    Never raises; every line of the range is in exactly one top-level block.
+    """
+    stop = len(lines) if end is None else min(end, len(lines))
+    if stop <= start:
+        return []
+    tail = stop
+    last = lines[stop - 1]
+    if not last.endswith("\n") and last and not last.strip(" \t"):
+        tail -= 1  # markdown-it drops a last line of blanks without a line end
+    state = _State(lines, start, tail, tables)
+    out: list[Block] = []
+    state.tokenize(0, state.n, out)
+    if tail < stop:
+        if out and out[-1].kind == "blank":
+            out[-1].end = tail - start + 1
+        else:
+            out.append(Block("blank", tail - start, tail - start + 1))
+    if start:
+        _shift(out, start)
+    return out
+
+
+def steps() -> int:
+    """How many line visits the tokenizer has made in this process.
+
+    A work counter for tests and benchmarks (the linearity test compares
+    its growth with the input's); never reset.
+    """
+    return _Work.steps
+
+
+# --------------------------------------------------------------------------
+# top-level ATX headings, with the fast lane
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
+#: first characters of a line that may open indented code, a fence or an HTML block
+_BLOCK_OPENERS = (" ", "\t", "`", "~", "<")
+_BLOCK_OPENER_LINES = tuple("\n" + c for c in _BLOCK_OPENERS)
+
+
+def _strip_eol(line: str) -> str:
+    if line.endswith("\n"):
+        line = line[:-1]
+        if line.endswith("\r"):
+            line = line[:-1]
+    return line
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of a line (no line end) that is an ATX heading at column 0, else None.
+
+    The title is stripped, and a closing run of ``#`` goes (``## Title ##`` is ``Title``).
+    """
+    rest = line.lstrip("#")
+    level = len(line) - len(rest)
+    if level == 0 or level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    if "#" not in rest:  # no closing sequence: the title is the rest
+        return level, rest.strip(_TRIM)
+    m = _ATX.match(line)
+    if m is None:
+        return None
+    title = (m.group(2) or "").strip(_TRIM)
+    return level, "" if title and set(title) == {"#"} else title
+
+
+def _plain_headings(
+    lines: Sequence[str], start: int, stop: int
+) -> list[tuple[int, str, int]] | None:
+    """The fast lane of :func:`top_headings`: lines none of which starts with a
+    blank, a backtick, a tilde or ``<``; ``None`` for other lines.
+
+    No indented code, fence or HTML block can start on such lines, and a line
+    starting with ``#`` cannot continue a container (a heading ends a
+    paragraph, a quote and a list item that does not indent it), so the
+    headings are exactly the lines starting with ``#`` that are headings by
+    themselves; string searches find them without a walk over every line.
+    """
+    text = "".join(lines[start:stop])
+    if text.startswith(_BLOCK_OPENERS) or any(s in text for s in _BLOCK_OPENER_LINES):
+        return None
+    found: list[tuple[int, str, int]] = []
+    joined = "\n" + text
+    i = start
+    last = 0
+    at = joined.find("\n#")
+    while at >= 0:
+        i += text.count("\n", last, at)
+        last = at
+        head = atx_heading(_strip_eol(lines[i]))
+        if head is not None:
+            found.append((head[0], head[1], i))
+        at = joined.find("\n#", at + 1)
+    return found
+
+
+def top_headings(
+    lines: Sequence[str], start: int = 0, end: int | None = None
+) -> list[tuple[int, str, int]]:
+    """``(level, title, line)`` of the top-level ATX headings of ``lines[start:end]``.
+
+    Headings inside code, HTML blocks, quotes and list items are not top-level.
+    """
+    stop = len(lines) if end is None else end
+    if fast_paths_enabled():
+        plain = _plain_headings(lines, start, stop)
+        if plain is not None:
+            return plain
+    return [
+        (b.level, b.content, b.start)
+        for b in tokenize(lines, start, stop, tables=False)
+        if b.kind == "heading" and b.marker == "#"
+    ]

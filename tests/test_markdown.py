@@ -1,0 +1,373 @@
+"""The block tokenizer against its oracle, markdown-it-py.
+
+For generated text over the block grammar's alphabet and for hand-picked
+pages, :func:`sessionkit.markdown.tokenize` must find the blocks markdown-it
+finds: the same kinds, nesting and line ranges (``token.map``), headings'
+levels and text, paragraphs' text, lists' markers, numbers and looseness,
+fences' info strings.  This is the one oracle test of the tokenizer, run with
+the fast lanes on and off through the public switch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from sessionkit import markdown
+from sessionkit.document import split_lines
+from sessionkit.markdown import Block, general_paths, tokenize, top_headings, walk
+
+CORPUS = Path(__file__).parent / "corpus"
+
+_MD = {
+    False: MarkdownIt("commonmark", {"inline_definitions": True}),
+    True: MarkdownIt("commonmark", {"inline_definitions": True}).enable("table"),
+}
+
+_OPEN = {
+    "heading_open": "heading",
+    "paragraph_open": "paragraph",
+    "blockquote_open": "blockquote",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "list_item_open": "item",
+    "table_open": "table",
+}
+_LEAF = {
+    "fence": "fence",
+    "code_block": "code",
+    "html_block": "html",
+    "hr": "hr",
+    "definition": "reference",
+}
+
+Row = tuple[Any, ...]
+
+
+def _oracle(text: str, tables: bool) -> list[Row]:
+    tokens = _MD[tables].parse(text)
+    rows: list[Row] = []
+    tight: dict[int, bool] = {}  # index of a list's row -> tight
+    open_lists: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.type.endswith("_list_close"):
+            open_lists.pop()
+            continue
+        kind = _OPEN.get(tok.type) or _LEAF.get(tok.type)
+        if kind is None or tok.map is None:
+            continue
+        extra: tuple[Any, ...] = ()
+        if kind == "heading":
+            extra = (int(tok.tag[1]), tokens[i + 1].content)
+        elif kind == "paragraph":
+            extra = (tokens[i + 1].content,)
+            if open_lists and tok.hidden:
+                tight[open_lists[-1]] = True
+        elif kind == "fence":
+            extra = (tok.info, tok.markup)
+        elif kind == "list":
+            start = tok.attrs.get("start", 1) if tok.type == "ordered_list_open" else None
+            extra = (tok.type == "ordered_list_open", tok.markup, start)
+            open_lists.append(len(rows))
+            tight.setdefault(len(rows), False)
+        elif kind == "item":
+            extra = (int(tok.info) if tok.info else None,)
+        rows.append((kind, tok.map[0], tok.map[1], tok.level, *extra))
+    # a list is tight when its paragraphs are hidden (a list without one: no say)
+    return [
+        (*row, tight[k]) if row[0] == "list" and _has_paragraph(rows, k) else row
+        for k, row in enumerate(rows)
+    ]
+
+
+def _has_paragraph(rows: list[Row], k: int) -> bool:
+    level = rows[k][3]
+    for row in rows[k + 1 :]:
+        if row[3] <= level:
+            return False
+        if row[0] == "paragraph" and row[3] == level + 2:
+            return True
+    return False
+
+
+def _ours(text: str, tables: bool) -> list[Row]:
+    blocks = tokenize(split_lines(text), tables=tables)
+    rows: list[Row] = []
+    for block, depth in walk(blocks):
+        if block.kind in ("blank", "nested"):
+            continue
+        extra: tuple[Any, ...] = ()
+        if block.kind == "heading":
+            extra = (block.level, block.content)
+        elif block.kind == "paragraph":
+            extra = (block.content,)
+        elif block.kind == "fence":
+            extra = (block.info, block.marker)
+        elif block.kind == "list":
+            extra = (block.ordered, block.marker, block.number)
+        elif block.kind == "item":
+            extra = (block.number,)
+        rows.append((block.kind, block.start, block.end, depth, *extra))
+    tight = _tightness(blocks)
+    return [
+        (*row, tight[k]) if row[0] == "list" and _has_paragraph(rows, k) else row
+        for k, row in enumerate(rows)
+    ]
+
+
+def _tightness(blocks: list[Block]) -> dict[int, bool]:
+    out: dict[int, bool] = {}
+    k = 0
+    for block, _ in walk(blocks):
+        if block.kind in ("blank", "nested"):
+            continue
+        if block.kind == "list":
+            out[k] = block.tight
+        k += 1
+    return out
+
+
+def _covers(text: str, tables: bool) -> None:
+    """Every line is in exactly one top-level block, in order; children inside parents."""
+    lines = split_lines(text)
+    blocks = tokenize(lines, tables=tables)
+    at = 0
+    for block in blocks:
+        assert block.start == at, (block, at)
+        assert block.end > block.start
+        at = block.end
+    assert at == len(lines)
+    for block, _ in walk(blocks):
+        for child in block.children:
+            assert block.start <= child.start < child.end <= block.end
+
+
+def check(text: str) -> None:
+    for tables in (False, True):
+        assert _ours(text, tables) == _oracle(text, tables), (text, tables)
+        _covers(text, tables)
+
+
+# --------------------------------------------------------------------------
+# generated text
+
+_PIECES = [
+    "",
+    " ",
+    "  ",
+    "   ",
+    "    ",
+    "\t",
+    " \t",
+    "#",
+    "# ",
+    "## ",
+    "### ",
+    "#######",
+    "-",
+    "- ",
+    "* ",
+    "+ ",
+    "1. ",
+    "1)",
+    "2. ",
+    "10) ",
+    ">",
+    "> ",
+    ">\t",
+    "```",
+    "```py",
+    "~~~",
+    "````",
+    "|",
+    "| a | b |",
+    "|---|---|",
+    "a|b",
+    "--|--",
+    "---",
+    "===",
+    "***",
+    "_ _ _",
+    "<!--",
+    "-->",
+    "<div>",
+    "</div>",
+    "<pre>",
+    "</pre>",
+    "<?x",
+    "?>",
+    "<a href='x'>",
+    "text",
+    "漢字",
+    "[ ] ",
+    "[x] ",
+    "[a]: /u",
+    "'t'",
+    "\\",
+]
+
+_LINE = st.lists(st.sampled_from(_PIECES), max_size=4).map("".join)
+_TEXT = st.tuples(st.lists(_LINE, max_size=14), st.sampled_from(["\n", "\r\n"]), st.booleans()).map(
+    lambda t: t[1].join(t[0]) + (t[1] if t[2] else "")
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXT)
+@example("- a\n - b\n  - c\n   - d\n    - e\n")
+@example("> ```\nfoo\n```\n")
+@example("> a\n>\n>\n\n\nb\n")
+@example("-\n\n  foo\n")
+def test_blocks_agree_with_markdown_it(text: str) -> None:
+    check(text)
+
+
+# --------------------------------------------------------------------------
+# hand-picked text
+
+HAND_PICKED = [
+    # numbered lists, prose before a list, nested items under numbered items
+    "## Next steps\n\n1. Rotate the credentials\n2. Tell ops\n   - ops@\n   - oncall\n3. Done\n",
+    "## Decisions\n\nWe chose Postgres because:\n- it is there\n- it is cheap\n",
+    "1) one\n2) two\n\n3) three\n",
+    "5. five\n6. six\n",
+    "para\n2. not a list\n",
+    "para\n1. a list\n",
+    # fences, quotes, tables, comments, sub-headings
+    "- item\n\n  ```sh\n  make\n  ```\n- next\n",
+    "```\n## not a heading\n```\n## heading\n",
+    "~~~~ info\n~~~\n~~~~\n",
+    "> quoted\n> - item\n>   more\nlazy\n\nafter\n",
+    "> > > deep\n> > lazy\n",
+    "| a | b |\n|---|:-:|\n| 1 | 2 |\n| 3 |\n\ntext\n",
+    "text\n| a | b |\n| - | - |\n",
+    "<!-- comment\n## hidden\n-->\n## shown\n",
+    "<div>\n## hidden\n\n## shown\n",
+    "## Gotchas\n\n### Sub\n\n- a\n- b\n",
+    # lazy continuation, setext underlines, tabs, CRLF, CJK
+    "- a\nlazy\n- b\n",
+    "Title\n=====\n\nSub\n---\n",
+    "- a\n---\n",
+    "-\tfoo\n\n\tbar\n",
+    ">\t\tcode\n",
+    "  - a\n\t- b\n",
+    "## 見出し\r\n\r\n- 項目\r\n- 二つ目\r\n",
+    "- [ ] open\n- [x] done\n- [X] also\n- [y] not\n",
+    "[ref]: /url 'title'\n\n[x]:\n/next\n\n[bad] no\n",
+    "    code\n\n    more\n\ntext\n",
+    "* a\n\n* b\n",
+    "- a\n\n  b\n- c\n",
+    "1. a\n\n   ```\n   x\n   ```\n2. b\n",
+    "\t\n  ",
+]
+
+
+@pytest.mark.parametrize("text", HAND_PICKED)
+def test_hand_picked_blocks_agree_with_markdown_it(text: str) -> None:
+    check(text)
+
+
+def _corpus() -> list[Path]:
+    return sorted(CORPUS.rglob("*.md"))
+
+
+def test_corpus_pages_agree_with_markdown_it() -> None:
+    pages = _corpus()
+    assert pages
+    for path in pages:
+        text = path.read_text(encoding="utf-8").lstrip("\ufeff")
+        check(text)
+
+
+def test_nesting_stops_where_markdown_it_stops() -> None:
+    check("> " * 40 + "deep\n")
+    check("".join("  " * k + "- x\n" for k in range(30)))
+    deep = tokenize(split_lines("> " * 40 + "deep\n"))
+    kinds = [b.kind for b, _ in walk(deep)]
+    assert kinds.count("blockquote") == markdown.MAX_NESTING
+    assert kinds[-1] == "nested"  # the lines markdown-it skips are still accounted for
+
+
+def test_item_fields() -> None:
+    lines = split_lines("3. [x] done\n4. [ ] open\n   nested\n")
+    (lst,) = tokenize(lines)
+    assert (lst.kind, lst.ordered, lst.marker, lst.number, lst.tight) == (
+        "list",
+        True,
+        ".",
+        3,
+        True,
+    )
+    first, second = lst.children
+    assert (first.number, first.task, first.indent) == (3, True, 3)
+    assert (second.number, second.task, second.start, second.end) == (4, False, 1, 3)
+    assert [c.content for c in second.children] == ["[ ] open\nnested"]
+
+
+def test_ranges_are_into_the_given_lines() -> None:
+    lines = split_lines("---\na: 1\n---\n## A\ntext\n")
+    blocks = tokenize(lines, 3)
+    assert [(b.kind, b.start, b.end) for b in blocks] == [("heading", 3, 4), ("paragraph", 4, 5)]
+
+
+# --------------------------------------------------------------------------
+# the fast lane of top_headings, through the public switch
+
+_HEADING_PIECES = [
+    *("## A", "## B ##", "##", "### c", "### x ###", "#######", "####### seven", "#no"),
+    *("## a #", "## \\#", " ## indented", "   ## three", "    ## code", "\t## tab"),
+    *("text", "- item", "> q", "1. x", "", "---", "--- ", "----", "```", "~~~", "<div>"),
+    *("<!-- x", "-->", "\x0c## feed", "## crlf\r"),
+]
+_HEADING_LINES = st.lists(
+    st.one_of(st.sampled_from(_HEADING_PIECES), st.text(max_size=10)), max_size=20
+).map(lambda parts: "\n".join(parts).replace("\r", "\r\n").replace("\r\n\n", "\r\n"))
+
+
+def _oracle_headings(text: str) -> list[tuple[int, str, int]]:
+    tokens = _MD[False].parse(text)
+    return [
+        (int(tok.tag[1]), tokens[i + 1].content, tok.map[0])
+        for i, tok in enumerate(tokens)
+        if tok.type == "heading_open" and tok.level == 0 and tok.markup.startswith("#") and tok.map
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_HEADING_LINES, st.data())
+@example("## a\n\n# b\n#c\n", None)
+@example("#", None)
+@example("text\n## a\r\n", None)
+@example("```\n## in code\n", None)
+@example("## a\n <b>\n## c\n", None)
+def test_top_headings_fast_and_general_agree_with_markdown_it(
+    text: str, data: st.DataObject | None
+) -> None:
+    lines = split_lines(text)
+    start = 0 if data is None else data.draw(st.integers(0, len(lines)))
+    stop = len(lines) if data is None else data.draw(st.integers(start, len(lines)))
+    fast = top_headings(lines, start, stop)
+    with general_paths():
+        general = top_headings(lines, start, stop)
+    assert fast == general
+    if (
+        "\r" not in text.replace("\r\n", "") and "\x00" not in text
+    ):  # markdown-it splits on a lone CR
+        oracle = _oracle_headings("".join(lines[start:stop]))
+        assert general == [(lvl, title, line + start) for lvl, title, line in oracle]
+
+
+def test_the_switch_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert markdown.fast_paths_enabled()
+    monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "0")
+    assert not markdown.fast_paths_enabled()
+    monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "1")
+    assert markdown.fast_paths_enabled()
+    with general_paths():
+        assert not markdown.fast_paths_enabled()
+    assert markdown.fast_paths_enabled()
