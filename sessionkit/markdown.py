@@ -150,42 +150,30 @@ def general_paths() -> Iterator[None]:
 
 
 class Block:
-    """One block of a note; see the module docstring for the fields."""
+    """One block of a note; see the module docstring for the fields.
 
-    __slots__ = (
-        "children",
-        "closed",
-        "content",
-        "end",
-        "html_kind",
-        "indent",
-        "info",
-        "kind",
-        "level",
-        "marker",
-        "number",
-        "ordered",
-        "start",
-        "task",
-        "tight",
-    )
+    Fields a kind does not use keep their defaults (read from the class, so
+    that making a block costs only what it sets).
+    """
+
+    level = 0
+    content = ""
+    marker = ""
+    ordered = False
+    number: int | None = None
+    indent = 0
+    task: bool | None = None
+    tight = True
+    info = ""
+    closed = False
+    html_kind = 0
 
     def __init__(self, kind: str, start: int, end: int = 0) -> None:
         self.kind = kind
         self.start = start
         self.end = end
+        #: inner blocks (containers only; a leaf's list stays empty)
         self.children: list[Block] = []
-        self.level = 0
-        self.content = ""
-        self.marker = ""
-        self.ordered = False
-        self.number: int | None = None
-        self.indent = 0
-        self.task: bool | None = None
-        self.tight = True
-        self.info = ""
-        self.closed = False
-        self.html_kind = 0
 
     def __repr__(self) -> str:
         extra = f", {len(self.children)} children" if self.children else ""
@@ -243,10 +231,13 @@ _BAD_PROTOCOL = re.compile(r"^(?:vbscript|javascript|file|data):", re.IGNORECASE
 _GOOD_DATA = re.compile(r"^data:image/(?:gif|png|jpeg|webp);", re.IGNORECASE)
 _WS_RUN = re.compile(r"\s+")
 
-# markdown-it's terminator lists (which rules may end a block of each kind)
-_T_PARAGRAPH = ("table", "fence", "blockquote", "hr", "list", "html", "heading")
-_T_BLOCKQUOTE = ("fence", "blockquote", "hr", "list", "html", "heading")
-_T_LIST = ("fence", "blockquote", "hr")
+# markdown-it's terminator lists (which rules may end a block of each kind):
+#: table, fence, blockquote, hr, list, html, heading (paragraphs and references)
+_T_PARAGRAPH = 0
+#: the same without table (block quotes and table rows)
+_T_BLOCKQUOTE = 1
+#: fence, blockquote, hr (list items)
+_T_LIST = 2
 
 
 class _Work:
@@ -292,32 +283,26 @@ class _State:
 
     def __init__(self, lines: Sequence[str], start: int, end: int, tables: bool) -> None:
         self.offset = start
-        src: list[str] = []
-        bmarks: list[int] = []
-        tshift: list[int] = []
-        scount: list[int] = []
-        for k in range(start, end):
-            s = lines[k]
-            if s.endswith("\n"):
-                s = s[:-1]
-                if s.endswith("\r"):
-                    s = s[:-1]
-            src.append(s)
-            bmarks.append(0)
-            if not s or (s[0] != " " and s[0] != "\t"):
-                tshift.append(0)
-                scount.append(0)
-                continue
-            rest = s.lstrip(" \t")
-            shift = len(s) - len(rest)
-            tshift.append(shift)
-            if "\t" in s[:shift]:
-                col = 0
-                for ch in s[:shift]:
-                    col += 4 - col % 4 if ch == "\t" else 1
-                scount.append(col)
-            else:
-                scount.append(shift)
+        src = [line[:-1] if line.endswith("\n") else line for line in lines[start:end]]
+        for k, line in enumerate(src):
+            if line.endswith("\r"):
+                src[k] = line[:-1]
+        n = len(src)
+        tshift = [0] * n
+        scount = [0] * n
+        for k, line in enumerate(src):
+            if line[:1] == " " or line[:1] == "\t":
+                rest = line.lstrip(" \t")
+                shift = len(line) - len(rest)
+                tshift[k] = shift
+                if "\t" in line[:shift]:
+                    col = 0
+                    for ch in line[:shift]:
+                        col += 4 - col % 4 if ch == "\t" else 1
+                    scount[k] = col
+                else:
+                    scount[k] = shift
+        bmarks = [0] * n
         n = len(src)
         src.append("")
         bmarks.append(0)
@@ -337,15 +322,8 @@ class _State:
         self.parent = "root"
         self.level = 0
         self.tables = tables
-        self.rules = {
-            "table": self.table,
-            "fence": self.fence,
-            "blockquote": self.blockquote,
-            "hr": self.hr,
-            "list": self.list,
-            "html": self.html,
-            "heading": self.heading,
-        }
+        #: runs of lazy lines already judged: first line -> (its line start, run end)
+        self.lazy_runs: dict[int, tuple[int, int]] = {}
 
     # -- helpers -------------------------------------------------------------
     def empty(self, line: int) -> bool:
@@ -360,32 +338,37 @@ class _State:
         s = self.src[line]
         return s[pos] if pos < len(s) else ""
 
-    def terminated(self, names: tuple[str, ...], line: int, end: int) -> bool:
-        ch = self.first(line)
-        if not ch or self.s[line] - self.blk >= 4:
+    def terminated(self, names: int, line: int, end: int) -> bool:
+        """Whether a rule of the set ``names`` (:data:`_T_PARAGRAPH`, ...) starts at ``line``.
+
+        Silent rules have no effects, so only those that can start with the
+        line's first character are tried, in any order.
+        """
+        s = self.src[line]
+        pos = self.b[line] + self.t[line]
+        if pos >= len(s) or self.s[line] - self.blk >= 4:
             return False  # every terminating rule refuses blank and code lines
-        for name in names:
-            # only the rules that can start with ``ch`` (a table can start with anything)
-            if name == "table":
-                if self.tables and self.table(line, end, True):
-                    return True
-            elif name == "fence":
-                if ch in "`~" and self.fence(line, end, True):
-                    return True
-            elif name == "blockquote":
-                if ch == ">":
-                    return True
-            elif name == "hr":
-                if ch in "*-_" and self.hr(line, end, True):
-                    return True
-            elif name == "list":
-                if (ch in "*-+" or "0" <= ch <= "9") and self.list(line, end, True):
-                    return True
-            elif name == "html":
-                if ch == "<" and self.html(line, end, True):
-                    return True
-            elif name == "heading" and ch == "#" and self.heading(line, end, True):
+        ch = s[pos]
+        if names == _T_PARAGRAPH and self.tables and line + 1 < end:
+            nl = line + 1
+            t = self.src[nl]
+            p2 = self.b[nl] + self.t[nl]
+            if p2 < len(t) and t[p2] in "|-:" and self.table(line, end, True):
                 return True
+        if ch == ">":
+            return True
+        if ch == "`" or ch == "~":
+            return self.fence(line, end, True)
+        if (ch == "*" or ch == "-" or ch == "_") and self.hr(line, end, True):
+            return True
+        if names == _T_LIST:
+            return False
+        if (ch == "*" or ch == "-" or ch == "+" or "0" <= ch <= "9") and self.list(line, end, True):
+            return True
+        if ch == "<":
+            return self.html(line, end, True)
+        if ch == "#":
+            return self.heading(line, end, True)
         return False
 
     def get_lines(self, begin: int, end: int, indent: int) -> str:
@@ -966,6 +949,27 @@ class _State:
                 continue
             if last_empty:
                 break
+            if self.s[nxt] == -1 and self.blk == 0:
+                # A lazy line of an outer quote: its verdict depends only on its
+                # text from its line start, so a run of them judged at one level
+                # is skipped whole at the deeper ones (their state stays as it is).
+                run = self.lazy_runs.get(nxt)
+                if run is None or run[0] != self.b[nxt]:
+                    stop = nxt
+                    while (
+                        stop < end
+                        and self.s[stop] == -1
+                        and not self.empty(stop)
+                        and not self.terminated(_T_BLOCKQUOTE, stop, end)
+                    ):
+                        stop += 1
+                    _Work.steps += stop - nxt
+                    run = (self.b[nxt], stop)
+                    if stop > nxt:
+                        self.lazy_runs[nxt] = run
+                if run[1] > nxt:
+                    nxt = min(run[1], end)
+                    continue
             if self.terminated(_T_BLOCKQUOTE, nxt, end):
                 self.line_max = nxt
                 if self.blk != 0:
