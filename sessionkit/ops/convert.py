@@ -353,7 +353,9 @@ def _run_jobs(
     from ._parallel import ordered_map
 
     one = functools.partial(_convert_job, job)
-    if not jobs or jobs <= 1:
+    if jobs is None:  # every core, for runs big enough to pay for a pool
+        return ordered_map(one, items, jobs=None, chunk_size=32)
+    if jobs <= 1:
         return map(one, items)
     return ordered_map(one, items, jobs=jobs, chunk_size=32, min_parallel=2 * jobs)
 
@@ -395,7 +397,8 @@ def convert(
         progress: called as ``progress(done, total, source_key)`` after each source
             note, in source order (``total``: the notes listed, unreadable ones too).
         force: overwrite target notes edited by hand (or not written by the converter).
-        jobs: worker processes for the conversion itself (``None``/1: in process).
+        jobs: worker processes for the conversion itself (``None``: the number
+            of cores, in process for fewer than 64 notes; 1: in process).
         project: Basic Memory project name (the ``project`` key and the
             permalink prefix of notes that have none); by default the target
             store's project (``bm://NAME``) or its folder name.
