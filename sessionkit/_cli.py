@@ -220,7 +220,7 @@ def _lint_targets(
             own = schemas.for_store(store)
             path_of = getattr(store, "path_of", None)
             base = target.rstrip("/")
-            for key, text in store.read_many(store.keys()):
+            for key, text in _read_in_batches(store):
                 shown = f"{base}/{path_of(key)}" if callable(path_of) else f"{base}/{key}"
                 if isinstance(text, ParseError):  # unreadable text: a finding, like a local file
                     yield ("error", shown, (text.message, text.line))
@@ -488,12 +488,80 @@ def _ls_one(item: tuple[str, str | None, str | None]) -> tuple[dict[str, Any] | 
     return _row(key, session), None
 
 
+#: notes read per ``read_many`` call by ls and lint (concurrent on remote stores)
+_READ_BATCH = 256
+
+
+def _read_in_batches(store: Any) -> Iterator[tuple[str, Any]]:
+    """``store.read_many`` over every key, :data:`_READ_BATCH` keys at a time.
+
+    Only a batch of texts is held at once, not every note of the store.
+    """
+    keys = store.keys()
+    for start in range(0, len(keys), _READ_BATCH):
+        yield from store.read_many(keys[start : start + _READ_BATCH])
+
+
 def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
-    for key, text in store.read_many(store.keys()):
+    for key, text in _read_in_batches(store):
         if isinstance(text, BaseException):
             yield key, None, _one_line(str(text))
         else:
             yield key, text, None
+
+
+class _Spool:
+    """ls's output lines in sorted order, without holding them all in memory.
+
+    Lines go to a temporary file as they come, and their sort keys and
+    lengths to a second one.  When they came in order (the usual case: keys
+    are listed sorted and most start with their date) the file is copied out
+    as it is; otherwise the keys are read back, sorted in memory (stable),
+    and the lines read in that order.
+    """
+
+    def __init__(self) -> None:
+        import contextlib
+        import tempfile
+
+        self._files = contextlib.ExitStack()  # closed by __exit__
+        self.file = self._files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+        self.keys = self._files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+        self.last: list[str] | None = None
+        self.ordered = True
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._files.close()
+
+    def add(self, sort_key: list[str], line: str) -> None:
+        """Add one output line with its sort key."""
+        data = line.encode("utf-8", "surrogateescape")
+        if self.last is not None and sort_key < self.last:
+            self.ordered = False
+        self.last = sort_key
+        self.file.write(data)
+        self.keys.write(json.dumps([*sort_key, len(data)]).encode() + b"\n")
+
+    def lines(self) -> Iterator[bytes]:
+        """The lines' bytes in sorted order (blocks of them when they came in order)."""
+        self.file.seek(0)
+        if self.ordered:
+            while chunk := self.file.read(1 << 16):
+                yield chunk
+            return
+        self.keys.seek(0)
+        index, at = [], 0
+        for raw in self.keys:
+            *sort_key, length = json.loads(raw)
+            index.append((sort_key, at, length))
+            at += length
+        index.sort(key=lambda entry: entry[0])
+        for _, at, length in index:
+            self.file.seek(at)
+            yield self.file.read(length)
 
 
 @cli.command(name="ls")
@@ -525,26 +593,38 @@ def ls_(
 
     since_date = parse_since(since) if since else None
     store = _open_store(root, layout, fmt, storage_option)
-    rows: list[dict[str, Any]] = []
-    bad = 0
-    for row, problem in ordered_map(_ls_one, _ls_items(store), jobs=jobs):
-        if row is None:
-            click.echo(f"sessionkit: {problem}", err=True)
-            bad += 1
-            continue
-        if status and row["status"] != status:
-            continue
-        if since_date and (row["date"] is None or row["date"] < since_date):
-            continue
-        rows.append(row)
-    rows.sort(key=lambda r: (r["date"] or "", r["key"]))
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-    else:
-        for r in rows:
-            label = r["focus"] or r["title"] or ""
-            ident = (r["id"] or "")[:7] or "-"
-            click.echo(f"{r['date'] or '-':<10}  {ident:<7}  {r['status']:<9}  {r['key']}  {label}")
+    # (the rows sorted, oldest first, held on disk: memory stays flat)
+    with _Spool() as spool:
+        bad = 0
+        for row, problem in ordered_map(_ls_one, _ls_items(store), jobs=jobs):
+            if row is None:
+                click.echo(f"sessionkit: {problem}", err=True)
+                bad += 1
+                continue
+            if status and row["status"] != status:
+                continue
+            if since_date and (row["date"] is None or row["date"] < since_date):
+                continue
+            if as_json:  # each row as json.dumps(rows, indent=2) prints a list element
+                line = ",\n  " + json.dumps(row, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            else:
+                label = row["focus"] or row["title"] or ""
+                ident = (row["id"] or "")[:7] or "-"
+                date = row["date"] or "-"
+                line = f"{date:<10}  {ident:<7}  {row['status']:<9}  {row['key']}  {label}\n"
+            spool.add([row["date"] or "", row["key"]], line)
+        out = sys.stdout
+        out.flush()
+        binary = out.buffer
+        first = True
+        for data in spool.lines():
+            if as_json and first:
+                data = b"[\n" + data[2:]  # the first element: no comma before it
+            binary.write(data)
+            first = False
+        if as_json:
+            binary.write(b"[]\n" if first else b"\n]\n")
+        binary.flush()
     _exit(FINDINGS if bad else OK)
 
 
