@@ -176,7 +176,8 @@ def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
     """The in-progress work item under ``repo_root``, when there is exactly one.
 
     Looks at ``.forge/work/<type>/<name>/manifest.yaml``; a manifest counts
-    when its ``status`` is ``in-progress``.  Unreadable manifests are skipped.
+    when its ``status`` is ``in-progress``.  Unreadable manifests, those over
+    256 KB and anything that is not a regular file (a FIFO, a device) are skipped.
     """
     if repo_root is None:
         return None
@@ -186,12 +187,17 @@ def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
         manifests = sorted(base.glob("*/*/manifest.yaml"))
     except OSError:
         return None
+    from .._safe_read import read_regular
+
+    cap = 256 * 1024
     for path in manifests[:1000]:
+        # regular files only, never a FIFO or a device (those would block the hook)
+        data = read_regular(path, cap + 1)
+        if data is None or len(data) > cap:
+            continue
         try:
-            if path.stat().st_size > 256 * 1024:
-                continue
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
             continue
         status, phases = _manifest_status(text)
         if status != "in-progress":
@@ -377,19 +383,20 @@ def _transcript_start(
 ) -> tuple[str | None, str | None]:
     """(first user request clipped, its UTC timestamp) from a Claude Code transcript; best effort.
 
-    The transcript is JSON Lines; only its first ``limit`` bytes are read.
+    The transcript is JSON Lines; only its first ``limit`` bytes are read, and only
+    from a regular file (a FIFO or a device is not waited on).
     """
     if not transcript_path or not transcript_path.endswith(".jsonl"):
         return None, None
-    try:
-        with open(transcript_path, "rb") as fh:
-            data = fh.read(limit)
-    except OSError:
+    from .._safe_read import read_regular
+
+    data = read_regular(transcript_path, limit)  # never a FIFO or a device
+    if data is None:
         return None, None
     for raw in data.split(b"\n"):
         try:
             obj = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to decode
             continue
         if not isinstance(obj, dict) or obj.get("type") != "user":
             continue
