@@ -71,6 +71,11 @@ def _os_message(exc: OSError) -> str:
 def _failure(exc: BaseException) -> Failure:
     if isinstance(exc, SessionKitError):
         return Failure(_one_line(str(exc)))
+    from .backends._netfail import unreachable
+
+    why = unreachable(exc)  # a remote store's endpoint refused or never answered
+    if why is not None:
+        return Failure(f"cannot reach the store: {why}")
     if isinstance(exc, OSError):
         return Failure(_one_line(_os_message(exc)))
     return Failure(_one_line(f"internal error: {type(exc).__name__}: {exc}"))

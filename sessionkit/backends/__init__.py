@@ -203,8 +203,15 @@ def _top_names(storage: Any) -> set[str]:
         listed = fs.ls(root, detail=False)
     except (FileNotFoundError, NotADirectoryError):
         return set()
-    except OSError as exc:
-        raise StoreError(f"cannot list {storage.url!r}: {exc}") from None
+    except Exception as exc:
+        from ._netfail import reach_error
+
+        plain = reach_error(exc, storage.url)  # a refused or silent endpoint, named plainly
+        if plain is not None:
+            raise plain from None
+        if isinstance(exc, OSError):
+            raise StoreError(f"cannot list {storage.url!r}: {exc}") from None
+        raise
     return {str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed}
 
 

@@ -45,6 +45,7 @@ from ..errors import (
     StoreError,
 )
 from ._base import check_key
+from ._netfail import name_network_failures
 
 __all__ = [
     "FileEntry",
@@ -502,6 +503,7 @@ def _has_magic(path: str) -> bool:
     return any(c in path for c in "*?[")
 
 
+@name_network_failures  # a refused or silent endpoint is named plainly, not 'internal error'
 class FsspecStorage(Storage):
     """Files below a path on any fsspec filesystem.
 
@@ -719,6 +721,7 @@ def _s3_code(exc: BaseException) -> str | None:
 _CAS_LOST = {"PreconditionFailed", "412", "ConditionalRequestConflict", "409"}
 
 
+@name_network_failures
 class S3Storage(FsspecStorage):
     """Files below ``s3://bucket/prefix`` through s3fs, with conditional requests.
 

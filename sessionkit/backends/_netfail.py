@@ -1,0 +1,166 @@
+"""Name a remote store's network failures plainly: ``cannot reach s3://bucket: connection refused``.
+
+botocore, aiohttp and fsspec each raise their own exception types for an
+endpoint that refuses, never answers or cannot be resolved; none of them is a
+:class:`~sessionkit.errors.SessionKitError`, so without this they reach the
+user as ``internal error: EndpointConnectionError: ...``.  :func:`unreachable`
+recognises them by class name and errno along the exception chain (nothing
+here imports botocore or aiohttp) and :func:`plain_network_errors` turns them
+into a :class:`~sessionkit.errors.StoreError` naming the store.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..errors import SessionKitError, StoreError
+
+__all__ = ["plain_network_errors", "reach_error", "store_host", "unreachable"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_REFUSED = {errno.ECONNREFUSED}
+_RESET = {errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED}
+_UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+
+
+def _names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: set[int] = set()
+    out: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        cur = todo.pop(0)
+        if cur is None or id(cur) in seen or len(out) > 32:
+            continue
+        seen.add(id(cur))
+        out.append(cur)
+        todo += [cur.__cause__, cur.__context__]
+        todo += [a for a in getattr(cur, "args", ()) if isinstance(a, BaseException)]
+        inner = getattr(cur, "kwargs", None)  # botocore keeps the cause in kwargs["error"]
+        if isinstance(inner, dict) and isinstance(inner.get("error"), BaseException):
+            todo.append(inner["error"])
+    return out
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why the network failed, in a few words, when ``exc`` is a network failure; else ``None``.
+
+    ``connection refused``, ``no answer (read timed out)``, ``connection timed
+    out``, ``host not found``, ``connection reset``, ``network unreachable`` or
+    ``cannot connect``.
+    """
+    if isinstance(exc, SessionKitError):
+        return None
+    chain = _chain(exc)
+    found: str | None = None
+    for cur in chain:
+        names = _names(cur)
+        code = getattr(cur, "errno", None)
+        text = str(cur).lower()
+        refused = code in _REFUSED or "connection refused" in text
+        if isinstance(cur, ConnectionRefusedError) or refused:
+            return "connection refused"
+        if "gaierror" in names or "name or service not known" in text or "nodename" in text:
+            return "host not found"
+        if code in _UNREACHABLE:
+            return "network unreachable"
+        if names & {"ReadTimeoutError", "ServerTimeoutError", "SocketTimeoutError"}:
+            found = found or "no answer (read timed out)"
+        elif names & {"ConnectTimeoutError", "ConnectionTimeoutError"}:
+            found = found or "connection timed out"
+        elif isinstance(cur, ConnectionResetError) or code in _RESET:
+            found = found or "connection reset"
+        elif names & {"ConnectionClosedError", "ServerDisconnectedError"}:
+            found = found or "the endpoint closed the connection"
+        elif names & {"FSTimeoutError", "TimeoutError"} and not found:
+            found = "timed out"
+        elif names & {
+            "EndpointConnectionError",
+            "ClientConnectorError",
+            "ClientOSError",
+            "ProxyConnectionError",
+        }:
+            found = found or "cannot connect"
+    return found
+
+
+def store_host(url: str) -> str:
+    """``scheme://bucket`` of a store URL (the part a network failure is about)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    return f"{scheme}://{rest.split('/', 1)[0]}"
+
+
+def reach_error(exc: BaseException, url: str) -> StoreError | None:
+    """``StoreError("cannot reach s3://bucket: <why>")`` for a network failure, else ``None``."""
+    why = unreachable(exc)
+    if why is None:
+        return None
+    return StoreError(f"cannot reach {store_host(url)}: {why}")
+
+
+def plain_network_errors(method: F) -> F:
+    """Decorate a storage method: network failures become :func:`reach_error`'s StoreError.
+
+    The instance must have a ``url`` attribute.  Every other exception passes
+    through unchanged.
+    """
+
+    @functools.wraps(method)
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except StoreError as exc:
+            # the storage's own "cannot read 'x': <botocore text>" for an OSError-shaped
+            # timeout: name the network failure instead (the cause is kept as context)
+            cause = exc.__cause__ or exc.__context__
+            plain = (
+                None
+                if cause is None or type(exc) is not StoreError
+                else reach_error(cause, str(getattr(self, "url", "") or "the store"))
+            )
+            if plain is None:
+                raise
+            raise plain from None
+        except SessionKitError:
+            raise
+        except Exception as exc:
+            plain = reach_error(exc, str(getattr(self, "url", "") or "the store"))
+            if plain is None:
+                raise
+            raise plain from None
+
+    return wrapped  # type: ignore[return-value]
+
+
+#: the storage methods that talk to the network
+_METHODS = (
+    "list",
+    "read",
+    "read_many",
+    "read_heads",
+    "read_versioned",
+    "mtime",
+    "write",
+    "update",
+    "delete",
+)
+
+C = TypeVar("C", bound=type)
+
+
+def name_network_failures(cls: C) -> C:
+    """Class decorator: :func:`plain_network_errors` on each storage method ``cls`` defines."""
+    for name in _METHODS:
+        method = cls.__dict__.get(name)
+        if callable(method):
+            setattr(cls, name, plain_network_errors(method))
+    return cls
