@@ -131,6 +131,8 @@ class HookConfig:
         context_budget: the most the session-start context may measure
             (in ``context_unit``); see :mod:`sessionkit.context`.
         context_unit: ``"chars"`` or ``"tokens"`` (an estimate).
+        deadline_ms: time budget of one hook run, in milliseconds: on the
+            deadline the hook exits 0 and says why (see ``docs/hooks.md``).
     """
 
     store: str | None = None
@@ -138,6 +140,7 @@ class HookConfig:
     directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages"
     directive_action: str = "invoke `support-dream` skill before resuming other work"
     session_start_output: str = attrs.field(default="json")
+    deadline_ms: int = 5000
 
     @session_start_output.validator
     def _check_output(self, attribute: Any, value: str) -> None:
@@ -313,6 +316,13 @@ SETTINGS: tuple[Setting, ...] = (
         env="SESSIONKIT_CONTEXT_UNIT",
         choices=("chars", "tokens"),
         help="unit of hooks.context_budget: chars, or tokens (one per three UTF-8 bytes)",
+    ),
+    Setting(
+        key="hooks.deadline_ms",
+        attr="hooks.deadline_ms",
+        type=int,
+        env="SESSIONKIT_HOOK_DEADLINE_MS",
+        help="time budget of one hook run, in milliseconds (default 5000)",
     ),
     Setting(
         key="limits.max_note_bytes",

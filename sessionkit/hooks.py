@@ -22,24 +22,150 @@ working directory.
 A hook must never break the agent: any internal failure exits 0 with one
 line on stderr, and the store's read-modify-write means nothing is
 half-written.  This module is imported before click, and it imports neither
-fsspec nor cattrs nor click.
+fsspec nor cattrs nor click (for a local store).
+
+Every run has a deadline (``hooks.deadline_ms``, ``$SESSIONKIT_HOOK_DEADLINE_MS``,
+default 5000): reading stdin, the transcript and the work manifest, listing,
+reading and writing the store all count against it.  Remote stores get their
+connect and read timeouts from what is left of it; a ``SIGALRM`` timer stops
+whatever is still running when it runs out.  The hook then exits 0, having
+written nothing partial (store writes are atomic), and says why in
+Claude Code's ``systemMessage`` (on stdout, shown to the user) and on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-__all__ = ["main", "read_payload", "session_start_text"]
+__all__ = ["DEADLINE_MS", "DeadlineExceeded", "main", "read_payload", "session_start_text"]
 
 #: default cap on the payload read from stdin (``limits.max_payload_bytes``)
 MAX_PAYLOAD = 1024 * 1024
+#: default time budget of one hook run, in milliseconds (``hooks.deadline_ms``)
+DEADLINE_MS = 5000
+_DEADLINE_ENV = "SESSIONKIT_HOOK_DEADLINE_MS"
+#: share of the budget a stdin that never closes may take (the rest is for the store)
+_STDIN_SHARE = 0.4
 _ENV_PREFIX = "SESSIONKIT_"
 _PROJECT_FILE = ".sessionkit.toml"
+
+
+class DeadlineExceeded(BaseException):
+    """A hook ran out of its time budget.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``), so no library's
+    ``except Exception`` retry loop swallows it; ``finally`` blocks still run,
+    which is how a store write in flight removes its temp file.
+
+    Attributes:
+        stage: what the hook was doing (``reading stdin``, ``writing the store``).
+        seconds: the budget, in seconds.
+    """
+
+    def __init__(self, stage: str, seconds: float) -> None:
+        super().__init__(stage, seconds)
+        self.stage = stage
+        self.seconds = seconds
+
+
+class _Deadline:
+    """The time budget of one hook run, from its start (monotonic clock).
+
+    :meth:`arm` sets a ``SIGALRM`` timer (main thread, POSIX) that raises
+    :class:`DeadlineExceeded` at the deadline, wherever the hook is: blocked
+    in a socket read, waiting on a lock, parsing.  Blocking reads the hook
+    makes itself (stdin) are bounded by :meth:`remaining` as well, so they
+    never depend on the timer.
+    """
+
+    def __init__(self, seconds: float, *, since_start: float = 0.0) -> None:
+        self.start = time.monotonic() - since_start - _EXIT_RESERVE
+        self.seconds = seconds
+        self.end = self.start + seconds
+        self.stage = "starting"
+        self.process_entry = False  # the hook is the whole process (the console script)
+        self._armed = False
+        self._previous: Any = None
+
+    def remaining(self) -> float:
+        return max(0.0, self.end - time.monotonic())
+
+    def enter(self, stage: str) -> None:
+        """Say what the hook does next; raise at once when no time is left."""
+        self.stage = stage
+        if self.remaining() <= 0:
+            raise DeadlineExceeded(stage, self.seconds)
+
+    def reset(self, seconds: float) -> None:
+        """Change the budget (the configuration may set another one), still from the start."""
+        self.seconds = seconds
+        self.end = self.start + seconds
+        if self._armed:
+            self._set_timer()
+
+    def _fire(self, signum: int, frame: Any) -> None:
+        self.disarm()
+        raise DeadlineExceeded(self.stage, self.seconds)
+
+    def _set_timer(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, max(self.remaining(), 0.001))
+
+    def arm(self) -> None:
+        if self._armed or not hasattr(signal, "setitimer"):
+            return
+        if threading.current_thread() is not threading.main_thread():
+            return  # signals only reach the main thread: the bounded reads still hold
+        self._previous = signal.signal(signal.SIGALRM, self._fire)
+        self._armed = True
+        self._set_timer()
+
+    def disarm(self) -> None:
+        if not self._armed:
+            return
+        self._armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
+
+
+#: seconds kept back from the budget for the interpreter's exit
+_EXIT_RESERVE = 0.15
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux ``/proc``), else ``0.0``.
+
+    The budget is for the whole hook run as the agent sees it, so the
+    interpreter's start-up and imports count against it too.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            stat = fh.read().rsplit(b")", 1)[1].split()
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        ticks = os.sysconf("SC_CLK_TCK")
+        age = uptime - int(stat[19]) / ticks
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+    return age if 0.0 <= age < 60.0 else 0.0
+
+
+def _deadline_ms(raw: object) -> int | None:
+    """A positive number of milliseconds from ``raw`` (a string or an int), else ``None``."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw if raw > 0 else None
+    text = str(raw or "").strip().replace("_", "")
+    return int(text) if text.isdigit() and int(text) > 0 else None
 
 
 def _say(message: str) -> None:
@@ -52,35 +178,100 @@ def _say(message: str) -> None:
         pass
 
 
-def read_payload(stream: IO[bytes] | None, limit: int = MAX_PAYLOAD) -> tuple[Any, str | None]:
+def _fileno(stream: IO[bytes]) -> int | None:
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd if isinstance(fd, int) and fd >= 0 else None
+
+
+def _complete_json(data: bytes) -> bool:
+    """Whether ``data`` already holds a whole JSON object (stdin may never close)."""
+    if not data.rstrip().endswith(b"}"):
+        return False
+    try:
+        json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def _read_bounded(fd: int, limit: int, seconds: float) -> tuple[bytes, str | None]:
+    """Up to ``limit + 1`` bytes from ``fd`` within ``seconds``: ``(data, problem)``.
+
+    Stops at end of input, at a whole JSON object (a writer that never closes
+    stdin), past ``limit`` (then drains what else arrives in time, so the
+    writer does not get a broken pipe) or when the time is up.
+    """
+    import select
+
+    end = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        wait = end - time.monotonic()
+        if wait <= 0:
+            break
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks), None
+        if size <= limit:
+            chunks.append(chunk)
+        size += len(chunk)
+        if size <= limit and _complete_json(b"".join(chunks)):
+            return b"".join(chunks), None
+    data = b"".join(chunks)
+    if size > limit:
+        return data, None
+    return data, f"stdin was not closed within {seconds:.1f} s"
+
+
+def read_payload(
+    stream: IO[bytes] | None, limit: int = MAX_PAYLOAD, seconds: float | None = None
+) -> tuple[Any, str | None]:
     """Read and decode a hook payload: ``(value, problem)``.
 
     ``value`` is the decoded JSON (``{}`` when unusable) and ``problem`` a
-    short reason when the payload was empty, too large, not UTF-8, not JSON
-    or not an object.  Never raises.
+    short reason when the payload was empty, too large, not UTF-8, not JSON,
+    nested too deep to decode, not an object, or when stdin stayed open
+    past ``seconds`` without a whole JSON object.  With ``seconds``, a stream
+    with a file descriptor is read without ever blocking past that time (a
+    whole object ends the read even if stdin never closes).  Never raises.
     """
     if stream is None:
         return {}, "no stdin"
+    timed_out = None
     try:
         if hasattr(stream, "isatty") and stream.isatty():
             return {}, "stdin is a terminal"
-        data = stream.read(limit + 1)
+        fd = _fileno(stream) if seconds is not None else None
+        if fd is not None and seconds is not None:
+            data, timed_out = _read_bounded(fd, limit, seconds)
+        else:
+            data = stream.read(limit + 1)
     except (OSError, ValueError) as exc:
         return {}, f"cannot read stdin: {exc}"
     if len(data) > limit:
-        # drain the rest so the writer does not get a broken pipe
-        try:
-            while stream.read(1 << 16):
+        if seconds is None:
+            # drain the rest so the writer does not get a broken pipe
+            try:
+                while stream.read(1 << 16):
+                    pass
+            except (OSError, ValueError):
                 pass
-        except (OSError, ValueError):
-            pass
         return {}, f"payload larger than {limit} bytes"
     if not data.strip():
-        return {}, "empty payload"
+        return {}, timed_out or "empty payload"
     try:
         value = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        return {}, "payload is nested too deep to decode"
     except (UnicodeDecodeError, ValueError):
-        return {}, "payload is not JSON"
+        return {}, timed_out or "payload is not JSON"
     if not isinstance(value, dict):
         return value, "payload is not a JSON object"
     return value, None
@@ -164,6 +355,7 @@ class _HookDefaults:
     store = None
     context_budget = 9000
     context_unit = "chars"
+    deadline_ms: int | None = None  # then $SESSIONKIT_HOOK_DEADLINE_MS, else DEADLINE_MS
 
 
 class _Settings:
@@ -205,10 +397,15 @@ class _Settings:
         if store is None and not from_config:
             self.layout = "aiwiki"  # the repository root: never guess Basic Memory there
 
-    def open(self) -> Any:
+    def open(self, deadline: _Deadline | None = None) -> Any:
         from .backends import open_store
 
-        return open_store(self.url, layout=self.layout, format=self.format, **self.options)
+        options = dict(self.options)
+        if deadline is not None:
+            options = _bounded_options(
+                self.url, options, deadline.remaining(), process_wide=deadline.process_entry
+            )
+        return open_store(self.url, layout=self.layout, format=self.format, **options)
 
     def local_aiwiki_root(self) -> str | None:
         """The repository root when the store is a plain local aiwiki folder, else ``None``."""
@@ -239,12 +436,63 @@ class _Settings:
         return None
 
 
-def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
-    payload, problem = read_payload(stdin, _payload_limit())
+def _bounded_options(
+    url: str, options: dict[str, Any], seconds: float, *, process_wide: bool = False
+) -> dict[str, Any]:
+    """Storage options that keep one store's waits inside ``seconds``.
+
+    A local store waits for its lock file at most that long.  On S3, botocore
+    gets connect and read timeouts of what is left (less a margin, so the
+    store's own "cannot reach" error comes before the hook's timer) and no
+    retries of its own; s3fs's retry loop is set to one attempt on the
+    filesystem instance (which fsspec caches, so the store gets the same one).
+    """
+    from .backends._storage import split_url
+
+    protocol, _ = split_url(url)
+    if protocol in (None, "file", "local"):
+        left = max(0.2, seconds - 0.3)
+        current = options.get("lock_timeout")
+        wait = left if not isinstance(current, (int, float)) else min(float(current), left)
+        return {**options, "lock_timeout": wait}
+    if protocol not in ("s3", "s3a"):
+        return options
+    start = time.monotonic()
+    try:
+        import fsspec
+
+        fsspec.get_filesystem_class(protocol)  # the import of s3fs counts before the timeouts
+    except Exception:  # the store reports a missing package itself
+        return options
+    left = max(0.3, seconds - (time.monotonic() - start) - 0.3)
+    # a silent endpoint costs about two read timeouts (measured with aiobotocore 3.10:
+    # 0.5 s -> 1.65 s, 2 s -> 4.3 s), and a listing may follow a layout probe
+    wanted = {"connect_timeout": left / 2, "read_timeout": left / 4}
+    config = dict(options.get("config_kwargs") or {})
+    for key, value in wanted.items():
+        current = config.get(key)
+        config[key] = value if not isinstance(current, (int, float)) else min(current, value)
+    config["retries"] = {"max_attempts": 1, "mode": "standard"}
+    if process_wide:
+        # s3fs's own retry loop (five attempts with back-off) is a class attribute,
+        # not an argument; this process is one hook run, so set it for the class
+        with contextlib.suppress(Exception):
+            fsspec.get_filesystem_class(protocol).retries = 1
+    return {**options, "config_kwargs": config}
+
+
+def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
+    deadline.enter("reading stdin")
+    payload, problem = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
+    deadline.enter("loading the configuration")
     settings = _Settings(_start_dir(payload), args.store)
+    _configured_deadline(deadline, settings)
     from .ops.lifecycle import DirectiveSpec, record_checkpoint
 
-    store = settings.open()
+    deadline.enter("opening the store")
+    store = settings.open(deadline)
+    # reading the transcript and the work manifest, listing the store, writing the note
+    deadline.enter("recording the checkpoint")
     report = record_checkpoint(
         store,
         payload,
@@ -400,20 +648,27 @@ def _date_in(key: str) -> str | None:
     return m.group(0) if m else None
 
 
-def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
-    payload, _ = read_payload(stdin, _payload_limit())
+def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
+    deadline.enter("reading stdin")
+    payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
+    deadline.enter("loading the configuration")
     settings = _Settings(_start_dir(payload), args.store)
+    _configured_deadline(deadline, settings)
     render = _render_options(payload, settings)
     root = settings.local_aiwiki_root()
     text = None
+    deadline.enter("reading the latest note")
     if root is not None:
         try:
             text = _local_session_start_text(root, settings.max_note_bytes, render)
         except Exception:  # anything odd: the full store path decides (and reports)
             root = None
     if root is None:
-        text = session_start_text(settings.open(), render)
+        text = session_start_text(settings.open(deadline), render)
+    deadline.disarm()  # the answer is ready: print it whole
     if not text:
+        return 0
+    if sys.stdout is None:  # stdout closed: nobody to tell
         return 0
     plain = args.plain if args.plain is not None else settings.hooks.session_start_output == "plain"
     if plain:
@@ -489,11 +744,27 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
         return exc.code if isinstance(exc.code, int) else 2
     if stdin is None:
         stdin = getattr(sys.stdin, "buffer", None)
+    budget = (_deadline_ms(os.environ.get(_DEADLINE_ENV)) or DEADLINE_MS) / 1000
+    process_entry = sys.argv[1:2] == ["hook"]  # the console script, not a caller's process
+    deadline = _Deadline(budget, since_start=_process_age() if process_entry else 0.0)
+    deadline.process_entry = process_entry
     try:
-        if args.event == "pre-compact":
-            return _pre_compact(args, stdin)
-        return _session_start(args, stdin)
+        deadline.arm()
+        try:
+            if args.event == "pre-compact":
+                return _pre_compact(args, stdin, deadline)
+            return _session_start(args, stdin, deadline)
+        finally:
+            deadline.disarm()
+    except DeadlineExceeded as exc:
+        _deadline_message(args.event, exc)
+        if process_entry:
+            # a remote store's IO thread may still be waiting on its socket: do not
+            # let the interpreter's exit wait for it (stdio is flushed above)
+            os._exit(0)
+        return 0
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
     except Exception as exc:  # a hook must never break the agent
         if os.environ.get("SESSIONKIT_DEBUG"):
@@ -502,11 +773,48 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
         return 0
 
 
+def _configured_deadline(deadline: _Deadline, settings: _Settings) -> None:
+    """Apply ``hooks.deadline_ms`` once the configuration is known (it may differ from the env)."""
+    ms = _deadline_ms(getattr(settings.hooks, "deadline_ms", None))
+    if ms is not None and ms / 1000 != deadline.seconds:
+        deadline.reset(ms / 1000)
+
+
+def _deadline_message(event: str, exc: DeadlineExceeded) -> None:
+    """Say that the deadline stopped the hook: Claude Code's ``systemMessage`` and stderr."""
+    message = (
+        f"sessionkit hook {event} stopped at its {exc.seconds:g} s deadline while {exc.stage}"
+        " (nothing partial was written; raise hooks.deadline_ms if the store is slow)"
+    )
+    _say(message.removeprefix("sessionkit hook "))
+    try:
+        if sys.stdout is not None:
+            sys.stdout.write(json.dumps({"systemMessage": message}) + "\n")
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """stdout went away: point it at /dev/null so the exit's flush says nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:  # pragma: no cover
+        pass
+
+
 def _describe(exc: BaseException) -> str:
     from .errors import SessionKitError
 
     if isinstance(exc, SessionKitError):
         return str(exc)
+    from .backends._netfail import unreachable
+
+    why = unreachable(exc)
+    if why is not None:
+        return f"cannot reach the store: {why}"
     if isinstance(exc, OSError):
         name = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
         return f"{name}{exc.strerror or exc}"
