@@ -228,3 +228,234 @@ def test_cli_process_on_hostile_files(notes: Path, tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert proc.returncode == 1 and "over the limit" in proc.stdout and not proc.stderr
+
+
+# -- the hooks against a hostile world ---------------------------------------------------------
+#
+# Each case runs the console entry in its own process with a 3 s budget and must end, exit 0,
+# within that budget plus one second (the wall clock here includes the interpreter's start).
+
+HOOK_BUDGET_MS = 3000
+HOOK_BOUND = HOOK_BUDGET_MS / 1000 + 1.0
+HOOK_SCRIPT = "import sys; from sessionkit.cli import main; sys.exit(main())"
+SID = "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"
+
+
+def _hook_env(home: Path, **extra: str) -> dict[str, str]:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SESSIONKIT_", "AWS_"))}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        SESSIONKIT_HOOK_DEADLINE_MS=str(HOOK_BUDGET_MS),
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+    )
+    env.update(extra)
+    return env
+
+
+def _hook(
+    event: str,
+    repo: Path,
+    home: Path,
+    stdin: bytes | None = None,
+    *,
+    keep_stdin_open: bool = False,
+    **kwargs: Any,
+) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """Run one hook; ``keep_stdin_open`` writes ``stdin`` and never closes the pipe."""
+    import time
+
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOOK_SCRIPT, "hook", event],
+        stdin=subprocess.PIPE,
+        stdout=kwargs.pop("stdout", subprocess.PIPE),
+        stderr=subprocess.PIPE,
+        cwd=repo,
+        env=_hook_env(home),
+    )
+    assert proc.stdin is not None
+    try:
+        if keep_stdin_open:
+            if stdin:
+                proc.stdin.write(stdin)
+                proc.stdin.flush()
+            out, err = _drain(proc)
+        else:
+            out, err = proc.communicate(stdin or b"", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdin.close()
+    elapsed = time.monotonic() - start
+    assert b"Traceback" not in err, err.decode()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out or b"", err), elapsed
+
+
+def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """stdout and stderr of a process whose stdin stays open (it must exit by itself)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.wait(timeout=60)
+    return proc.stdout.read(), proc.stderr.read()
+
+
+def _payload(repo: Path, **changes: Any) -> bytes:
+    data: dict[str, Any] = {
+        "session_id": SID,
+        "transcript_path": str(repo / "transcript.jsonl"),
+        "cwd": str(repo),
+        "hook_event_name": "PreCompact",
+        "trigger": "auto",
+    }
+    data.update(changes)
+    return json.dumps(data).encode()
+
+
+@pytest.fixture
+def hook_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    return repo
+
+
+def _sessions(repo: Path) -> list[str]:
+    folder = repo / "aiwiki" / "sessions"
+    return sorted(p.name for p in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def _deadline_or(line: str, *expected: str) -> bool:
+    return any(e in line for e in expected) or "deadline" in line
+
+
+def test_hook_fifo_transcript_and_manifest_do_not_block(hook_repo: Path) -> None:
+    import os
+
+    home = hook_repo.parent / "home"
+    os.mkfifo(hook_repo / "transcript.jsonl")
+    manifest = hook_repo / ".forge" / "work" / "feature" / "x" / "manifest.yaml"
+    manifest.parent.mkdir(parents=True)
+    os.mkfifo(manifest)
+    res, elapsed = _hook("pre-compact", hook_repo, home, _payload(hook_repo))
+    assert res.returncode == 0 and elapsed < HOOK_BOUND, (elapsed, res.stderr)
+    # neither FIFO was waited on: the checkpoint is there, with no work item
+    assert _sessions(hook_repo) == [f"{_today()}-7e8a3f2.md"] or b"deadline" in res.stderr
+    res, elapsed = _hook("session-start", hook_repo, home, _payload(hook_repo))
+    assert res.returncode == 0 and elapsed < HOOK_BOUND
+
+
+def _today() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+@pytest.mark.parametrize("with_payload", [True, False], ids=["payload-then-open", "nothing"])
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_hook_stdin_that_never_closes(hook_repo: Path, event: str, with_payload: bool) -> None:
+    home = hook_repo.parent / "home"
+    data = _payload(hook_repo) if with_payload else None
+    res, elapsed = _hook(event, hook_repo, home, data, keep_stdin_open=True)
+    assert res.returncode == 0 and elapsed < HOOK_BOUND, (elapsed, res.stderr)
+    if event == "pre-compact" and with_payload:
+        # a whole JSON object ends the read: the payload is used as it is
+        assert _sessions(hook_repo) == [f"{_today()}-7e8a3f2.md"], res.stderr
+        assert res.stderr == b""
+    if event == "pre-compact" and not with_payload:  # session-start needs no payload
+        assert b"not closed" in res.stderr or b"deadline" in res.stderr
+
+
+def test_hook_payload_nested_400000_deep_is_recorded_under_0000000(hook_repo: Path) -> None:
+    home = hook_repo.parent / "home"
+    prefix = b'{"cwd": "' + str(hook_repo).encode() + b'", "d": '
+    deep = prefix + b"[" * 400_000 + b"]" * 400_000 + b"}"
+    res, elapsed = _hook("pre-compact", hook_repo, home, deep)
+    assert res.returncode == 0 and elapsed < HOOK_BOUND
+    assert b"nested too deep" in res.stderr
+    # no usable cwd in an undecodable payload: the hook's working directory is the repository
+    assert _sessions(hook_repo) == [f"{_today()}-0000000.md"]
+
+
+def test_hook_session_start_with_stdout_closed_is_quiet(hook_repo: Path) -> None:
+    home = hook_repo.parent / "home"
+    res, _ = _hook("pre-compact", hook_repo, home, _payload(hook_repo))
+    assert res.returncode == 0
+    proc = subprocess.run(
+        [sys.executable, "-c", HOOK_SCRIPT, "hook", "session-start"],
+        input=_payload(hook_repo),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=hook_repo,
+        env=_hook_env(home),
+        timeout=60,
+        # the child's fd 1 closed before Python starts: sys.stdout is None in there
+        preexec_fn=lambda: __import__("os").close(1),
+    )
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+
+
+def _s3_config(repo: Path, endpoint: str) -> None:
+    (repo / ".sessionkit.toml").write_text(
+        '[store]\nurl = "s3://notes/wiki"\nlayout = "aiwiki"\n'
+        f'[storage_options."s3://notes"]\nendpoint_url = "{endpoint}"\n',
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_hook_silent_s3_endpoint_ends_within_the_deadline(hook_repo: Path, event: str) -> None:
+    from sessionkit.testing.s3 import silent_endpoint
+
+    home = hook_repo.parent / "home"
+    with silent_endpoint() as endpoint:
+        _s3_config(hook_repo, endpoint)
+        res, elapsed = _hook(event, hook_repo, home, _payload(hook_repo))
+    assert res.returncode == 0 and elapsed < HOOK_BOUND, (elapsed, res.stderr)
+    (line,) = res.stderr.decode().splitlines()
+    assert _deadline_or(line, "cannot reach s3://notes: no answer"), line
+    if "deadline" in line:  # the deadline is shown to the user the way Claude Code shows it
+        assert "systemMessage" in json.loads(res.stdout)
+    else:
+        assert res.stdout == b""
+
+
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_hook_refused_s3_endpoint_is_named_plainly(hook_repo: Path, event: str) -> None:
+    from sessionkit.testing.s3 import refused_endpoint
+
+    home = hook_repo.parent / "home"
+    with refused_endpoint() as endpoint:
+        _s3_config(hook_repo, endpoint)
+        res, elapsed = _hook(event, hook_repo, home, _payload(hook_repo))
+    assert res.returncode == 0 and elapsed < HOOK_BOUND, (elapsed, res.stderr)
+    (line,) = res.stderr.decode().splitlines()
+    assert "internal error" not in line
+    assert _deadline_or(line, "cannot reach s3://notes: connection refused"), line
+
+
+def test_refused_s3_endpoint_is_named_by_the_store_and_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessionkit.errors import StoreError
+    from sessionkit.testing.s3 import refused_endpoint
+
+    # one attempt each (botocore reads AWS_MAX_ATTEMPTS), so the test is quick
+    fake = {"AWS_ACCESS_KEY_ID": "t", "AWS_SECRET_ACCESS_KEY": "t", "AWS_MAX_ATTEMPTS": "1"}
+    for name, value in fake.items():
+        monkeypatch.setenv(name, value)
+    with refused_endpoint() as endpoint:
+        store = sessionkit.open_store("s3://notes/wiki", layout="aiwiki", endpoint_url=endpoint)
+        with pytest.raises(StoreError) as info:
+            store.keys()
+        assert str(info.value).endswith("cannot reach s3://notes: connection refused")
+        monkeypatch.chdir(tmp_path)
+        result = CliRunner().invoke(
+            cli, ["ls", "s3://notes/wiki", "--storage-option", f"endpoint_url={endpoint}"]
+        )
+    assert result.exit_code == 2
+    assert "cannot reach s3://notes: connection refused" in result.stderr, result.stderr

@@ -20,19 +20,24 @@ The server answers real S3 requests (conditional ``If-None-Match`` and
   query)``, so tests can count listing calls and reads;
 * an optional emulated round-trip ``latency`` per request (for benchmarks).
 
+Two broken endpoints for deadline tests, real sockets on loopback:
+:func:`silent_endpoint` accepts connections and never answers,
+:func:`refused_endpoint` refuses them.
+
 Needs ``moto[server]`` and ``s3fs`` (test dependencies).
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["MotoS3", "moto_s3"]
+__all__ = ["MotoS3", "moto_s3", "refused_endpoint", "silent_endpoint"]
 
 #: dummy credentials for the moto server (never real ones)
 _FAKE_ENV = {
@@ -168,3 +173,52 @@ def moto_s3(*, serialize: bool = True, latency: float = 0.0) -> Iterator[MotoS3]
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@contextmanager
+def silent_endpoint() -> Iterator[str]:
+    """An endpoint URL on 127.0.0.1 that accepts every connection and never answers.
+
+    A thread accepts and holds the connections (reading nothing, writing
+    nothing) until the block ends: a client waits for its read timeout.
+    """
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(128)
+    server.settimeout(0.1)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except (TimeoutError, OSError):
+                continue
+            held.append(conn)
+
+    thread = threading.Thread(target=accept, name="silent-endpoint", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+@contextmanager
+def refused_endpoint() -> Iterator[str]:
+    """An endpoint URL on 127.0.0.1 whose port refuses connections.
+
+    The port is bound but never listened on for the block's duration, so no
+    other process can take it and every connect gets ``ECONNREFUSED``.
+    """
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    try:
+        yield f"http://127.0.0.1:{holder.getsockname()[1]}"
+    finally:
+        holder.close()
