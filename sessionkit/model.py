@@ -38,6 +38,102 @@ __all__ = [
 ]
 
 
+# -- checking values at the boundary ------------------------------------------------------
+#
+# Every model class gets a converter per field from its annotation (by
+# ``field_transformer``, so a field added later is checked too): a value of
+# the wrong type is a ValidationError naming the class and field, a plain
+# string where a tuple is expected is refused (``next_steps="abc"`` would
+# otherwise be three bullets), lists become tuples, and enum fields take
+# their value (``status="done"``) but refuse an unknown one.
+
+
+def _invalid(owner: str, name: str, message: str) -> Exception:
+    from .errors import ValidationError
+
+    return ValidationError(f"{owner}.{name}: {message}")
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def _check_scalar(owner: str, name: str, annotation: str) -> Any:
+    optional = annotation.endswith(" | None")
+    base = annotation.removesuffix(" | None")
+    types: tuple[type, ...] = {"str": (str,), "int": (int,), "bool": (bool,)}[base]
+
+    def convert(value: Any) -> Any:
+        if value is None and optional:
+            return value
+        if type(value) in types or (
+            isinstance(value, types) and not (base == "int" and isinstance(value, bool))
+        ):
+            return value
+        want = f"{base} or None" if optional else base
+        raise _invalid(owner, name, f"expected {want}, got {_kind(value)} {value!r}")
+
+    return convert
+
+
+def _check_enum(owner: str, name: str, enum_name: str) -> Any:
+    def convert(value: Any) -> Any:
+        cls = globals()[enum_name]
+        if type(value) is cls:
+            return value
+        try:
+            return cls(value)
+        except ValueError:
+            allowed = ", ".join(member.value for member in cls)
+            raise _invalid(owner, name, f"{value!r} is not one of {allowed}") from None
+
+    return convert
+
+
+def _check_tuple(owner: str, name: str, item: str) -> Any:
+    def convert(value: Any) -> Any:
+        if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
+            raise _invalid(
+                owner,
+                name,
+                f"expected a tuple of {item}, got {_kind(value)} {value!r:.60}"
+                + (f" (write ({value!r},) for one item)" if isinstance(value, str) else ""),
+            )
+        out = value if type(value) is tuple else tuple(value)
+        want = str if item == "str" else globals()[item]
+        for element in out:
+            if not isinstance(element, want):
+                raise _invalid(
+                    owner, name, f"expected {item} items, got {_kind(element)} {element!r:.60}"
+                )
+        return out
+
+    return convert
+
+
+_TUPLE = re.compile(r"^tuple\[(\w+), \.\.\.\]$")
+_ENUMS = frozenset({"Status", "DirectiveState", "LinkStyle"})
+_SCALARS = re.compile(r"^(?:str|int|bool)(?: \| None)?$")
+
+
+def _checked(cls: type, fields: list[attrs.Attribute[Any]]) -> list[attrs.Attribute[Any]]:
+    """``field_transformer``: add a checking converter to every field without one."""
+    out = []
+    for field in fields:
+        annotation = field.type if isinstance(field.type, str) else None
+        convert = None
+        if field.converter is None and annotation is not None:
+            m = _TUPLE.match(annotation)
+            if m:
+                convert = _check_tuple(cls.__name__, field.name, m.group(1))
+            elif annotation.removesuffix(" | None") in _ENUMS:
+                convert = _check_enum(cls.__name__, field.name, annotation)
+            elif _SCALARS.match(annotation):
+                convert = _check_scalar(cls.__name__, field.name, annotation)
+        out.append(field.evolve(converter=convert) if convert is not None else field)
+    return out
+
+
 class Status(enum.StrEnum):
     """Lifecycle of a session.
 
@@ -74,7 +170,7 @@ class LinkStyle(enum.StrEnum):
         return self.value
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class Citation:
     """A code citation ``path:line@sha7``, ``path:start-end@sha7`` or ``path``.
 
@@ -112,7 +208,7 @@ class Citation:
         return f"{ref} {self.note}" if self.note else ref
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class Link:
     """A link from a session to another note or page.
 
@@ -131,7 +227,7 @@ class Link:
     style: LinkStyle = LinkStyle.WIKI
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class Observation:
     """A categorised fact (Basic Memory's ``- [category] content #tag (context)``).
 
@@ -145,7 +241,7 @@ class Observation:
     context: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class Directive:
     """An instruction for the next agent, inside a checkpoint.
 
@@ -178,7 +274,7 @@ class Directive:
         return self.field("Action")
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class Checkpoint:
     """One event of the checkpoint log (``### PreCompact at 2026-05-18T14:23:00Z``).
 
@@ -196,7 +292,7 @@ class Checkpoint:
     directives: tuple[Directive, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class ExtraSection:
     """A section the model has no field for, kept verbatim.
 
@@ -210,7 +306,7 @@ class ExtraSection:
     body: str = ""
 
 
-@attrs.frozen(kw_only=True, eq=False)
+@attrs.frozen(kw_only=True, eq=False, field_transformer=_checked)
 class Origin:
     """Where a session was read from: the adapter uses it for minimal edits.
 
@@ -227,7 +323,7 @@ def _mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return dict(value or {})
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, field_transformer=_checked)
 class Session:
     """One agent session's handoff note, independent of its format.
 
