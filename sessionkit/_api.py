@@ -56,6 +56,7 @@ def read_document(text: str, path: str | None = None, *, max_bytes: int | None =
 
     Raises:
         LimitExceededError: the note is over the limit (line 1).
+        ParseError: its line ends are CR alone (line 1; see docs/reliability.md).
     """
     limit = MAX_NOTE_BYTES if max_bytes is None else max_bytes
     size = _too_big(text, limit)
@@ -64,6 +65,13 @@ def read_document(text: str, path: str | None = None, *, max_bytes: int | None =
 
         raise LimitExceededError(
             f"note is {size} bytes or more, over the limit of {limit} (limits.max_note_bytes)",
+            path=path,
+            line=1,
+        )
+    if "\r" in text and "\n" not in text:
+        raise ParseError(
+            "the line ends are CR alone (classic Mac OS); sessionkit reads notes with LF "
+            "or CRLF line ends: convert them first (tr '\\r' '\\n')",
             path=path,
             line=1,
         )
@@ -128,13 +136,40 @@ def lint_quick(
     """
     if len(data) > (MAX_NOTE_BYTES if max_bytes is None else max_bytes):
         return None
+    if b"\n" not in data:  # one line, or CR-only line ends: the general path says which
+        return None
     if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
         return None
     quick = _quick or _load_quick()
     found: list[Diagnostic] | None = quick.quick_lint_bytes(
         data, path, schema, None if format is None else int(format[-1])
     )
+    if found is not None and b"\x00" in data:
+        return _with_nul(found, data.decode("utf-8", "replace"), path)
     return found
+
+
+def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diagnostic]:
+    """``found`` plus SK003 for the first NUL byte of ``text`` (unless a finding names it)."""
+    at = text.find("\x00")
+    if at < 0:
+        return found
+    line = text.count("\n", 0, at) + 1
+    if any(d.line == line and "NUL" in d.message for d in found):
+        return found  # a NUL in the frontmatter: already the YAML's error
+    count = text.count("\x00")
+    more = f" ({count} in all)" if count > 1 else ""
+    return [
+        *found,
+        Diagnostic(
+            code="SK003",
+            severity=Severity.ERROR,
+            line=line,
+            message=f"NUL byte in the note{more}: it is not text (Basic Memory drops it, "
+            "git calls the file binary); remove it",
+            path=path,
+        ),
+    ]
 
 
 _quick: ModuleType | None = None
@@ -199,7 +234,7 @@ def lint_general(
         doc = read_document(text, path, max_bytes=max_bytes)
         name = format or detect_format(doc)
     except SessionKitError as exc:
-        return [
+        unusable = [
             Diagnostic(
                 code="AW001" if isinstance(exc, ParseError) else "SK001",
                 severity=Severity.ERROR,
@@ -208,10 +243,14 @@ def lint_general(
                 path=path,
             )
         ]
+        return _with_nul(unusable, text, path) if "\x00" in text else unusable
     adapter = get_adapter(name)
+    found: list[Diagnostic] | None = None
     if schema is not None and name.startswith("aiwiki"):
         from .adapters.aiwiki import AiwikiAdapter
 
         if isinstance(adapter, AiwikiAdapter):
-            return adapter.lint(doc, schema)
-    return adapter.lint(doc)
+            found = adapter.lint(doc, schema)
+    if found is None:
+        found = adapter.lint(doc)
+    return _with_nul(found, text, path) if "\x00" in text else found

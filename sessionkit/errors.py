@@ -2,7 +2,10 @@
 
 Every error sessionkit raises on purpose derives from :class:`SessionKitError`.
 Errors about a place in a file carry ``path`` and ``line`` (1-based) so a person
-can act on them; ``str(err)`` renders ``path:line: message``.
+can act on them; ``str(err)`` renders ``path:line: message``.  An error that
+a keyword argument resolves names it in ``option``: ``str(err)`` then ends
+with ``; pass format=...`` and :meth:`SessionKitError.cli_text` (what the
+command line prints) with ``; use --format``.
 """
 
 from __future__ import annotations
@@ -31,11 +34,35 @@ class SessionKitError(Exception):
         line: 1-based line number in that file, if known.
     """
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        option: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path
         self.line = line
+        self.option = option
+
+    @property
+    def advice(self) -> str:
+        """What to do, in Python's spelling (``pass format=...``), or ``""``.
+
+        ``option`` names the keyword argument that resolves the error; the
+        command line says the same with its flag (:meth:`cli_text`).
+        """
+        return f"pass {self.option}=..." if self.option else ""
+
+    def cli_text(self) -> str:
+        """``str(self)`` with the advice in the command line's spelling (``use --format``)."""
+        if not self.option:
+            return str(self)
+        flag = "--" + self.option.rstrip("_").replace("_", "-")
+        return f"{self._where()}{self.message}; use {flag}"
 
     def with_path(self, path: str | None) -> SessionKitError:
         """Return this error with ``path`` filled in when it was not set yet."""
@@ -43,7 +70,7 @@ class SessionKitError(Exception):
             self.path = path
         return self
 
-    def __str__(self) -> str:
+    def _where(self) -> str:
         where = ""
         if self.path is not None:
             where = self.path
@@ -52,7 +79,11 @@ class SessionKitError(Exception):
             where += ": "
         elif self.line is not None:
             where = f"line {self.line}: "
-        return f"{where}{self.message}"
+        return where
+
+    def __str__(self) -> str:
+        advice = self.advice
+        return f"{self._where()}{self.message}" + (f"; {advice}" if advice else "")
 
 
 class ParseError(SessionKitError):

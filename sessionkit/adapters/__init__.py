@@ -12,7 +12,7 @@ import importlib
 from typing import Any
 
 from ..document import Document
-from ..errors import MissingDependencyError, UnsupportedFormatError
+from ..errors import MissingDependencyError, SessionKitError, UnsupportedFormatError
 from ._base import Adapter
 
 __all__ = ["Adapter", "available_formats", "detect_format", "get_adapter", "register_format"]
@@ -113,10 +113,17 @@ def detect_format(doc: Document) -> str:
         if score > best_score:
             best, best_score = name, score
     if best is None:
+        # frontmatter nobody can read: its own error (the YAML's line and cause)
+        # is the one to report, the same one every command and loads() give
+        try:
+            _ = doc.meta
+        except SessionKitError as exc:
+            raise exc.with_path(doc.path) from None
         raise UnsupportedFormatError(
             "cannot tell the format of this note (no aiwiki schema_id, no Basic Memory "
-            "frontmatter); pass format=...",
+            "frontmatter)",
             path=doc.path,
             line=1,
+            option="format",
         )
     return best
