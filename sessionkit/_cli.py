@@ -70,7 +70,7 @@ def _os_message(exc: OSError) -> str:
 
 def _failure(exc: BaseException) -> Failure:
     if isinstance(exc, SessionKitError):
-        return Failure(_one_line(str(exc)))
+        return Failure(_one_line(exc.cli_text()))
     from .backends._netfail import unreachable
 
     why = unreachable(exc)  # a remote store's endpoint refused or never answered
@@ -119,6 +119,43 @@ def _parse_option(item: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
+def _check_format(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--format NAME``: a registered format (plugins included), else a usage error."""
+    if value is None:
+        return None
+    from .adapters import available_formats
+
+    names = available_formats()
+    if value not in names:
+        raise click.BadParameter(
+            f"{value!r} is not a format; choose from {', '.join(names)}", ctx=ctx, param=param
+        )
+    return value
+
+
+def _check_layout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--layout NAME``: aiwiki or basic-memory (or a registered backend's layout)."""
+    if value is None or value in ("aiwiki", "basic-memory"):
+        return value
+    from .backends import available_backends
+
+    names = available_backends()
+    if value not in names:
+        raise click.BadParameter(
+            f"{value!r} is not a layout; choose from {', '.join(names)}", ctx=ctx, param=param
+        )
+    return value
+
+
+_format_option = click.option(
+    "--format",
+    "fmt",
+    metavar="NAME",
+    callback=_check_format,
+    help="Note format (aiwiki-v1, aiwiki-v2, basic-memory; default: detected).",
+)
+
+
 def _store_options(func: F) -> F:
     """``--layout``, ``--format`` and ``--storage-option KEY=VALUE`` (repeatable)."""
     func = click.option(
@@ -129,10 +166,13 @@ def _store_options(func: F) -> F:
         metavar="KEY=VALUE",
         help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
     )(func)
-    func = click.option("--format", "fmt", metavar="NAME", help="note format of the store.")(func)
-    func = click.option("--layout", metavar="NAME", help="store layout (aiwiki, basic-memory).")(
-        func
-    )
+    func = _format_option(func)
+    func = click.option(
+        "--layout",
+        metavar="NAME",
+        callback=_check_layout,
+        help="Store layout (aiwiki, basic-memory).",
+    )(func)
     return func
 
 
@@ -428,15 +468,19 @@ def _summary(session: Any, path: str) -> str:
     metavar="KEY=VALUE",
     help="fsspec storage option for a URL (repeatable).",
 )
-def show(path: str, as_json: bool, storage_option: tuple[str, ...]) -> None:
-    """Summarise one note (a file or an fsspec URL); --json prints the model."""
+@_format_option
+def show(path: str, as_json: bool, storage_option: tuple[str, ...], fmt: str | None) -> None:
+    """Summarise one note (a file or an fsspec URL); --json prints the model.
+
+    The note's format is detected (--format names it).
+    """
     from ._api import decode, loads
 
     data = _read_note(path, storage_option)
     limit = _state().config.limits.max_note_bytes
     if len(data) > limit:
         raise Failure(f"{path}: note is {len(data)} bytes, over the limit of {limit}")
-    session = loads(decode(data, path), path=path, max_bytes=limit)
+    session = loads(decode(data, path), path=path, format=fmt, max_bytes=limit)
     if as_json:
         from .serialize import to_json
 
@@ -489,7 +533,7 @@ def _ls_one(item: tuple[str, str | None, str | None]) -> tuple[dict[str, Any] | 
     try:
         session = loads(text, path=key)
     except SessionKitError as exc:
-        return None, _one_line(str(exc))
+        return None, _one_line(exc.cli_text())
     return _row(key, session), None
 
 
@@ -510,7 +554,8 @@ def _read_in_batches(store: Any) -> Iterator[tuple[str, Any]]:
 def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
     for key, text in _read_in_batches(store):
         if isinstance(text, BaseException):
-            yield key, None, _one_line(str(text))
+            message = text.cli_text() if isinstance(text, SessionKitError) else str(text)
+            yield key, None, _one_line(message)
         else:
             yield key, text, None
 
@@ -1139,6 +1184,8 @@ def migrate_(
 
 
 _CONVERT_FORMATS = ["aiwiki", "aiwiki-v1", "aiwiki-v2", "basic-memory"]
+#: convert writes aiwiki v2 pages (v1: convert, then ``migrate --to aiwiki-v1``)
+_CONVERT_TARGETS = ["aiwiki", "aiwiki-v2", "basic-memory"]
 
 
 def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) -> Any:
@@ -1152,7 +1199,12 @@ def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) 
 @click.argument("src")
 @click.argument("dst")
 @click.option("--from", "from_", type=click.Choice(_CONVERT_FORMATS), help="Source format.")
-@click.option("--to", "to", type=click.Choice(_CONVERT_FORMATS), help="Target format.")
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(_CONVERT_TARGETS),
+    help="Target format (aiwiki means aiwiki-v2; for v1 pages migrate afterwards).",
+)
 @click.option("--project", metavar="NAME", help="Basic Memory project name for new notes.")
 @click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite target notes edited by hand.")
@@ -1211,7 +1263,7 @@ def convert_(
             from_=from_,
         )
     except UnsupportedFormatError as exc:
-        raise Failure(_one_line(str(exc))) from None
+        raise Failure(_one_line(exc.cli_text())) from None
     finally:
         if holder:
             holder[0].__exit__(None, None, None)
@@ -1221,7 +1273,7 @@ def convert_(
     for issue in report.conflicts:
         click.echo(f"sessionkit: conflict: {issue.message} (use --force to overwrite)", err=True)
     for issue in report.failures:
-        click.echo(f"sessionkit: {issue.source}: {_one_line(issue.message)}", err=True)
+        click.echo(f"sessionkit: {_issue_line(issue.source, issue.message)}", err=True)
     verb = "would write" if dry_run else "wrote"
     click.echo(
         f"{report.target}: {verb} {len(report.created)} new, {len(report.updated)} updated; "
@@ -1351,6 +1403,14 @@ def sync_(
             holder[0].__exit__(None, None, None)
     show(report)
     _exit(OK if report.ok else FINDINGS)
+
+
+def _issue_line(source: str, message: str) -> str:
+    """``source: message`` on one line, naming the source once (errors often name it already)."""
+    text = _one_line(message)
+    if text == source or text.startswith((f"{source}:", f"{source} ")):
+        return text
+    return f"{source}: {text}"
 
 
 # -- entry -----------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 
 from ..document import Document, Section
-from ..errors import FormatError, SessionKitError
+from ..errors import FormatError, ParseError, SessionKitError
 from ..model import (
     Checkpoint,
     Citation,
@@ -698,6 +698,12 @@ def read_page(doc: Document) -> tuple[Session, Layout]:
         meta = doc.meta
     except SessionKitError as exc:
         raise exc.with_path(doc.path) from None
+    if not doc.has_frontmatter:  # INDEX.md, a stray page: not a session (lint: AW001)
+        raise ParseError(
+            "no frontmatter: the page must start with a '---' fenced block",
+            path=doc.path,
+            line=1,
+        )
     schema_id = meta.get("schema_id")
     if schema_id is not None and schema_id != "session":
         raise FormatError(

@@ -89,9 +89,10 @@ class AiwikiAdapter:
 
         A page without ``schema_version`` is claimed by v2 with 50 (lint then
         reports AW002); a path under ``aiwiki/sessions/`` adds 10.  A note
-        without ``schema_id`` scores 0 (5 for v2 under ``aiwiki/sessions/``,
-        so lint reports what is wrong with it), as does unusable frontmatter
-        outside that folder.
+        without ``schema_id: session`` scores 0 (5 for v2 under
+        ``aiwiki/sessions/``, so lint reports what is wrong with it: AW002 for
+        none, AW004 for another), as does unusable frontmatter outside that
+        folder.
         """
         hint = _under_sessions(doc)
         try:
@@ -99,9 +100,9 @@ class AiwikiAdapter:
         except SessionKitError:
             return 5 if hint and self.version == 2 else 0
         if meta.get("schema_id") != "session":
-            if "schema_id" not in meta and hint and self.version == 2:
-                return 5
-            return 0
+            # under aiwiki/sessions/ a page is meant to be a session: v2 claims
+            # it weakly, so lint says what is wrong (AW002, AW004), not SK001
+            return 5 if hint and self.version == 2 else 0
         version = meta.get("schema_version")
         if version == self.version and not isinstance(version, bool):
             score = 90

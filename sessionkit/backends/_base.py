@@ -113,6 +113,23 @@ def as_iso_date(value: DateLike | None) -> str | None:
         raise ValidationError(f"not a date (YYYY-MM-DD): {value!r}") from None
 
 
+def as_status(value: Status | str | None) -> Status | None:
+    """The :class:`Status` named by ``value`` (``None`` passes through).
+
+    Raises:
+        ValidationError: not ``active``, ``done`` or ``abandoned``.
+    """
+    if value is None or isinstance(value, Status):
+        return value
+    try:
+        return Status(value)
+    except ValueError:
+        from ..errors import ValidationError
+
+        allowed = ", ".join(member.value for member in Status)
+        raise ValidationError(f"status {value!r} is not one of {allowed}") from None
+
+
 class Store(abc.ABC):
     """A collection of session notes (abstract).
 
@@ -226,7 +243,7 @@ class Store(abc.ABC):
         names first and only frontmatter heads when a filter needs them.
         """
         lo, hi = as_iso_date(since), as_iso_date(until)
-        want = Status(status) if status is not None else None
+        want = as_status(status)
         out: list[NoteInfo] = []
         for key, text in self.read_many(self.keys()):
             if isinstance(text, SessionKitError):

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..model import Session, Status
-from ._base import DateLike, NoteInfo, as_iso_date, check_key
+from ._base import DateLike, NoteInfo, as_iso_date, as_status, check_key
 from ._filestore import FileStore
 from ._storage import Storage, open_storage
 
@@ -137,7 +137,7 @@ class AiwikiStore(FileStore):
         missing from a name.
         """
         lo, hi = as_iso_date(since), as_iso_date(until)
-        want = Status(status) if status is not None else None
+        want = as_status(status)
         notes = self.info()
         need_heads = [n.key for n in notes if want is not None or ((lo or hi) and n.date is None)]
         metas = self.frontmatters(need_heads) if need_heads else {}

@@ -94,13 +94,23 @@ def convert_text(
 
     doc = read_document(text, path)
     src = note_family(from_) if from_ else detect_family(doc)
-    dst = note_family(to)
+    dst = _target_family(to)
     if src == dst:
         raise UnsupportedFormatError(f"the note is already {to}: nothing to convert", path=path)
     try:
         return convert_doc(doc, src, dst, project=project, folder=folder, today=today_utc()).text
     except SessionKitError as exc:
         raise exc.with_path(path) from None
+
+
+def _target_family(to: str) -> str:
+    """``note_family`` of a target format; ``aiwiki-v1`` is refused (convert writes v2)."""
+    if to == "aiwiki-v1":
+        raise UnsupportedFormatError(
+            "convert writes aiwiki-v2 pages, not aiwiki-v1; convert to aiwiki-v2, then "
+            "sessionkit.migrate(store, to='aiwiki-v1') (sessionkit migrate --to aiwiki-v1)"
+        )
+    return note_family(to)
 
 
 def target_key(text: str, to: str, path: str | None = None, *, project: str | None = None) -> str:
@@ -415,17 +425,20 @@ def convert(
     """
     from ..backends import Store
 
+    if to is not None:
+        _target_family(to)  # refused before any store is opened
     options = dict(storage_options or {})
     source = _open(src, from_, options)
     src_family = note_family(from_) if from_ else _store_family(source)
     if to is None and not isinstance(dst, Store):
         to = AIWIKI if src_family == BASIC_MEMORY else BASIC_MEMORY
     target = _open(dst, to, options)
-    dst_family = note_family(to) if to else _store_family(target)
+    dst_family = _target_family(to) if to else _store_family(target)
     if dst_family == src_family:
         raise UnsupportedFormatError(
             f"both stores hold {src_family} notes; convert needs aiwiki on one side "
-            "and basic-memory on the other (pass to=...)"
+            "and basic-memory on the other",
+            option="to",
         )
     to_name = AIWIKI if dst_family == "aiwiki" else BASIC_MEMORY
     report = ConversionReport(
