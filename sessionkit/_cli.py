@@ -391,7 +391,17 @@ def _read_note(target: str, storage_option: Sequence[str]) -> bytes:
     config = _state().config
     options = storage_options_for(config, target)
     options.update(_parse_option(item) for item in storage_option)
-    fs, path = fsspec.url_to_fs(target, **options)
+    try:
+        fs, path = fsspec.url_to_fs(target, **options)
+    except ImportError as exc:  # the protocol's package is not installed
+        from .backends._storage import install_hint, split_url
+        from .errors import MissingDependencyError
+
+        protocol = split_url(target)[0] or "file"
+        raise MissingDependencyError(
+            f"{target}: reading {protocol}:// needs a package that is not installed "
+            f"({exc}); {install_hint(protocol)}"
+        ) from None
     try:
         data = fs.cat_file(path)
     except FileNotFoundError:

@@ -234,3 +234,29 @@ def test_store_list_with_a_bad_status_is_a_sessionkit_error(repo: Path) -> None:
     store = sessionkit.open_store(str(repo), layout="aiwiki")
     with pytest.raises(sessionkit.ValidationError, match="'bogus' is not one of active"):
         store.list(status="bogus")
+
+
+def _without_s3fs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import sys
+
+    registry = importlib.import_module("fsspec.registry")  # the module, not fsspec.registry
+    monkeypatch.setitem(sys.modules, "s3fs", None)  # import s3fs -> ImportError
+    monkeypatch.delitem(registry._registry, "s3", raising=False)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["show", "s3://bucket/aiwiki/sessions/2026-05-18-7e8a3f2.md"], ["ls", "s3://bucket/wiki"]],
+)
+def test_a_missing_s3fs_says_what_to_install_everywhere(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+) -> None:
+    # before: show said "internal error: ImportError: Install s3fs..."
+    _without_s3fs(monkeypatch)
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == "", err
+    assert "pip install 'sessionkit[s3]'" in err and "internal error" not in err, err
