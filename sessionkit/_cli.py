@@ -231,9 +231,16 @@ def _open_store(
 )
 @click.pass_context
 def cli(ctx: click.Context, directory: str | None) -> None:
-    """Read, lint and list AI coding-agent session handoff notes.
+    """Read, lint, edit, migrate and convert AI coding-agent session handoff notes.
+
+    Works on aiwiki session pages (aiwiki/sessions/*.md, schema v1 and v2)
+    and Basic Memory session notes, in a folder or on any fsspec URL
+    (s3://, gs://, memory://, bm://PROJECT), without changing a byte nobody
+    edited.  A command without a store uses the configured one
+    (.sessionkit.toml, see `sessionkit config show`), else the repository.
 
     Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
+    Run `sessionkit COMMAND --help` for a command's options.
     """
     ctx.obj = _State(directory)
 
@@ -1067,8 +1074,11 @@ def prune_(
 def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
     """Merge the PreCompact and SessionStart hook entries into Claude Code settings.
 
-    Idempotent; every other key and hook is kept; --remove takes out exactly
-    the two entries.
+    The command written runs this sessionkit from any shell (the installed
+    script's absolute path, else `<python> -m sessionkit`), since Claude Code
+    runs hooks outside your virtual environment; a warning says when that
+    cannot be found.  Idempotent; every other key and hook is kept; --remove
+    takes out exactly the two entries.
     """
     from .config import repository_root
 
@@ -1077,6 +1087,8 @@ def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
     else:
         settings = repository_root(_state().directory) / ".claude" / "settings.json"
     report = _lifecycle().install_hooks(settings, remove=remove)
+    if report.warning:
+        click.echo(f"sessionkit: warning: {report.warning}", err=True)
     if as_json:
         click.echo(_report_json(report))
         return
@@ -1198,6 +1210,28 @@ _CONVERT_FORMATS = ["aiwiki", "aiwiki-v1", "aiwiki-v2", "basic-memory"]
 _CONVERT_TARGETS = ["aiwiki", "aiwiki-v2", "basic-memory"]
 
 
+#: options sessionkit's own stores take, local ones included (the rest are fsspec's)
+_OWN_OPTIONS = ("single_writer", "lock_timeout", "max_attempts")
+
+
+def _is_local_store(target: str) -> bool:
+    """A plain path, ``file://``, ``local://`` or ``bm://`` (a local Basic Memory project)."""
+    protocol = target.split("://", 1)[0].lower() if "://" in target else None
+    return protocol in (None, "file", "local", "bm")
+
+
+def _side_options(target: str, shared: Sequence[str], own: Sequence[str]) -> list[str]:
+    """The ``KEY=VALUE`` options for one side of a two-store command.
+
+    ``own`` (``--src-option`` / ``--dst-option``) are that side's; the
+    shared ``-o`` ones go to every side that takes them: all of them to a
+    remote store, only sessionkit's own (``lock_timeout``...) to a local one.
+    """
+    if _is_local_store(target):
+        shared = [item for item in shared if item.partition("=")[0].strip() in _OWN_OPTIONS]
+    return [*shared, *own]
+
+
 def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) -> Any:
     layout = None
     if fmt is not None:
@@ -1226,7 +1260,22 @@ def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) 
     "storage_option",
     multiple=True,
     metavar="KEY=VALUE",
-    help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
+    help="fsspec storage option for each remote side (repeatable; a local side takes only "
+    "lock_timeout, single_writer, max_attempts); VALUE is a TOML literal or a string.",
+)
+@click.option(
+    "--src-option",
+    "src_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Storage option for SRC only (repeatable).",
+)
+@click.option(
+    "--dst-option",
+    "dst_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Storage option for DST only (repeatable).",
 )
 def convert_(
     src: str,
@@ -1239,6 +1288,8 @@ def convert_(
     as_json: bool,
     jobs: int | None,
     storage_option: tuple[str, ...],
+    src_option: tuple[str, ...],
+    dst_option: tuple[str, ...],
 ) -> None:
     """Convert the session notes of SRC (aiwiki or Basic Memory) into DST, losslessly.
 
@@ -1247,18 +1298,23 @@ def convert_(
     last conversion is reported as a conflict and kept unless --force.  Exit
     0 when every note converted, 1 on conflicts or failures, 2 when a store
     or format is unusable.
+
+    -o options go to each side that takes them (every fsspec option to a
+    remote store; a local folder takes only sessionkit's own), so
+    `convert wiki s3://bucket/x -o endpoint_url=...` pushes a local wiki to
+    a bucket; --src-option / --dst-option give one side its own.
     """
     from .errors import UnsupportedFormatError
     from .ops.convert import convert
 
     if not _is_url(src) and not os.path.exists(_local(src)):
         raise Failure(f"{src}: no such folder")
-    source = _convert_store(src, from_, storage_option)
+    source = _convert_store(src, from_, _side_options(src, storage_option, src_option))
     if to is None and from_ is None:
         to = "aiwiki-v2" if source.layout == "basic-memory" else "basic-memory"
     elif to is None:
         to = "aiwiki-v2" if from_ == "basic-memory" else "basic-memory"
-    target = _convert_store(dst, to, storage_option)
+    target = _convert_store(dst, to, _side_options(dst, storage_option, dst_option))
     progress, holder = _progress_bar(sys.stderr.isatty() and not as_json, "converting")
     try:
         report = convert(
@@ -1421,6 +1477,26 @@ def _issue_line(source: str, message: str) -> str:
     if text == source or text.startswith((f"{source}:", f"{source} ")):
         return text
     return f"{source}: {text}"
+
+
+# -- hooks --------------------------------------------------------------------------------
+
+
+@cli.command(
+    name="hook",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hook_(args: tuple[str, ...]) -> None:
+    """Claude Code hooks: `hook pre-compact`, `hook session-start` (JSON payload on stdin).
+
+    Installed by `sessionkit install-hooks`; run `sessionkit hook --help`.
+    They never break the agent: a problem exits 0 and is shown to the user.
+    """
+    from .hooks import main as hook_main
+
+    _exit(int(hook_main(list(args))))
 
 
 # -- entry -----------------------------------------------------------------------------------

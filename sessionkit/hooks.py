@@ -2,12 +2,12 @@
 
 Two commands, run by Claude Code with the hook's JSON payload on stdin:
 
-``sessionkit hook pre-compact [--store URL]``
+``sessionkit hook pre-compact [--store URL] [-o KEY=VALUE]...``
     Records a ``PreCompact`` checkpoint (with the active work item and an
     unconsumed directive) in the session's note, creating the note lazily.
     Prints nothing (Claude Code does not show PreCompact output to the model).
 
-``sessionkit hook session-start [--store URL] [--plain | --json]``
+``sessionkit hook session-start [--store URL] [-o KEY=VALUE]... [--plain | --json]``
     Prints a one-line summary of the newest session note and each of its
     unconsumed directives, as ``{"hookSpecificOutput": {"hookEventName":
     "SessionStart", "additionalContext": "..."}}`` or, with ``--plain`` (or
@@ -168,13 +168,42 @@ def _deadline_ms(raw: object) -> int | None:
     return int(text) if text.isdigit() and int(text) > 0 else None
 
 
+#: problems said during this run, for the user (``systemMessage``, see :func:`_notify`)
+_NOTICES: list[str] = []
+
+
 def _say(message: str) -> None:
-    """One line on stderr (never raises)."""
+    """One line on stderr, kept for the user's ``systemMessage`` too (never raises)."""
     try:
         text = " ".join(str(message).split())
+        _NOTICES.append(text)
         sys.stderr.write(f"sessionkit hook: {text}\n")
         sys.stderr.flush()
     except Exception:  # pragma: no cover - stderr closed
+        pass
+
+
+def _system_message() -> str | None:
+    """What Claude Code shows the user for this run's problems, or ``None``."""
+    return "sessionkit hook: " + "; ".join(_NOTICES) if _NOTICES else None
+
+
+def _notify() -> None:
+    """Print ``{"systemMessage": ...}`` on stdout when a problem was said and not yet shown.
+
+    Claude Code shows a hook's stderr only in verbose mode when it exits 0, but
+    it shows a JSON reply's ``systemMessage`` to the user; exit 2 would block
+    the agent, so the hooks never use it.
+    """
+    message = _system_message()
+    _NOTICES.clear()
+    if message is None:
+        return
+    try:
+        if sys.stdout is not None:
+            sys.stdout.write(json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+    except (OSError, ValueError):  # stdout closed: stderr had it
         pass
 
 
@@ -367,7 +396,7 @@ class _Settings:
     what :func:`sessionkit.config.load_config` would return.
     """
 
-    def __init__(self, start: str, store: str | None) -> None:
+    def __init__(self, start: str, store: str | None, options: Sequence[str] = ()) -> None:
         self.start = start
         self.repo_root = _repository_root(start)
         self.options: dict[str, Any] = {}
@@ -394,6 +423,7 @@ class _Settings:
         else:
             url = store or self.repo_root
         self.url = url
+        self.options.update(_option(item) for item in options)
         if store is None and not from_config:
             self.layout = "aiwiki"  # the repository root: never guess Basic Memory there
 
@@ -481,11 +511,25 @@ def _bounded_options(
     return {**options, "config_kwargs": config}
 
 
+def _option(item: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` as ``sessionkit -o`` reads it (VALUE a TOML literal, else a string)."""
+    name, _, raw = item.partition("=")
+    import tomllib
+
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    if not isinstance(value, str | int | float | bool):
+        value = raw
+    return name.strip(), value
+
+
 def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
     deadline.enter("reading stdin")
     payload, problem = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     deadline.enter("loading the configuration")
-    settings = _Settings(_start_dir(payload), args.store)
+    settings = _Settings(_start_dir(payload), args.store, args.storage_option)
     _configured_deadline(deadline, settings)
     from .ops.lifecycle import DirectiveSpec, record_checkpoint
 
@@ -652,7 +696,7 @@ def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: 
     deadline.enter("reading stdin")
     payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     deadline.enter("loading the configuration")
-    settings = _Settings(_start_dir(payload), args.store)
+    settings = _Settings(_start_dir(payload), args.store, args.storage_option)
     _configured_deadline(deadline, settings)
     render = _render_options(payload, settings)
     root = settings.local_aiwiki_root()
@@ -674,18 +718,17 @@ def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: 
     if plain:
         out = text + "\n"
     else:
-        out = (
-            json.dumps(
-                {
-                    "hookSpecificOutput": {
-                        "hookEventName": "SessionStart",
-                        "additionalContext": text,
-                    }
-                },
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
+        reply: dict[str, Any] = {
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": text,
+            }
+        }
+        message = _system_message()
+        if message is not None:
+            reply["systemMessage"] = message
+            _NOTICES.clear()  # said once, in this reply
+        out = json.dumps(reply, ensure_ascii=False) + "\n"
     sys.stdout.write(out)
     sys.stdout.flush()
     return 0
@@ -708,6 +751,12 @@ def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
     }
 
 
+def _key_value(item: str) -> str:
+    if "=" not in item or not item.partition("=")[0].strip():
+        raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
+    return item
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sessionkit hook",
@@ -715,9 +764,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
     pre = sub.add_parser("pre-compact", help="record a PreCompact checkpoint")
-    pre.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
     start = sub.add_parser("session-start", help="print the latest session and its directives")
-    start.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
+    for each in (pre, start):
+        each.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
+        each.add_argument(
+            "--storage-option",
+            "-o",
+            dest="storage_option",
+            action="append",
+            default=[],
+            type=_key_value,
+            metavar="KEY=VALUE",
+            help="fsspec storage option (repeatable); VALUE is a TOML literal or a string",
+        )
     fmt = start.add_mutually_exclusive_group()
     fmt.add_argument(
         "--plain", dest="plain", action="store_true", default=None, help="print plain text"
@@ -735,13 +794,27 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
         argv: the arguments after ``hook`` (default: ``sys.argv[2:]``).
         stdin: where the payload comes from (default: ``sys.stdin.buffer``).
 
-    Usage errors exit 2; every other failure exits 0 with one line on stderr.
+    Never exits 2 (Claude Code would block the agent): a usage error
+    (``hook bogus``) exits 1, a non-blocking error whose message Claude Code
+    shows; every other failure exits 0 with one line on stderr and the same
+    words as the JSON reply's ``systemMessage``, which Claude Code shows the
+    user.  ``--help`` exits 0.
     """
     args_list = list(sys.argv[2:] if argv is None else argv)
+    _NOTICES.clear()
     try:
         args = _parser().parse_args(args_list)
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+        return 0 if exc.code in (0, None) else 1
+    try:
+        return _run(args, stdin)
+    finally:
+        if args.event == "pre-compact" or not getattr(args, "plain", False):
+            _notify()
+
+
+def _run(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
+    """:func:`main` after the arguments are parsed."""
     if stdin is None:
         stdin = getattr(sys.stdin, "buffer", None)
     budget = (_deadline_ms(os.environ.get(_DEADLINE_ENV)) or DEADLINE_MS) / 1000
@@ -787,6 +860,7 @@ def _deadline_message(event: str, exc: DeadlineExceeded) -> None:
         " (nothing partial was written; raise hooks.deadline_ms if the store is slow)"
     )
     _say(message.removeprefix("sessionkit hook "))
+    _NOTICES.clear()  # said here, whole
     try:
         if sys.stdout is not None:
             sys.stdout.write(json.dumps({"systemMessage": message}) + "\n")

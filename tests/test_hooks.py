@@ -319,9 +319,14 @@ def test_unusable_store_exits_0(repo: Path, home: Path) -> None:
     assert res.stdout == b""
 
 
-def test_usage_error_is_exit_2(home: Path) -> None:
-    res = run(["hook", "no-such-event"], home)
-    assert res.returncode == 2
+def test_usage_error_is_exit_1_never_2(home: Path) -> None:
+    # exit 2 makes Claude Code block the agent (#19): a usage error is exit 1,
+    # a non-blocking error whose stderr Claude Code shows
+    for args in (["hook", "no-such-event"], ["hook"], ["hook", "pre-compact", "--bogus"]):
+        res = run(args, home)
+        assert res.returncode == 1, args
+        assert b"usage:" in res.stderr and res.stdout == b""
+    assert run(["hook", "--help"], home).returncode == 0
 
 
 # -- session-start ------------------------------------------------------------------------

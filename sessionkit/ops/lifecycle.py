@@ -1025,33 +1025,91 @@ class HooksReport:
     changed: bool
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    command: str = ""
+    warning: str | None = None
+
+
+def hook_program() -> tuple[str, str | None]:
+    """The command that runs sessionkit from any shell, and a warning when there is none.
+
+    Claude Code runs hook commands with its own ``PATH``, outside any
+    virtual environment, so a bare ``sessionkit`` is not found after a venv
+    install.  The answer is the absolute path of the ``sessionkit`` script
+    installed next to this interpreter; else ``<absolute python> -m
+    sessionkit``; else (no absolute interpreter known) the bare name, with a
+    warning saying so.
+    """
+    import shlex
+    import sys
+
+    python = sys.executable
+    if python and os.path.isabs(python):
+        folder = os.path.dirname(python)
+        for name in ("sessionkit", "sessionkit.exe"):
+            script = os.path.join(folder, name)
+            if os.path.isfile(script) and os.access(script, os.X_OK):
+                return shlex.quote(script), None
+        return f"{shlex.quote(python)} -m sessionkit", None
+    return "sessionkit", (
+        "cannot tell where this sessionkit is installed (no absolute interpreter path); "
+        "the hooks run 'sessionkit' from Claude Code's PATH: check that it finds it"
+    )
 
 
 def _is_ours(hook: Any, command: str) -> bool:
+    """Whether ``hook`` runs ``command`` (``sessionkit hook EVENT``) by any spelling of sessionkit.
+
+    Matches the bare name, an absolute path ending in ``/sessionkit`` and
+    ``<python> -m sessionkit``, so reinstalling finds (and updates) an entry
+    written by another version or from another environment.
+    """
     if not isinstance(hook, dict):
         return False
     cmd = hook.get("command")
     if not isinstance(cmd, str):
         return False
-    words = cmd.split()
-    want = command.split()
-    return words[: len(want)] == want or (
-        len(words) >= len(want)
-        and words[0].endswith("/sessionkit")
-        and words[1 : len(want)] == want[1:]
-    )
+    import shlex
+
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        words = cmd.split()
+    tail = command.split()[1:]  # ["hook", "pre-compact"]
+    for start in range(1, min(len(words), 4)):
+        head = words[:start]
+        if words[start : start + len(tail)] != tail or len(words) != start + len(tail):
+            continue
+        if len(head) == 1 and (head[0] == "sessionkit" or head[0].endswith("/sessionkit")):
+            return True
+        if len(head) == 3 and head[1:] == ["-m", "sessionkit"]:
+            return True
+    return False
 
 
-def install_hooks(settings_path: str | os.PathLike[str], remove: bool = False) -> HooksReport:
+def install_hooks(
+    settings_path: str | os.PathLike[str],
+    remove: bool = False,
+    *,
+    program: str | None = None,
+) -> HooksReport:
     """Merge (or with ``remove``, take out) sessionkit's two hook entries in a settings file.
 
-    The entries are ``PreCompact`` → ``sessionkit hook pre-compact`` and
-    ``SessionStart`` → ``sessionkit hook session-start`` (Claude Code's
+    The entries are ``PreCompact`` → ``PROGRAM hook pre-compact`` and
+    ``SessionStart`` → ``PROGRAM hook session-start`` (Claude Code's
     ``{"hooks": {EVENT: [{"matcher": "", "hooks": [{"type": "command",
-    "command": …}]}]}}`` shape).  Installing twice changes nothing; every
-    other key and hook of the file is kept in order; removal drops exactly
-    these commands (and a group, event or ``hooks`` table left empty by it).
-    The file is written atomically, only when it changes.
+    "command": …}]}]}}`` shape), where PROGRAM runs this sessionkit from any
+    shell (:func:`hook_program`: the installed script's absolute path, else
+    ``<python> -m sessionkit``; the report's ``warning`` says when neither is
+    known).  Installing twice changes nothing; an entry of ours spelled
+    otherwise (a bare ``sessionkit``, another venv) is updated in place;
+    every other key and hook of the file is kept in order; removal drops
+    exactly these commands (and a group, event or ``hooks`` table left empty
+    by it).  The file is written atomically, only when it changes.
+
+    Args:
+        settings_path: the settings file (created when missing).
+        remove: take the entries out instead.
+        program: the command prefix to write (default: :func:`hook_program`).
 
     Raises:
         ValidationError: the file is not a JSON object (or ``hooks`` is not one).
@@ -1078,6 +1136,9 @@ def install_hooks(settings_path: str | os.PathLike[str], remove: bool = False) -
         raise ValidationError("'hooks' must be a JSON object", path=str(path))
     added: list[str] = []
     removed: list[str] = []
+    warning = None
+    if program is None:
+        program, warning = hook_program()
     if remove:
         if hooks:
             for event, command in HOOK_COMMANDS.items():
@@ -1112,16 +1173,27 @@ def install_hooks(settings_path: str | os.PathLike[str], remove: bool = False) -
                 groups = hooks[event] = []
             if not isinstance(groups, list):
                 raise ValidationError(f"'hooks.{event}' must be a JSON list", path=str(path))
-            present = any(
-                isinstance(g, dict)
-                and isinstance(g.get("hooks"), list)
-                and any(_is_ours(h, command) for h in g["hooks"])
-                for g in groups
-            )
+            wanted = f"{program} {' '.join(command.split()[1:])}"
+            present = False
+            for g in groups:
+                inner = g.get("hooks") if isinstance(g, dict) else None
+                for h in inner if isinstance(inner, list) else ():
+                    if _is_ours(h, command):
+                        present = True
+                        if h.get("command") != wanted:  # another spelling: make it ours
+                            h["command"] = wanted
+                            added.append(event)
             if not present:
-                groups.append({"matcher": "", "hooks": [{"type": "command", "command": command}]})
+                groups.append({"matcher": "", "hooks": [{"type": "command", "command": wanted}]})
                 added.append(event)
     changed = bool(added or removed)
     if changed:
         write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return HooksReport(path=str(path), changed=changed, added=tuple(added), removed=tuple(removed))
+    return HooksReport(
+        path=str(path),
+        changed=changed,
+        added=tuple(added),
+        removed=tuple(removed),
+        command=program,
+        warning=warning if not remove else None,
+    )

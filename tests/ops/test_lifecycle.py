@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -369,7 +370,7 @@ def test_install_hooks_is_idempotent_and_keeps_other_settings(tmp_path: Path) ->
         "permissions": {"allow": ["Bash(ls)"]},
     }
     settings.write_text(json.dumps(original, indent=4), encoding="utf-8")
-    first = lc.install_hooks(settings)
+    first = lc.install_hooks(settings, program="sessionkit")
     assert first.changed and first.added == ("PreCompact", "SessionStart")
     data = json.loads(settings.read_text(encoding="utf-8"))
     assert list(data) == ["model", "hooks", "permissions"]
@@ -383,12 +384,58 @@ def test_install_hooks_is_idempotent_and_keeps_other_settings(tmp_path: Path) ->
         {"matcher": "", "hooks": [{"type": "command", "command": "sessionkit hook session-start"}]}
     ]
     written = settings.read_bytes()
-    second = lc.install_hooks(settings)
+    second = lc.install_hooks(settings, program="sessionkit")
     assert not second.changed and settings.read_bytes() == written
     removed = lc.install_hooks(settings, remove=True)
     assert removed.removed == ("PreCompact", "SessionStart")
     assert json.loads(settings.read_text(encoding="utf-8")) == original
     assert not lc.install_hooks(settings, remove=True).changed
+
+
+def test_install_hooks_writes_a_command_that_runs_from_any_shell(tmp_path: Path) -> None:
+    # #19: a bare `sessionkit` is not found by Claude Code after a venv install (exit 127)
+    import shlex
+    import subprocess
+    import sys
+
+    settings = tmp_path / "settings.json"
+    report = lc.install_hooks(settings)
+    assert report.warning is None
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    command = data["hooks"]["PreCompact"][0]["hooks"][0]["command"]
+    words = shlex.split(command)
+    assert os.path.isabs(words[0]) and words[-2:] == ["hook", "pre-compact"]
+    assert command.startswith(report.command)
+    # it runs with an empty PATH (no venv activated), and `hook --help` exits 0
+    res = subprocess.run(
+        [*words[:-1], "--help"], env={"PATH": "", "HOME": str(tmp_path)}, capture_output=True
+    )
+    assert res.returncode == 0, res.stderr
+    # an entry of ours spelled otherwise is updated in place, not duplicated
+    for old in (
+        "sessionkit hook pre-compact",
+        "/old/venv/bin/sessionkit hook pre-compact",
+        "/usr/bin/python3 -m sessionkit hook pre-compact",
+    ):
+        data["hooks"]["PreCompact"][0]["hooks"][0]["command"] = old
+        settings.write_text(json.dumps(data), encoding="utf-8")
+        again = lc.install_hooks(settings)
+        assert again.changed and again.added == ("PreCompact",)
+        fresh = json.loads(settings.read_text(encoding="utf-8"))
+        assert len(fresh["hooks"]["PreCompact"]) == 1
+        assert fresh["hooks"]["PreCompact"][0]["hooks"][0]["command"] == command
+    assert lc.install_hooks(settings, program=f"{shlex.quote(sys.executable)} -m sessionkit")
+    assert lc.install_hooks(settings, remove=True).removed == ("PreCompact", "SessionStart")
+
+
+def test_install_hooks_warns_when_it_cannot_find_sessionkit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setattr(sys, "executable", "")
+    report = lc.install_hooks(tmp_path / "settings.json")
+    assert report.command == "sessionkit" and "PATH" in (report.warning or "")
 
 
 def test_install_hooks_on_a_new_file_and_removal_to_empty(tmp_path: Path) -> None:
