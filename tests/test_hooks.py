@@ -546,9 +546,11 @@ def test_install_hooks_command(repo: Path, home: Path) -> None:
         event: [h["command"] for g in groups for h in g["hooks"]]
         for event, groups in data["hooks"].items()
     }
+    # the installed script's absolute path (#19: a bare name is not on Claude Code's PATH)
+    assert SCRIPT is not None
     assert commands == {
-        "PreCompact": ["sessionkit hook pre-compact"],
-        "SessionStart": ["sessionkit hook session-start"],
+        "PreCompact": [f"{SCRIPT} hook pre-compact"],
+        "SessionStart": [f"{SCRIPT} hook session-start"],
     }
     written = settings.read_bytes()
     res = run(["install-hooks"], home, cwd=repo)
