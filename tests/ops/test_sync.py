@@ -11,7 +11,9 @@ import hashlib
 import json
 import shutil
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -314,3 +316,47 @@ def test_cli_sync_json_and_exit_codes(tmp_path: Path) -> None:
     # a missing folder is the Basic Memory side of a first sync
     assert main(["sessionkit", "sync", wiki, str(tmp_path / "new-bm")]) == 0
     assert len(list((tmp_path / "new-bm" / "sessions").glob("*.md"))) == 2
+
+
+@pytest.fixture(scope="module")
+def s3() -> Any:
+    pytest.importorskip("moto.server", reason="needs moto[server]")
+    pytest.importorskip("s3fs", reason="needs s3fs")
+    from sessionkit.testing.s3 import moto_s3
+
+    with moto_s3() as server:
+        yield server
+
+
+@pytest.mark.s3
+def test_sync_with_s3_on_either_side_and_the_lease(tmp_path: Path, s3: Any) -> None:
+    url = s3.make_bucket("sync-" + tmp_path.name[-8:].lower().replace("_", "-"))
+    opts = s3.storage_options
+    make_wiki(tmp_path, PAGES[:2])
+    remote_bm = open_store(f"{url}/proj", layout="basic-memory", **opts)
+    local_aw = open_store(tmp_path / "wiki", layout="aiwiki")
+    assert sync(local_aw, remote_bm).ok
+    key = bm_key_in(local_aw, f"{url}/proj", PAGES[0])
+    lifecycle.add_item(remote_bm, "next-step", "from S3", key)
+    report = sync(local_aw, remote_bm)
+    assert [a.action for a in report.actions] == ["update-aiwiki"]
+    assert "from S3" in local_aw.get(PAGES[0]).next_steps
+    assert sync(local_aw, remote_bm).actions == []
+    # the wiki on S3 (its lock is a lease object), Basic Memory on disk
+    remote_aw = open_store(f"{url}/repo", layout="aiwiki", **opts)
+    for name in PAGES[:2]:
+        remote_aw.write_text(name, (CORPUS / name).read_text(), create=True)
+    assert sync(remote_aw, open_store(tmp_path / "bm2", layout="basic-memory")).ok
+    fs = s3.filesystem()
+    lease = f"{url[len('s3://') :]}/repo/aiwiki/sessions/.sessionkit-sync.lock"
+    assert not fs.exists(lease)  # released
+    fs.pipe(lease, json.dumps({"host": "h", "pid": 1, "at": time.time()}).encode())
+    with pytest.raises(ConflictError, match="another sync"):
+        sync(remote_aw, tmp_path / "bm2", lock_timeout=0.3)
+    fs.pipe(lease, json.dumps({"host": "h", "pid": 1, "at": time.time() - 3600}).encode())
+    assert sync(remote_aw, tmp_path / "bm2", lock_timeout=0.3).ok  # a stale lease is taken over
+    assert not fs.exists(lease)
+
+
+def bm_key_in(aw: Any, peer: str, aw_key: str) -> str:
+    return str(read_state(aw)["peers"][peer]["notes"][aw_key]["basic_memory"])
