@@ -1085,11 +1085,24 @@ def _local_folder(store: Store) -> str | None:
 
 
 def _fingerprint(store: Store) -> tuple[Any, ...]:
-    """What a poll compares: the notes' keys with their size and mtime when listed."""
+    """What a poll compares: every note's key, size and modification time (from
+    the listing on object stores, one ``stat`` a note on local disks)."""
     entries = getattr(store, "entries", None)
     if entries is None:
         return tuple(store.keys())
-    return tuple((key, e.size, e.mtime) for key, e in entries())
+    storage = getattr(store, "storage", None)
+    resolve = getattr(storage, "resolve", None)
+    out: list[Any] = []
+    for key, entry in entries():
+        if entry.mtime is None and resolve is not None:
+            try:
+                st = os.stat(resolve(entry.path))
+            except OSError:
+                continue
+            out.append((key, st.st_size, st.st_mtime_ns))
+        else:
+            out.append((key, entry.size, entry.mtime))
+    return tuple(out)
 
 
 def watch(
@@ -1100,6 +1113,7 @@ def watch(
     on_report: Callable[[SyncReport], None] | None = None,
     stop: Callable[[], bool] | None = None,
     max_runs: int | None = None,
+    events: bool | None = None,
     **options: Any,
 ) -> None:
     """Sync now, then again whenever either side changes, until ``stop()`` is true.
@@ -1116,47 +1130,60 @@ def watch(
         on_report: called with each sync's report.
         stop: asked after each sync and wake-up; ``True`` ends the loop.
         max_runs: end after this many syncs.
+        events: use ``watchfiles`` (``True``), poll (``False``); by default
+            ``watchfiles`` when both stores are local folders and it is installed.
         options: passed on to :func:`sync` (``propagate_deletes``, ``project``…).
     """
-    opts = dict(options.pop("storage_options", None) or {})
-    first, second = _open(a, opts), _open(b, opts)
-    runs = 0
+    opts = dict(options.get("storage_options") or {})
+    first, second = _pick_sides(a, b, opts)
     folders = [_local_folder(first), _local_folder(second)]
     watcher: Iterator[Any] | None = None
-    if all(folders):
-        try:
-            watchfiles: Any = importlib.import_module("watchfiles")
-        except ImportError:
-            watcher = None
-        else:
-            for folder in folders:
-                os.makedirs(str(folder), exist_ok=True)
-            watcher = iter(
-                watchfiles.watch(
-                    *[str(f) for f in folders],
-                    watch_filter=lambda _change, path: not os.path.basename(path).startswith("."),
-                    rust_timeout=int(interval * 1000),
-                    yield_on_timeout=True,
-                    stop_event=None,
-                )
+    if events or (events is None and all(folders)):
+        watcher = _watcher([str(f) for f in folders if f], interval, required=bool(events))
+        if events and not all(folders):
+            raise UnsupportedFormatError(
+                "events=True needs two local folders; remote stores are polled"
             )
+    runs = 0
     while True:
-        before = (_fingerprint(first), _fingerprint(second))
         report = sync(first, second, **options)
+        seen = (_fingerprint(first), _fingerprint(second))  # after our own writes
         runs += 1
         if on_report is not None:
             on_report(report)
         if (max_runs is not None and runs >= max_runs) or (stop is not None and stop()):
             return
-        after = (_fingerprint(first), _fingerprint(second))
-        if after != before and report.written:
-            before = after  # our own writes: not a reason to run again
         while True:
             if watcher is not None:
-                next(watcher)
+                next(watcher)  # a change below either folder, or the interval passed
             else:
                 time.sleep(interval)
             if stop is not None and stop():
                 return
-            if (_fingerprint(first), _fingerprint(second)) != after:
+            if (_fingerprint(first), _fingerprint(second)) != seen:
                 break
+
+
+def _watcher(folders: Sequence[str], interval: float, *, required: bool) -> Iterator[Any] | None:
+    """``watchfiles`` events below ``folders`` (dotfiles ignored), waking every ``interval``."""
+    try:
+        watchfiles: Any = importlib.import_module("watchfiles")
+    except ImportError:
+        if required:
+            from ..errors import MissingDependencyError
+
+            raise MissingDependencyError(
+                "watching folders needs watchfiles: pip install 'sessionkit[watch]'"
+            ) from None
+        return None
+    for folder in folders:
+        os.makedirs(folder, exist_ok=True)
+    changes: Iterator[Any] = iter(
+        watchfiles.watch(
+            *folders,
+            watch_filter=lambda _change, path: not os.path.basename(path).startswith("."),
+            rust_timeout=max(1, int(interval * 1000)),
+            yield_on_timeout=True,
+        )
+    )
+    return changes

@@ -360,3 +360,42 @@ def test_sync_with_s3_on_either_side_and_the_lease(tmp_path: Path, s3: Any) -> N
 
 def bm_key_in(aw: Any, peer: str, aw_key: str) -> str:
     return str(read_state(aw)["peers"][peer]["notes"][aw_key]["basic_memory"])
+
+
+@pytest.mark.parametrize("events", [False, True], ids=["poll", "watchfiles"])
+def test_watch_syncs_again_when_a_side_changes(tmp_path: Path, events: bool) -> None:
+    from sessionkit.ops.sync import watch
+
+    if events:
+        pytest.importorskip("watchfiles")
+    make_wiki(tmp_path, PAGES[:1])
+    reports: list[Any] = []
+    edited = threading.Event()
+    done = threading.Event()
+
+    def on_report(report: Any) -> None:
+        reports.append(report)
+        if len(reports) == 1:  # the first sync created the note: now edit it in Basic Memory
+            bm = open_store(tmp_path / "bm", layout="basic-memory")
+            lifecycle.add_item(bm, "next-step", "seen by watch", bm.keys()[0])
+            edited.set()
+        if len(reports) == 2:
+            done.set()
+
+    thread = threading.Thread(
+        target=watch,
+        args=(tmp_path / "wiki", tmp_path / "bm"),
+        kwargs={
+            "interval": 0.05,
+            "on_report": on_report,
+            "stop": done.is_set,
+            "events": events,
+        },
+        daemon=True,
+    )
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert [a.action for a in reports[1].actions] == ["update-aiwiki"]
+    aw = open_store(tmp_path / "wiki", layout="aiwiki")
+    assert "seen by watch" in aw.get(PAGES[0]).next_steps
