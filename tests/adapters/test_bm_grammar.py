@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessionkit.adapters._bm_grammar import (
     is_observation,
@@ -120,3 +122,58 @@ def test_inline_runs_track_list_items_like_basic_memory() -> None:
         # Basic Memory's flag is reset by the nested item's close
         ("after nested list", False),
     ]
+
+
+# --------------------------------------------------------------------------
+# the inline runs are markdown-it's inline tokens, with Basic Memory's flags
+
+_RUN_PIECES = [
+    *("- [cat] content #tag (ctx)", "- [x] done", "1. [num] ordered [[N]]", "   - [nested] n #n"),
+    *("  continuation #c", "> quote [[Q]] #q", "> > deep", ">", "# Heading #tag", "Title", "==="),
+    *("---", "```", "~~~", "    indented [[Code]]", "<div>", "<!-- c -->", "-->", "\t- [tab] t"),
+    *("-", "- \tafter tab", "-      five spaces", "* [] empty #e", "+ plus", "2) two", ""),
+    *("text with [[Inline]] link", "[ref]: /url", "| a | b |", "|---|---|", "漢字 #タグ"),
+]
+_RUN_BODIES = st.lists(
+    st.one_of(
+        st.sampled_from(_RUN_PIECES),
+        st.lists(st.sampled_from(["  ", "- ", "> ", "1. ", "\t", "x", "#t"]), max_size=4).map(
+            "".join
+        ),
+    ),
+    max_size=14,
+)
+
+
+def _markdown_it_runs(text: str) -> list[tuple[object, ...]]:
+    from markdown_it import MarkdownIt
+
+    runs: list[tuple[object, ...]] = []
+    in_item = False
+    quotes = 0
+    tokens = MarkdownIt("commonmark").parse(text)
+    for i, tok in enumerate(tokens):
+        if tok.type == "list_item_open":
+            in_item = True
+        elif tok.type == "list_item_close":
+            in_item = False
+        elif tok.type == "blockquote_open":
+            quotes += 1
+        elif tok.type == "blockquote_close":
+            quotes -= 1
+        elif tok.type == "inline" and tok.map is not None and tok.content.strip():
+            kind = "heading" if tokens[i - 1].type == "heading_open" else "paragraph"
+            runs.append((tok.content.strip(), tok.map[0], tok.map[1], kind, in_item, quotes > 0))
+    return runs
+
+
+@given(_RUN_BODIES, st.sampled_from(["\n", "\r\n"]))
+@settings(max_examples=300, deadline=None)
+def test_inline_runs_are_markdown_its(body: list[str], eol: str) -> None:
+    text = "".join(line + eol for line in body)
+    lines = [line + eol for line in body]
+    ours = [
+        (r.content, r.start, r.end, r.kind, r.in_list_item, r.in_blockquote)
+        for r in scan_inline_runs(lines)
+    ]
+    assert ours == _markdown_it_runs(text)
