@@ -260,3 +260,19 @@ def test_a_missing_s3fs_says_what_to_install_everywhere(
     code, out, err = run(capsys, *args)
     assert code == 2 and out == "", err
     assert "pip install 'sessionkit[s3]'" in err and "internal error" not in err, err
+
+
+def test_store_sessions_streams_parsed_sessions(repo: Path) -> None:
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "wiki", repo / "w")
+    store = sessionkit.open_store(str(repo / "w"), layout="aiwiki")
+    pairs = list(store.sessions())
+    keys = store.keys()
+    assert [k for k, _ in pairs] == keys
+    assert all(isinstance(s, sessionkit.Session) for _, s in pairs)
+    assert pairs == [(k, store.get(k)) for k in keys]
+    done = list(store.sessions(status="done"))
+    assert done and all(s.status is sessionkit.Status.DONE for _, s in done)
+    with pytest.raises(sessionkit.ValidationError):
+        next(store.sessions(status="bogus"))

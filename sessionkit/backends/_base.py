@@ -268,6 +268,32 @@ class Store(abc.ABC):
             )
         return out
 
+    def sessions(
+        self,
+        *,
+        status: Status | str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+    ) -> Iterator[tuple[str, Session]]:
+        """``(key, session)`` for every note matching the filters of :meth:`list`, parsed, lazily.
+
+        One call instead of ``keys()`` then ``get()`` one by one: notes are
+        read in batches (:meth:`read_many`) and parsed as the loop asks for
+        them.  A note that cannot be read or parsed raises its error (with
+        path and line) when the loop reaches it.
+
+        Raises:
+            ValidationError: a filter value is not a status or a date.
+        """
+        from .._api import loads
+
+        keys = [info.key for info in self.list(status=status, since=since, until=until)]
+        for start in range(0, len(keys), 256):
+            for key, text in self.read_many(keys[start : start + 256]):
+                if isinstance(text, SessionKitError):
+                    raise text
+                yield key, loads(text, path=key)
+
     def latest(self) -> str | None:
         """The key of the most recent note (``None`` in an empty store)."""
         keys = self.keys()

@@ -1,0 +1,84 @@
+"""#19: a scripted newcomer walk: the README's commands on a fresh copy, then bad input.
+
+Fast (in process, one temporary copy of ``examples/``): every command a new
+user would try first, and the bad inputs of #19 that are this branch's;
+each must give its documented exit code and one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sessionkit.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith("SESSIONKIT_") or name == "CLAUDE_PROJECT_DIR":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    repo = tmp_path / "clone"
+    repo.mkdir()
+    shutil.copytree(ROOT / "examples", repo / "examples")
+    shutil.copy(ROOT / "README.md", repo / "README.md")
+    (repo / ".git").mkdir()
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def _readme_commands() -> list[list[str]]:
+    """The ``sessionkit ...`` commands of the README's set-up line and its bash blocks."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for part in re.split(r"&&|\n", block):
+            words = part.split()
+            if words[:1] == ["sessionkit"]:
+                found.append(words)
+    return found
+
+
+def test_the_walk(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = _readme_commands()
+    assert ["sessionkit", "lint", "examples/wiki"] in commands
+    for words in commands:
+        code = main(words)
+        out, err = capsys.readouterr()
+        assert code in (0, 1), (words, err)
+        assert "Traceback" not in err and "internal error" not in err, (words, err)
+    sessions = clone / "examples" / "wiki" / "aiwiki" / "sessions"
+    before = {p.name: p.read_bytes() for p in sessions.iterdir()}
+    # the help describes the tool and lists every command, hook included
+    assert main(["sessionkit", "--help"]) == 0
+    out, _ = capsys.readouterr()
+    for name in ("convert", "hook", "install-hooks", "ls", "lint", "show", "migrate"):
+        assert re.search(rf"^  {name} ", out, re.M), name
+    # bad input: each a clear one-line error with the documented exit code
+    broken = sessions.parent / "broken.md"
+    broken.write_text("---\nschema_id: session\nfocus: [unclosed\n---\n")
+    walk = [
+        (["show", str(sessions / "INDEX.md")], 2, "no frontmatter"),
+        (["show", str(broken)], 2, "invalid YAML"),
+        (["lint", "--format", "nonsense", "examples/wiki"], 2, "choose from"),
+        (["convert", "examples/wiki", "out", "--to", "aiwiki-v1"], 2, "aiwiki-v1"),
+        (["convert", "examples/wiki", "examples/wiki", "--to", "aiwiki"], 2, "use --to"),
+        (["hook", "bogus"], 1, "usage"),
+    ]
+    for args, want, words in walk:
+        code = main(["sessionkit", *args])
+        out, err = capsys.readouterr()
+        assert code == want, (args, out, err)
+        assert words in err, (args, err)
+        assert "Traceback" not in err and "internal error" not in err
+    # reading changed nothing in the wiki
+    assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
+    assert not (clone / "out").exists()
