@@ -68,6 +68,10 @@ _EXPORTS: dict[str, str] = {
     "MissingDependencyError": "sessionkit.errors",
     # operations
     "migrate": "sessionkit.ops.migrate",
+    "consume": "sessionkit.ops.lifecycle",
+    "consume_directives": "sessionkit.ops.lifecycle",
+    "directives_of": "sessionkit.ops.lifecycle",
+    "DirectiveInfo": "sessionkit.ops.lifecycle",
     # configuration
     "Config": "sessionkit.config",
     "ConfigError": "sessionkit.config",
@@ -89,6 +93,7 @@ __all__ = [
     "ConversionReport",
     "Diagnostic",
     "Directive",
+    "DirectiveInfo",
     "DirectiveState",
     "Document",
     "ExtraSection",
@@ -115,10 +120,13 @@ __all__ = [
     "ValidationError",
     "__version__",
     "available_formats",
+    "consume",
+    "consume_directives",
     "convert",
     "convert_text",
     "decode",
     "detect_format",
+    "directives_of",
     "dumps",
     "get_adapter",
     "lint",
@@ -180,5 +188,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Status,
     )
     from .ops.convert import ConversionReport, convert, convert_text
+    from .ops.lifecycle import DirectiveInfo, consume, consume_directives, directives_of
     from .ops.migrate import MigrationReport, migrate
     from .ops.sync import SyncReport, sync

@@ -393,13 +393,21 @@ class Session:
         return tuple(found)
 
     def unconsumed(self) -> list[tuple[int, Checkpoint, Directive]]:
-        """Unconsumed directives as (checkpoint index, checkpoint, directive)."""
-        return [
-            (i, cp, d)
-            for i, cp in enumerate(self.checkpoints)
-            for d in cp.directives
-            if d.state is DirectiveState.UNCONSUMED
-        ]
+        """Unconsumed checkpoint directives as ``(number, checkpoint, directive)``.
+
+        ``number`` is the directive's number, from 1 over every directive of
+        the note (consumed ones too), the one ``sessionkit.consume(session,
+        number)``, ``sessionkit directive consume --index`` and the
+        session-start hook use.
+        """
+        out = []
+        number = 0
+        for cp in self.checkpoints:
+            for d in cp.directives:
+                number += 1
+                if d.state is DirectiveState.UNCONSUMED:
+                    out.append((number, cp, d))
+        return out
 
 
 _WIKI_LINK = re.compile(r"\[\[([^\[\]]+?)\]\]")

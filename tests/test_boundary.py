@@ -276,3 +276,24 @@ def test_store_sessions_streams_parsed_sessions(repo: Path) -> None:
     assert done and all(s.status is sessionkit.Status.DONE for _, s in done)
     with pytest.raises(sessionkit.ValidationError):
         next(store.sessions(status="bogus"))
+
+
+def test_one_numbering_of_directives_and_one_call_to_consume() -> None:
+    # before: unconsumed() numbered checkpoints from 0, the CLI and hooks directives from 1
+    path = Path(__file__).resolve().parent.parent / "examples/wiki/aiwiki/sessions"
+    text = (path / "2026-05-18-7e8a3f2.md").read_text(encoding="utf-8")
+    session = sessionkit.loads(text, path="2026-05-18-7e8a3f2.md")
+    infos = sessionkit.directives_of(session)
+    assert (
+        [n for n, _, _ in session.unconsumed()]
+        == [d.index for d in infos if d.state is sessionkit.DirectiveState.UNCONSUMED]
+        == [2]
+    )
+    done = sessionkit.consume(session, 2, at="2026-05-20T09:00:00Z")
+    assert done.unconsumed() == [] and sessionkit.consume(done) == done
+    assert sessionkit.consume(session, all=True, at="2026-05-20T09:00:00Z") == done
+    assert sessionkit.consume(session, at="2026-05-20T09:00:00Z") == done  # the newest
+    with pytest.raises(sessionkit.ValidationError, match="no directive number 9"):
+        sessionkit.consume(session, 9)
+    with pytest.raises(sessionkit.ValidationError):
+        sessionkit.consume(session, 2, all=True)

@@ -61,6 +61,7 @@ __all__ = [
     "StatusReport",
     "WorkItem",
     "add_item",
+    "consume",
     "consume_directives",
     "directives_of",
     "find_session",
@@ -730,6 +731,40 @@ def _consume_session(session: Session, chosen: set[int], at: str) -> Session:
                 )
         observations.append(obs)
     return attrs.evolve(session, checkpoints=tuple(checkpoints), observations=tuple(observations))
+
+
+def consume(
+    session: Session,
+    index: int | None = None,
+    *,
+    all: bool = False,
+    at: str | datetime | None = None,
+) -> Session:
+    """The session with directives marked consumed (pure: no store, no I/O).
+
+    ``sessionkit.dumps`` of the result is the same one-line header flip per
+    directive that :func:`consume_directives` writes (aiwiki and Basic Memory).
+
+    Args:
+        session: a session (read with ``sessionkit.loads`` or ``store.get``).
+        index: the directive number, 1-based over every directive of the
+            note, as :func:`directives_of`, ``session.unconsumed()``,
+            ``sessionkit directive consume --index`` and the session-start
+            hook number them.
+        all: every unconsumed directive.
+        at: the consumption time (a datetime, an ISO string; default now).
+
+    Without ``index`` or ``all`` the newest unconsumed directive is consumed;
+    a directive already consumed stays as it was.
+
+    Raises:
+        ValidationError: no directive of that number, or both ``index`` and ``all``.
+    """
+    if index is not None and all:
+        raise ValidationError("give a directive number or all=True, not both")
+    stamp = at if isinstance(at, str) else iso_now(at)
+    chosen = _select(directives_of(session), index, all)
+    return _consume_session(session, chosen, stamp) if chosen else session
 
 
 def consume_directives(
