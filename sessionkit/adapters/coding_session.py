@@ -45,6 +45,7 @@ __all__ = [
     "chains",
     "coding_view",
     "is_chain_page",
+    "outside_notes",
     "split_chain_page",
 ]
 
@@ -312,6 +313,24 @@ def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]
     if list(session.extra[CHAIN_KEY]) != keys:
         raise FormatError(f"{CHAIN_KEY} does not list the checkpoints' notes in order", path=path)
     return out
+
+
+def outside_notes(text: str) -> str:
+    """A chain page without its notes' texts (the fenced blocks emptied): what
+    is left is derived from the notes, so two pages with the same notes and
+    different ``outside_notes`` differ by an edit outside the blocks."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        if fence is None:
+            out.append(line)
+            m = _FENCE_OPEN.match(line)
+            if m is not None:
+                fence = m.group(1)
+        elif line == fence:
+            out.append(line)
+            fence = None
+    return "\n".join(out)
 
 
 def _note_of(cp: Checkpoint, path: str | None) -> tuple[str, str]:

@@ -59,7 +59,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..errors import ConflictError, NotFoundError, SessionKitError, UnsupportedFormatError
+from ..errors import (
+    ConflictError,
+    FormatError,
+    NotFoundError,
+    SessionKitError,
+    UnsupportedFormatError,
+)
 from ..model import Session
 
 if TYPE_CHECKING:
@@ -615,7 +621,7 @@ def peer_id(store: Store, wiki: Store | None = None) -> str:
     return os.path.relpath(real, os.path.realpath(str(wiki_root))).replace(os.sep, "/")
 
 
-def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, str]]:
+def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, Any]]:
     entry = data["peers"].get(peer)
     notes = entry.get("notes") if isinstance(entry, dict) else None
     return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
@@ -785,8 +791,8 @@ class _Run:
 
     sides: _Sides
     report: SyncReport
-    notes: dict[str, dict[str, str]]
-    new_notes: dict[str, dict[str, str]]
+    notes: dict[str, dict[str, Any]]
+    new_notes: dict[str, dict[str, Any]]
     aw_texts: dict[str, str | None]
     bm_texts: dict[str, str | None]
     dry_run: bool
@@ -893,6 +899,138 @@ class _Run:
             _remove(self.sides.bm if at is _MISSING else self.sides.aw, key, text)
         self.new_notes.pop(ak, None)
         self.act(f"delete-{kept}", ak, bk, message=f"deleted in {gone}")
+
+    # -- chains of coding_session checkpoints ---------------------------------------
+    def record_chain(self, ak: str, notes: Sequence[tuple[str, str]], page: str) -> None:
+        self.new_notes[ak] = {
+            "basic_memory": notes[0][0],
+            "chain": [k for k, _ in notes],
+            "aiwiki_sha256": _sha(page),
+            "basic_memory_sha256": _chain_sha(notes),
+            "base": page,
+        }
+
+    def new_chain(self, chain: Sequence[str]) -> None:
+        """Checkpoints of one agent session in no pair: one new aiwiki page."""
+        from ..adapters.coding_session import chain_page
+
+        notes = [(k, str(self.bm_texts[k])) for k in chain]
+        page = chain_page(notes)
+        ak = self.sides.aw.key_for(self.sides.aw_session(page, chain[0]))
+        if ak in self.aw_texts or ak in self.new_notes:
+            self.act("failure", ak, chain[0], message=f"the chain's page {ak} exists already")
+            return
+        if not self.dry_run:
+            _put(self.sides.aw, ak, None, page)
+        self.record_chain(ak, notes, page)
+        self.act("create-aiwiki", ak, chain[0], message=f"a chain of {len(notes)} checkpoints")
+
+    def pair_chain(self, ak: str, entry: Mapping[str, Any], chain: Sequence[str]) -> None:
+        """A chain page and its checkpoint notes: merged note by note against the base.
+
+        The page is derived from the notes (:func:`~sessionkit.adapters.coding_session.chain_page`):
+        a note edited inside its block on the page is carried to Basic Memory,
+        a note edited or added in Basic Memory rewrites the page; a note edited
+        on both sides differently is a conflict.  A single note paired before
+        its session grew a chain becomes the chain's page when the page was
+        not edited since.
+        """
+        from ..adapters.coding_session import chain_page, outside_notes, split_chain_page
+
+        at = self.aw_texts.get(ak, _MISSING)
+        if at is None or any(self.bm_texts.get(k) is None for k in chain):
+            return  # unreadable: reported
+        if at is _MISSING:
+            self.act(
+                "deleted",
+                ak,
+                chain[0] if chain else None,
+                message="the chain's page was deleted in aiwiki; its checkpoint notes are "
+                "kept (delete them in Basic Memory)",
+            )
+            return
+        bm = {k: str(self.bm_texts[k]) for k in chain}
+        ca = _sha(at) != entry.get("aiwiki_sha256")
+        cb = _chain_sha([(k, bm[k]) for k in chain]) != entry.get("basic_memory_sha256")
+        if not ca and not cb:
+            self.report.unchanged.append(ak)
+            return
+        if "chain" not in entry:  # a single pair whose session grew into a chain
+            if ca:
+                self.act(
+                    "conflict",
+                    ak,
+                    chain[0],
+                    message="the page was edited and its session's checkpoints now form a "
+                    "chain; both kept",
+                    texts={"aiwiki": at},
+                )
+                return
+            base: dict[str, str] = {}
+            page_notes: dict[str, str] = {}
+        else:
+            base_page = str(entry["base"])
+            base = dict(split_chain_page(base_page, ak))
+            try:
+                listed = split_chain_page(at, ak)
+                if outside_notes(at) != outside_notes(base_page):
+                    raise FormatError("the page was edited outside its notes' blocks", path=ak)
+            except SessionKitError as exc:
+                if ca:
+                    self.act(
+                        "failure",
+                        ak,
+                        chain[0],
+                        message=f"{exc}: a chain page is made from its checkpoint notes; "
+                        "edit a note's block or the note itself",
+                    )
+                    return
+                listed = list(base.items())
+            page_notes = dict(listed)
+        merged: dict[str, str] = {}
+        clashes: list[SyncConflict] = []
+        order = list(chain) + [k for k in page_notes if k not in bm]
+        for key in order:
+            b0, p, m = base.get(key), page_notes.get(key), bm.get(key)
+            if m is None:
+                merged[key] = str(p)  # a note added on the page
+            elif p is None or p in (m, b0):
+                merged[key] = m
+            elif m == b0:
+                merged[key] = p
+            else:
+                clashes.append(SyncConflict(where=key, base=b0, aiwiki=p, basic_memory=m))
+        if clashes:
+            self.act(
+                "conflict",
+                ak,
+                chain[0],
+                message="checkpoint notes edited on both sides; both kept",
+                conflicts=tuple(clashes),
+                texts={"aiwiki": at},
+            )
+            return
+        notes = [(k, merged[k]) for k in order]
+        page = chain_page(notes)
+        if not self.dry_run:
+            for key, text in notes:
+                if bm.get(key) != text:
+                    _put(self.sides.bm, key, bm.get(key), text)
+        wrote_bm = any(bm.get(k) != t for k, t in notes)
+        if page != at and not self.dry_run:
+            _put(self.sides.aw, ak, at, page)
+        self.record_chain(ak, notes, page)
+        # named after where the change came from (a carried block edit also
+        # refreshes the page's derived sections)
+        if page == at and not wrote_bm:
+            action = "pair"
+        elif ca and cb:
+            action = "merge"
+        elif ca:
+            action = "update-basic-memory"
+        else:
+            action = "update-aiwiki"
+        self.act(action, ak, chain[0], message=f"a chain of {len(notes)} checkpoints")
 
     # -- notes in no pair ---------------------------------------------------------
     def new_aiwiki(self, ak: str, claimed: dict[str, str]) -> None:
@@ -1025,10 +1163,26 @@ def sync(
             propagate_deletes=propagate_deletes,
         )
         claimed = {e["basic_memory"]: k for k, e in notes.items()}
+        for k, e in notes.items():
+            claimed.update((member, k) for member in e.get("chain", ()))
+        found = _chains(bm_texts)
+        chain_of = {member: chain for chain in found for member in chain}
+        steps: list[tuple[str, Callable[[], None]]] = []
+        for k, e in sorted(notes.items()):
+            chain = chain_of.get(e["basic_memory"]) or next(
+                (chain_of[m] for m in e.get("chain", ()) if m in chain_of), None
+            )
+            if chain is not None or "chain" in e:
+                keys = chain if chain is not None else [m for m in e["chain"] if m in bm_texts]
+                steps.append((k, functools.partial(run.pair_chain, k, e, keys)))
+                claimed.update((member, k) for member in keys)
+            else:
+                steps.append((k, functools.partial(run.pair, k, e)))
+        for chain in found:
+            if not any(member in claimed for member in chain):
+                steps.append((chain[0], functools.partial(run.new_chain, chain)))
+                claimed.update((member, chain[0]) for member in chain)
         unpaired_aw = [k for k in aw_texts if k not in notes]
-        steps: list[tuple[str, Callable[[], None]]] = [
-            (k, functools.partial(run.pair, k, e)) for k, e in sorted(notes.items())
-        ]
         steps += [(k, functools.partial(run.new_aiwiki, k, claimed)) for k in unpaired_aw]
         total = len(steps) + sum(1 for k in bm_texts if k not in claimed)
         done = 0
@@ -1057,6 +1211,19 @@ def sync(
             _write_state(aw, {"version": STATE_VERSION, "peers": peers})
             report.state_written = True
     return report
+
+
+def _chain_sha(notes: Sequence[tuple[str, str]]) -> str:
+    """One hash for a chain's notes: their keys and texts, in order."""
+    return _sha(json.dumps([[k, _sha(t)] for k, t in notes]))
+
+
+def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
+    """The chains of ``coding_session`` checkpoints among the readable notes."""
+    from ..adapters.coding_session import CODING_SESSION, chains
+
+    readable = {k: t for k, t in texts.items() if t is not None and CODING_SESSION in t}
+    return chains(readable) if readable else []
 
 
 def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:
