@@ -36,7 +36,6 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from ._atomic import write_atomic
 from .errors import SessionKitError
 
 __all__ = [
@@ -1157,5 +1156,7 @@ def set_value(
     except ConfigError as exc:
         raise exc.with_path(file) from None
     read_config_text(new_text, file, scope)
+    from ._atomic import write_atomic  # (tempfile, shutil: only when a file is written)
+
     write_atomic(target, new_text)
     return target
