@@ -118,8 +118,8 @@ class Bench:
         stdin: bytes = b"",
         cwd: Path | None = None,
         ok: tuple[int, ...] = (0,),
-    ) -> tuple[float, float]:
-        """(seconds, peak RSS in MB) of one process, stdout and stderr discarded."""
+    ) -> tuple[float, float, float]:
+        """(seconds, peak RSS in MB, CPU seconds) of one process, output discarded."""
         with tempfile.TemporaryFile() as err:
             start = time.perf_counter()
             with subprocess.Popen(
@@ -141,28 +141,34 @@ class Bench:
                 raise SystemExit(
                     f"{' '.join(cmd)} exited {proc.returncode}: {err.read().decode()[-2000:]}"
                 )
-        return elapsed, usage.ru_maxrss / 1024
+        return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+
+
+Sample = tuple[float, float, float]  # wall seconds, peak RSS MB, CPU seconds
 
 
 class Row:
-    """One line of the table: a sessionkit command against its baseline."""
+    """One line of the table: a sessionkit command against its baseline, round by round."""
 
     def __init__(self, what: str, size: int, corpus: str, baseline: str, kind: str, target: str):
         self.what, self.size, self.corpus = what, size, corpus
         self.baseline, self.kind, self.target = baseline, kind, target
-        self.sk: list[float] = []
-        self.base: list[float] = []
-        self.rss: list[float] = []
+        self.sk: list[Sample] = []
+        self.base: list[Sample] = []
 
-    def add(self, sk: tuple[float, float], base: tuple[float, float]) -> None:
-        self.sk.append(sk[0])
-        self.rss.append(sk[1])
-        self.base.append(base[0])
+    def add(self, sk: Sample, base: Sample) -> None:
+        self.sk.append(sk)
+        self.base.append(base)
 
-    def ratio(self) -> float:
-        """``speedup``: baseline time / sessionkit time; ``floor``: sessionkit / floor."""
-        sk, base = statistics.median(self.sk), statistics.median(self.base)
+    def _ratio(self, sk: float, base: float) -> float:
+        """``speedup``: baseline / sessionkit; ``floor``: sessionkit / floor."""
         return base / sk if self.kind == "speedup" else sk / base
+
+    def ratio(self, col: int = 0) -> float:
+        """The ratio of the medians (col 0: wall time, 2: CPU time)."""
+        sk = statistics.median(x[col] for x in self.sk)
+        base = statistics.median(x[col] for x in self.base)
+        return self._ratio(sk, base)
 
     def met(self) -> str:
         if not self.target:
@@ -172,63 +178,80 @@ class Row:
         return "yes" if (r >= value if op == ">=" else r <= value) else "NO"
 
     def line(self) -> str:
-        sk, base = statistics.median(self.sk), statistics.median(self.base)
+        sk = statistics.median(x[0] for x in self.sk)
+        base = statistics.median(x[0] for x in self.base)
         rounds = " ".join(
-            f"{(b / s if self.kind == 'speedup' else s / b):.2f}"
-            for s, b in zip(self.sk, self.base, strict=True)
+            f"{self._ratio(s[0], b[0]):.2f}" for s, b in zip(self.sk, self.base, strict=True)
         )
         return (
             f"| {self.what} | {self.corpus} | {self.size:,} | {sk * 1000:,.0f} ms | "
             f"{self.baseline} {base * 1000:,.0f} ms | **{self.ratio():.2f}x** ({rounds}) | "
-            f"{max(self.rss):.1f} MB | {self.target} | {self.met()} |"
+            f"{self.ratio(2):.2f}x | {max(x[1] for x in self.sk):.1f} MB | "
+            f"{self.target} | {self.met()} |"
         )
+
+
+def turns(
+    label: str, rounds: int, runs: dict[str, object], prepare: object = None
+) -> dict[str, list[Sample]]:
+    """Each of ``runs`` once a round, for ``rounds`` rounds, the order rotating each round.
+
+    ``prepare(name)`` runs before each (outside its timing).  Returns each
+    run's samples, round by round.
+    """
+    names = list(runs)
+    got: dict[str, list[Sample]] = {n: [] for n in names}
+    for rnd in range(rounds):
+        order = names[rnd % len(names) :] + names[: rnd % len(names)]
+        if rnd % 2:
+            order.reverse()
+        for name in order:
+            if prepare is not None:
+                prepare(name)  # type: ignore[operator]
+            got[name].append(runs[name]())  # type: ignore[operator]
+        print(
+            f"  {label:<40} round {rnd + 1}: "
+            + "  ".join(
+                f"{n} {got[n][-1][0] * 1000:7.0f} ms ({got[n][-1][1]:5.1f} MB)" for n in names
+            ),
+            flush=True,
+        )
+    return got
 
 
 def alternate(
     bench: Bench, row: Row, rounds: int, sk: object, base: object, prepare: object = None
 ) -> None:
-    """Run ``sk()`` and ``base()`` in turns for ``rounds`` rounds; ``prepare(name)`` before each."""
-    for rnd in range(rounds):
-        order = ("sk", "base") if rnd % 2 == 0 else ("base", "sk")
-        got: dict[str, tuple[float, float]] = {}
-        for name in order:
-            if prepare is not None:
-                prepare(name)  # type: ignore[operator]
-            got[name] = (sk if name == "sk" else base)()  # type: ignore[operator]
-        row.add(got["sk"], got["base"])
-        print(
-            f"  {row.what:<28} {row.corpus:<8} {row.size:>7,}  round {rnd + 1}: "
-            f"sessionkit {got['sk'][0] * 1000:8.0f} ms ({got['sk'][1]:5.1f} MB)  "
-            f"{row.baseline} {got['base'][0] * 1000:8.0f} ms",
-            flush=True,
-        )
+    """``sk()`` against ``base()`` in turns (see :func:`turns`), into ``row``."""
+    label = f"{row.what} {row.corpus} {row.size:,}"
+    got = turns(label, rounds, {"sessionkit": sk, row.baseline: base}, prepare)
+    for a, b in zip(got["sessionkit"], got[row.baseline], strict=True):
+        row.add(a, b)
 
 
 def bench_lint(bench: Bench, root: Path, size: int, corpus: str, rounds: int) -> list[Row]:
+    """lint --jobs 1, --jobs 2 and the frontmatter script, all three in turns."""
+    cmds = {
+        "--jobs 1": [*bench.sk, "lint", "--jobs", "1", str(root)],
+        "--jobs 2": [*bench.sk, "lint", "--jobs", "2", str(root)],
+        "frontmatter": [sys.executable, str(bench.fm), str(root)],
+    }
+    for cmd in cmds.values():  # warm: bytecode, page cache
+        bench.run(cmd, ok=(0, 1))
+    runs = {n: (lambda c=c: bench.run(c, ok=(0, 1))) for n, c in cmds.items()}
+    got = turns(f"lint {corpus} {size:,}", rounds, runs)
     target = ">=1x" if size < 10_000 else ">=2x"
-    rows = []
-    for jobs in (1, 2):
-        row = Row(f"lint --jobs {jobs}", size, corpus, "frontmatter", "speedup", target)
-        if jobs == 2:
-            row.target = ""
-        cmd = [*bench.sk, "lint", "--jobs", str(jobs), str(root)]
-        base = [sys.executable, str(bench.fm), str(root)]
-        bench.run(cmd, ok=(0, 1))  # warm: bytecode, page cache
-        bench.run(base)
-        alternate(
-            bench,
-            row,
-            rounds,
-            lambda cmd=cmd: bench.run(cmd, ok=(0, 1)),
-            lambda base=base: bench.run(base),
-        )
-        rows.append(row)
-    one, two = rows
-    gain = Row("lint --jobs 2 over --jobs 1", size, corpus, "--jobs 1", "speedup", "")
-    gain.sk, gain.base, gain.rss = two.sk, one.sk, two.rss
-    if size >= 10_000 and size < 100_000:
-        gain.target = ">=1.7x"
-    rows.append(gain)
+    rows = [
+        Row("lint --jobs 1", size, corpus, "frontmatter", "speedup", target),
+        Row("lint --jobs 2", size, corpus, "frontmatter", "speedup", ""),
+        Row("lint --jobs 2 over --jobs 1", size, corpus, "--jobs 1", "speedup", ""),
+    ]
+    if 10_000 <= size < 100_000:
+        rows[2].target = ">=1.7x"
+    pairs = [("--jobs 1", "frontmatter"), ("--jobs 2", "frontmatter"), ("--jobs 2", "--jobs 1")]
+    for row, (a, b) in zip(rows, pairs, strict=True):
+        for x, y in zip(got[a], got[b], strict=True):
+            row.add(x, y)
     return rows
 
 
@@ -295,6 +318,15 @@ def bench_convert(bench: Bench, root: Path, size: int, corpus: str, rounds: int)
     return [row]
 
 
+def _median_run(times: list[Sample]) -> Sample:
+    """The median wall and CPU time of several runs, and their largest peak RSS."""
+    return (
+        statistics.median(t[0] for t in times),
+        max(t[1] for t in times),
+        statistics.median(t[2] for t in times),
+    )
+
+
 def bench_hooks(bench: Bench, root: Path, size: int, rounds: int, runs: int) -> list[Row]:
     folder = root / "aiwiki" / "sessions"
     newest = max(os.listdir(folder))
@@ -314,13 +346,12 @@ def bench_hooks(bench: Bench, root: Path, size: int, rounds: int, runs: int) -> 
         bench.run(cmd, stdin=payload.encode(), cwd=root)
         row = Row(f"hook {event}", size, "clean", "python -c pass", "floor", "<=3x")
 
-        def sk(cmd: list[str] = cmd, payload: str = payload) -> tuple[float, float]:
+        def sk(cmd: list[str] = cmd, payload: str = payload) -> Sample:
             times = [bench.run(cmd, stdin=payload.encode(), cwd=root) for _ in range(runs)]
-            return statistics.median(t[0] for t in times), max(t[1] for t in times)
+            return _median_run(times)
 
-        def base() -> tuple[float, float]:
-            times = [bench.run(floor, cwd=root) for _ in range(runs)]
-            return statistics.median(t[0] for t in times), max(t[1] for t in times)
+        def base() -> Sample:
+            return _median_run([bench.run(floor, cwd=root) for _ in range(runs)])
 
         alternate(bench, row, rounds, sk, base)
         rows.append(row)
@@ -338,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="rounds of turns (3)")
     ap.add_argument("--corpora", default=",".join(CLI_CORPORA), help="clean,finding,mix")
     ap.add_argument("--commands", default=",".join(COMMANDS), help=",".join(COMMANDS))
-    ap.add_argument("--hook-size", type=int, default=10_000, help="pages in the hooks' wiki")
+    ap.add_argument("--hook-size", type=int, help="pages in the hooks' wiki (10,000; --size N: N)")
     ap.add_argument("--hook-runs", type=int, default=5, help="runs of a hook per turn (5)")
     ap.add_argument(
         "--dir",
@@ -374,9 +405,10 @@ def main(argv: list[str] | None = None) -> int:
         if "migrate" in commands:
             rows += bench_migrate(bench, base_dir, size, args.rounds)
     if "hooks" in commands:
-        root = base_dir / f"hooks-clean-{args.hook_size}"
-        write_cli_corpus(root, "clean", args.hook_size)
-        rows += bench_hooks(bench, root, args.hook_size, args.rounds, args.hook_runs)
+        hook_size = args.hook_size or args.size or 10_000
+        root = base_dir / f"hooks-clean-{hook_size}"
+        write_cli_corpus(root, "clean", hook_size)
+        rows += bench_hooks(bench, root, hook_size, args.rounds, args.hook_runs)
     load = os.getloadavg()
     print(
         f"\n{time.perf_counter() - started:.0f} s; load average at the end "
@@ -384,14 +416,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         "| command | corpus | pages | sessionkit | baseline | ratio (per round) "
-        "| peak RSS | target | met |"
+        "| CPU-time ratio | peak RSS | target | met |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(row.line())
     for row in rows:
         if row.size >= 100_000 and row.what.split()[0] in ("lint", "ls", "migrate", "convert"):
-            rss = max(row.rss)
+            rss = max(x[1] for x in row.sk)
             print(f"peak RSS {row.what} {row.corpus} {row.size:,}: {rss:.1f} MB (target < 60 MB)")
     return 0
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 #: the order they run in; any other script found runs after these
-ORDER = ["lint", "bm_read", "migrate", "convert", "hooks", "remote"]
+ORDER = ["cli", "lint", "bm_read", "migrate", "convert", "hooks", "remote"]
 
 
 def scripts() -> list[str]:
