@@ -358,9 +358,8 @@ def test_jobs_2_gives_the_same_report_as_jobs_1(tmp_path: Path) -> None:
 
 
 def test_jobs_uses_a_pool_for_local_stores(wiki: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import concurrent.futures
     from concurrent.futures import ProcessPoolExecutor
-
-    from sessionkit.ops import _parallel
 
     pools: list[int | None] = []
 
@@ -369,7 +368,8 @@ def test_jobs_uses_a_pool_for_local_stores(wiki: Path, monkeypatch: pytest.Monke
             pools.append(max_workers)
             super().__init__(max_workers=max_workers)
 
-    monkeypatch.setattr(_parallel, "ProcessPoolExecutor", Spy)
+    # the pool class is looked up where it is defined, when a pool starts
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Spy)
     assert migrate(wiki, jobs=2).ok
     assert pools == [2]
     assert migrate(wiki, jobs=1).ok
