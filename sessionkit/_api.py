@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from . import fastpaths as _fastpaths
 from .adapters import _is_builtin, detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
 from .document import Document, parse
@@ -135,6 +136,8 @@ def lint_quick(
     findings equal the general path's (see ``adapters/_aiwiki_quick.py``).
     """
     if len(data) > (MAX_NOTE_BYTES if max_bytes is None else max_bytes):
+        return None
+    if not _fastpaths.enabled():  # the quick lint is a fast lane: off with the switch
         return None
     if b"\n" not in data:  # one line, or CR-only line ends: the general path says which
         return None

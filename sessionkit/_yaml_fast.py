@@ -33,6 +33,8 @@ import re
 from operator import itemgetter
 from typing import Any
 
+from . import fastpaths as _fastpaths
+
 __all__ = ["fast_mapping"]
 
 _ITEM = re.compile(r"( {0,2})- (.*)\Z")
@@ -197,7 +199,12 @@ _NEW_LINES = re.compile(
 
 
 def fast_mapping(text: str) -> dict[str, Any] | None:
-    """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
+    """The mapping of simple flat frontmatter, or ``None`` to use the full loader.
+
+    A fast lane: always ``None`` when :mod:`sessionkit.fastpaths` turns the lanes off.
+    """
+    if not _fastpaths.enabled():
+        return None
     lines = text.split("\n")
     if not lines[-1]:
         del lines[-1]

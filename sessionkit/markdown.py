@@ -27,7 +27,8 @@ API summary
     fast lane for pages where no line can open a code, fence or HTML block.
 
 ``fast_paths_enabled() -> bool`` and ``general_paths()``
-    The one public switch between the fast lanes and the general readers: the
+    The one public switch between the fast lanes and the general readers
+    (:mod:`sessionkit.fastpaths`, re-exported here): the
     ``SESSIONKIT_FAST_PATHS`` environment variable (``0`` turns the lanes off)
     or the ``with general_paths():`` context manager.  Both paths must give
     the same answers; the differential tests run each through this switch.
@@ -73,10 +74,11 @@ the work is linear in the input (``tests/test_markdown.py`` counts it).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+
+from . import fastpaths as _fastpaths
+from .fastpaths import general_paths
 
 __all__ = [
     "KINDS",
@@ -112,37 +114,10 @@ KINDS = (
 MAX_NESTING = 20
 
 # --------------------------------------------------------------------------
-# the switch
+# the switch (sessionkit.fastpaths), re-exported: fast_paths_enabled() is on
+# unless SESSIONKIT_FAST_PATHS=0 or inside ``with general_paths():``
 
-_ENV = "SESSIONKIT_FAST_PATHS"
-_forced_general = 0
-
-
-def fast_paths_enabled() -> bool:
-    """Whether the fast lanes are on (the default).
-
-    Off when the environment variable ``SESSIONKIT_FAST_PATHS`` is ``0``
-    (or ``false``/``no``/``off``), or inside :func:`general_paths`.
-    """
-    if _forced_general:
-        return False
-    return os.environ.get(_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-@contextmanager
-def general_paths() -> Iterator[None]:
-    """Run the block inside with every fast lane off (the general readers only).
-
-    >>> with general_paths():
-    ...     fast_paths_enabled()
-    False
-    """
-    global _forced_general
-    _forced_general += 1
-    try:
-        yield
-    finally:
-        _forced_general -= 1
+fast_paths_enabled = _fastpaths.enabled
 
 
 # --------------------------------------------------------------------------
@@ -152,28 +127,51 @@ def general_paths() -> Iterator[None]:
 class Block:
     """One block of a note; see the module docstring for the fields.
 
-    Fields a kind does not use keep their defaults (read from the class, so
-    that making a block costs only what it sets).
+    The rarer fields a kind does not use keep their defaults (read from the
+    class, so that making a block costs only what it sets); a leaf's
+    ``children`` is an empty tuple.
     """
 
-    level = 0
-    content = ""
-    marker = ""
+    __slots__ = (
+        "__dict__",
+        "children",
+        "content",
+        "end",
+        "indent",
+        "kind",
+        "level",
+        "marker",
+        "start",
+    )
+
     ordered = False
     number: int | None = None
-    indent = 0
     task: bool | None = None
     tight = True
     info = ""
     closed = False
     html_kind = 0
 
-    def __init__(self, kind: str, start: int, end: int = 0) -> None:
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int = 0,
+        children: Sequence[Block] = (),
+        content: str = "",
+        marker: str = "",
+        level: int = 0,
+        indent: int = 0,
+    ) -> None:
         self.kind = kind
         self.start = start
         self.end = end
-        #: inner blocks (containers only; a leaf's list stays empty)
-        self.children: list[Block] = []
+        #: inner blocks (containers only)
+        self.children = children
+        self.content = content
+        self.marker = marker
+        self.level = level
+        self.indent = indent
 
     def __repr__(self) -> str:
         extra = f", {len(self.children)} children" if self.children else ""
@@ -981,11 +979,12 @@ class _State:
             nxt += 1
         old_indent = self.blk
         self.blk = 0
-        block = Block("blockquote", start)
+        kids: list[Block] = []
+        block = Block("blockquote", start, 0, kids)
         block.marker = ">"
         out.append(block)
         self.level += 1
-        self.tokenize(start, nxt, block.children)
+        self.tokenize(start, nxt, kids)
         self.level -= 1
         self.line_max = old_max
         self.parent = old_parent
@@ -1061,7 +1060,8 @@ class _State:
         if silent:
             return True
         assert out is not None
-        lst = Block("list", start)
+        items: list[Block] = []
+        lst = Block("list", start, 0, items)
         lst.ordered = ordered
         lst.marker = marker
         if ordered:
@@ -1094,13 +1094,14 @@ class _State:
             if gap > 4:
                 gap = 1
             indent = initial + gap
-            item = Block("item", start)
+            kids: list[Block] = []
+            item = Block("item", start, 0, kids)
             item.marker = marker
             item.ordered = ordered
             if ordered:
                 item.number = int(s[self.b[start] + self.t[start] : after - 1])
             item.indent = indent
-            lst.children.append(item)
+            items.append(item)
             self.level += 1
             old_tight = self.tight
             old_tshift = self.t[start]
@@ -1123,9 +1124,9 @@ class _State:
             if content_start >= mx and self.empty(start + 1):
                 self.line = min(self.line + 2, end)
                 if self.line > start + 1:
-                    item.children.append(Block("blank", start + 1, self.line))
+                    kids.append(Block("blank", start + 1, self.line))
             else:
-                self.tokenize(start, end, item.children)
+                self.tokenize(start, end, kids)
             if not self.tight or prev_empty_end:
                 tight = False
             prev_empty_end = (self.line - start) > 1 and self.empty(self.line - 1)
@@ -1213,6 +1214,10 @@ def tokenize(
     stop = len(lines) if end is None else min(end, len(lines))
     if stop <= start:
         return []
+    if fast_paths_enabled():
+        flat = _flat(lines, start, stop, tables)
+        if flat is not None:
+            return flat
     tail = stop
     last = lines[stop - 1]
     if not last.endswith("\n") and last and not last.strip(" \t"):
@@ -1227,6 +1232,145 @@ def tokenize(
             out.append(Block("blank", tail - start, tail - start + 1))
     if start:
         _shift(out, start)
+    return out
+
+
+# -- the fast lane for flat pages ---------------------------------------------
+
+_BLANK, _HEAD, _PLAIN, _ITEM = 0, 1, 2, 3
+#: first characters after which a line needs a closer look to be plain text
+_SPECIAL = frozenset(" \t>#`~<*-+_=|[0123456789")
+
+
+def _plain(text: str, tables: bool) -> bool:
+    """Whether ``text`` (not blank, no line end) is a line of paragraph text that no
+    block rule takes: it starts a paragraph, continues one, and ends none."""
+    c = text[0]
+    if c not in _SPECIAL:
+        return True
+    if c in "*-+_=":
+        # not a list marker, a rule or a setext underline
+        return text[1:2] not in ("", " ", "\t") and bool(text.rstrip(" \t").strip(c))
+    if c == "#":
+        return atx_heading(text) is None
+    if c == "`" or c == "~":
+        return not text.startswith(c * 3)
+    if c == "[":
+        close = text.find("]")
+        return close > 0 and text[close + 1 : close + 2] != ":"  # no reference definition
+    if c == "|":
+        return not tables
+    if "0" <= c <= "9":
+        digits = text.lstrip("0123456789")
+        return digits[:1] not in (".", ")")
+    return False  # a blank first, a quote, HTML
+
+
+def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Block] | None:
+    """:func:`tokenize` of a flat page, or ``None`` for any other.
+
+    A flat page is top-level ATX headings, paragraphs of plain lines (see
+    :func:`_plain`), one-line bullet items (``- text`` with one blank, text
+    that is a plain line, no lazy line after it) and blank lines.  Its blocks
+    follow from each line's kind, so they are built in one pass without the
+    block state.  ``tests/test_markdown.py`` compares both ways through the
+    public switch.
+    """
+    texts = [line[:-1] if line[-1:] == "\n" else line for line in lines[start:stop]]
+    texts = [text[:-1] if text[-1:] == "\r" else text for text in texts]
+    last = lines[stop - 1]
+    if last[-1:] != "\n" and (last[-1:] == "\r" or (last and not last.strip(" \t"))):
+        return None  # a lone CR, or a last line of blanks without a line end
+    joined = "".join(texts)
+    if "\x00" in joined or (tables and "|" in joined):
+        return None  # NUL is read as U+FFFD; a "|" may make a table
+    kinds: list[int] = []
+    append = kinds.append
+    for text in texts:
+        c = text[:1]
+        if c not in _SPECIAL:
+            append(_PLAIN if c else _BLANK)
+        elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
+            if not _plain(text[2:], tables):
+                return None
+            append(_ITEM)
+        elif c == "#" and atx_heading(text) is not None:
+            append(_HEAD)
+        elif (c == " " or c == "\t") and not text.strip(" \t"):
+            append(_BLANK)
+        elif _plain(text, tables):
+            append(_PLAIN)
+        else:
+            return None
+    out: list[Block] = []
+    n = len(kinds)
+    i = 0
+    while i < n:
+        kind = kinds[i]
+        if kind == _BLANK:
+            j = i + 1
+            while j < n and kinds[j] == _BLANK:
+                j += 1
+            out.append(Block("blank", start + i, start + j))
+            i = j
+        elif kind == _HEAD:
+            head = atx_heading(texts[i])
+            assert head is not None
+            out.append(Block("heading", start + i, start + i + 1, (), head[1], "#", head[0]))
+            i += 1
+        elif kind == _PLAIN:
+            j = i + 1
+            while j < n and kinds[j] == _PLAIN:
+                j += 1
+            content = "\n".join(texts[i:j]).strip(_TRIM)
+            out.append(Block("paragraph", start + i, start + j, (), content))
+            i = j
+        else:
+            marker = texts[i][0]
+            items: list[Block] = []
+            lst = Block("list", start + i, 0, items)
+            lst.marker = marker
+            tight = True
+            k = i
+            while True:
+                text = texts[k]
+                para = Block("paragraph", start + k, start + k + 1, (), text[2:].strip(_TRIM))
+                j = k + 1
+                if j < n and kinds[j] == _PLAIN:
+                    return None  # a lazy continuation line
+                b = j
+                while b < n and kinds[b] == _BLANK:
+                    b += 1
+                item = Block(
+                    "item",
+                    start + k,
+                    start + b,
+                    (para, Block("blank", start + j, start + b)) if b > j else (para,),
+                    "",
+                    marker,
+                    0,
+                    2,
+                )
+                if (
+                    len(text) >= 6
+                    and text[2] == "["
+                    and text[4] == "]"
+                    and text[3] in " xX"
+                    and text[5] in " \t"
+                ):
+                    item.task = text[3] != " "
+                items.append(item)
+                if b < n and kinds[b] == _ITEM and texts[b][0] == marker:
+                    if b > j:
+                        tight = False
+                    k = b
+                    continue
+                break
+            lst.end = start + b
+            if not tight:
+                lst.tight = False
+            out.append(lst)
+            i = b
     return out
 
 

@@ -149,8 +149,12 @@ def _covers(text: str, tables: bool) -> None:
 
 def check(text: str) -> None:
     for tables in (False, True):
-        assert _ours(text, tables) == _oracle(text, tables), (text, tables)
+        oracle = _oracle(text, tables)
+        assert _ours(text, tables) == oracle, (text, tables)
         _covers(text, tables)
+        with general_paths():
+            assert _ours(text, tables) == oracle, (text, tables, "general")
+            _covers(text, tables)
 
 
 # --------------------------------------------------------------------------
@@ -371,3 +375,56 @@ def test_the_switch_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
     with general_paths():
         assert not markdown.fast_paths_enabled()
     assert markdown.fast_paths_enabled()
+
+
+# --------------------------------------------------------------------------
+# the fast lane of tokenize (flat pages), through the public switch
+
+_FLAT_PIECES = [
+    *("# Title", "## Section", "### Sub ###", "#tag line", "text", "more text  ", "漢字"),
+    *("- item", "- [decision] d #t", "- [x] done", "- [ ] open", "* star", "+ plus"),
+    *("- `a.py`", "- **bold**", "**Dream:**", "- rel [[X]]", "[a] b", "[a]: /u", "2026 year"),
+    *("1. one", "- - x", "---", "***", "=", "text =", "`code`", "```", "| a |", "", "  ", "\t"),
+    *("  indented", "> q", "<div>", "-", "-  two spaces", "a\x00b", "\u3000"),
+]
+
+
+def _dump(blocks: list[Block]) -> list[tuple[object, ...]]:
+    fields = ("kind", "start", "end", "level", "content", "marker", "ordered", "number")
+    more = ("indent", "task", "tight", "info", "closed", "html_kind")
+    return [
+        (depth, *(getattr(b, f) for f in fields + more), len(b.children))
+        for b, depth in walk(blocks)
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FLAT_PIECES), max_size=16),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_flat_lane_gives_what_the_block_state_gives(
+    parts: list[str], eol: str, last_eol: bool, tables: bool
+) -> None:
+    text = eol.join(parts) + (eol if last_eol else "")
+    lines = split_lines(text)
+    fast = _dump(tokenize(lines, tables=tables))
+    with general_paths():
+        general = _dump(tokenize(lines, tables=tables))
+    assert fast == general
+    if "\x00" not in text:
+        assert _ours(text, tables) == _oracle(text, tables)
+
+
+def test_flat_lane_takes_flat_pages() -> None:
+    # the property above compares the lanes only if the fast one answers: it must,
+    # for the usual page (seen through the work counter: the lane visits no state)
+    lines = split_lines("# T\n\n## Observations\n\n- [a] b #t\n- [c] d\n\ntext\n")
+    before = markdown.steps()
+    fast = tokenize(lines)
+    assert markdown.steps() == before
+    with general_paths():
+        assert _dump(tokenize(lines)) == _dump(fast)
+    assert markdown.steps() > before

@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sessionkit import _yaml
-from sessionkit._yaml_fast import fast_mapping
 from sessionkit.errors import SessionKitError
+from sessionkit.fastpaths import general_paths
 
 _ITEM_CHARS = [*"ab1 0.-_?!&*|>%@`,[]{}'\"#:~\t", "yes", "true", "~", "null", "1.5", "-2"]
 _items = st.one_of(
@@ -92,8 +92,8 @@ def test_a_list_item_after_a_flow_list_is_not_joined_to_it() -> None:
 @example(["tags: [a, b]", "x: y"])
 @example(["x: a: [b]"])
 @example(["x: fix [b]"])
-def test_fast_reader_never_takes_what_the_flow_rewrite_rewrites(lines: list[str]) -> None:
-    # load_mapping skips fast_mapping(text) when _flow_as_block rewrote a line of it
+def test_flow_lists_read_the_same_with_the_fast_lanes_off(lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"
-    if _yaml._flow_as_block(text) is not None:
-        assert fast_mapping(text) is None
+    fast = _outcome(_yaml.load_mapping, text)
+    with general_paths():
+        assert _outcome(_yaml.load_mapping, text) == fast

@@ -132,38 +132,31 @@ def _scan(lines: Sequence[str], start: int) -> list[_Run]:
     is open.
     """
     runs: list[_Run] = []
-    in_item = False
-    quotes = 0
-    # (blocks, next index, the container whose children they are)
-    stack: list[tuple[list[Block], int, Block | None]] = [
-        (tokenize(lines, start, tables=False), 0, None)
-    ]
-    while stack:
-        blocks, i, owner = stack.pop()
-        if i >= len(blocks):
-            if owner is not None:
-                if owner.kind == "item":
-                    in_item = False
-                elif owner.kind == "blockquote":
-                    quotes -= 1
-            continue
-        block = blocks[i]
-        stack.append((blocks, i + 1, owner))
+    _runs(tokenize(lines, start, tables=False), runs, False, 0)
+    return runs
+
+
+def _runs(blocks: Sequence[Block], runs: list[_Run], in_item: bool, quotes: int) -> bool:
+    """Append the runs of ``blocks`` to ``runs``; the ``in_list_item`` flag after them.
+
+    A recursion, as deep as the blocks nest (the tokenizer stops at its nesting cap).
+    """
+    for block in blocks:
         kind = block.kind
         if kind == "paragraph" or kind == "heading":
             text = block.content.strip()
             if text:
-                end = block.end - 1 if block.marker in ("=", "-") else block.end
+                marker = block.marker
+                end = block.end - 1 if marker == "=" or marker == "-" else block.end
                 runs.append((text, block.start, end, kind, in_item, quotes > 0))
-        elif block.children:
-            if kind == "item":
-                in_item = True
-            elif kind == "blockquote":
-                quotes += 1
-            stack.append((block.children, 0, block))
         elif kind == "item":
-            in_item = False  # an empty item opens and closes at once
-    return runs
+            _runs(block.children, runs, True, quotes)
+            in_item = False  # any item's close resets the flag, a nested one's too
+        elif kind == "list":
+            in_item = _runs(block.children, runs, in_item, quotes)
+        elif kind == "blockquote":
+            in_item = _runs(block.children, runs, in_item, quotes + 1)
+    return in_item
 
 
 # --------------------------------------------------------------------------
