@@ -1,21 +1,50 @@
-"""Durable, atomic replacement of one local file.
+"""Durable, atomic replacement of one local file, and the temp files it uses.
 
-The new content goes to a temp dotfile in the same folder (``.NAME.XXXX.tmp``:
-hidden from the wiki's glob and ignored by Basic Memory), is fsynced, moved
-over the target with :func:`os.replace`, and the folder is fsynced.  A crash
-at any moment leaves the old file or the new one, never a mix.  Stores use
-their own, locked variant (``backends/_storage.py``); this one serves config
-files, Claude Code settings, migration backups and ``lint --fix``.
+The new content goes to a temp dotfile in the same folder
+(``.NAME.<12 hex>.tmp``: hidden from the wiki's glob and ignored by Basic
+Memory), is fsynced, moved over the target with :func:`os.replace`, and the
+folder is fsynced.  A crash at any moment leaves the old file or the new one,
+never a mix.  Stores use their own, locked variant (``backends/_storage.py``)
+built on the same temp files; this one serves config files, Claude Code
+settings, migration backups and ``lint --fix``.
+
+**Modes.** A replaced file keeps its permission bits (and its owner and group
+where the process may set them); a new one gets ``0666`` less the umask.  A
+file without any write bit was made read-only on purpose: :func:`check_writable`
+refuses to replace it.
+
+**Stale temp files.** While a temp file is being written its writer holds an
+exclusive ``flock`` on it; a process killed mid-write loses the lock with its
+life.  :func:`sweep_temps` removes the temp files of this naming that nobody
+holds (never another writer's file in flight), so a rerun cleans up what a
+``kill -9`` left behind.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import re
+import secrets
+import stat
 from pathlib import Path
 
-__all__ = ["fsync_dir", "write_atomic"]
+__all__ = [
+    "TEMP_PATTERN",
+    "check_writable",
+    "fsync_dir",
+    "make_temp",
+    "sweep_temps",
+    "write_atomic",
+]
+
+#: names of sessionkit's temp files: ``.NAME.<12 lowercase hex>.tmp``
+TEMP_PATTERN = re.compile(r"^\..+\.[0-9a-f]{12}\.tmp$")
+
+try:  # POSIX: writers hold an flock on their temp file
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 
 def fsync_dir(folder: str | os.PathLike[str]) -> None:
@@ -33,26 +62,120 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def check_writable(st: os.stat_result, shown: str) -> None:
+    """Raise :class:`PermissionError` when a file's mode has no write bit.
+
+    A note the user made read-only (``chmod a-w``) is not rewritten, not even
+    by a process (such as root) that could.
+    """
+    if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222:
+        raise PermissionError(
+            13,
+            f"{shown} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
+            "it is left as it is (make it writable, chmod u+w, to let sessionkit edit it)",
+        )
+
+
+def make_temp(full: str, data: bytes, *, like: os.stat_result | None = None) -> tuple[str, int]:
+    """Write ``data`` to a new synced temp file next to ``full``; returns ``(path, fd)``.
+
+    The caller keeps ``fd`` open (it holds the temp file's ``flock``) until
+    the temp file is renamed or removed, then closes it.  ``like``: the stat
+    of the file being replaced, whose mode (and owner where allowed) the
+    temp file takes.
+    """
+    folder, name = os.path.split(full)
+    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        if like is not None:
+            if (like.st_uid, like.st_gid) != (os.getuid(), os.getgid()) and hasattr(os, "fchown"):
+                with contextlib.suppress(OSError):  # only where the process may
+                    os.fchown(fd, like.st_uid, like.st_gid)
+            os.fchmod(fd, stat.S_IMODE(like.st_mode))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp, fd
+
+
+def sweep_temps(folder: str | os.PathLike[str], name: str | None = None) -> int:
+    """Remove the stale temp files (``.NAME.<hex>.tmp``) in ``folder``; returns how many.
+
+    A temp file counts as stale when no process holds its ``flock`` (its
+    writer died: a writer holds it from creating the file until renaming
+    it).  ``name``: only the temp files of that target.  Without ``flock``
+    (Windows) nothing is removed.  Errors are ignored: this is housekeeping.
+    """
+    if fcntl is None:  # pragma: no cover
+        return 0
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    prefix = f".{name}." if name is not None else "."
+    for entry in entries:
+        if not entry.name.startswith(prefix) or not TEMP_PATTERN.match(entry.name):
+            continue
+        if name is not None and not re.fullmatch(r"[0-9a-f]{12}\.tmp", entry.name[len(prefix) :]):
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live writer holds it
+            if os.fstat(fd).st_ino == os.lstat(entry.path).st_ino:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return removed
+
+
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Replace ``path`` with ``data`` (text is written as UTF-8, line ends untouched).
 
-    The folder is created when missing; an existing file's permission bits are
-    kept.  On failure the temp file is removed and the error propagates.
+    The folder is created when missing; an existing file's permission bits
+    (and owner where allowed) are kept; stale temp files of the same target
+    are removed first.  On failure the temp file is removed and the error
+    propagates.
+
+    Raises:
+        PermissionError: the existing file has no write bit (see :func:`check_writable`).
+        OSError: the write failed (the old file is untouched).
     """
     target = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
+        like: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        like = None
+    if like is not None:
+        check_writable(like, str(target))
+    sweep_temps(target.parent, target.name)
+    tmp, fd = make_temp(str(target), raw, like=like)
+    try:
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        os.close(fd)
     fsync_dir(target.parent)

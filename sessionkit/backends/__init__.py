@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import MissingDependencyError, SessionKitError, StoreError
+from ..errors import MissingDependencyError, NotFoundError, SessionKitError, StoreError
 from ._base import NoteInfo, Store, check_key
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Store",
     "available_backends",
     "check_key",
+    "check_store",
     "detect_layout",
     "get_backend",
     "open_store",
@@ -225,6 +226,9 @@ def open_store(
     url: str | os.PathLike[str] | None = None,
     layout: str | None = None,
     format: str | None = None,
+    *,
+    base: str | os.PathLike[str] | None = None,
+    must_exist: bool = False,
     **storage_options: Any,
 ) -> Store:
     """Open a store at a path or URL.
@@ -238,6 +242,15 @@ def open_store(
         layout: ``aiwiki``, ``basic-memory`` or a registered backend name;
             detected when ``None`` (see :func:`detect_layout`).
         format: format of new notes (the layout's default when ``None``).
+        base: the folder a relative local path or ``file://`` URL is
+            resolved against (default: the working directory; the hooks pass
+            the payload's ``cwd``).  A relative path that leads outside it
+            (``..``, a symlink) is refused; ``/``, ``//`` and ``file:///x``
+            mean exactly those absolute paths.
+        must_exist: raise :class:`~sessionkit.errors.NotFoundError` unless the
+            store is there (its root and its notes folder): what reading
+            commands ask for, so that a mistyped path is an error rather than
+            an empty store, and nothing is created by reading.
         **storage_options: passed to the fsspec filesystem (``endpoint_url``,
             ``anon``, ``key``…) except sessionkit's own: ``single_writer``
             (opt in to unguarded writes where no lock or conditional write
@@ -248,7 +261,10 @@ def open_store(
     Raises:
         MissingDependencyError: the filesystem's package is missing (with the
             ``pip install 'sessionkit[s3]'`` style hint).
-        StoreError: unknown backend or unusable URL.
+        NotFoundError: ``must_exist`` and the store is not there.
+        PathSafetyError: a relative path leads outside ``base``.
+        StoreError: unknown backend or unusable URL (a file where the store's
+            folder should be, for one).
     """
     if url is None:
         url, layout, format, storage_options = _configured(layout, format, storage_options)
@@ -257,8 +273,15 @@ def open_store(
         raise StoreError(f"not a store path or URL: {url!r}")
     if "\x00" in url:
         raise StoreError("store URL contains a NUL byte")
-    from ._storage import split_url
+    from ._storage import is_local, local_path, split_url
 
+    shown = url
+    if is_local(url):
+        resolved = local_path(url, base)  # refuses a relative path leading outside base
+        # a plain relative path against the working directory keeps its spelling
+        # (reports show what the user typed); anything else is opened absolute
+        if base is not None or "://" in url or os.path.isabs(url):
+            url = resolved
     protocol, _ = split_url(url)
     name = layout
     if name is None and protocol is not None:
@@ -269,8 +292,51 @@ def open_store(
         name = detect_layout(url, **dict(storage_options))
     factory = get_backend(name)
     try:
-        return factory(url, format=format, **storage_options)
+        store = factory(url, format=format, **storage_options)
     except SessionKitError:
         raise
     except TypeError as exc:
-        raise StoreError(f"cannot open {url!r} with backend {name!r}: {exc}") from None
+        raise StoreError(f"cannot open {shown!r} with backend {name!r}: {exc}") from None
+    check_store(store, shown, must_exist=must_exist)
+    return store
+
+
+def check_store(store: Store, shown: str | None = None, *, must_exist: bool = False) -> None:
+    """Refuse a store whose root is a file; with ``must_exist``, one that is not there.
+
+    A local store is there when its root folder and its notes folder
+    (``aiwiki/sessions/``, ``sessions/``) exist; a remote one when its notes
+    folder (prefix) holds anything.  Costs one ``stat`` or one listing.
+
+    Raises:
+        StoreError: the root is a file.
+        NotFoundError: ``must_exist`` and the root or notes folder is missing.
+    """
+    from ._storage import FsspecStorage, LocalStorage
+
+    shown = shown or str(store.url)
+    storage = getattr(store, "storage", None)
+    folder = str(getattr(store, "folder", "") or "")
+    if isinstance(storage, LocalStorage):
+        root = storage.root
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise StoreError(f"{shown}: is a file, not a store folder", path=shown)
+        if not must_exist:
+            return
+        if not os.path.isdir(root):
+            raise NotFoundError(f"{shown}: no such folder", path=None)
+        if folder and not os.path.isdir(os.path.join(root, *folder.split("/"))):
+            raise NotFoundError(
+                f"{shown}: not a {store.layout} store (it has no {folder}/ folder)", path=None
+            )
+    elif isinstance(storage, FsspecStorage) and must_exist:
+        full = storage.full(folder) if folder else storage.root
+        try:
+            with _suppress():
+                storage.fs.invalidate_cache(full)
+            there = bool(storage.fs.exists(full))
+        except OSError as exc:
+            raise StoreError(f"cannot reach {shown}: {exc}") from None
+        if not there:
+            what = f"nothing under {folder}/" if folder else "nothing there"
+            raise NotFoundError(f"{shown}: not a {store.layout} store ({what})", path=None)

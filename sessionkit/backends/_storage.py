@@ -27,7 +27,6 @@ import abc
 import contextlib
 import os
 import random
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,7 +35,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from .._atomic import fsync_dir
+from .._atomic import check_writable, fsync_dir, make_temp, sweep_temps
 from ..errors import (
     ConflictError,
     MissingDependencyError,
@@ -188,6 +187,8 @@ class LocalStorage(Storage):
         self.refused: list[str] = []
         #: open batches by thread id (a plain dict: storages are pickled to workers)
         self._batches: dict[int, _Batch] = {}
+        #: folders already swept of stale temp files
+        self._swept: set[str] = set()
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle without open batches: a copy in a worker process starts outside any."""
@@ -307,41 +308,54 @@ class LocalStorage(Storage):
         self._makedirs(folder)
         lock = FileLock(os.path.join(folder, LOCK_NAME), timeout=self.lock_timeout)
         try:
-            with lock:
-                yield
+            lock.acquire()
         except Timeout:
             raise ConflictError(
                 f"timed out after {self.lock_timeout} s waiting for the lock on {path!r}",
                 path=path,
             ) from None
+        except OSError as exc:
+            raise _os_error(exc, f"cannot lock the folder of {path!r}", path) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _makedirs(self, folder: str) -> None:
         state = self._batch()
         if state is not None and folder in state.made:
             return
+        if not os.path.isdir(folder) and self.root == os.path.abspath(os.sep):
+            raise PathSafetyError(
+                f"refused to create {folder!r}: the store's root is the filesystem root "
+                "(open the repository's own folder instead)"
+            )
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create folder {folder}: {exc.strerror}") from None
+            raise _os_error(exc, f"cannot create folder {folder}", None) from None
         if not self._inside(os.path.realpath(folder)):
             raise PathSafetyError(f"refused folder {folder!r}: it resolves outside the root")
+        if folder not in self._swept:  # once per folder: what a killed writer left
+            self._swept.add(folder)
+            sweep_temps(folder)
         if state is not None:
             state.made.add(folder)
 
-    def _temp(self, full: str, data: bytes) -> str:
-        folder, name = os.path.split(full)
-        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}{TMP_SUFFIX}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    @staticmethod
+    def _existing(full: str, path: str) -> os.stat_result | None:
+        """The stat of the file being replaced (``None``: new); refuses a read-only one."""
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return tmp
+            st = os.stat(full)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _os_error(exc, f"cannot write {path!r}", path) from None
+        try:
+            check_writable(st, repr(path))
+        except PermissionError as exc:
+            raise StoreError(str(exc.strerror), path=path) from None
+        return st
 
     #: fsync a folder (a class attribute, so tests can count the calls)
     _sync_dir = staticmethod(fsync_dir)
@@ -355,32 +369,47 @@ class LocalStorage(Storage):
         lock; without hard links, the caller's lock makes exists+replace safe).
         ``link_only``: a create-only write made without the lock; returns
         ``False``, writing nothing, when this filesystem has no hard links.
+        A replaced file keeps its mode (and owner where allowed); a read-only
+        one is refused.
         """
         folder = os.path.dirname(full)
         self._makedirs(folder)
-        try:
-            tmp = self._temp(full, data)
-        except OSError as exc:
-            raise StoreError(f"cannot write {path!r}: {exc.strerror}", path=path) from None
-        try:
-            if create:
-                try:
-                    os.link(tmp, full)  # atomic create-only, even against foreign writers
-                except FileExistsError:
-                    raise ConflictError(f"{path!r} already exists", path=path) from None
-                except OSError:  # no hard links here
-                    if link_only:
-                        return False
-                    if os.path.lexists(full):
+        like = None if create else self._existing(full, path)
+        for attempt in (1, 2):
+            try:
+                tmp, fd = make_temp(full, data, like=like)
+            except OSError as exc:
+                raise _os_error(exc, f"cannot write {path!r}", path) from None
+            try:
+                if create:
+                    try:
+                        os.link(tmp, full)  # atomic create-only, even against foreign writers
+                    except FileExistsError:
                         raise ConflictError(f"{path!r} already exists", path=path) from None
-                    os.replace(tmp, full)
-            else:
-                os.replace(tmp, full)
-        except OSError as exc:
-            raise StoreError(f"cannot write {path!r}: {exc.strerror}", path=path) from None
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+                    except FileNotFoundError:
+                        if os.path.lexists(tmp) or attempt == 2:
+                            raise
+                        continue  # our temp was swept in the instant before its lock
+                    except OSError:  # no hard links here
+                        if link_only:
+                            return False
+                        if os.path.lexists(full):
+                            raise ConflictError(f"{path!r} already exists", path=path) from None
+                        os.replace(tmp, full)
+                else:
+                    try:
+                        os.replace(tmp, full)
+                    except FileNotFoundError:
+                        if os.path.lexists(tmp) or attempt == 2:
+                            raise
+                        continue
+            except OSError as exc:
+                raise _os_error(exc, f"cannot write {path!r}", path) from None
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+                os.close(fd)
+            break
         self._renamed_in(folder)
         return True
 
@@ -448,6 +477,8 @@ class LocalStorage(Storage):
                 current: bytes | None = self.read(path)
             except NotFoundError:
                 current = None
+            if current is not None:
+                self._existing(full, path)  # a read-only note: refused before any work
             new = fn(current)
             if new is None or new == current:
                 return current
@@ -462,7 +493,24 @@ class LocalStorage(Storage):
             except FileNotFoundError:
                 raise NotFoundError(f"no file {path!r}", path=path) from None
             except OSError as exc:
-                raise StoreError(f"cannot delete {path!r}: {exc.strerror}", path=path) from None
+                raise _os_error(exc, f"cannot delete {path!r}", path) from None
+
+
+def _os_error(exc: OSError, what: str, path: str | None) -> StoreError:
+    """A :class:`StoreError` naming the cause precisely (``No space left on device``,
+    ``Permission denied``…), never a temp file's name."""
+    import errno
+
+    cause = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        cause = "No space left on device (ENOSPC)"
+    elif exc.errno in (errno.EACCES, errno.EPERM):
+        cause = f"{cause} (check the folder's permissions)"
+    elif exc.errno == errno.EROFS:
+        cause = "Read-only file system (EROFS)"
+    elif exc.errno == errno.EDQUOT:
+        cause = "Disk quota exceeded (EDQUOT)"
+    return StoreError(f"{what}: {cause}", path=path)
 
 
 class _Batch:
@@ -855,6 +903,48 @@ def is_local(url: str) -> bool:
     return protocol in (None, "file", "local")
 
 
+def _inside_folder(real: str, folder: str) -> bool:
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
+    """The absolute, normalised local path a plain path or ``file://`` URL names.
+
+    * absolute paths mean exactly themselves: ``/`` and ``//`` are the
+      filesystem root, ``file:///x`` is ``/x`` (``file://localhost/x`` too),
+      ``file:///`` is ``/``;
+    * relative paths (``aiwiki``, ``../x``, ``file://../x``) are resolved
+      against ``base`` (default: the working directory) and must stay inside
+      it, symlinks followed: one that leads out of ``base`` raises
+      :class:`PathSafetyError` (give an absolute path to mean a folder elsewhere).
+
+    Raises:
+        StoreError: empty path, or a NUL byte in it.
+        PathSafetyError: a relative path leads outside ``base``.
+    """
+    protocol, rest = split_url(url)
+    path = rest if protocol in ("file", "local") else url
+    if protocol in ("file", "local") and path.startswith("localhost/"):
+        path = path[len("localhost") :]
+    if not path:
+        raise StoreError(f"not a store path: {url!r} names no folder")
+    if "\x00" in path:
+        raise StoreError("store path contains a NUL byte")
+    path = os.path.expanduser(path) if path.startswith("~") else path
+    if os.path.isabs(path):
+        # "//x" is "/x": POSIX leaves a leading "//" to the system, we do not
+        return "/" + os.path.normpath(path).lstrip("/") if os.sep == "/" else os.path.normpath(path)
+    start = os.path.abspath(os.fspath(base) if base is not None else os.getcwd())
+    joined = os.path.normpath(os.path.join(start, path))
+    real, real_start = os.path.realpath(joined), os.path.realpath(start)
+    if not _inside_folder(real, real_start):
+        raise PathSafetyError(
+            f"refused store {url!r}: relative to {start} it leads to {real}, outside that "
+            "folder (give an absolute path to mean a folder elsewhere)"
+        )
+    return joined
+
+
 def open_storage(
     url: str,
     *,
@@ -874,11 +964,13 @@ def open_storage(
         MissingDependencyError: the filesystem's package is not installed.
         StoreError: unknown protocol.
     """
-    protocol, rest = split_url(url)
+    protocol, _ = split_url(url)
     if protocol in (None, "file", "local"):
         if storage_options:
             raise StoreError(f"local stores take no storage options: {sorted(storage_options)}")
-        return LocalStorage(rest if protocol else url, lock_timeout=lock_timeout)
+        path = local_path(url)  # refuses a relative path leading outside the working directory
+        plain = protocol is None and not os.path.isabs(url)  # keeps its spelling in reports
+        return LocalStorage(url if plain else path, lock_timeout=lock_timeout)
     try:
         import fsspec
 

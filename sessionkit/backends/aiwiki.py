@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -22,9 +23,9 @@ from typing import Any
 from ..model import Session, Status
 from ._base import DateLike, NoteInfo, as_iso_date, as_status, check_key
 from ._filestore import FileStore
-from ._storage import Storage, open_storage
+from ._storage import Storage, is_local, local_path, open_storage, split_url
 
-__all__ = ["NOTES_FOLDER", "AiwikiStore", "safe_id7"]
+__all__ = ["NOTES_FOLDER", "AiwikiStore", "repository_of", "safe_id7"]
 
 #: where notes live below the repository root
 NOTES_FOLDER = "aiwiki/sessions"
@@ -45,6 +46,39 @@ def safe_id7(session_id: str | None) -> str:
     """
     cleaned = _UNSAFE_ID.sub("", session_id or "")[:7]
     return cleaned or NO_ID
+
+
+def repository_of(url: str) -> str:
+    """The repository root a store URL names: ``…/aiwiki`` and ``…/aiwiki/sessions``
+    mean the folder above; local paths come back absolute (see
+    :func:`~sessionkit.backends._storage.local_path`).
+
+    ``aiwiki`` and ``aiwiki/sessions`` alone mean the working directory;
+    ``file:///aiwiki`` means ``/``; a remote URL keeps its scheme and bucket
+    (``s3://b/aiwiki`` is ``s3://b``, ``memory://aiwiki`` stays as it is).
+    """
+    if is_local(url) and "://" not in url and not os.path.isabs(url):
+        # a plain relative path keeps its spelling (reports show what was typed)
+        rel = os.path.normpath(url).replace(os.sep, "/")
+        local_path(rel)  # refuses one leading outside the working directory
+        for tail in (NOTES_FOLDER, "aiwiki"):
+            if rel == tail:
+                return "."
+            if rel.endswith("/" + tail):
+                return rel[: -len(tail) - 1]
+        return rel
+    if is_local(url):
+        path = local_path(url)
+        for tail in ("/" + NOTES_FOLDER, "/aiwiki"):
+            if path.endswith(tail):
+                return path[: -len(tail)] or "/"
+        return path
+    protocol, rest = split_url(url)
+    trimmed = rest.rstrip("/")
+    for tail in ("/" + NOTES_FOLDER, "/aiwiki"):
+        if trimmed.endswith(tail) and trimmed[: -len(tail)].strip("/"):
+            return f"{protocol}://{trimmed[: -len(tail)]}"
+    return url
 
 
 def _status(value: Any) -> Status | None:
@@ -81,12 +115,7 @@ class AiwikiStore(FileStore):
         A URL ending in ``/aiwiki`` or ``/aiwiki/sessions`` is taken to mean
         the repository root above it.
         """
-        root = url.rstrip("/")
-        for tail in ("/" + NOTES_FOLDER, "/aiwiki"):
-            if root.endswith(tail):
-                root = root[: -len(tail)] or "/"
-                break
-        return cls(open_storage(root, **options), format=format, url=url)
+        return cls(open_storage(repository_of(url), **options), format=format, url=url)
 
     def key_for(self, session: Session) -> str:
         """``{date_start}-{id7}.md``: start date (today, UTC, if unknown) and safe short id."""
