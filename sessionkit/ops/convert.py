@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -36,6 +35,7 @@ from ..adapters.crosswalk import (
 )
 from ..document import Document
 from ..errors import (
+    ConflictError,
     LimitExceededError,
     NotFoundError,
     SessionKitError,
@@ -157,7 +157,12 @@ class ConversionReport:
         skipped: source keys that are not session notes (Basic Memory notes of other types).
         conflicts: target notes edited by hand (or not written by the converter);
             left alone unless ``force``.
-        failures: source notes that could not be read or converted.
+        failures: source notes that could not be read, converted or written, each
+            with why (``not written: … No space left on device (ENOSPC)``).
+        record_error: why the convert record (``.sessionkit-convert.json``)
+            could not be updated, if it could not (``None`` otherwise).  Notes
+            reported written are written either way; notes of a group whose
+            record update failed are not written and are listed in ``failures``.
     """
 
     source: str
@@ -171,6 +176,7 @@ class ConversionReport:
     skipped: list[str] = attrs.field(factory=list)
     conflicts: list[ConversionIssue] = attrs.field(factory=list)
     failures: list[ConversionIssue] = attrs.field(factory=list)
+    record_error: str | None = None
 
     @property
     def written(self) -> list[str]:
@@ -179,8 +185,8 @@ class ConversionReport:
 
     @property
     def ok(self) -> bool:
-        """No conflicts and no failures."""
-        return not self.conflicts and not self.failures
+        """No conflicts, no failures, and the record was updated."""
+        return not self.conflicts and not self.failures and self.record_error is None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the CLI's ``--json`` output)."""
@@ -197,6 +203,7 @@ class ConversionReport:
             "skipped": self.skipped,
             "conflicts": [attrs.asdict(c) for c in self.conflicts],
             "failures": [attrs.asdict(c) for c in self.failures],
+            "record_error": self.record_error,
         }
 
 
@@ -204,15 +211,48 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _open(target: Any, fmt: str | None, storage_options: Mapping[str, Any]) -> Store:
-    from ..backends import Store, open_store
+def _open(
+    target: Any, fmt: str | None, storage_options: Mapping[str, Any], *, must_exist: bool = False
+) -> Store:
+    from ..backends import Store, check_store, open_store
 
     if isinstance(target, Store):
+        check_store(target, must_exist=must_exist)
         return target
     layout = None
     if fmt is not None:
         layout = "basic-memory" if note_family(fmt) == BASIC_MEMORY else "aiwiki"
-    return open_store(os.fspath(target), layout=layout, **dict(storage_options))
+    return open_store(
+        os.fspath(target), layout=layout, must_exist=must_exist, **dict(storage_options)
+    )
+
+
+def _notes_folder(store: Store) -> str | None:
+    """The local notes folder of a store (absolute, symlinks resolved), else ``None``."""
+    from ..backends._storage import LocalStorage
+
+    storage = getattr(store, "storage", None)
+    if not isinstance(storage, LocalStorage):
+        return None
+    folder = str(getattr(store, "folder", "") or "")
+    return os.path.realpath(
+        os.path.join(storage.root, *folder.split("/")) if folder else storage.root
+    )
+
+
+def _refuse_overlap(source: Store, target: Store) -> None:
+    """Refuse converting a store into itself (or into a folder inside its notes, or around them)."""
+    a, b = _notes_folder(source), _notes_folder(target)
+    if a is None or b is None:
+        if str(source.url) == str(target.url):
+            raise StoreError(f"{target.url}: cannot convert a store into itself")
+        return
+    for x, y in ((a, b), (b, a)):
+        if x == y or x.startswith(y.rstrip(os.sep) + os.sep):
+            raise StoreError(
+                f"{target.url}: cannot convert {source.url} into itself "
+                f"(the notes folders {a} and {b} overlap)"
+            )
 
 
 def _store_family(store: Store) -> str:
@@ -238,29 +278,15 @@ def _manifest_path(store: Store) -> str | None:
     return f"{folder}/{MANIFEST_NAME}" if folder else MANIFEST_NAME
 
 
-def _read_manifest(store: Store) -> dict[str, dict[str, str]]:
-    path = _manifest_path(store)
-    if path is None:
-        return {}
-    storage: Any = getattr(store, "storage", None)
-    try:
-        data = json.loads(storage.read(path).decode("utf-8"))
-    except NotFoundError:
-        return {}
-    except (ValueError, UnicodeDecodeError):
-        return {}
-    notes = data.get("notes") if isinstance(data, dict) else None
-    return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
+def _record(store: Store) -> Any:
+    """The target's convert record (``None`` for a store without a byte layer)."""
+    from ..backends._record import Record
 
-
-def _write_manifest(store: Store, notes: Mapping[str, Mapping[str, str]]) -> None:
     path = _manifest_path(store)
-    if path is None:
-        return
-    storage: Any = getattr(store, "storage", None)
-    data = {"version": 1, "notes": {k: dict(notes[k]) for k in sorted(notes)}}
-    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    storage.write(path, text.encode("utf-8"))
+    storage = getattr(store, "storage", None)
+    if path is None or storage is None:
+        return None
+    return Record(storage, path)
 
 
 def _is_session_note(text: str, family: str, doc: Document | None = None) -> bool:
@@ -370,7 +396,8 @@ def _run_jobs(
     return ordered_map(one, items, jobs=jobs, chunk_size=32, min_parallel=2 * jobs)
 
 
-#: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores)
+#: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores);
+#: also the target notes written per group (the record is merged once per group)
 _READ_BATCH = 256
 
 
@@ -428,11 +455,12 @@ def convert(
     if to is not None:
         _target_family(to)  # refused before any store is opened
     options = dict(storage_options or {})
-    source = _open(src, from_, options)
+    source = _open(src, from_, options, must_exist=True)
     src_family = note_family(from_) if from_ else _store_family(source)
     if to is None and not isinstance(dst, Store):
         to = AIWIKI if src_family == BASIC_MEMORY else BASIC_MEMORY
     target = _open(dst, to, options)
+    _refuse_overlap(source, target)
     dst_family = _target_family(to) if to else _store_family(target)
     if dst_family == src_family:
         raise UnsupportedFormatError(
@@ -451,109 +479,249 @@ def convert(
         project = _project_name(target)
     job = _Job(src=src_family, dst=dst_family, project=project, folder=folder, today=today_utc())
     keys = source.keys()
-    manifest = _read_manifest(target)
-    new_manifest = dict(manifest)
+    record = _record(target)
+    manifest = record.read() if record is not None else {}
     existing = set(target.keys())
     seen: dict[str, str] = {}
     total = len(keys)
     items = _sources(source, keys)
-    batch = getattr(target, "batch", None)
-    with batch() if batch is not None and not dry_run else contextlib.nullcontext():
-        for done, (key, result) in enumerate(_run_jobs(job, items, jobs), start=1):
-            _take(
-                target, report, manifest, new_manifest, existing, seen, key, result, dry_run, force
-            )
-            if progress is not None:
-                progress(done, total, key)
-    # the batch is over: every note written is durable before the manifest records it
-    if not dry_run and new_manifest != manifest:
-        _write_manifest(target, new_manifest)
+    run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
+    done = 0
+    group: list[tuple[str, Converted | str | None]] = []
+    for key, result in _run_jobs(job, items, jobs):
+        group.append((key, result))
+        if len(group) >= _READ_BATCH:
+            for placed in run.group(group):
+                done += 1
+                if progress is not None:
+                    progress(done, total, placed)
+            group = []
+    for placed in run.group(group):
+        done += 1
+        if progress is not None:
+            progress(done, total, placed)
+    run.finish()
     return report
 
 
-def _take(
-    target: Store,
-    report: ConversionReport,
-    manifest: Mapping[str, Mapping[str, str]],
-    new_manifest: dict[str, dict[str, str]],
-    existing: set[str],
-    seen: dict[str, str],
-    key: str,
-    result: Converted | str | None,
-    dry_run: bool,
-    force: bool,
-) -> None:
-    """Record (and write) one source note's result."""
-    if result is None:
-        report.skipped.append(key)
-        return
-    if isinstance(result, str):
-        report.failures.append(ConversionIssue(source=key, target=None, message=result))
-        return
-    tkey = result.key
-    if tkey in seen:
-        report.failures.append(
-            ConversionIssue(
-                source=key, target=tkey, message=f"maps to the same target note as {seen[tkey]!r}"
-            )
-        )
-        return
-    seen[tkey] = key
-    try:
-        _place(target, report, manifest, new_manifest, existing, key, result, dry_run, force)
-    except SessionKitError as exc:
-        report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
+def _revert(
+    ours: dict[str, Any], before: dict[str, Any] | None
+) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
+    """A record change putting ``before`` back where the entry is still ``ours``."""
+
+    def change(current: dict[str, Any] | None) -> dict[str, Any] | None:
+        return before if current == ours else current
+
+    return change
 
 
-def _place(
-    target: Store,
-    report: ConversionReport,
-    manifest: Mapping[str, Mapping[str, str]],
-    new_manifest: dict[str, dict[str, str]],
-    existing: set[str],
-    source_key: str,
-    result: Converted,
-    dry_run: bool,
-    force: bool,
-) -> None:
-    tkey, text = result.key, result.text
-    entry = {"sha256": result.sha or _sha(text), "source": source_key}
-    if result.carried:
-        report.carried.append(tkey)
-    if tkey in existing:
+class _Run:
+    """The writing side of one :func:`convert`: notes in groups, the record write-ahead.
+
+    For each group of converted notes: decide what each needs (create, update,
+    nothing, conflict); merge into the record, under the target's lock, an
+    entry for each note about to be written holding the new digest and the
+    digest it has now (``was``), together with the confirmations of the
+    previous group; write the group's notes in one store batch (durable when
+    it exits); confirm.  A kill at any moment leaves each note with a digest
+    its record entry accepts, so the next run never calls it edited by hand;
+    concurrent runs merge their entries instead of overwriting each other's.
+    """
+
+    def __init__(
+        self,
+        target: Store,
+        report: ConversionReport,
+        record: Any,
+        manifest: dict[str, dict[str, Any]],
+        existing: set[str],
+        seen: dict[str, str],
+        dry_run: bool,
+        force: bool,
+    ) -> None:
+        self.target, self.report, self.record = target, report, record
+        self.manifest, self.existing, self.seen = manifest, existing, seen
+        self.dry_run, self.force = dry_run, force
+        #: record changes waiting for the next merge (confirmations)
+        self.pending: dict[str, Any] = {}
+        #: each target note's record entry before this run wrote ahead for it
+        self._before: dict[str, dict[str, Any] | None] = {}
+
+    def _merge(self, changes: Mapping[str, Any]) -> str | None:
+        """Merge changes into the record; the error message when it cannot be written."""
+        if self.record is None or self.dry_run or not changes:
+            return None
         try:
-            current = target.read_text(tkey)
-        except NotFoundError:
-            current = None
+            self.manifest = self.record.merge(changes)
+        except SessionKitError as exc:
+            return str(exc)
+        return None
+
+    def group(self, items: Sequence[tuple[str, Converted | str | None]]) -> Iterator[str]:
+        """Handle one group of ``(source key, result)``; yields each source key when done."""
+        from ..backends._record import WAS, entry_accepts
+
+        plans: list[tuple[str, Converted, str | None]] = []  # (source, result, current sha)
+        planned: list[tuple[str, Converted, str | None] | None] = []  # per item, in order
+        for key, result in items:
+            plan = self._decide(key, result)
+            planned.append(plan)
+            if plan is not None:
+                plans.append(plan)
+        ahead: dict[str, Any] = dict(self.pending)
+        for source_key, result, now in plans:
+            entry: dict[str, Any] = {
+                "sha256": result.sha or _sha(result.text),
+                "source": source_key,
+            }
+            if now is not None:
+                entry[WAS] = [now]
+            ahead[result.key] = entry
+        self.pending = {}
+        problem = self._merge(ahead) if plans or ahead else None
+        if problem is not None:
+            self.report.record_error = problem
+            for source_key, result, _ in plans:
+                self.report.failures.append(
+                    ConversionIssue(
+                        source=source_key,
+                        target=result.key,
+                        message=f"not written: the convert record could not be updated first "
+                        f"({problem})",
+                    )
+                )
+            yield from (k for k, _ in items)
+            return
+        written: set[str] = set()
+        batch = getattr(self.target, "batch", None)
+        try:
+            with batch() if batch is not None and not self.dry_run else contextlib.nullcontext():
+                for (key, _), plan in zip(items, planned, strict=True):
+                    if plan is not None and self._write(*plan, entry_accepts):
+                        written.add(plan[1].key)
+                    yield key  # progress as each note is placed, in source order
+        except SessionKitError as exc:  # the batch's final fsync
+            self.report.record_error = str(exc)
+        for source_key, result, _ in plans:
+            tkey = result.key
+            if tkey in written:
+                self.pending[tkey] = {
+                    "sha256": result.sha or _sha(result.text),
+                    "source": source_key,
+                }
+            else:  # not written: the entry goes back to what it was, unless someone
+                # else has recorded theirs meanwhile (a concurrent run made that note)
+                self.pending[tkey] = _revert(ahead[tkey], self._before.get(tkey))
+
+    def _decide(
+        self, key: str, result: Converted | str | None
+    ) -> tuple[str, Converted, str | None] | None:
+        """Report what needs no write; return ``(source, result, current sha)`` for a write."""
+        from ..backends._record import entry_accepts
+
+        report = self.report
+        if result is None:
+            report.skipped.append(key)
+            return None
+        if isinstance(result, str):
+            report.failures.append(ConversionIssue(source=key, target=None, message=result))
+            return None
+        tkey, text = result.key, result.text
+        if tkey in self.seen:
+            report.failures.append(
+                ConversionIssue(
+                    source=key,
+                    target=tkey,
+                    message=f"maps to the same target note as {self.seen[tkey]!r}",
+                )
+            )
+            return None
+        self.seen[tkey] = key
+        entry = {"sha256": result.sha or _sha(text), "source": key}
+        recorded = self.manifest.get(tkey)
+        self._before.setdefault(tkey, recorded)
+        if result.carried:
+            report.carried.append(tkey)
+        current: str | None = None
+        if tkey in self.existing:
+            try:
+                current = self.target.read_text(tkey)
+            except NotFoundError:
+                current = None
+            except SessionKitError as exc:
+                report.failures.append(
+                    ConversionIssue(source=key, target=tkey, message=f"not written: {exc}")
+                )
+                return None
+        if current is None:
+            if self.dry_run:
+                report.created.append(tkey)
+                return None
+            return key, result, None
         if current == text:
             report.unchanged.append(tkey)
-            if manifest.get(tkey) != entry:
-                new_manifest[tkey] = entry
-            return
-        if current is not None:
-            recorded = manifest.get(tkey, {}).get("sha256")
-            if recorded != _sha(current) and not force:
-                why = (
-                    "edited by hand since the last conversion"
-                    if recorded
-                    else "exists and was not written by sessionkit convert"
-                )
-                report.conflicts.append(
-                    ConversionIssue(source=source_key, target=tkey, message=f"{tkey}: {why}")
-                )
-                return
-            if not dry_run:
-                target.write_text(tkey, text)
+            if recorded != entry:
+                self.pending[tkey] = entry
+            return None
+        now = _sha(current)
+        if not entry_accepts(recorded, now) and not self.force:
+            why = (
+                "edited by hand since the last conversion"
+                if recorded
+                else "exists and was not written by sessionkit convert"
+            )
+            report.conflicts.append(
+                ConversionIssue(source=key, target=tkey, message=f"{tkey}: {why}")
+            )
+            return None
+        if self.dry_run:
             report.updated.append(tkey)
-            new_manifest[tkey] = entry
-            return
-    if not dry_run:
+            return None
+        return key, result, now
+
+    def _write(self, source_key: str, result: Converted, now: str | None, accepts: Any) -> bool:
+        """Write one planned note; report it; whether it was written."""
+        report, tkey, text = self.report, result.key, result.text
         try:
-            target.write_text(tkey, text, create=True)
-        except StoreError as exc:
+            if now is None:
+                self.target.write_text(tkey, text, create=True)
+                report.created.append(tkey)
+                return True
+            changed: list[bool] = []
+
+            def edit(current: str | None) -> str | None:
+                changed.clear()
+                if current is None or _sha(current) != now:
+                    changed.append(False)
+                    return None
+                changed.append(True)
+                return text
+
+            self.target.update_text(tkey, edit)
+            if changed and not changed[0]:
+                report.conflicts.append(
+                    ConversionIssue(
+                        source=source_key,
+                        target=tkey,
+                        message=f"{tkey}: changed by someone else while converting",
+                    )
+                )
+                return False
+            report.updated.append(tkey)
+            return True
+        except ConflictError as exc:
             report.conflicts.append(
                 ConversionIssue(source=source_key, target=tkey, message=str(exc))
             )
-            return
-    report.created.append(tkey)
-    new_manifest[tkey] = entry
+        except SessionKitError as exc:
+            report.failures.append(
+                ConversionIssue(source=source_key, target=tkey, message=f"not written: {exc}")
+            )
+        return False
+
+    def finish(self) -> None:
+        """Merge the last confirmations into the record."""
+        problem = self._merge(self.pending)
+        if problem is not None:
+            self.report.record_error = problem
+        self.pending = {}

@@ -121,30 +121,33 @@ def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None
     assert seen == [str(tmp_path)] * 2  # this thread's, when its batch ended
 
 
-def test_convert_syncs_the_notes_before_it_writes_the_manifest(
+def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
+    from sessionkit.backends._record import Record
+
     _wiki(tmp_path)
     events: list[str] = []
     real_sync = LocalStorage._sync_dir
-    real_manifest = OPS._write_manifest
+    real_merge = Record.merge
 
     def sync(folder: str) -> None:
         events.append("sync " + os.path.basename(folder))
         real_sync(folder)
 
-    def manifest(store: Any, notes: Any) -> None:
-        events.append("manifest")
-        real_manifest(store, notes)
+    def merge(self: Any, changes: Any) -> Any:
+        events.append("record")
+        return real_merge(self, changes)
 
     monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(sync))
-    monkeypatch.setattr(OPS, "_write_manifest", manifest)
+    monkeypatch.setattr(Record, "merge", merge)
     dst = tmp_path / "project"
     report = OPS.convert(tmp_path / "wiki", dst, to="basic-memory")
     assert report.ok and len(report.created) == len(PAGES)
-    assert events[0] == "sync sessions"  # once for every note written, then
-    assert events[1] == "manifest"  # the manifest (its own replace syncs again)
-    assert events.count("sync sessions") == 2
+    # the record says what is about to be written (durably: its replace syncs),
+    # then every note is written and the folder synced once, then the record confirms
+    # (new notes' entries need no change then: the record is not rewritten)
+    assert events == ["record", "sync sessions", "sync sessions", "record"]
     again = OPS.convert(tmp_path / "wiki", dst, to="basic-memory")
     assert again.written == [] and again.ok
 
