@@ -204,9 +204,18 @@ def _local(target: str) -> str:
 
 
 def _open_store(
-    root: str | None, layout: str | None, fmt: str | None, storage_option: Sequence[str]
+    root: str | None,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: Sequence[str],
+    *,
+    must_exist: bool = False,
 ) -> Any:
-    """Open ``root`` (default: the configured store) with config and CLI storage options."""
+    """Open ``root`` (default: the configured store) with config and CLI storage options.
+
+    ``must_exist``: a store that is not there is an error (exit 2) naming it,
+    never an empty store created by reading.
+    """
     state = _state()
     config = state.config
     url = root if root else effective_store_url(config, state.directory)
@@ -214,7 +223,13 @@ def _open_store(
     options.update(_parse_option(item) for item in storage_option)
     from .backends import open_store
 
-    return open_store(url, layout=layout or config.layout, format=fmt or config.format, **options)
+    return open_store(
+        url,
+        layout=layout or config.layout,
+        format=fmt or config.format,
+        must_exist=must_exist,
+        **options,
+    )
 
 
 # -- the group -------------------------------------------------------------------------
@@ -249,7 +264,8 @@ def cli(ctx: click.Context, directory: str | None) -> None:
 
 
 def _notes_under(folder: Path) -> list[Path]:
-    """Every ``*.md`` note under ``folder/aiwiki/sessions`` (or ``folder``), INDEX.md excluded."""
+    """Every ``*.md`` note under ``folder/aiwiki/sessions`` (or ``folder``), INDEX.md
+    excluded, none behind a link leading outside ``folder`` (lint --fix writes none)."""
     from .ops.lint import notes_under
 
     return [Path(note) for note in notes_under(folder)]
@@ -268,7 +284,7 @@ def _lint_targets(
     schemas = WikiSchemas()
     for target in paths:
         if _is_url(target):
-            store = _open_store(target, layout, fmt, storage_option)
+            store = _open_store(target, layout, fmt, storage_option, must_exist=True)
             own = schemas.for_store(store)
             path_of = getattr(store, "path_of", None)
             base = target.rstrip("/")
@@ -283,12 +299,17 @@ def _lint_targets(
             continue
         local = Path(_local(target))
         if local.is_dir():
-            notes: Iterable[str] = notes_under(local)
+            refused: list[str] = []  # behind a link leading outside the folder: not read
+            notes: Iterable[str] = notes_under(local, refused)
         else:
+            refused = []
             local.stat()  # a missing path is an error (exit 2), not an empty lint
             notes = [str(local)]
         for note in notes:
             yield ("file", note, None, schemas.for_note(note))
+        for path in refused:
+            real = os.path.realpath(path)
+            yield ("error", path, (f"refused: it resolves to {real}, outside {local}", None))
 
 
 def _json_item(diag: Diagnostic) -> str:
@@ -375,6 +396,9 @@ def _fix(targets: Sequence[str]) -> None:
         local = Path(_local(target))
         for note in _notes_under(local) if local.is_dir() else [local]:
             path = str(note)
+            if note.is_symlink():  # replacing it would turn the link into a copy
+                click.echo(f"sessionkit: {path}: a symlink, not fixed", err=True)
+                continue
             try:
                 doc = read_document(decode(note.read_bytes(), path), path)
                 if not detect_format(doc).startswith("aiwiki"):
@@ -659,7 +683,7 @@ def ls_(
     from .ops._parallel import ordered_map
 
     since_date = parse_since(since) if since else None
-    store = _open_store(root, layout, fmt, storage_option)
+    store = _open_store(root, layout, fmt, storage_option, must_exist=True)
     # (the rows sorted, oldest first, held on disk: memory stays flat)
     with _Spool() as spool:
         bad = 0
@@ -715,7 +739,7 @@ def index(
 
     ROOT defaults to the configured store.
     """
-    store = _open_store(root, layout, fmt, storage_option)
+    store = _open_store(root, layout, fmt, storage_option, must_exist=True)
     _regenerate_index(store)
     click.echo(f"{store.url}: index regenerated ({len(store.keys())} notes)")
 
@@ -796,12 +820,15 @@ def _report_json(report: Any) -> str:
 def _hook_store(
     store: str | None, layout: str | None, fmt: str | None, storage_option: Sequence[str]
 ) -> Any:
-    """The store the hooks write to (``--store``, else ``hooks.store``, else the default)."""
+    """The store the hooks write to (``--store``, else ``hooks.store``, else the default).
+
+    The commands using it edit notes that exist, so the store must be there.
+    """
     from .config import hook_store_url
 
     state = _state()
     url = store or hook_store_url(state.config, state.directory)
-    return _open_store(url, layout, fmt, storage_option)
+    return _open_store(url, layout, fmt, storage_option, must_exist=True)
 
 
 def _page_store(
@@ -1035,7 +1062,7 @@ def prune_(
     without --yes it is a dry run that lists what would go.  Exits 1 when
     some notes are unreadable (they are left alone).
     """
-    target = _open_store(root, layout, fmt, storage_option)
+    target = _open_store(root, layout, fmt, storage_option, must_exist=True)
     report = _lifecycle().prune(
         target,
         _days(abandon_after),
@@ -1232,11 +1259,13 @@ def _side_options(target: str, shared: Sequence[str], own: Sequence[str]) -> lis
     return [*shared, *own]
 
 
-def _convert_store(target: str, fmt: str | None, storage_option: Sequence[str]) -> Any:
+def _convert_store(
+    target: str, fmt: str | None, storage_option: Sequence[str], *, must_exist: bool = False
+) -> Any:
     layout = None
     if fmt is not None:
         layout = "basic-memory" if fmt == "basic-memory" else "aiwiki"
-    return _open_store(target, layout, None, storage_option)
+    return _open_store(target, layout, None, storage_option, must_exist=must_exist)
 
 
 @cli.command(name="convert")
@@ -1309,7 +1338,9 @@ def convert_(
 
     if not _is_url(src) and not os.path.exists(_local(src)):
         raise Failure(f"{src}: no such folder")
-    source = _convert_store(src, from_, _side_options(src, storage_option, src_option))
+    source = _convert_store(
+        src, from_, _side_options(src, storage_option, src_option), must_exist=True
+    )
     if to is None and from_ is None:
         to = "aiwiki-v2" if source.layout == "basic-memory" else "basic-memory"
     elif to is None:
@@ -1340,6 +1371,8 @@ def convert_(
         click.echo(f"sessionkit: conflict: {issue.message} (use --force to overwrite)", err=True)
     for issue in report.failures:
         click.echo(f"sessionkit: {_issue_line(issue.source, issue.message)}", err=True)
+    if report.record_error:
+        click.echo(f"sessionkit: the convert record: {_one_line(report.record_error)}", err=True)
     verb = "would write" if dry_run else "wrote"
     click.echo(
         f"{report.target}: {verb} {len(report.created)} new, {len(report.updated)} updated; "

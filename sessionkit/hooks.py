@@ -316,19 +316,56 @@ def _payload_limit() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_PAYLOAD
 
 
-def _start_dir(payload: Any) -> str:
-    """The payload's absolute ``cwd`` if a folder, else ``$CLAUDE_PROJECT_DIR``, else the cwd.
+def _start_dir(payload: Any) -> str | None:
+    """The payload's absolute ``cwd`` if a folder, else ``$CLAUDE_PROJECT_DIR``, else the
+    working directory when it is inside a repository (``.git`` or ``aiwiki/`` at or
+    above it); ``None`` when none of them is usable.
 
     A relative ``cwd`` (``../``) is not trusted: it would name a folder
-    relative to wherever the hook happens to run.
+    relative to wherever the hook happens to run; nor is a working directory
+    outside any repository (``/tmp``): a hook run from there writes nothing.
     """
     cwd = payload.get("cwd") if isinstance(payload, Mapping) else None
     if isinstance(cwd, str) and os.path.isabs(cwd) and "\x00" not in cwd and os.path.isdir(cwd):
         return os.path.abspath(cwd)
     env = os.environ.get("CLAUDE_PROJECT_DIR")
-    if env and "\x00" not in env and os.path.isdir(env):
+    if env and "\x00" not in env and os.path.isabs(env) and os.path.isdir(env):
         return os.path.abspath(env)
-    return os.getcwd()
+    try:
+        here = os.getcwd()
+    except OSError:  # the working directory was removed
+        return None
+    return here if _in_repository(here) else None
+
+
+#: why a hook wrote nothing when it had no folder to start from
+_NO_START = (
+    "nothing recorded: the payload has no usable cwd (an existing absolute folder), "
+    "$CLAUDE_PROJECT_DIR names no folder, and the working directory is in no repository; "
+    "pass --store with an absolute path to choose the store"
+)
+
+
+def _in_repository(start: str) -> bool:
+    """Whether ``start`` or a folder above it holds ``aiwiki/`` or ``.git``."""
+    here = start
+    while True:
+        if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
+            os.path.join(here, ".git")
+        ):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
+
+
+def _absolute_store(store: str | None) -> bool:
+    """Whether ``--store`` names its store without needing a folder to start from."""
+    if not store:
+        return False
+    rest = store[len("file://") :] if store.startswith("file://") else store
+    return "://" in rest or os.path.isabs(rest)
 
 
 def _user_config_file() -> str:
@@ -435,7 +472,10 @@ class _Settings:
             options = _bounded_options(
                 self.url, options, deadline.remaining(), process_wide=deadline.process_entry
             )
-        return open_store(self.url, layout=self.layout, format=self.format, **options)
+        # a relative store URL means a folder inside the start folder (never above it)
+        return open_store(
+            self.url, layout=self.layout, format=self.format, base=self.start, **options
+        )
 
     def local_aiwiki_root(self) -> str | None:
         """The repository root when the store is a plain local aiwiki folder, else ``None``."""
@@ -446,7 +486,12 @@ class _Settings:
             url = url[len("file://") :]
         if "://" in url or not url or "\x00" in url:
             return None
-        root = os.path.abspath(url).rstrip("/") or "/"
+        root = os.path.normpath(os.path.join(self.start, url)).rstrip("/") or "/"
+        real, real_start = os.path.realpath(root), os.path.realpath(self.start)
+        if not os.path.isabs(url) and not (
+            real == real_start or real.startswith(real_start.rstrip("/") + "/")
+        ):
+            return None  # leads outside the start folder: the store refuses it, and says so
         for tail in ("/aiwiki/sessions", "/aiwiki"):
             if root.endswith(tail):
                 root = root[: -len(tail)] or "/"
@@ -528,8 +573,12 @@ def _option(item: str) -> tuple[str, Any]:
 def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
     deadline.enter("reading stdin")
     payload, problem = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
+    start = _start_dir(payload)
+    if start is None and not _absolute_store(args.store):
+        _say(f"pre-compact: {_NO_START}")
+        return 0
     deadline.enter("loading the configuration")
-    settings = _Settings(_start_dir(payload), args.store, args.storage_option)
+    settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
     _configured_deadline(deadline, settings)
     from .ops.lifecycle import DirectiveSpec, record_checkpoint
 
@@ -695,8 +744,12 @@ def _date_in(key: str) -> str | None:
 def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
     deadline.enter("reading stdin")
     payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
+    start = _start_dir(payload)
+    if start is None and not _absolute_store(args.store):
+        _say(f"session-start: {_NO_START.replace('recorded', 'read')}")
+        return 0
     deadline.enter("loading the configuration")
-    settings = _Settings(_start_dir(payload), args.store, args.storage_option)
+    settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
     _configured_deadline(deadline, settings)
     render = _render_options(payload, settings)
     root = settings.local_aiwiki_root()

@@ -907,6 +907,18 @@ def _inside_folder(real: str, folder: str) -> bool:
     return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def refused_outside(path: str, root: str) -> str | None:
+    """Why a local file may not be read or written as part of ``root``, or ``None``.
+
+    ``path`` (below ``root``) is refused when a symlink, of the file or of any
+    folder on the way, makes it resolve outside ``root``.
+    """
+    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    if _inside_folder(real, real_root):
+        return None
+    return f"refused: it resolves to {real}, outside {real_root} (through a symlink)"
+
+
 def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     """The absolute, normalised local path a plain path or ``file://`` URL names.
 

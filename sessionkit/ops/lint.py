@@ -158,7 +158,7 @@ def lint_many(
 # -- the notes of a local folder ----------------------------------------------------
 
 
-def notes_under(folder: str | os.PathLike[str]) -> Iterator[str]:
+def notes_under(folder: str | os.PathLike[str], refused: list[str] | None = None) -> Iterator[str]:
     """Every ``*.md`` note under ``folder/aiwiki/sessions`` (or ``folder``), lazily, in order.
 
     ``INDEX.md`` and names starting with ``.`` (and all under such a folder)
@@ -168,13 +168,26 @@ def notes_under(folder: str | os.PathLike[str]) -> Iterator[str]:
     ``sorted(Path(folder).rglob("*.md"))`` gives, and the paths are spelled as
     :class:`~pathlib.Path` spells them.  The walk is one ``os.scandir`` per
     folder on plain strings: no stat per note.
+
+    Nothing behind a link that leads outside ``folder`` is read: a notes
+    folder, or a note, that is a symbolic link resolving outside it is left
+    out and its path appended to ``refused`` (when given).
     """
     sessions = Path(folder) / "aiwiki" / "sessions"
     base = sessions if sessions.is_dir() else Path(folder)
-    yield from _walk(str(base))
+    root = os.path.realpath(folder)
+    if base is sessions and not _inside(os.path.realpath(base), root):
+        if refused is not None:
+            refused.append(str(base))
+        return
+    yield from _walk(str(base), root, refused)
 
 
-def _walk(top: str) -> Iterator[str]:
+def _inside(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[str]:
     with os.scandir(top) as it:
         entries = sorted(it, key=_name)
     prefix = top if top.endswith(os.sep) else top + os.sep
@@ -183,8 +196,12 @@ def _walk(top: str) -> Iterator[str]:
         if name[0] == ".":
             continue
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk(prefix + name)
+            yield from _walk(prefix + name, root, refused)
         elif name.endswith(".md") and name != "INDEX.md" and entry.is_file():
+            if entry.is_symlink() and not _inside(os.path.realpath(prefix + name), root):
+                if refused is not None:  # a link to a file outside: not read, not fixed
+                    refused.append(prefix + name)
+                continue
             yield prefix + name
 
 
