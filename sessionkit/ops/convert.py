@@ -241,8 +241,14 @@ def _notes_folder(store: Store) -> str | None:
 
 
 def _refuse_overlap(source: Store, target: Store) -> None:
-    """Refuse converting a store into itself (or into a folder inside its notes, or around them)."""
+    """Refuse converting a store into itself: the same root, or notes folders that overlap."""
     a, b = _notes_folder(source), _notes_folder(target)
+    if a is not None and b is not None:
+        roots = [os.path.realpath(str(getattr(s, "storage", None).root)) for s in (source, target)]
+        if roots[0] == roots[1]:
+            raise StoreError(
+                f"{target.url}: cannot convert {source.url} into itself (the same root)"
+            )
     if a is None or b is None:
         if str(source.url) == str(target.url):
             raise StoreError(f"{target.url}: cannot convert a store into itself")
@@ -460,7 +466,6 @@ def convert(
     if to is None and not isinstance(dst, Store):
         to = AIWIKI if src_family == BASIC_MEMORY else BASIC_MEMORY
     target = _open(dst, to, options)
-    _refuse_overlap(source, target)
     dst_family = _target_family(to) if to else _store_family(target)
     if dst_family == src_family:
         raise UnsupportedFormatError(
@@ -468,6 +473,7 @@ def convert(
             "and basic-memory on the other",
             option="to",
         )
+    _refuse_overlap(source, target)
     to_name = AIWIKI if dst_family == "aiwiki" else BASIC_MEMORY
     report = ConversionReport(
         source=str(source.url), target=str(target.url), to=to_name, dry_run=dry_run
