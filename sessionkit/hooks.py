@@ -341,8 +341,8 @@ def _start_dir(payload: Any) -> str | None:
 #: why a hook wrote nothing when it had no folder to start from
 _NO_START = (
     "nothing recorded: the payload has no usable cwd (an existing absolute folder), "
-    "$CLAUDE_PROJECT_DIR names no folder, and the working directory is in no repository; "
-    "pass --store with an absolute path to choose the store"
+    "$CLAUDE_PROJECT_DIR names no folder, the working directory is in no repository, "
+    "and no --store was given"
 )
 
 
@@ -358,14 +358,6 @@ def _in_repository(start: str) -> bool:
         if parent == here:
             return False
         here = parent
-
-
-def _absolute_store(store: str | None) -> bool:
-    """Whether ``--store`` names its store without needing a folder to start from."""
-    if not store:
-        return False
-    rest = store[len("file://") :] if store.startswith("file://") else store
-    return "://" in rest or os.path.isabs(rest)
 
 
 def _user_config_file() -> str:
@@ -574,7 +566,7 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _D
     deadline.enter("reading stdin")
     payload, problem = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     start = _start_dir(payload)
-    if start is None and not _absolute_store(args.store):
+    if start is None and not args.store:
         _say(f"pre-compact: {_NO_START}")
         return 0
     deadline.enter("loading the configuration")
@@ -745,7 +737,7 @@ def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: 
     deadline.enter("reading stdin")
     payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     start = _start_dir(payload)
-    if start is None and not _absolute_store(args.store):
+    if start is None and not args.store:
         _say(f"session-start: {_NO_START.replace('recorded', 'read')}")
         return 0
     deadline.enter("loading the configuration")

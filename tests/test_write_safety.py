@@ -178,6 +178,10 @@ def test_hook_without_a_usable_folder_writes_nothing_and_says_why(
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(env / "repo"))
     assert hook("pre-compact", {"session_id": "7e8a3f2-abc"}) == 0
     assert list(plain.iterdir()) == []
+    assert any(p.name.endswith("-7e8a3f2.md") for p in (env / "repo/aiwiki/sessions").iterdir())
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR")  # a --store given on purpose is used
+    assert hook("pre-compact", {"session_id": "7e8a3f2-abc"}, "--store", "here") == 0
+    assert [p.name for p in plain.iterdir()] == ["here"]
 
 
 # -- paths that are not stores --------------------------------------------------------------------

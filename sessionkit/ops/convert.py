@@ -244,7 +244,7 @@ def _refuse_overlap(source: Store, target: Store) -> None:
     """Refuse converting a store into itself: the same root, or notes folders that overlap."""
     a, b = _notes_folder(source), _notes_folder(target)
     if a is not None and b is not None:
-        roots = [os.path.realpath(str(getattr(s, "storage", None).root)) for s in (source, target)]
+        roots = [os.path.realpath(str(getattr(s, "storage").root)) for s in (source, target)]  # noqa: B009
         if roots[0] == roots[1]:
             raise StoreError(
                 f"{target.url}: cannot convert {source.url} into itself (the same root)"
