@@ -431,18 +431,18 @@ def test_convert_onto_a_full_filesystem_reports_each_note(env: Path, tmpfs: Any)
     folder = src / "aiwiki" / "sessions"
     folder.mkdir(parents=True)
     text = (EXAMPLE / NOTE).read_text()
-    for i in range(300):  # distinct sessions (distinct Basic Memory titles)
+    for i in range(120):  # distinct sessions (distinct Basic Memory titles)
         page = text.replace("move readings from SQLite to Postgres", f"note number {i}")
         page = page.replace("7e8a3f21-9a4b", f"{i:08x}-9a4b")
         (folder / f"2026-02-{1 + i // 28:02d}-{i:07d}.md").write_text(page)
-    full = tmpfs("full", "256k")
+    full = tmpfs("full", "128k")
     res = run("convert", str(src), str(full / "bm"), "--to", "basic-memory", "--json")
     assert res.exit_code == 1, res.output
     data = json.loads(res.stdout)
     clean = sessionkit.convert(src, env / "clean", to="basic-memory").to_dict()
     assert set(data) == set(clean)  # the same shape as a successful run
     assert data["created"] and data["failures"]
-    assert len(data["created"]) + len(data["failures"]) == 300
+    assert len(data["created"]) + len(data["failures"]) == 120
     assert not data["conflicts"]
     for failure in data["failures"]:
         assert "No space left on device" in failure["message"], failure

@@ -352,7 +352,7 @@ class LocalStorage(Storage):
         except OSError as exc:
             raise _os_error(exc, f"cannot write {path!r}", path) from None
         try:
-            check_writable(st, repr(path))
+            check_writable(st, "the note")
         except PermissionError as exc:
             raise StoreError(str(exc.strerror), path=path) from None
         return st
