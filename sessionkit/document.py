@@ -25,31 +25,6 @@ from .markdown import atx_heading, top_headings
 __all__ = ["Document", "Heading", "Section", "atx_heading", "parse", "split_lines"]
 
 _FENCE_LINE = re.compile(r"^---[ \t]*\r?\n?$")
-#: (still read by the Basic Memory grammar and the quick aiwiki reader until they
-#: move onto sessionkit.markdown)
-_CODE_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
-_HTML_START = re.compile(
-    r"^ {0,3}(?:"
-    r"(?P<t1><(?:script|pre|style|textarea)(?:[\s>]|$))"
-    r"|(?P<t2><!--)"
-    r"|(?P<t3><\?)"
-    r"|(?P<t4><![A-Za-z])"
-    r"|(?P<t5><!\[CDATA\[)"
-    r"|(?P<t6></?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|"
-    r"colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|"
-    r"frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|"
-    r"noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|"
-    r"thead|title|tr|track|ul)(?:[\s/>]|$))"
-    r")",
-    re.IGNORECASE,
-)
-_HTML_END = {
-    "t1": re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE),
-    "t2": re.compile(r"-->"),
-    "t3": re.compile(r"\?>"),
-    "t4": re.compile(r">"),
-    "t5": re.compile(r"\]\]>"),
-}
 _KEY_LINE = re.compile(
     r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'"""  # quoted keys
     r"""|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))"""  # plain keys

@@ -24,7 +24,7 @@ from typing import Any
 
 from .._yaml_fast import _remember, fast_mapping
 from ..diagnostics import Diagnostic
-from ..document import _CODE_FENCE, atx_heading
+from ..markdown import atx_heading, tokenize
 from ._aiwiki_lint import (
     PageFacts,
     _plan,
@@ -100,39 +100,26 @@ def _code_blocks(probe: bytes) -> list[tuple[int, int]] | None:
     Each block is (position of the line break before its opening line, end
     of its closing line or of the text).  ``None`` when a fence mark is not
     at the start of its line (indented or inline fences are the general
-    path's).
+    path's).  Which marks open and close a block is the block tokenizer's
+    answer (:func:`sessionkit.markdown.tokenize`, its top-level fences).
     """
-    starts: list[int] = []
     for mark in _FENCE_MARKS:
         count = probe.count(mark)
-        if not count:
-            continue
-        found = 0
-        at = probe.find(b"\n" + mark)
-        while at >= 0:
-            starts.append(at)
-            found += 1
-            at = probe.find(b"\n" + mark, at + 1)
-        if found != count:
+        if count and probe.count(b"\n" + mark) != count:
             return None
-    starts.sort()
+    raw = probe[1:].split(b"\n")
+    if raw and not raw[-1]:
+        del raw[-1]
+    # breaks[k]: the position in probe of the line break before line k (k == len: the end)
+    breaks = [0]
+    for line in raw:
+        breaks.append(breaks[-1] + len(line) + 1)
+    lines = [line.decode() + "\n" for line in raw]
     blocks: list[tuple[int, int]] = []
-    fence: str | None = None
-    opened = 0
-    for at in starts:
-        eol = probe.find(b"\n", at + 1)
-        if eol < 0:
-            eol = len(probe)
-        m = _CODE_FENCE.match(probe[at + 1 : eol].decode())
-        assert m is not None
-        if fence is None:
-            if not (m.group(2)[0] == "`" and "`" in m.group(3)):
-                fence, opened = m.group(2), at
-        elif m.group(2)[0] == fence[0] and len(m.group(2)) >= len(fence) and not m.group(3).strip():
-            blocks.append((opened, eol))
-            fence = None
-    if fence is not None:
-        blocks.append((opened, len(probe)))
+    for block in tokenize(lines, tables=False):
+        if block.kind == "fence":
+            end = breaks[block.end] if block.closed else len(probe)
+            blocks.append((breaks[block.start], end))
     return blocks
 
 
