@@ -24,6 +24,7 @@ import sessionkit._api as api
 from sessionkit.adapters import _aiwiki_quick as quick
 from sessionkit.adapters._aiwiki_lint import _MetaLinter, _no_line, _plan, meta_clean, rules_for
 from sessionkit.adapters._aiwiki_schema import builtin_schema
+from sessionkit.fastpaths import general_paths
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -36,7 +37,8 @@ FRONT = (
 
 
 def _general(text: str, path: str = PATH) -> list[Any]:
-    return list(api.lint_general(text, path))
+    with general_paths():
+        return list(api.lint(text, path))
 
 
 def _verdict(text: str, path: str = PATH) -> bool:
@@ -208,7 +210,9 @@ def test_a_schema_without_strict_order_has_no_verdict() -> None:
     assert front is not None
     assert quick.clean_body(front[2], data, schema)
     assert not quick.clean_body(front[2], data, loose)
-    assert api.lint(text, PATH, schema=loose) == list(api.lint_general(text, PATH, schema=loose))
+    with general_paths():
+        general = api.lint(text, PATH, schema=loose)
+    assert api.lint(text, PATH, schema=loose) == general
 
 
 # -- generated pages one or two steps from clean -------------------------------------

@@ -28,6 +28,7 @@ from sessionkit.adapters._aiwiki_lint import (
 from sessionkit.adapters._aiwiki_parse import citation_state
 from sessionkit.adapters._aiwiki_quick import quick_facts
 from sessionkit.document import parse
+from sessionkit.fastpaths import general_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = ROOT.parent
@@ -66,7 +67,8 @@ def _same(quick: PageFacts, full: PageFacts) -> None:
 
 def _general_lint(text: str, path: str) -> list[object]:
     """``sessionkit.lint`` with the quick path switched off."""
-    return list(api.lint_general(text, path))
+    with general_paths():
+        return list(api.lint(text, path))
 
 
 def _check(text: str, path: str = "aiwiki/sessions/2026-05-01-abcdef0.md") -> bool:
@@ -404,3 +406,24 @@ def test_level3_title_is_the_heading_readers(rest: str) -> None:
     head = atx_heading("##" + rest) if rest[:1] == "#" else None
     want = head[1] if head is not None and head[0] == 3 else None
     assert _h3_title(rest.encode()) == want
+
+
+def test_bulk_lint_gives_the_same_findings_with_the_fast_lanes_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``sessionkit lint`` over the test pages, fast lanes on and then off
+    (``SESSIONKIT_FAST_PATHS=0``, the public switch): the same findings."""
+    from sessionkit.ops.lint import lint_many
+
+    def run() -> list[list[object]]:
+        return [
+            list(found)
+            for found in lint_many(
+                (("file", str(p), None) for p in PAGES), limit=8 * 1024 * 1024, jobs=1
+            )
+        ]
+
+    fast = run()
+    monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "0")
+    assert run() == fast
+    assert any(fast)  # the pages hold findings: the comparison is not of empties
