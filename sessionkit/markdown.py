@@ -1249,8 +1249,10 @@ def _plain(text: str, tables: bool) -> bool:
     if c not in _SPECIAL:
         return True
     if c in "*-+_=":
-        # not a list marker, a rule or a setext underline
-        return text[1:2] not in ("", " ", "\t") and bool(text.rstrip(" \t").strip(c))
+        # not a list marker, and more than the character and blanks (no rule, no underline)
+        if text[1:2] in ("", " ", "\t"):
+            return False
+        return bool(text.replace(" ", "").replace("\t", "").strip(c))
     if c == "#":
         return atx_heading(text) is None
     if c == "`" or c == "~":

@@ -385,7 +385,8 @@ _FLAT_PIECES = [
     *("- item", "- [decision] d #t", "- [x] done", "- [ ] open", "* star", "+ plus"),
     *("- `a.py`", "- **bold**", "**Dream:**", "- rel [[X]]", "[a] b", "[a]: /u", "2026 year"),
     *("1. one", "- - x", "---", "***", "=", "text =", "`code`", "```", "| a |", "", "  ", "\t"),
-    *("  indented", "> q", "<div>", "-", "-  two spaces", "a\x00b", "\u3000"),
+    *("  indented", "> q", "<div>", "-", "-  two spaces", "a\x00b", "\u3000", "-- -", "** *"),
+    *("--x", "==", "=x", "_x_", "__ _"),
 ]
 
 

@@ -41,6 +41,7 @@ import attrs
 from ..diagnostics import Diagnostic, Severity
 from ..document import Document
 from ..errors import SessionKitError
+from ..markdown import tokenize
 from ._aiwiki_parse import (
     _QUICK_CODE_CITATION,
     CHECKPOINT_HEADING,
@@ -64,7 +65,6 @@ __all__ = [
 
 KNOWN_VERSIONS = (1, 2)
 _first = itemgetter(0)
-_THEMATIC_BREAK = re.compile(r"^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNORECASE)
 
@@ -628,7 +628,7 @@ class _Linter(_MetaLinter):
                 )
         for line, raw in self.facts.files_loose:
             text = raw.strip()
-            if text and not _THEMATIC_BREAK.match(text):
+            if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
                 self.error("AW011", line + 1, "Files touched holds a line that is not a citation")
 
     def checkpoints(self) -> None:
