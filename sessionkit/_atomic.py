@@ -94,7 +94,8 @@ def make_temp(full: str, data: bytes, *, like: os.stat_result | None = None) -> 
             if (like.st_uid, like.st_gid) != (os.getuid(), os.getgid()) and hasattr(os, "fchown"):
                 with contextlib.suppress(OSError):  # only where the process may
                     os.fchown(fd, like.st_uid, like.st_gid)
-            os.fchmod(fd, stat.S_IMODE(like.st_mode))
+            if hasattr(os, "fchmod"):  # (not on Windows before Python 3.13)
+                os.fchmod(fd, stat.S_IMODE(like.st_mode))
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]

@@ -716,6 +716,9 @@ class _Run:
             report.updated.append(tkey)
             return True
         except ConflictError as exc:
+            if now is None and self._same(tkey, text):  # another run made the same note
+                report.unchanged.append(tkey)
+                return True
             report.conflicts.append(
                 ConversionIssue(source=source_key, target=tkey, message=str(exc))
             )
@@ -724,6 +727,12 @@ class _Run:
                 ConversionIssue(source=source_key, target=tkey, message=f"not written: {exc}")
             )
         return False
+
+    def _same(self, tkey: str, text: str) -> bool:
+        try:
+            return self.target.read_text(tkey) == text
+        except SessionKitError:
+            return False
 
     def finish(self) -> None:
         """Merge the last confirmations into the record."""
