@@ -188,25 +188,42 @@ def _inside(real: str, root: str) -> bool:
 
 
 def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[str]:
+    # names only (not the DirEntry objects, each with its own path string): a folder
+    # of 100,000 notes is held as 100,000 short strings while it is walked
+    notes: list[str] = []
+    folders: list[str] = []
+    links: set[str] = set()  # notes that are symbolic links (checked when their turn comes)
     with os.scandir(top) as it:
-        entries = sorted(it, key=_name)
-    prefix = top if top.endswith(os.sep) else top + os.sep
-    for entry in entries:
-        name = entry.name
-        if name[0] == ".":
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(prefix + name, root, refused)
-        elif name.endswith(".md") and name != "INDEX.md" and entry.is_file():
-            if entry.is_symlink() and not _inside(os.path.realpath(prefix + name), root):
-                if refused is not None:  # a link to a file outside: not read, not fixed
-                    refused.append(prefix + name)
+        for entry in it:
+            name = entry.name
+            if name[0] == ".":
                 continue
-            yield prefix + name
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(name)
+            elif name.endswith(".md") and name != "INDEX.md" and entry.is_file():
+                notes.append(name)
+                if entry.is_symlink():
+                    links.add(name)
+    notes.sort()
+    folders.sort()
+    prefix = top if top.endswith(os.sep) else top + os.sep
 
+    def note(name: str) -> Iterator[str]:
+        path = prefix + name
+        if name in links and not _inside(os.path.realpath(path), root):
+            if refused is not None:  # a link to a file outside: not read, not fixed
+                refused.append(path)
+            return
+        yield path
 
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
+    at = 0
+    for folder in folders:  # each subfolder's notes at its place among the names
+        while at < len(notes) and notes[at] < folder:
+            yield from note(notes[at])
+            at += 1
+        yield from _walk(prefix + folder, root, refused)
+    for name in notes[at:]:
+        yield from note(name)
 
 
 # -- a wiki's own schema page -------------------------------------------------------
