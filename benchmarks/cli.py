@@ -279,7 +279,7 @@ def bench_migrate(bench: Bench, base_dir: Path, size: int, rounds: int) -> list[
             name, text = aiwiki_v1_page(i)
             (folder / name).write_text(text, encoding="utf-8")
         (pristine / ".complete").write_text(f"{size}\n")
-    work = base_dir / "migrate-work"
+    work = base_dir / f"migrate-work-{size}"
     row = Row("migrate", size, "v1", "floor", "floor", "<=2x" if size >= 10_000 else "")
     sessions = str(work / "aiwiki" / "sessions")
 
