@@ -98,7 +98,14 @@ class FileStore(Store):
     # -- primitives -----------------------------------------------------------
     def keys(self) -> builtins.list[str]:
         """Every note key, sorted, from one listing call (no per-file stat)."""
-        return [key for key, _ in self.entries()]
+        prefix = f"{self.folder}/" if self.folder else ""
+        cut = len(prefix)
+        is_note = self.is_note
+        return [
+            path[cut:]
+            for path in self.storage.list_paths(self.folder)
+            if path.startswith(prefix) and is_note(path[cut:])
+        ]
 
     def read_text(self, key: str) -> str:
         """The exact text of a note. Raises :class:`NotFoundError`."""
