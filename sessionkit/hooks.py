@@ -346,6 +346,20 @@ _NO_START = (
 )
 
 
+def _store_usable_without_start(store: str | None) -> bool:
+    """Whether ``--store`` names a store when no start folder is known: an absolute
+    path or a URL, or a relative path in a working directory that is not ``/``."""
+    if not store:
+        return False
+    rest = store[len("file://") :] if store.startswith("file://") else store
+    if "://" in rest or os.path.isabs(rest):
+        return True
+    try:
+        return os.path.dirname(os.getcwd()) != os.getcwd()  # not the filesystem root
+    except OSError:
+        return False
+
+
 def _in_repository(start: str) -> bool:
     """Whether ``start`` or a folder above it holds ``aiwiki/`` or ``.git``."""
     here = start
@@ -566,7 +580,7 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _D
     deadline.enter("reading stdin")
     payload, problem = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     start = _start_dir(payload)
-    if start is None and not args.store:
+    if start is None and not _store_usable_without_start(args.store):
         _say(f"pre-compact: {_NO_START}")
         return 0
     deadline.enter("loading the configuration")
@@ -737,7 +751,7 @@ def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: 
     deadline.enter("reading stdin")
     payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     start = _start_dir(payload)
-    if start is None and not args.store:
+    if start is None and not _store_usable_without_start(args.store):
         _say(f"session-start: {_NO_START.replace('recorded', 'read')}")
         return 0
     deadline.enter("loading the configuration")

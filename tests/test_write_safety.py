@@ -157,6 +157,17 @@ def test_hook_store_relative_means_inside_the_payload_cwd(env: Path, tmp_path: P
     assert not (env / "repo" / "notes").exists()
 
 
+def test_hook_run_from_the_root_with_a_climbing_store_writes_nothing(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir("/")  # the #22 reproduction: no payload cwd, run from /
+    for store in ("file://../x", "../x", "x"):
+        assert hook("pre-compact", {"session_id": "7e8a3f2-abc"}, "--store", store) == 0
+        assert not Path("/x").exists(), store
+    with pytest.raises(PathSafetyError):
+        sessionkit.open_store("file://../x", base="/")
+
+
 def test_hook_cwd_root_writes_nothing(env: Path, capsys: Any) -> None:
     before = tree(env)
     assert hook("pre-compact", {"session_id": "7e8a3f2-abc", "cwd": "/"}) == 0

@@ -963,7 +963,9 @@ def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     start = os.path.abspath(os.fspath(base) if base is not None else os.getcwd())
     joined = os.path.normpath(os.path.join(start, path))
     real, real_start = os.path.realpath(joined), os.path.realpath(start)
-    if not _inside_folder(real, real_start):
+    rel = os.path.normpath(path).replace(os.sep, "/")
+    climbs = rel == ".." or rel.startswith("../")  # above base, even where base is "/"
+    if climbs or not _inside_folder(real, real_start):
         raise PathSafetyError(
             f"refused store {url!r}: relative to {start} it leads to {real}, outside that "
             "folder (give an absolute path to mean a folder elsewhere)"
