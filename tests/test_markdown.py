@@ -221,7 +221,7 @@ _TEXT = st.tuples(st.lists(_LINE, max_size=14), st.sampled_from(["\n", "\r\n"]),
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_TEXT)
 @example("- a\n - b\n  - c\n   - d\n    - e\n")
 @example("> ```\nfoo\n```\n")
@@ -399,7 +399,7 @@ def _dump(blocks: list[Block]) -> list[tuple[object, ...]]:
     ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(
     st.lists(st.sampled_from(_FLAT_PIECES), max_size=16),
     st.sampled_from(["\n", "\r\n"]),
