@@ -320,6 +320,9 @@ class LocalStorage(Storage):
 
         folder = self._folder(path)
         self._makedirs(folder)
+        from .._gitignore import exclude_in_git
+
+        exclude_in_git(folder)  # the lock file is no untracked noise in git status
         lock = FileLock(os.path.join(folder, LOCK_NAME), timeout=self.lock_timeout)
         try:
             lock.acquire()

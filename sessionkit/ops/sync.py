@@ -652,6 +652,9 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
 
         full = resolve(path)
         os.makedirs(os.path.dirname(full), exist_ok=True)
+        from .._gitignore import exclude_in_git
+
+        exclude_in_git(os.path.dirname(full))
         try:
             with FileLock(full, timeout=timeout):
                 yield
