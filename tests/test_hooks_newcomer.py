@@ -94,3 +94,40 @@ def test_usage_errors_never_exit_2(repo: Path, capsys: pytest.CaptureFixture[str
     for args in (["bogus"], [], ["session-start", "--nope"]):
         assert hook(args, stdin=io.BytesIO(b"")) == 1, args
     assert "usage:" in capsys.readouterr().err
+
+
+def test_latest_is_one_rule_for_every_layout(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: a Basic Memory store compared one note's `started` with another's mtime,
+    # so session-start showed an old note and left out the new unconsumed directive
+    from sessionkit import open_store
+
+    project = repo / "bm"
+    (project / "sessions").mkdir(parents=True)
+    old = project / "sessions" / "Session 2026-04-01 10-00-00 — old work.md"
+    old.write_text("---\ntitle: Session 2026-04-01 10-00-00 — old work\ntype: session\n---\n")
+    newer = project / "sessions" / "Session 2026-05-20 09-30-05 — new work.md"
+    newer.write_text(
+        "---\ntitle: Session 2026-05-20 09-30-05 — new work\ntype: session\n"
+        "started: 2026-05-20T09:30:05Z\nstatus: open\n---\n\n## Observations\n\n"
+        "- [directive] Dream: do the new thing #unconsumed\n"
+    )
+    os.utime(newer, (1_000_000, 1_000_000))  # the old note was touched last
+    store = open_store(str(project), layout="basic-memory")
+    assert store.latest() == newer.name
+    assert hook(["session-start", "--store", str(project), "--plain"], stdin=_payload(repo)) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith(f"Latest session note {newer.name}") and "do the new thing" in out
+    # same date in two names: the newer modification time decides, as for aiwiki
+    same = project / "sessions" / "Session 2026-05-20 09-30-05 — twin.md"
+    same.write_text("---\ntitle: twin\ntype: session\n---\n")
+    assert store.latest() == same.name
+    # names without a date count only when no session note's name has one
+    for p in (old, newer, same):
+        p.unlink()
+    (project / "sessions" / "Alpha.md").write_text("---\ntitle: Alpha\ntype: session\n---\n")
+    beta = project / "sessions" / "Beta.md"
+    beta.write_text("---\ntitle: Beta\ntype: session\n---\n")
+    os.utime(beta, (1_000_000, 1_000_000))
+    assert store.latest() == "Alpha.md"

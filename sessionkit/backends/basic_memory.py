@@ -45,6 +45,18 @@ _FILENAME_BAD = re.compile(r'[/\\<>:"|?*]')
 _RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 
 
+_NAME_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T_](\d{2})[-:.](\d{2})(?:[-:.](\d{2}))?)?")
+
+
+def name_stamp(key: str) -> str | None:
+    """``YYYY-MM-DD[ HH:MM[:SS]]`` from a note's file name (the first date in it), or ``None``."""
+    m = _NAME_STAMP.search(key.rsplit("/", 1)[-1])
+    if m is None:
+        return None
+    day, hh, mm, ss = m.groups()
+    return day if hh is None else f"{day} {hh}:{mm}:{ss or '00'}"
+
+
 def _filename_for_title(title: str) -> str:
     """``{stem}.md`` as Basic Memory names a note, made safe for every platform.
 
@@ -241,9 +253,29 @@ class BasicMemoryStore(FileStore):
         return out
 
     def latest(self) -> str | None:
-        """The session note created last (by ``started``, else modification time)."""
-        found = self._scan(None, None, None, None, SESSION_TYPES, True)
+        """The newest session note, by the rule every layout follows (docs/hooks.md).
+
+        The newest date (and time) in the file name — ``Session 2026-05-18
+        14-23-00 — ….md`` — then the newest modification time among the notes
+        of that name date; names without a date count only when no session
+        note's name has one.  Like is compared with like: never one note's
+        ``started`` with another's modification time.
+        """
+        found = self._scan(None, None, None, None, SESSION_TYPES, False)
         if not found:
             return None
-        oldest = datetime.min.replace(tzinfo=UTC)
-        return max(found, key=lambda pair: (pair[1] or oldest, pair[0].key))[0].key
+        named = [(name_stamp(note.key), note) for note, _ in found]
+        dated = [(stamp, note) for stamp, note in named if stamp is not None]
+        pool = dated or [("", note) for _, note in named]
+        top = max(stamp for stamp, _ in pool)
+        ties = [note for stamp, note in pool if stamp == top]
+        if len(ties) == 1:
+            return ties[0].key
+
+        def when(note: NoteInfo) -> tuple[float, str]:
+            mtime = note.mtime
+            if mtime is None:
+                mtime = self.storage.mtime(self.path_of(note.key))
+            return (mtime or 0.0, note.key)
+
+        return max(ties, key=when).key

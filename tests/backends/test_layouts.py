@@ -223,7 +223,11 @@ def test_bm_created_in_last_days(project: BasicMemoryStore) -> None:
     )
     assert [n.key for n in project.list(days=3)] == ["Fresh.md"]
     assert "Old coding.md" in [n.key for n in project.list(until="2020-01-02")]
-    assert project.latest() == "Fresh.md"
+    # latest() is the rule of every layout (#19): the newest date in a name, and a
+    # name without one counts only when no session note's name has a date
+    assert (
+        project.latest() == "Session 2026-05-18 14-23-00 — move readings from SQLite to Postgres.md"
+    )
 
 
 def test_bm_key_for_uses_basic_memory_filenames(tmp_path: Path) -> None:
