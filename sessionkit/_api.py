@@ -1,4 +1,4 @@
-"""The top-level functions: ``loads``, ``dumps``, ``lint``, ``read_document``."""
+"""The top-level functions ``loads``, ``dumps``, ``lint``, ``decode`` (exported by sessionkit)."""
 
 from __future__ import annotations
 

@@ -163,3 +163,34 @@ def test_model_page_json_is_what_show_json_prints() -> None:
     page = ROOT / shown.group(1)
     session = sessionkit.loads(page.read_text(encoding="utf-8"), path=str(page))
     assert json.loads(shown.group(2)) == to_dict(session)
+
+
+# -- the API reference (#19: no raw roles, only public names) ---------------------------
+
+
+def test_api_reference_names_only_public_modules() -> None:
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    directives = re.findall(r"^::: (\S+)", text, re.M)
+    assert directives and not [d for d in directives if re.search(r"(^|\.)_", d)], directives
+    import sessionkit
+
+    for name in ("loads", "dumps", "lint", "decode", "consume", "directives_of"):
+        assert f"::: sessionkit.{name}" in text and name in sessionkit.__all__
+
+
+def test_rendered_roles_become_code() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("roles", ROOT / "docs_hooks" / "roles.py")
+    assert spec is not None and spec.loader is not None
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    html = (
+        "<p>See :class:<code>~sessionkit.model.Session</code>, :func:<code>loads</code>"
+        " and :meth:<code>sessionkit.Store.get</code>; a : colon stays.</p>"
+    )
+    assert roles.on_page_content(html) == (
+        "<p>See <code>Session</code>, <code>loads</code> and "
+        "<code>sessionkit.Store.get</code>; a : colon stays.</p>"
+    )
+    assert "docs_hooks/roles.py" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
