@@ -297,3 +297,24 @@ def test_one_numbering_of_directives_and_one_call_to_consume() -> None:
         sessionkit.consume(session, 9)
     with pytest.raises(sessionkit.ValidationError):
         sessionkit.consume(session, 2, all=True)
+
+
+@pytest.mark.parametrize("layout", ["aiwiki", "basic-memory"])
+def test_list_rows_are_filled_the_same_way_whatever_the_filter(
+    repo: Path, capsys: pytest.CaptureFixture[str], layout: str
+) -> None:
+    # before: status and title None without a status filter, filled with one; id the short id
+    import json
+    import shutil
+
+    example = "wiki" if layout == "aiwiki" else "bm-project"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / example, repo / "s")
+    store = sessionkit.open_store(str(repo / "s"), layout=layout)
+    plain = {n.key: n for n in store.list()}
+    assert plain and all(n.status is not None for n in plain.values())
+    filtered = store.list(status="active")
+    assert filtered and all(plain[n.key] == n for n in filtered)
+    assert all(plain[n.key] == n for n in store.list(since="2000-01-01"))
+    assert main(["sessionkit", "ls", str(repo / "s"), "--layout", layout, "--json"]) == 0
+    rows = {r["key"]: r for r in json.loads(capsys.readouterr().out)}
+    assert {k: n.id for k, n in plain.items() if k in rows} == {k: r["id"] for k, r in rows.items()}

@@ -71,12 +71,23 @@ def check_key(key: str) -> str:
 class NoteInfo:
     """What a listing knows about a note without parsing its body.
 
+    :meth:`Store.list` fills every row the same way, whatever its filters
+    (it reads each note's frontmatter head); :meth:`Store.info` reads names
+    only.
+
     Attributes:
-        key: the note's key.
-        date: date from the filename or frontmatter (``YYYY-MM-DD``), if known.
-        status: lifecycle status, when it was read (filters read frontmatter).
-        title: focus or title, when it was read.
-        id: the session id, when it was read (or the short id from the filename).
+        key: the note's key (as ``sessionkit ls`` and ``ls --json`` print it).
+        date: ``YYYY-MM-DD``: aiwiki the filename's date, else ``date_start``;
+            Basic Memory ``started``, else ``created``, else the mtime's day.
+            ``info()``: the filename's date only.
+        status: the lifecycle status from the frontmatter (Basic Memory's
+            words mapped: ``open``/``resumed`` active, ``closed`` done);
+            ``None`` when unreadable or unknown, and always from ``info()``.
+        title: aiwiki ``focus``, Basic Memory ``title``; ``None`` from ``info()``.
+        id: the full session id (aiwiki ``session_id``, Basic Memory
+            ``claude_session_id``), the ``id`` of ``ls --json``; ``None`` when
+            the note has none.  ``info()`` of an aiwiki store gives the short
+            id of the filename instead.
         mtime: modification time (POSIX seconds), when the listing gave it.
     """
 

@@ -158,36 +158,45 @@ class AiwikiStore(FileStore):
         since: DateLike | None = None,
         until: DateLike | None = None,
     ) -> builtins.list[NoteInfo]:
-        """Notes matching every filter, sorted by key.
+        """Notes matching every filter, sorted by key, every row filled the same way.
 
-        Dates come from filenames (a note whose name has no date is judged by
-        its ``date_start``); status, focus and id from the frontmatter heads,
-        read in one batch and only when ``status`` is given or a date is
-        missing from a name.
+        Whatever the filters, each :class:`NoteInfo` has ``date`` (the
+        filename's, else ``date_start``), ``status``, ``title`` (the
+        ``focus``) and ``id`` (the full ``session_id``, as ``ls --json``
+        prints it; ``None`` when the note has none) from the frontmatter
+        heads, read in one batch of ranged reads (4 KB a note), and
+        ``mtime`` when the listing gave it.  A note whose frontmatter cannot
+        be read has ``status``, ``title`` and ``id`` ``None``.  Dates in
+        names are judged first, so only the heads of notes that can still
+        match are read.
         """
         lo, hi = as_iso_date(since), as_iso_date(until)
         want = as_status(status)
-        notes = self.info()
-        need_heads = [n.key for n in notes if want is not None or ((lo or hi) and n.date is None)]
-        metas = self.frontmatters(need_heads) if need_heads else {}
+
+        def in_range(day: str | None) -> bool:
+            return not (lo and day is not None and day < lo) and not (
+                hi and day is not None and day > hi
+            )
+
+        notes = [n for n in self.info() if n.date is None or in_range(n.date)]
+        metas = self.frontmatters([n.key for n in notes]) if notes else {}
         out = []
         for note in notes:
-            meta = metas.get(note.key)
+            meta = metas.get(note.key) or {}
             day = note.date
-            if meta is not None:
-                if day is None and meta.get("date_start") is not None:
-                    try:
-                        day = as_iso_date(str(meta["date_start"]))
-                    except Exception:
-                        day = None
-                note = NoteInfo(
-                    key=note.key,
-                    date=day,
-                    status=_status(meta.get("status")),
-                    title=_text(meta.get("focus")),
-                    id=_text(meta.get("session_id")) or note.id,
-                    mtime=note.mtime,
-                )
+            if day is None and meta.get("date_start") is not None:
+                try:
+                    day = as_iso_date(str(meta["date_start"]))
+                except Exception:
+                    day = None
+            note = NoteInfo(
+                key=note.key,
+                date=day,
+                status=_status(meta.get("status")),
+                title=_text(meta.get("focus")),
+                id=_text(meta.get("session_id")),
+                mtime=note.mtime,
+            )
             if want is not None and note.status is not want:
                 continue
             if (lo or hi) and day is None:

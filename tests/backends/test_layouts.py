@@ -80,7 +80,9 @@ def test_aiwiki_list_filters(wiki: AiwikiStore) -> None:
     assert (first.date, first.status, first.title) == ("2026-05-01", Status.DONE, "first | pipe")
 
 
-def test_aiwiki_list_by_date_reads_nothing(wiki: AiwikiStore, monkeypatch: Any) -> None:
+def test_aiwiki_list_by_date_reads_only_the_heads_it_returns(
+    wiki: AiwikiStore, monkeypatch: Any
+) -> None:
     opened: list[str] = []
     real_open = open
 
@@ -89,10 +91,12 @@ def test_aiwiki_list_by_date_reads_nothing(wiki: AiwikiStore, monkeypatch: Any) 
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr("builtins.open", spy)
-    wiki.list(since="2026-05-01", until="2026-05-03")
-    assert [p for p in opened if p.endswith(".md")] == [
-        os.path.join(wiki.storage.root, "aiwiki", "sessions", "undated.md")  # type: ignore[attr-defined]
-    ]
+    found = wiki.list(since="2026-05-01", until="2026-05-03")
+    # every row filled (#19), so the heads of the notes kept are read, and no other
+    folder = os.path.join(wiki.storage.root, "aiwiki", "sessions")  # type: ignore[attr-defined]
+    kept = {os.path.join(folder, n.key) for n in found} | {os.path.join(folder, "undated.md")}
+    assert {p for p in opened if p.endswith(".md")} == kept
+    assert all(n.status is not None for n in found)
 
 
 def test_aiwiki_latest_by_name_then_mtime(wiki: AiwikiStore, tmp_path: Path) -> None:

@@ -50,10 +50,12 @@ def test_read_many_is_one_get_per_note_and_no_head(s3_server: MotoS3, filled: An
     assert s3_server.count() == N
 
 
-def test_list_by_date_reads_no_note(s3_server: MotoS3, filled: Any) -> None:
+def test_list_by_date_reads_only_the_heads_it_returns(s3_server: MotoS3, filled: Any) -> None:
     notes = filled.list(since="2026-05-03", until="2026-05-05")
     assert [n.date for n in notes] == ["2026-05-03", "2026-05-04", "2026-05-05"]
-    assert s3_server.count() == 1  # the listing only
+    assert all(n.status is not None for n in notes)  # every row filled (#19)
+    assert s3_server.count() == 1 + 3  # the listing, then one ranged GET per note kept
+    assert s3_server.count("HEAD") == 0
 
 
 def test_list_by_status_reads_heads_only(s3_server: MotoS3, filled: Any) -> None:
