@@ -80,14 +80,14 @@ def _pages_with_code() -> list[Path]:
     return [p for p in _pages() if extract_blocks(p.read_text(encoding="utf-8"), p)[0]]
 
 
-def _run_page(page: Path, workdir: Path) -> None:
+def _run_page(page: Path, workdir: Path, *, copy: bool = True) -> None:
     text = page.read_text(encoding="utf-8")
     blocks, _ = extract_blocks(text, page)
     if REPO_CWD_MARK in text:
         cwd = ROOT
     else:
         cwd = workdir
-        if (ROOT / "examples").is_dir():
+        if copy and (ROOT / "examples").is_dir():
             shutil.copytree(ROOT / "examples", workdir / "examples")
     namespace: dict[str, Any] = {"__name__": f"docs_{page.stem.replace('-', '_')}"}
     old = Path.cwd()
@@ -109,8 +109,24 @@ def _run_page(page: Path, workdir: Path) -> None:
 @pytest.mark.parametrize(
     "page", _pages_with_code(), ids=lambda p: str(p.relative_to(ROOT)).replace(os.sep, "/")
 )
-def test_page_examples_run(page: Path, tmp_path: Path) -> None:
+def test_page_examples_run_twice_and_leave_the_examples_alone(page: Path, tmp_path: Path) -> None:
+    """Every block runs; and a reader may run a page twice in a checkout (#19).
+
+    Examples that write work on a temporary copy, so the second run passes
+    too and ``examples/`` is the same after both runs.
+    """
     _run_page(page, tmp_path)
+    before = _snapshot(tmp_path / "examples")
+    _run_page(page, tmp_path, copy=False)
+    assert _snapshot(tmp_path / "examples") == before, f"{page.name} edits examples/ in place"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.startswith(".sessionkit")
+    }
 
 
 def test_readme_has_a_runnable_example() -> None:
