@@ -353,7 +353,7 @@ def lint(
     from .ops.lint import lint_many
 
     config = _state().config
-    targets = list(paths) or [effective_store_url(config, _state().directory)]
+    targets = list(paths) or [_shown(effective_store_url(config, _state().directory))]
     limit = config.limits.max_note_bytes
     if fix:
         _fix(targets)
@@ -375,6 +375,17 @@ def lint(
         write("\n]\n" if count else "[]\n")
     sys.stdout.flush()
     _exit(FINDINGS if errors else OK)
+
+
+def _shown(url: str) -> str:
+    """A local store path relative to the working directory when it is under it (as typed)."""
+    if _is_url(url):
+        return url
+    try:
+        rel = os.path.relpath(_local(url))
+    except ValueError:  # another drive (Windows)
+        return url
+    return url if rel == ".." or rel.startswith(".." + os.sep) else rel
 
 
 def _fix(targets: Sequence[str]) -> None:

@@ -82,3 +82,66 @@ def test_the_walk(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # reading changed nothing in the wiki
     assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
     assert not (clone / "out").exists()
+
+
+# -- docs/cli.md: the console examples print what the commands print ---------------------
+
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_ENDED = re.compile(r"ended \d{4}-\d{2}-\d{2}")
+#: commands a console block shows for reading only: a network, jq or a shell, a real
+#: home folder, or today's date (prune's 14 days count from the day it runs)
+_NOT_RUN = ("pip ", "s3://", "| ", "echo ", "install-hooks", "hook ", "prune ")
+
+
+def _console_blocks(page: Path) -> list[list[tuple[str, list[str]]]]:
+    """Each ```console block as [(command, expected output lines)]."""
+    blocks = []
+    for body in re.findall(r"```console\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+        steps: list[tuple[str, list[str]]] = []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            elif steps:
+                steps[-1][1].append(line)
+        blocks.append(steps)
+    return blocks
+
+
+def _words(command: str) -> list[str]:
+    import shlex
+
+    return shlex.split(command.split("  #", 1)[0])
+
+
+def _normal(lines: list[str]) -> list[str]:
+    return [_ENDED.sub("ended DATE", _STAMP.sub("STAMP", ln)).rstrip() for ln in lines]
+
+
+def test_cli_console_examples_match_real_output(
+    clone: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(clone / "examples" / "wiki", clone / "wiki")
+    checked = 0
+    for steps in _console_blocks(ROOT / "docs" / "cli.md"):
+        if any(any(bad in cmd for bad in _NOT_RUN) for cmd, _ in steps):
+            continue
+        if any(any(ln.strip() == "..." for ln in out) for _, out in steps):
+            continue  # an abridged output
+        # each block on fresh copies; "." and "--store ." mean the wiki itself
+        work = clone.parent / f"block{checked}"
+        shutil.copytree(clone, work, ignore=shutil.ignore_patterns("out", "block*"))
+        (work / "notes.txt").write_text("just words\n")
+        local = any(" . " in f" {cmd} " for cmd, _ in steps)
+        monkeypatch.chdir(work / "wiki" if local else work)
+        for command, expected in steps:
+            words = _words(command)
+            if words[0] == "cd":
+                monkeypatch.chdir(words[1])
+                continue
+            assert words[0] == "sessionkit", command
+            main(words)
+            out, err = capsys.readouterr()
+            got = [ln for ln in (out + err).splitlines() if ln.strip()]
+            assert _normal(got) == _normal(expected), command
+            checked += 1
+    assert checked >= 10  # the blocks above were found and run
