@@ -1237,7 +1237,7 @@ def tokenize(
 
 # -- the fast lane for flat pages ---------------------------------------------
 
-_BLANK, _HEAD, _PLAIN, _ITEM = 0, 1, 2, 3
+_BLANK, _HEAD, _PLAIN, _ITEM, _RULE = 0, 1, 2, 3, 4
 #: first characters after which a line needs a closer look to be plain text
 _SPECIAL = frozenset(" \t>#`~<*-+_=|[0123456789")
 
@@ -1268,12 +1268,20 @@ def _plain(text: str, tables: bool) -> bool:
     return False  # a blank first, a quote, HTML
 
 
+def _is_rule(text: str, c: str) -> bool:
+    """Whether ``text`` (starting with ``c``) is a thematic break: three or more ``c``
+    and blanks only."""
+    core = text.replace(" ", "").replace("\t", "")
+    return len(core) >= 3 and not core.strip(c)
+
+
 def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Block] | None:
     """:func:`tokenize` of a flat page, or ``None`` for any other.
 
     A flat page is top-level ATX headings, paragraphs of plain lines (see
     :func:`_plain`), one-line bullet items (``- text`` with one blank, text
-    that is a plain line, no lazy line after it) and blank lines.  Its blocks
+    that is a plain line, no lazy line after it), thematic breaks not under a
+    paragraph line, and blank lines.  Its blocks
     follow from each line's kind, so they are built in one pass without the
     block state.  ``tests/test_markdown.py`` compares both ways through the
     public switch.
@@ -1292,6 +1300,10 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
         c = text[:1]
         if c not in _SPECIAL:
             append(_PLAIN if c else _BLANK)
+        elif (c == "-" or c == "*" or c == "_") and _is_rule(text, c):
+            if kinds and kinds[-1] == _PLAIN:
+                return None  # under a paragraph line: a setext underline or an interruption
+            append(_RULE)
         elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
             if not _plain(text[2:], tables):
                 return None
@@ -1315,6 +1327,9 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
                 j += 1
             out.append(Block("blank", start + i, start + j))
             i = j
+        elif kind == _RULE:
+            out.append(Block("hr", start + i, start + i + 1, (), "", texts[i][0]))
+            i += 1
         elif kind == _HEAD:
             head = atx_heading(texts[i])
             assert head is not None
