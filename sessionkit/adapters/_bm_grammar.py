@@ -437,13 +437,17 @@ def _closing_brackets(content: str, pos: int) -> int:
     Unescaped ``[[`` and ``]]`` nest; a pair taken moves past both of its
     characters, an escaped one past its first only.  Only where a ``[[`` or
     a ``]]`` starts can anything happen, so the search jumps from one to the
-    next (``str.find``) rather than stepping a character at a time.
+    next (``str.find``) rather than stepping a character at a time.  The next
+    ``]]`` is searched again only once ``pos`` has passed it: searching it anew
+    after every ``[[`` made ``[[[[…]]]]`` quadratic (100 KB: 0.87 s).
     """
     depth = 1
+    close = -1
     while True:
-        close = content.find("]]", pos)
-        if close == -1:
-            return -1  # nothing can close it
+        if close < pos:
+            close = content.find("]]", pos)
+            if close == -1:
+                return -1  # nothing can close it
         opening = content.find("[[", pos, close)
         if opening != -1:
             pos = opening + 1
