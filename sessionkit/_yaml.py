@@ -129,7 +129,12 @@ for _tag in ("binary", "set", "omap", "pairs"):
 
 
 def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:
-    """Bound depth and the expanded size of the node graph (alias bombs)."""
+    """Bound depth and the expanded size of the node graph (alias bombs).
+
+    ``budget`` is ``[values left, nodes reached more than once]``: the second
+    is kept as a count, not recounted over ``seen`` at every alias (that made
+    a list of many collections and many aliases quadratic).
+    """
     if depth > MAX_DEPTH:
         raise LimitExceededError(
             f"YAML nested deeper than {MAX_DEPTH} levels", line=node.start_mark.line + 1
@@ -144,10 +149,13 @@ def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[
     key = id(node)
     count = seen.get(key, 0)
     # the same node reached again is an alias
-    if count and sum(1 for v in seen.values() if v > 1) > MAX_ALIASES:
-        raise LimitExceededError(
-            f"YAML uses more than {MAX_ALIASES} aliases", line=node.start_mark.line + 1
-        )
+    if count:
+        if budget[1] > MAX_ALIASES:
+            raise LimitExceededError(
+                f"YAML uses more than {MAX_ALIASES} aliases", line=node.start_mark.line + 1
+            )
+        if count == 1:
+            budget[1] += 1
     seen[key] = count + 1
     children: list[yaml.Node]
     if isinstance(node, yaml.MappingNode):
@@ -203,7 +211,7 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
             node = loader.get_single_node()
             if node is None:
                 return None
-            _check_node(node, 0, {}, [max_values])
+            _check_node(node, 0, {}, [max_values, 0])
             return loader.construct_document(node)
         finally:
             loader.dispose()

@@ -1,0 +1,86 @@
+"""Every reader and linter does work linear in its input, for the worst inputs we know.
+
+The cases are :mod:`tests.hostile.worst`: the Basic Memory grammar (one line
+of 100,000 ``> ``, list markers, brackets, ``[[`` without ``]]``, backticks,
+emphasis runs, parentheses, tags), the Markdown block scan (every block kind
+nested as deep as the size allows), YAML frontmatter and the aiwiki lint rules.
+Each goes through the public ``sessionkit.loads`` and ``sessionkit.lint`` at
+10 KB and 100 KB, and ``lint`` once more at 1 MB.
+
+No absolute timing: the test compares the CPU time of one size with the next
+inside one run (best of a few, garbage collector off), and asks that ten
+times the input costs at most :data:`FACTOR` times the work, plus a little for
+the fixed part.  Linear work grows about 10x, quadratic 100x.  (A step may
+legitimately cost more than 10x where a memo stops fitting, so the factor is
+generous.)  A case already quadratic at 100 KB fails before its 1 MB run,
+which would take minutes.  The times themselves are printed by
+``benchmarks/linear.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import sessionkit
+from tests.hostile.worst import CASES, note
+
+#: the most ten times the input may cost, in CPU time (linear: about 10; quadratic: 100)
+FACTOR = 45.0
+#: seconds of slack for the fixed part of a call at the smaller size
+SLACK = (0.004, 0.03)
+#: a 100 KB input taking longer than this is not linear on any machine we run on
+GIVE_UP = 3.0
+
+
+def _cpu(fn: Callable[..., Any], text: str, fmt: str, runs: int) -> float:
+    """Best CPU time of ``runs`` calls (garbage collector off meanwhile)."""
+    best = float("inf")
+    for _ in range(runs):
+        gc.collect()
+        gc.disable()
+        start = time.process_time()
+        try:
+            fn(text, path="x.md", format=fmt)
+        except sessionkit.SessionKitError:
+            pass  # a clean refusal is work done too
+        finally:
+            took = time.process_time() - start
+            gc.enable()
+        best = min(best, took)
+    return best
+
+
+def _grows_linearly(small: float, big: float, slack: float) -> bool:
+    return big <= FACTOR * small + slack
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_work_grows_linearly_to_1_mb(name: str) -> None:
+    fmt = CASES[name][0]
+    texts = {size: note(name, size) for size in (10_000, 100_000, 1_000_000)}
+    sessionkit.lint(texts[10_000], path="x.md", format=fmt)  # warm: compiled patterns, memos
+    for label, fn in (("loads", sessionkit.loads), ("lint", sessionkit.lint)):
+        small = _cpu(fn, texts[10_000], fmt, runs=3)
+        big = _cpu(fn, texts[100_000], fmt, runs=2)
+        assert big < GIVE_UP, f"{name}: {label} of 100 KB took {big:.2f} s CPU"
+        assert _grows_linearly(small, big, SLACK[0]), (
+            f"{name}: {label} 10 KB {small * 1000:.2f} ms -> 100 KB {big * 1000:.2f} ms"
+        )
+        if label == "lint":
+            huge = _cpu(fn, texts[1_000_000], fmt, runs=1)
+            assert _grows_linearly(big, huge, SLACK[1]), (
+                f"{name}: lint 100 KB {big * 1000:.2f} ms -> 1 MB {huge * 1000:.2f} ms"
+            )
+
+
+def test_the_cases_are_the_sizes_they_say() -> None:
+    """Each case makes a note of about the size asked for (so the ratios mean something)."""
+    for name in CASES:
+        for size in (10_000, 100_000):
+            got = len(note(name, size).encode())
+            assert size * 0.5 <= got <= size * 2 + 200, (name, size, got)
