@@ -171,21 +171,45 @@ def _error_line(exc: yaml.YAMLError) -> int | None:
     return None if mark is None else int(mark.line) + 1
 
 
-def _check_depth(text: str) -> None:
+#: the events that are one value each (a collection, a scalar, an alias)
+_VALUE_EVENTS = (
+    yaml.ScalarEvent,
+    yaml.AliasEvent,
+    yaml.SequenceStartEvent,
+    yaml.MappingStartEvent,
+)
+
+
+def _check_depth(text: str, max_values: int | None = None) -> None:
     """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses).
 
     Only texts with enough nesting characters to be deep are walked, with the
-    parser's event stream, which keeps its own stack.
+    parser's event stream, which keeps its own stack.  The same walk refuses
+    a text of more than ``max_values`` values before anything is composed
+    (composing a megabyte of small values only for :func:`_check_node` to
+    refuse them took seconds); only a text longer than ``max_values``
+    characters can hold that many.
     """
-    if text.count("[") + text.count("{") + text.count("- ") + text.count(":") <= MAX_DEPTH:
+    big = max_values is not None and len(text) > max_values
+    if not big and (
+        text.count("[") + text.count("{") + text.count("- ") + text.count(":") <= MAX_DEPTH
+    ):
         return
     depth = 0
+    values = 0
     loader = _Loader(text)
     try:
         while True:
             event = loader.get_event()
             if event is None or isinstance(event, yaml.StreamEndEvent):
                 return
+            if big and isinstance(event, _VALUE_EVENTS):
+                values += 1
+                if max_values is not None and values > max_values:
+                    raise LimitExceededError(
+                        f"YAML holds more than {max_values} values",
+                        line=None if event.start_mark is None else event.start_mark.line + 1,
+                    )
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
@@ -207,7 +231,7 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
     loader = _Loader(text)
     try:
         try:
-            _check_depth(text)
+            _check_depth(text, max_values)
             node = loader.get_single_node()
             if node is None:
                 return None

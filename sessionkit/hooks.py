@@ -386,7 +386,8 @@ def _user_config_file() -> str:
 
 def _config_sources_exist(start: str) -> bool:
     """Whether any configuration source exists: a ``SESSIONKIT_*`` variable, a file."""
-    if any(k.startswith(_ENV_PREFIX) and k != "SESSIONKIT_DEBUG" for k in os.environ):
+    own = ("SESSIONKIT_DEBUG", _DEADLINE_ENV)  # read here directly, not a reason to load config
+    if any(k.startswith(_ENV_PREFIX) and k not in own for k in os.environ):
         return True
     here = start
     while True:

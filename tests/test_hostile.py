@@ -232,10 +232,12 @@ def test_cli_process_on_hostile_files(notes: Path, tmp_path: Path) -> None:
 
 # -- the hooks against a hostile world ---------------------------------------------------------
 #
-# Each case runs the console entry in its own process with a 3 s budget and must end, exit 0,
-# within that budget plus one second (the wall clock here includes the interpreter's start).
+# Each case runs the console entry in its own process with the default 5 s budget and must end,
+# exit 0, within that budget plus one second (the wall clock here includes the interpreter's
+# start).  On a loaded machine the work itself may run into the deadline: that is accepted
+# where the test is about something else, never while the hook was still reading stdin.
 
-HOOK_BUDGET_MS = 3000
+HOOK_BUDGET_MS = 5000
 HOOK_BOUND = HOOK_BUDGET_MS / 1000 + 1.0
 HOOK_SCRIPT = "import sys; from sessionkit.cli import main; sys.exit(main())"
 SID = "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"
@@ -330,7 +332,13 @@ def _sessions(repo: Path) -> list[str]:
 
 
 def _deadline_or(line: str, *expected: str) -> bool:
-    return any(e in line for e in expected) or "deadline" in line
+    return any(e in line for e in expected) or _late(line)
+
+
+def _late(stderr: str | bytes) -> bool:
+    """The hook stopped at its deadline, past reading stdin (a slow machine, not a hang)."""
+    text = stderr.decode() if isinstance(stderr, bytes) else stderr
+    return "deadline while" in text and "while reading stdin" not in text
 
 
 def test_hook_fifo_transcript_and_manifest_do_not_block(hook_repo: Path) -> None:
@@ -344,7 +352,7 @@ def test_hook_fifo_transcript_and_manifest_do_not_block(hook_repo: Path) -> None
     res, elapsed = _hook("pre-compact", hook_repo, home, _payload(hook_repo))
     assert res.returncode == 0 and elapsed < HOOK_BOUND, (elapsed, res.stderr)
     # neither FIFO was waited on: the checkpoint is there, with no work item
-    assert _sessions(hook_repo) == [f"{_today()}-7e8a3f2.md"] or b"deadline" in res.stderr
+    assert _sessions(hook_repo) == [f"{_today()}-7e8a3f2.md"] or _late(res.stderr)
     res, elapsed = _hook("session-start", hook_repo, home, _payload(hook_repo))
     assert res.returncode == 0 and elapsed < HOOK_BOUND
 
@@ -362,12 +370,13 @@ def test_hook_stdin_that_never_closes(hook_repo: Path, event: str, with_payload:
     data = _payload(hook_repo) if with_payload else None
     res, elapsed = _hook(event, hook_repo, home, data, keep_stdin_open=True)
     assert res.returncode == 0 and elapsed < HOOK_BOUND, (elapsed, res.stderr)
-    if event == "pre-compact" and with_payload:
+    assert b"while reading stdin" not in res.stderr
+    if event == "pre-compact" and with_payload and not _late(res.stderr):
         # a whole JSON object ends the read: the payload is used as it is
         assert _sessions(hook_repo) == [f"{_today()}-7e8a3f2.md"], res.stderr
         assert res.stderr == b""
     if event == "pre-compact" and not with_payload:  # session-start needs no payload
-        assert b"not closed" in res.stderr or b"deadline" in res.stderr
+        assert b"not closed" in res.stderr or _late(res.stderr)
 
 
 def test_hook_payload_nested_400000_deep_is_recorded_under_0000000(hook_repo: Path) -> None:
@@ -376,9 +385,10 @@ def test_hook_payload_nested_400000_deep_is_recorded_under_0000000(hook_repo: Pa
     deep = prefix + b"[" * 400_000 + b"]" * 400_000 + b"}"
     res, elapsed = _hook("pre-compact", hook_repo, home, deep)
     assert res.returncode == 0 and elapsed < HOOK_BOUND
-    assert b"nested too deep" in res.stderr
-    # no usable cwd in an undecodable payload: the hook's working directory is the repository
-    assert _sessions(hook_repo) == [f"{_today()}-0000000.md"]
+    if not _late(res.stderr):
+        assert b"nested too deep" in res.stderr
+        # no usable cwd in an undecodable payload: the hook's working directory is the repository
+        assert _sessions(hook_repo) == [f"{_today()}-0000000.md"]
 
 
 def test_hook_session_start_with_stdout_closed_is_quiet(hook_repo: Path) -> None:
@@ -396,7 +406,7 @@ def test_hook_session_start_with_stdout_closed_is_quiet(hook_repo: Path) -> None
         # the child's fd 1 closed before Python starts: sys.stdout is None in there
         preexec_fn=lambda: __import__("os").close(1),
     )
-    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert proc.returncode == 0 and (proc.stderr == b"" or _late(proc.stderr)), proc.stderr
 
 
 def _s3_config(repo: Path, endpoint: str) -> None:
@@ -459,3 +469,64 @@ def test_refused_s3_endpoint_is_named_by_the_store_and_the_cli(
         )
     assert result.exit_code == 2
     assert "cannot reach s3://notes: connection refused" in result.stderr, result.stderr
+
+
+def test_fifos_and_devices_are_never_read_or_waited_on(tmp_path: Path) -> None:
+    """The readers behind the hook, in process: a FIFO with no writer would block an open."""
+    import os
+    import signal
+
+    from sessionkit._safe_read import read_regular
+    from sessionkit.ops.lifecycle import find_work_item
+
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    manifest = tmp_path / ".forge" / "work" / "feature" / "x" / "manifest.yaml"
+    manifest.parent.mkdir(parents=True)
+    os.mkfifo(manifest)
+    regular = tmp_path / "r.jsonl"
+    regular.write_bytes(b"0123456789")
+
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError("a reader blocked on a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        assert read_regular(fifo, 100) is None
+        assert read_regular("/dev/zero", 100) is None  # a device: never read
+        assert read_regular(tmp_path, 100) is None  # a folder
+        assert read_regular(tmp_path / "missing", 100) is None
+        assert read_regular(regular, 4) == b"0123"  # capped
+        assert find_work_item(tmp_path) is None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_read_payload_bounds_time_depth_and_size() -> None:
+    """read_payload in process: deep, never-closed, complete-but-open and oversized stdin."""
+    import io
+    import os
+    import time
+
+    from sessionkit.hooks import read_payload
+
+    deep = b'{"d": ' + b"[" * 400_000 + b"]" * 400_000 + b"}"
+    assert read_payload(io.BytesIO(deep)) == ({}, "payload is nested too deep to decode")
+    read_end, write_end = os.pipe()
+    try:
+        start = time.monotonic()
+        with os.fdopen(os.dup(read_end), "rb") as stream:
+            assert read_payload(stream, seconds=0.3) == ({}, "stdin was not closed within 0.3 s")
+        assert time.monotonic() - start < 5  # bounded (0.3 s asked; generous for a slow box)
+        os.write(write_end, b'{"session_id": "abc"}')  # a whole object, the pipe left open
+        with os.fdopen(os.dup(read_end), "rb") as stream:
+            assert read_payload(stream, seconds=30) == ({"session_id": "abc"}, None)
+        os.write(write_end, b"x" * 3000)  # (less than a pipe holds: nobody reads meanwhile)
+        with os.fdopen(os.dup(read_end), "rb") as stream:
+            value, problem = read_payload(stream, limit=1000, seconds=0.3)
+        assert value == {} and problem == "payload larger than 1000 bytes"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
