@@ -1300,14 +1300,17 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
         c = text[:1]
         if c not in _SPECIAL:
             append(_PLAIN if c else _BLANK)
+        elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
+            if _plain(text[2:], tables):
+                append(_ITEM)
+            elif c != "+" and _is_rule(text, c) and not (kinds and kinds[-1] == _PLAIN):
+                append(_RULE)  # "- - -", "* * *"
+            else:
+                return None
         elif (c == "-" or c == "*" or c == "_") and _is_rule(text, c):
             if kinds and kinds[-1] == _PLAIN:
                 return None  # under a paragraph line: a setext underline or an interruption
             append(_RULE)
-        elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
-            if not _plain(text[2:], tables):
-                return None
-            append(_ITEM)
         elif c == "#" and atx_heading(text) is not None:
             append(_HEAD)
         elif (c == " " or c == "\t") and not text.strip(" \t"):
