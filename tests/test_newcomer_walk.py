@@ -72,6 +72,18 @@ def test_the_walk(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["convert", "examples/wiki", "out", "--to", "aiwiki-v1"], 2, "aiwiki-v1"),
         (["convert", "examples/wiki", "examples/wiki", "--to", "aiwiki"], 2, "use --to"),
         (["hook", "bogus"], 1, "usage"),
+        # the wrong paths of #19 (fixed in the store layer): exit 2 naming them
+        (["ls", "missingdir"], 2, "missingdir: no such folder"),
+        (["ls", "file:///nonexistent"], 2, "no such folder"),
+        (["ls", "bm:///nonexistent/path"], 2, "no such folder"),
+        (["index", "missingdir"], 2, "missingdir"),
+        (["prune", "missingdir", "--abandon-after", "14d"], 2, "missingdir"),
+        (["convert", "examples/wiki", "examples/wiki"], 2, "into itself"),
+        (
+            ["convert", "examples/wiki", str(sessions / "2026-05-18-7e8a3f2.md")],
+            2,
+            "is a file, not a store folder",
+        ),
     ]
     for args, want, words in walk:
         code = main(["sessionkit", *args])
@@ -79,9 +91,12 @@ def test_the_walk(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert code == want, (args, out, err)
         assert words in err, (args, err)
         assert "Traceback" not in err and "internal error" not in err
+        line = err.splitlines()[-1]  # naming a path at most once
+        path = next((a for a in args if "/" in a or a == "missingdir"), None)
+        assert path is None or line.count(path) <= 1, line
     # reading changed nothing in the wiki
     assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
-    assert not (clone / "out").exists()
+    assert not (clone / "out").exists() and not (clone / "missingdir").exists()
 
 
 # -- docs/cli.md: the console examples print what the commands print ---------------------

@@ -320,7 +320,7 @@ def check_store(store: Store, shown: str | None = None, *, must_exist: bool = Fa
     if isinstance(storage, LocalStorage):
         root = storage.root
         if os.path.exists(root) and not os.path.isdir(root):
-            raise StoreError(f"{shown}: is a file, not a store folder", path=shown)
+            raise StoreError("is a file, not a store folder", path=shown)
         if not must_exist:
             return
         if not os.path.isdir(root):

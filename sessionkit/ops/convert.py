@@ -246,9 +246,7 @@ def _refuse_overlap(source: Store, target: Store) -> None:
     if a is not None and b is not None:
         roots = [os.path.realpath(str(getattr(s, "storage").root)) for s in (source, target)]  # noqa: B009
         if roots[0] == roots[1]:
-            raise StoreError(
-                f"{target.url}: cannot convert {source.url} into itself (the same root)"
-            )
+            raise StoreError(f"{target.url}: cannot convert a store into itself (the same root)")
     if a is None or b is None:
         if str(source.url) == str(target.url):
             raise StoreError(f"{target.url}: cannot convert a store into itself")
