@@ -23,6 +23,8 @@ from typing import Any
 import attrs
 
 __all__ = [
+    "LIST_FIELDS",
+    "Block",
     "Checkpoint",
     "Citation",
     "Directive",
@@ -35,7 +37,11 @@ __all__ = [
     "Session",
     "Status",
     "links_in",
+    "list_blocks",
 ]
+
+#: the list fields of :class:`Session` whose items :attr:`Session.blocks` can lay out
+LIST_FIELDS = ("files_touched", "decisions", "gotchas", "questions", "next_steps")
 
 
 # -- checking values at the boundary ------------------------------------------------------
@@ -306,6 +312,37 @@ class ExtraSection:
     body: str = ""
 
 
+@attrs.frozen(kw_only=True, field_transformer=_checked)
+class Block:
+    """One block of a list section, in order: an item of the list, or other Markdown.
+
+    A list section (``Decisions made``, ``Next steps``…) is read into two
+    things: its items' texts (:attr:`Session.next_steps` and the like, what
+    most code wants) and, only when the section holds more than plain ``- ``
+    items, its blocks (:attr:`Session.blocks`): every item and every block
+    between items, in order, so that nothing written there is lost.
+
+    Attributes:
+        text: an item's text (the field's entry: without its marker, its
+            continuation and nested lines kept, dedented, joined with
+            ``\n``), or the Markdown of any other block (prose, a fence, a
+            quote, a table, a ``###`` heading, an HTML comment) as written,
+            lines joined with ``\n``.
+        marker: the item's list marker (``-``, ``*``, ``+``, ``1.``, ``2)``…);
+            ``None`` for a block that is not an item.
+        gap: blank lines before this block, as written.
+    """
+
+    text: str
+    marker: str | None = None
+    gap: int = 0
+
+    @property
+    def is_item(self) -> bool:
+        """True for a list item (it has a marker)."""
+        return self.marker is not None
+
+
 @attrs.frozen(kw_only=True, eq=False, field_transformer=_checked)
 class Origin:
     """Where a session was read from: the adapter uses it for minimal edits.
@@ -331,6 +368,10 @@ class Session:
         id: the agent's full session id (aiwiki ``session_id``, Basic Memory
             ``claude_session_id``), if known.
         status: lifecycle status.
+        status_word: the format's own status word when it is not the one the
+            format writes for :attr:`status` (Basic Memory ``resumed``,
+            ``draft``, ``blocked``…); kept when the note is written back while
+            it still maps to :attr:`status` (see the format docs).
         focus: what the session is about (aiwiki ``focus``).
         title: a note title (Basic Memory ``title``), if the format has one.
         summary: a one-paragraph summary, if any.
@@ -351,11 +392,17 @@ class Session:
         relations: other relations, in order.
         extra: frontmatter keys the model has no field for, in order.
         sections: sections the model has no field for, in order.
+        blocks: for a list field (``decisions``, ``next_steps``… see
+            :data:`LIST_FIELDS`) whose section holds more than plain ``- ``
+            items, every block of the section in order (:class:`Block`);
+            fields laid out plainly have no entry.  The field's tuple stays
+            the truth for item texts: :func:`list_blocks` lines the two up.
         origin: where the session was read from (not compared).
     """
 
     id: str | None = None
     status: Status = Status.ACTIVE
+    status_word: str | None = None
     focus: str | None = None
     title: str | None = None
     summary: str | None = None
@@ -376,7 +423,14 @@ class Session:
     relations: tuple[Link, ...] = ()
     extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_mapping, hash=False)
     sections: tuple[ExtraSection, ...] = ()
+    blocks: Mapping[str, tuple[Block, ...]] = attrs.field(
+        factory=dict, converter=_mapping, hash=False
+    )
     origin: Origin | None = attrs.field(default=None, eq=False, repr=False, hash=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.blocks:  # line the blocks up with the items (the fields are the truth)
+            object.__setattr__(self, "blocks", _settled(self))
 
     @property
     def short_id(self) -> str | None:
@@ -429,3 +483,94 @@ def links_in(text: str) -> tuple[Link, ...]:
         )
     found.sort(key=lambda pair: pair[0])
     return tuple(link for _, link in found)
+
+
+def _item_texts(session: Session, field: str) -> list[str]:
+    values: tuple[Any, ...] = getattr(session, field)
+    if field == "files_touched":
+        return [c.render() for c in values]
+    return list(values)
+
+
+def list_blocks(session: Session, field: str, default_marker: str = "-") -> list[Block]:
+    """The blocks of list field ``field`` (see :class:`Block`), lined up with its items.
+
+    Without an entry in :attr:`Session.blocks` every item is a ``-`` item.
+    With one, items whose text is still in the field keep their marker and
+    place; the blocks between them stay where they were; an item the field
+    no longer has goes; a changed item keeps its marker; a new item takes the
+    marker of the item before it (the next number when that one is numbered).
+    """
+    import difflib
+
+    texts = _item_texts(session, field)
+    laid = session.blocks.get(field)
+    if not laid:
+        return [Block(text=t, marker=default_marker) for t in texts]
+    old = [b.text for b in laid if b.is_item]
+    if old == texts:
+        return list(laid)
+    at_item: dict[int, list[Block]] = {k: [] for k in range(len(old))}
+    before: dict[int, list[Block]] = {k: [] for k in range(len(old) + 1)}
+    matcher = difflib.SequenceMatcher(a=old, b=texts, autojunk=False)
+    items = [b for b in laid if b.is_item]
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i1, i2):
+                at_item[k] = [items[k]]
+            continue
+        n_old, n_new = i2 - i1, j2 - j1
+        for n in range(min(n_old, n_new)):
+            at_item[i1 + n] = [attrs.evolve(items[i1 + n], text=texts[j1 + n])]
+        fresh = [Block(text=texts[j], marker="") for j in range(j1 + n_old, j2)]
+        if fresh:
+            if n_old:
+                at_item[i2 - 1].extend(fresh)
+            else:
+                before[i1].extend(fresh)
+    out: list[Block] = []
+    k = 0
+    for b in laid:
+        if b.is_item:
+            out.extend(before[k])
+            out.extend(at_item[k])
+            k += 1
+        else:
+            out.append(b)
+    out.extend(before[len(old)])
+    first = next((b.marker for b in out if b.marker), default_marker)
+    last: str | None = None
+    for n, b in enumerate(out):
+        if b.marker == "":
+            last = first if last is None else _next_marker(last)
+            out[n] = attrs.evolve(b, marker=last)
+        elif b.marker is not None:
+            last = b.marker
+    return out
+
+
+def _settled(session: Session) -> dict[str, tuple[Block, ...]]:
+    """:attr:`Session.blocks` lined up with the items (:func:`list_blocks`), without
+    the entries of fields laid out plainly (only ``-`` items)."""
+    out: dict[str, tuple[Block, ...]] = {}
+    for field, laid in session.blocks.items():
+        if field not in LIST_FIELDS:
+            raise _invalid("Session", "blocks", f"{field!r} is not a list field")
+        if isinstance(laid, str | bytes | Mapping) or not all(
+            isinstance(b, Block) for b in laid
+        ):
+            raise _invalid("Session", "blocks", f"expected a tuple of Block for {field!r}")
+        parts = list_blocks(session, field)
+        if any(b.marker != "-" for b in parts):
+            out[field] = tuple(parts)
+    return out
+
+
+_NUMBERED = re.compile(r"^(\d{1,9})([.)])$")
+
+
+def _next_marker(marker: str) -> str:
+    m = _NUMBERED.match(marker)
+    if m is None:
+        return marker
+    return f"{int(m.group(1)) + 1}{m.group(2)}"

@@ -8,6 +8,7 @@ object whose keys are the :class:`~sessionkit.model.Session` attribute names
 |---|---|
 | `id` | full session id, or `null` |
 | `status` | `"active"`, `"done"` or `"abandoned"` |
+| `status_word` | the format's own word, when not the one for `status` (`"draft"`), or `null` |
 | `focus`, `title`, `summary` | string or `null` |
 | `started`, `ended` | ISO date or timestamp as written, or `null` |
 | `last_commit` | commit SHA (a string) or `null` |
@@ -23,6 +24,7 @@ object whose keys are the :class:`~sessionkit.model.Session` attribute names
 | link `style` | `"wiki"` or `"markdown"` |
 | `extra` | object: frontmatter keys the model has no field for |
 | `sections` | list of `{title, body}` |
+| `blocks` | list field -> its blocks `{text, marker, gap}` (see the model docs) |
 
 Enums are written as their values, tuples as lists; ``origin`` (where a
 session was read from) is never written.  :func:`from_dict` is the inverse and
@@ -49,6 +51,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from .errors import ValidationError
 from .model import (
+    Block,
     Checkpoint,
     Citation,
     Directive,
@@ -70,6 +73,7 @@ _MODEL_CLASSES: tuple[type, ...] = (
     Directive,
     Checkpoint,
     ExtraSection,
+    Block,
 )
 
 

@@ -33,6 +33,7 @@ from tests import strategies
 SESSION_KEYS = [
     "id",
     "status",
+    "status_word",
     "focus",
     "title",
     "summary",
@@ -53,6 +54,7 @@ SESSION_KEYS = [
     "relations",
     "extra",
     "sections",
+    "blocks",
 ]
 
 

@@ -29,6 +29,7 @@ import attrs
 from ..document import Document, Section
 from ..errors import FormatError, ParseError, SessionKitError
 from ..model import (
+    Block,
     Checkpoint,
     Citation,
     Directive,
@@ -63,6 +64,8 @@ LIST_FIELDS: dict[str, str] = {
 CHECKPOINTS = "Checkpoints"
 
 _BULLET = re.compile(r"^ {0,3}[-*+](?:[ \t]+|$)")
+#: a bullet or an ordered item (``1.``, ``2)``): the items of the four list sections
+_ITEM = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _RULE = re.compile(r"^---[ \t]*$")
 _ATX_START = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -200,11 +203,12 @@ def is_verbatim(c: Citation) -> bool:
 
 @attrs.frozen
 class ItemSpan:
-    """A bullet: its text (without the marker) and lines [start, end)."""
+    """A list item: its text (without the marker), lines [start, end) and its marker."""
 
     text: str
     start: int
     end: int
+    marker: str = "-"
 
 
 @attrs.frozen
@@ -304,34 +308,37 @@ def _plain_items(
 
 
 def scan_items(
-    lines: Sequence[str], start: int, end: int
+    lines: Sequence[str], start: int, end: int, *, ordered: bool = False
 ) -> tuple[list[ItemSpan], int | None, list[int]]:
     """Bullets of ``lines[start:end]``; also the placeholder line and loose lines.
 
     A bullet runs over its continuation lines: indented lines (also after
     blank lines), lines directly after it (lazy continuation) and fenced code.
+    ``ordered``: numbered items (``1.``, ``2)``) are items too.
     """
     plain = _plain_items(lines, start, end)  # the common shape, read without the line walk
-    return plain if plain is not None else _scan_items(lines, start, end)
+    return plain if plain is not None else _scan_items(lines, start, end, ordered)
 
 
 def _scan_items(
-    lines: Sequence[str], start: int, end: int
+    lines: Sequence[str], start: int, end: int, ordered: bool = False
 ) -> tuple[list[ItemSpan], int | None, list[int]]:
     """:func:`scan_items` line by line: the general reader."""
+    item_re = _ITEM if ordered else _BULLET
     items: list[ItemSpan] = []
     placeholder: int | None = None
     loose: list[int] = []
     cur: list[str] | None = None
     cur_start = 0
     cur_end = 0
+    cur_marker = "-"
     blank_since = False
     fence: str | None = None
 
     def close() -> None:
         nonlocal cur
         if cur is not None:
-            items.append(ItemSpan("\n".join(cur), cur_start, cur_end))
+            items.append(ItemSpan("\n".join(cur), cur_start, cur_end, cur_marker))
         cur = None
 
     for i in range(start, end):
@@ -350,10 +357,11 @@ def _scan_items(
             blank_since = True
             continue
         indented = bare.startswith(("  ", "\t"))
-        m = _BULLET.match(bare)
+        m = item_re.match(bare)
         if m and not indented:
             close()
             cur = [bare[m.end() :]]
+            cur_marker = m.group(0).strip()
             cur_start, cur_end = i, i + 1
             blank_since = False
             fence = _fence_open(bare[m.end() :])
@@ -573,6 +581,39 @@ def _scan_entry_lines(
     return entry, tuple(spans), directives, content_end
 
 
+def list_blocks_of(
+    lines: Sequence[str], found: Sequence[ItemSpan], loose: Sequence[int]
+) -> tuple[Block, ...] | None:
+    """The blocks of a list section (see :class:`~sessionkit.model.Block`) from its
+    items and loose lines; ``None`` when it holds only ``-`` items.
+
+    Loose lines next to each other make one block; a block's ``gap`` is the
+    number of blank lines between it and the block before.
+    """
+    if not loose and all(x.marker == "-" for x in found):
+        return None
+    spans: list[tuple[int, int, str | None, str]] = [
+        (x.start, x.end, x.marker, x.text) for x in found
+    ]
+    run: list[int] = []
+    for i in [*loose, -2]:
+        if run and i != run[-1] + 1:
+            text = "\n".join(_strip(lines[k]) for k in run)
+            spans.append((run[0], run[-1] + 1, None, text))
+            run = []
+        run.append(i)
+    spans.sort()
+    out: list[Block] = []
+    prev_end: int | None = None
+    for start, end, marker, text in spans:
+        gap = 0
+        if prev_end is not None:
+            gap = sum(1 for k in range(prev_end, start) if not lines[k].strip())
+        out.append(Block(text=text, marker=marker, gap=gap))
+        prev_end = end
+    return tuple(out)
+
+
 def _section_body(doc: Document, start: int, end: int) -> str:
     lines = [_strip(x) for x in doc.lines[start:end]]
     while lines and not lines[-1].strip():
@@ -605,6 +646,7 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
     values["sections"] = tuple(extras)
 
     items: dict[str, tuple[ItemSpan, ...]] = {}
+    blocks: dict[str, tuple[Block, ...]] = {}
     placeholders: dict[str, int] = {}
     loose: dict[str, tuple[int, ...]] = {}
     for title, field in LIST_FIELDS.items():
@@ -612,7 +654,12 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
         if lsec is None:
             values[field] = ()
             continue
-        found, ph, lo = scan_items(doc.lines, lsec.start + 1, lsec.end)
+        found, ph, lo = scan_items(
+            doc.lines, lsec.start + 1, lsec.end, ordered=field != "files_touched"
+        )
+        laid = list_blocks_of(doc.lines, found, lo)
+        if laid is not None:
+            blocks[field] = laid
         items[title] = tuple(found)
         if ph is not None:
             placeholders[title] = ph
@@ -649,6 +696,8 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
             )
             cp_spans.append(CheckpointSpan(h.line, end, content_end, dspans))
     values["checkpoints"] = tuple(cps)
+    if blocks:
+        values["blocks"] = blocks
     layout = Layout(
         known=known,
         extra=tuple(extra_secs),

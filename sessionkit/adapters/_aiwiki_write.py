@@ -16,7 +16,16 @@ from typing import Any
 from .. import _yaml
 from ..document import Document, parse
 from ..errors import FormatError
-from ..model import Checkpoint, Citation, Directive, DirectiveState, ExtraSection, Session
+from ..model import (
+    Block,
+    Checkpoint,
+    Citation,
+    Directive,
+    DirectiveState,
+    ExtraSection,
+    Session,
+    list_blocks,
+)
 from ._aiwiki_parse import (
     CHECKPOINTS,
     KEY_FIELDS,
@@ -179,6 +188,32 @@ def _section_items(session: Session, title: str) -> list[str]:
     return list(texts)
 
 
+def block_lines(blocks: Sequence[Block]) -> list[str]:
+    """The lines of a list section's blocks (see :class:`~sessionkit.model.Block`):
+    items as ``<marker> <text>``, other blocks as written, each after its gap."""
+    out: list[str] = []
+    for n, b in enumerate(blocks):
+        if n:
+            out.extend([""] * b.gap)
+        if b.marker is None:
+            out.extend(b.text.split("\n"))
+        else:
+            out.extend((f"{b.marker} {b.text}" if b.text else b.marker).split("\n"))
+    return out
+
+
+def list_section_lines(session: Session, title: str) -> list[str]:
+    """The body of list section ``title`` as the writer spells it (no blank lines
+    around it): its blocks, or the items, or the placeholder when it is empty."""
+    field = LIST_FIELDS[title]
+    if field in session.blocks:
+        return block_lines(list_blocks(session, field))
+    texts = _section_items(session, title)
+    if not texts:
+        return [PLACEHOLDER]
+    return [line for text in texts for line in item_lines(text)]
+
+
 def render_page(session: Session, schema: Schema, version: int) -> Document:
     """Render ``session`` in the canonical layout of the schema's skeleton."""
     if version < 2 and session.id is not None:
@@ -222,12 +257,7 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
         if title not in LIST_FIELDS:
             continue
         lines.extend([f"## {title}", ""])
-        texts = _section_items(session, title)
-        if texts:
-            for text in texts:
-                lines.extend(item_lines(text))
-        else:
-            lines.append(PLACEHOLDER)
+        lines.extend(list_section_lines(session, title))
         lines.append("")
     for sec in extras:
         lines.append(f"## {sec.title}" if sec.title else "##")
@@ -439,6 +469,24 @@ def _list_section(
     field = LIST_FIELDS[title]
     old_items: tuple[Any, ...] = getattr(old, field)
     new_items: tuple[Any, ...] = getattr(new, field)
+    if field in old.blocks or field in new.blocks:
+        if old_items == new_items and old.blocks.get(field) == new.blocks.get(field):
+            return
+        sec = layout.known.get(title)
+        body = list_section_lines(new, title)
+        if sec is None:
+            _insert_section(ed, layout, titles, title, body)
+            return
+        # a section laid out with more than plain items is written again as a whole
+        at = sec.start + 1
+        while at < sec.end and ed.blank(at):
+            at += 1
+        stop = _content_end(ed.base, sec.start + 1, sec.end)
+        if at >= stop:
+            ed.add(stop, stop, ["", *body])
+        else:
+            ed.add(at, stop, body)
+        return
     if old_items == new_items:
         return
 

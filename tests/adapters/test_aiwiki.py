@@ -21,7 +21,7 @@ from sessionkit.adapters.aiwiki import (
 )
 from sessionkit.document import parse
 from sessionkit.errors import FormatError, ParseError
-from sessionkit.model import Citation, DirectiveState, ExtraSection, Session, Status
+from sessionkit.model import Citation, DirectiveState, ExtraSection, Session, Status, list_blocks
 
 from ._aiwiki_helpers import CORPUS_V1, CORPUS_V2, page_path, read_text, sessions
 
@@ -86,18 +86,18 @@ def test_appending_a_next_step_adds_one_line(path: Path) -> None:
     out = adapter.write(edited, base=doc)
     assert adapter.read(out) == edited
     removed, added = _diff(text, out.text)
+    # the new item takes the marker of the list's last item ("- " in a plain list)
+    line = f"{list_blocks(edited, 'next_steps')[-1].marker} ship it"
     if session.next_steps:
-        assert [a.rstrip("\r\n") for a in added if a.rstrip("\r\n") == "- ship it"] == ["- ship it"]
+        assert [a.rstrip("\r\n") for a in added if a.rstrip("\r\n") == line] == [line]
         non_eol = [r for r in removed if r.rstrip("\r\n") not in {a.rstrip("\r\n") for a in added}]
         assert non_eol == []
-        assert len([a for a in added if a.rstrip("\r\n") == "- ship it"]) == 1
+        assert len([a for a in added if a.rstrip("\r\n") == line]) == 1
         # everything else is byte-identical apart from a terminated last line
-        assert len(out.text) - len(text) in {
-            len("- ship it") + len(doc.newline) * k for k in (1, 2)
-        }
+        assert len(out.text) - len(text) in {len(line) + len(doc.newline) * k for k in (1, 2)}
     # the new line uses the file's newline style
     if doc.newline == "\r\n":
-        assert "- ship it\r\n" in out.text or out.text.endswith("- ship it")
+        assert line + "\r\n" in out.text or out.text.endswith(line)
 
 
 def test_appended_bullet_is_a_single_line_in_a_list_page() -> None:
