@@ -716,7 +716,7 @@ def _local_session_start_text(
 
         raise LimitExceededError(f"note is larger than {max_bytes} bytes", path=key)
     from ._api import decode
-    from .adapters._aiwiki_parse import read_page
+    from .adapters.aiwiki_page import read_page
     from .document import parse
 
     session, _ = read_page(parse(decode(data, key), key))

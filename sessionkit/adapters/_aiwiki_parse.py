@@ -38,6 +38,7 @@ from ..model import (
     Session,
     Status,
 )
+from .profiles import AIWIKI
 
 __all__ = [
     "LIST_FIELDS",
@@ -54,13 +55,7 @@ __all__ = [
 PLACEHOLDER = "(filled by /wrap)"
 
 #: section title -> Session field of bullet texts (``files_touched`` holds citations)
-LIST_FIELDS: dict[str, str] = {
-    "Files touched": "files_touched",
-    "Decisions made": "decisions",
-    "Gotchas surfaced": "gotchas",
-    "Open questions": "questions",
-    "Next steps": "next_steps",
-}
+LIST_FIELDS: dict[str, str] = dict(AIWIKI.sections)
 CHECKPOINTS = "Checkpoints"
 
 _BULLET = re.compile(r"^ {0,3}[-*+](?:[ \t]+|$)")
@@ -712,15 +707,8 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
 
 
 #: frontmatter key -> Session field (``schema_id``/``schema_version`` are format-level)
-KEY_FIELDS: dict[str, str] = {
-    "status": "status",
-    "date_start": "started",
-    "date_end": "ended",
-    "session_id": "id",
-    "focus": "focus",
-    "last_commit": "last_commit",
-}
-FORMAT_KEYS = ("schema_id", "schema_version")
+KEY_FIELDS: dict[str, str] = dict(AIWIKI.keys)
+FORMAT_KEYS = AIWIKI.format_keys
 RESERVED_KEYS = frozenset(KEY_FIELDS) | frozenset(FORMAT_KEYS)
 
 

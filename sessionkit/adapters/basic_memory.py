@@ -35,10 +35,12 @@ from ..model import ExtraSection, Link, LinkStyle, Observation, Origin, Session,
 from . import picoschema
 from ._bm_grammar import BMObservation, BMRelation, Facts, parse_facts
 from ._bm_permalink import filename_for_title, generate_permalink
+from .profiles import BASIC_MEMORY as PROFILE
 
 __all__ = [
     "BASIC_MEMORY",
     "DEFAULT_FOLDER",
+    "PROFILE",
     "SESSION_TYPES",
     "BMView",
     "BasicMemoryAdapter",
@@ -46,6 +48,9 @@ __all__ = [
     "dump_yaml",
     "note_path",
     "parse_bm_tags",
+    "split_lead",
+    "status_of",
+    "status_word_of",
 ]
 
 NAME = "basic-memory"
@@ -56,38 +61,27 @@ DEFAULT_FOLDER = "sessions"
 #: the sections that hold facts rather than prose
 _FACT_SECTIONS = ("Observations", "Relations")
 
-#: frontmatter key -> Session attribute
+#: frontmatter key -> Session attribute (``title``, ``status`` and ``tags`` are read apart)
 _KEY_FIELDS: dict[str, str] = {
-    "started": "started",
-    "ended": "ended",
-    "project": "project",
-    "cwd": "cwd",
-    "claude_session_id": "id",
-    "focus": "focus",
-    "last_commit": "last_commit",
+    k: v for k, v in PROFILE.keys.items() if k not in ("title", "status", "tags")
 }
 #: observation category -> Session attribute (tuple fields; summary is a str)
-_CATEGORY_FIELDS: dict[str, str] = {
-    "summary": "summary",
-    "context": "context",
-    "next_step": "next_steps",
-    "decision": "decisions",
-    "problem": "gotchas",
-    "question": "questions",
-}
-_STATUS_READ: dict[str, Status] = {
-    "open": Status.ACTIVE,
-    "resumed": Status.ACTIVE,
-    "active": Status.ACTIVE,
-    "closed": Status.DONE,
-    "done": Status.DONE,
-    "abandoned": Status.ABANDONED,
-}
-_STATUS_WRITE: dict[Status, str] = {
-    Status.ACTIVE: "open",
-    Status.DONE: "closed",
-    Status.ABANDONED: "abandoned",
-}
+_CATEGORY_FIELDS: dict[str, str] = dict(PROFILE.sections)
+_STATUS_READ = PROFILE.status_words
+_STATUS_WRITE = PROFILE.status_write
+
+
+def status_of(word: Any) -> Status:
+    """The model status a Basic Memory ``status`` word maps to (unknown words: active)."""
+    return PROFILE.status_of(word)
+
+
+def status_word_of(session: Session) -> str:
+    """The ``status`` word to write for ``session``: its own :attr:`~Session.status_word`
+    while that still maps to its status, else the canonical word."""
+    return PROFILE.word_for(session.status, session.status_word)
+
+
 _RESERVED = {"title", "tags", "status", *_KEY_FIELDS}
 
 
@@ -113,7 +107,35 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
         return text
     if _C_DUMPER is not None and _c_emits_alike(data):
         return _c_dump(data)
-    return _dump(data, yaml.SafeDumper)
+    return _dump(data, _NelSafeDumper if _has_nel(data) else yaml.SafeDumper)
+
+
+class _NelSafeDumper(yaml.SafeDumper):
+    """``SafeDumper`` that double-quotes a string holding U+0085 (NEL).
+
+    PyYAML writes NEL raw inside a plain or single-quoted scalar, where YAML
+    reads it as a line break (a space): the value would not read back.  In
+    double quotes it is escaped (``\\N``) and does.  Basic Memory's own
+    ``write_note`` loses such a character; sessionkit keeps it.
+    """
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if "\x85" in value else None
+    return dumper.represent_scalar(_TAG_STR, value, style=style)
+
+
+_NelSafeDumper.add_representer(str, _represent_str)
+
+
+def _has_nel(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x85" in value
+    if isinstance(value, Mapping):
+        return any(_has_nel(k) or _has_nel(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_nel(v) for v in value)
+    return False
 
 
 def _dump(data: dict[str, Any], dumper: Any) -> str:
@@ -381,12 +403,51 @@ def _semantics_on(meta: Mapping[str, Any]) -> bool:
     return not (setting is False or (isinstance(setting, str) and setting.lower() == "false"))
 
 
+def split_lead(doc: Document) -> tuple[str, Document]:
+    """The note as Basic Memory reads it: ``(lead, note)``.
+
+    Basic Memory (0.24.1, ``file_utils._split_frontmatter``) skips blank lines
+    before the opening ``---``: a note that starts with blank lines and then
+    a closed frontmatter block has that frontmatter.  Then ``lead`` is those
+    blank lines (and a BOM) as written and ``note`` the text after them;
+    otherwise ``lead`` is ``""`` and ``note`` is ``doc``.  Reading, linting
+    and editing go through ``note`` (an edit never adds a second frontmatter
+    block), and the lead is kept in front of every edit.
+    """
+    lines = doc.lines
+    if doc.fm_close is not None or not lines or lines[0].strip():
+        return "", doc
+    k = 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k == len(lines) or not _LEAD_FENCE.match(lines[k]):
+        return "", doc
+    inner = parse("".join(lines[k:]), doc.path)
+    if inner.fm_close is None:
+        return "", doc
+    return doc.bom + "".join(lines[:k]), inner
+
+
+_LEAD_FENCE = re.compile(r"---[ \t]*(?:\r?\n|\r)?\Z")
+
+
+def _lead_lines(lead: str) -> int:
+    return lead.count("\n") if "\n" in lead else lead.count("\r")
+
+
+def _shift(exc: SessionKitError, lead: str) -> SessionKitError:
+    if lead and exc.line is not None:
+        exc.line += _lead_lines(lead)
+    return exc
+
+
 def bm_view(doc: Document) -> BMView:
     """How Basic Memory reads ``doc``: invalid frontmatter means *no* frontmatter.
 
     Never raises.  (Sessionkit's own :meth:`BasicMemoryAdapter.read` is
     stricter: it raises :class:`~sessionkit.errors.ParseError` with the line.)
     """
+    doc = split_lead(doc)[1]
     try:
         meta: Mapping[str, Any] = doc.meta
         ok = True
@@ -602,9 +663,11 @@ def _session_fields(doc: Document) -> tuple[dict[str, Any], _Layout, Facts | Non
         elif key not in _RESERVED:
             extra[key] = value
     word = meta.get("status")
-    status = _STATUS_READ.get(str(word).strip().lower(), Status.ACTIVE)
+    status = Status.ACTIVE if word is None else status_of(word)
+    status_word = None if word is None else _as_text(word)
     fields.update(
         status=status,
+        status_word=None if status_word == _STATUS_WRITE[status] else status_word,
         title=_title_of(meta, doc.path),
         summary=summary,
         tags=parse_bm_tags(meta.get("tags")),
@@ -659,10 +722,6 @@ def _render_relation(link: Link) -> str:
     return line
 
 
-def _status_word(status: Status) -> str:
-    return _STATUS_WRITE[status]
-
-
 def _normalize(session: Session) -> Session:
     """Fold model parts Basic Memory has no place for into ones it has."""
     if not session.files_touched and not session.checkpoints:
@@ -712,7 +771,7 @@ def _frontmatter(session: Session, folder: str, project: str | None) -> dict[str
     if permalink is None:
         permalink = generate_permalink(note_path(title, folder), project=project)
     meta["permalink"] = permalink
-    meta["status"] = _status_word(session.status)
+    meta["status"] = status_word_of(session)
     for key, attr in _KEY_FIELDS.items():
         value = getattr(session, attr)
         if value is not None:
@@ -833,8 +892,10 @@ def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
         value = getattr(new, attr)
         if value != getattr(cur, attr):
             doc = doc.remove_key(key) if value is None else _set_key(doc, key, value)
-    if new.status != cur.status:
-        doc = _set_key(doc, "status", _status_word(new.status))
+    if (new.status, new.status_word) != (cur.status, cur.status_word):
+        word = status_word_of(new)
+        if word != status_word_of(cur) or "status" not in doc.key_spans:
+            doc = _set_key(doc, "status", word)
     if new.tags != cur.tags:
         doc = doc.remove_key("tags") if not new.tags else _set_key(doc, "tags", list(new.tags))
     for key in cur.extra:
@@ -1063,6 +1124,7 @@ class BasicMemoryAdapter:
 
     def detect(self, doc: Document) -> int:
         """90 for a session note, 60 for a note with a permalink, else 0."""
+        doc = split_lead(doc)[1]
         try:
             meta = doc.meta
         except SessionKitError:
@@ -1084,10 +1146,11 @@ class BasicMemoryAdapter:
             ParseError: unclosed or invalid frontmatter (with its line);
                 Basic Memory itself would index such a note as plain Markdown.
         """
+        lead, note = split_lead(doc)
         try:
-            fields, _, _ = _session_fields(doc)
+            fields, _, _ = _session_fields(note)
         except SessionKitError as exc:
-            raise exc.with_path(doc.path) from None
+            raise _shift(exc, lead).with_path(doc.path) from None
         # built twice rather than attrs.evolve'd: the same fields, half the work
         session = Session(**fields)
         return Session(**fields, origin=Origin(format=self.name, document=doc, session=session))
@@ -1103,7 +1166,11 @@ class BasicMemoryAdapter:
                 observation, or an edit to a link that is part of prose).
         """
         if base is not None:
-            return _write_with_base(session, base)
+            lead, note = split_lead(base)
+            if not lead:
+                return _write_with_base(session, base)
+            edited = _write_with_base(session, note)
+            return base if edited is note else parse(lead + edited.text, base.path)
         path, text = render_note(session, folder=self.folder)
         return parse(text, path)
 
@@ -1111,7 +1178,12 @@ class BasicMemoryAdapter:
         """Findings: BM001 unusable frontmatter, BM002–BM004 missing title/type/permalink,
         BM005 schema problems (warning in warn mode, error in strict), BM006 bad schema.
         """
-        return _lint(doc, self.schemas)
+        lead, note = split_lead(doc)
+        found = _lint(note, self.schemas)
+        if lead:
+            shift = _lead_lines(lead)
+            found = [d if d.line is None else attrs.evolve(d, line=d.line + shift) for d in found]
+        return found
 
 
 #: the registered ``basic-memory`` adapter

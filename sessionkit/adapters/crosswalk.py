@@ -45,6 +45,7 @@ import attrs
 from ..document import Document, parse
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..model import (
+    Block,
     Checkpoint,
     Citation,
     Directive,
@@ -56,6 +57,9 @@ from ..model import (
     Session,
     Status,
 )
+from .profiles import AIWIKI as AW_PROFILE
+from .profiles import BASIC_MEMORY as BM_PROFILE
+from .profiles import aiwiki_filename
 
 __all__ = [
     "AIWIKI",
@@ -76,14 +80,14 @@ AIWIKI = "aiwiki-v2"
 BASIC_MEMORY = "basic-memory"
 
 #: carrier prefixes: aiwiki-only things in Basic Memory notes, and the reverse
-BM_SIDE = "aiwiki_"
-AW_SIDE = "bm_"
+BM_SIDE = AW_PROFILE.key_prefix
+AW_SIDE = BM_PROFILE.key_prefix
 #: the JSON carrier of restore information
 BM_META = BM_SIDE + "sessionkit"
 AW_META = AW_SIDE + "sessionkit"
 #: section-title prefixes for carried and escaped sections
-BM_SECTION = "aiwiki: "
-AW_SECTION = "bm: "
+BM_SECTION = AW_PROFILE.section_prefix
+AW_SECTION = BM_PROFILE.section_prefix
 #: Basic Memory sections that carry aiwiki checkpoints and citations
 BM_CHECKPOINTS = BM_SECTION + "Checkpoints"
 BM_FILES = BM_SECTION + "Files touched"
@@ -92,24 +96,21 @@ AW_OBSERVATIONS = AW_SECTION + "Observations"
 AW_RELATIONS = AW_SECTION + "Relations"
 
 #: aiwiki sections with a model field (a Basic Memory section of that name is escaped)
-_AW_KNOWN = (
-    "Checkpoints",
-    "Files touched",
-    "Decisions made",
-    "Gotchas surfaced",
-    "Open questions",
-    "Next steps",
-)
+_AW_KNOWN = ("Checkpoints", *AW_PROFILE.sections)
 #: Basic Memory sections that hold facts (an aiwiki section of that name is escaped)
 _BM_KNOWN = ("Observations", "Relations")
-#: canonical Basic Memory status word for a model status (abandoned has none)
-_BM_WORD = {Status.ACTIVE: "open", Status.DONE: "closed"}
-#: aiwiki list fields and the observation category each maps to
-_LIST_CATEGORIES = {
-    "decisions": ("decision", "Decisions made"),
-    "gotchas": ("problem", "Gotchas surfaced"),
-    "questions": ("question", "Open questions"),
-    "next_steps": ("next_step", "Next steps"),
+#: canonical Basic Memory status word for a model status (abandoned travels as
+#: ``aiwiki_status``: the Session schema's words are open, resumed and closed)
+_BM_WORD: dict[Status, str] = {
+    s: w for s, w in BM_PROFILE.status_write.items() if s is not Status.ABANDONED
+}
+#: aiwiki list fields and the observation category and aiwiki section of each:
+#: the two profiles' tables, joined on the Session field
+_LIST_CATEGORIES: dict[str, tuple[str, str]] = {
+    field: (category, title)
+    for title, field in AW_PROFILE.sections.items()
+    for category, other in BM_PROFILE.sections.items()
+    if other == field
 }
 #: Basic Memory sections carrying an aiwiki list Basic Memory cannot hold as observations
 _BM_LIST_CARRIERS = {BM_SECTION + title: name for name, (_, title) in _LIST_CATEGORIES.items()}
@@ -291,7 +292,6 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions", *, hints: bool = 
     this page; :func:`_section_hints` is pure and cannot raise).
     """
     from ..adapters._aiwiki_parse import read_page
-    from ..backends.aiwiki import safe_id7
 
     # both aiwiki adapters read with read_page (they differ only in the origin they add)
     session, layout = read_page(doc)
@@ -299,7 +299,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions", *, hints: bool = 
     extra = dict(session.extra)
     meta = _meta_json(extra.pop(AW_META, None), AW_META, doc.path)
     aw_key = _aw_strip(doc.path)
-    if aw_key == f"{session.started}-{safe_id7(session.id)}.md":
+    if aw_key == aiwiki_filename(session.started, session.id):
         aw_key = None
     bm_key = meta.get("key")
     if "pivot" in meta:
@@ -512,10 +512,9 @@ def _date_in(text: str | None) -> str | None:
 
 def _render_aiwiki(session: Session, key: str | None = None) -> tuple[str, str]:
     from ..adapters import get_adapter
-    from ..backends.aiwiki import safe_id7
 
     text = str(get_adapter(AIWIKI).write(session).text)
-    return key or f"{session.started}-{safe_id7(session.id)}.md", text
+    return key or aiwiki_filename(session.started, session.id), text
 
 
 def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
@@ -558,13 +557,17 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
         _link_of,
         _observation_of,
         note_path,
+        split_lead,
     )
 
+    lead, note = split_lead(doc)
     try:
-        session, _, scanned = _classify_facts(doc)
+        session, _, scanned = _classify_facts(note)
     except SessionKitError as exc:
         raise exc.with_path(doc.path) from None
     read = session
+    doc = note
+    del lead
     meta = doc.meta
     extra = dict(session.extra)
     carrier = _meta_json(extra.pop(BM_META, None), BM_META, doc.path)
@@ -627,6 +630,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     ]
     checkpoints: tuple[Any, ...] = ()
     files: tuple[Any, ...] = ()
+    blocks: dict[str, Any] = {}
     sections: list[ExtraSection] = []
     carriers = _aiwiki_parts(
         [
@@ -641,10 +645,16 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
         if sec.title == BM_CHECKPOINTS:
             checkpoints = carriers[sec.title[len(BM_SECTION) :]].checkpoints
         elif sec.title == BM_FILES:
-            files = carriers[sec.title[len(BM_SECTION) :]].files_touched
+            part = carriers[sec.title[len(BM_SECTION) :]]
+            files = part.files_touched
+            if "files_touched" in part.blocks:
+                blocks["files_touched"] = part.blocks["files_touched"]
         elif sec.title in _BM_LIST_CARRIERS:
             name = _BM_LIST_CARRIERS[sec.title]
-            lists[name] = list(getattr(carriers[sec.title[len(BM_SECTION) :]], name))
+            part = carriers[sec.title[len(BM_SECTION) :]]
+            lists[name] = list(getattr(part, name))
+            if name in part.blocks:
+                blocks[name] = part.blocks[name]
         else:
             title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
             body = "\n" + sec.body if sec.body else sec.body
@@ -662,6 +672,8 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
         checkpoints=checkpoints,
         files_touched=files,
         sections=tuple(sections),
+        blocks=blocks,
+        status_word=None,
         extra={},
         origin=None,
         **fields,
@@ -784,6 +796,8 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
             drop = _directive_gaps(layout)
             value: Any = session.checkpoints
         else:
+            if LIST_FIELDS[title] in session.blocks:
+                continue  # read back for its blocks
             value = getattr(session, LIST_FIELDS[title])
         part = lines[sec.start + 1 : sec.end]
         if drop:
@@ -804,6 +818,13 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
 #: first characters of a line that may open a heading, a code fence or an HTML block
 #: (``document._MAY_OPEN``), or that is blank but for whitespace
 _MAY_OPEN = frozenset(" \t`~<#")
+
+
+#: aiwiki list section title -> Session field
+_TITLE_FIELDS = {
+    "Files touched": "files_touched",
+    **{t: n for n, (_, t) in _LIST_CATEGORIES.items()},
+}
 
 
 def _plain_lines(lines: Sequence[str]) -> bool:
@@ -827,13 +848,16 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
     :func:`_plain_lines`); otherwise the whole page is rendered and the section
     cut out of it as a reader sees it.
     """
-    from ..adapters._aiwiki_write import checkpoint_lines, citation_text, item_lines
+    from ..adapters._aiwiki_write import block_lines, checkpoint_lines, citation_text, item_lines
+    from ..model import list_blocks
 
     lines: list[str] = []
     if title == "Checkpoints":
         for cp in session.checkpoints:
             lines.extend(checkpoint_lines(cp))
             lines.append("")
+    elif title in _TITLE_FIELDS and _TITLE_FIELDS[title] in session.blocks:
+        lines = block_lines(list_blocks(session, _TITLE_FIELDS[title]))
     elif title == "Files touched":
         for c in session.files_touched:
             lines.extend(item_lines(citation_text(c)))
@@ -911,7 +935,12 @@ def _to_bm_session(
         sections.append(ExtraSection(title=BM_CHECKPOINTS, body=body))
     if s.files_touched:
         body = _aiwiki_section_body(
-            Session(focus="x", started="2000-01-01", files_touched=s.files_touched),
+            Session(
+                focus="x",
+                started="2000-01-01",
+                files_touched=s.files_touched,
+                blocks={k: v for k, v in s.blocks.items() if k == "files_touched"},
+            ),
             "Files touched",
         )
         sections.append(ExtraSection(title=BM_FILES, body=body))
@@ -923,6 +952,8 @@ def _to_bm_session(
         if name in as_observations:
             continue
         fields: dict[str, Any] = {name: texts}
+        if name in s.blocks:
+            fields["blocks"] = {name: s.blocks[name]}
         holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
         body = _aiwiki_section_body(holder, title)
         sections.append(ExtraSection(title=BM_SECTION + title, body=body))
@@ -937,6 +968,7 @@ def _to_bm_session(
         checkpoints=(),
         files_touched=(),
         sections=tuple(sections),
+        blocks={},
         extra=extra,
         origin=None,
         **fill,
@@ -959,6 +991,8 @@ def _lists_as_observations(session: Session) -> set[str]:
     spans: list[tuple[str, str, int, tuple[str, ...]]] = []
     for name, (category, _) in _LIST_CATEGORIES.items():
         texts: tuple[str, ...] = getattr(session, name)
+        if name in session.blocks:  # laid out with more than its items: travels whole
+            continue
         if not texts:
             ok.add(name)
             continue
@@ -1290,12 +1324,22 @@ def _same_facts(back: _Pivot, pivot: _Pivot, want: list[str]) -> bool:
 
 #: model classes and the fields ``to_dict`` writes (every field compared by ``==``)
 _MODEL_FIELDS: dict[type, tuple[str, ...]] = {}
+_MODEL_CLASSES = (
+    Session,
+    Checkpoint,
+    Directive,
+    Citation,
+    Observation,
+    Link,
+    ExtraSection,
+    Block,
+)
 
 
 def _model_fields(cls: type) -> tuple[str, ...] | None:
     names = _MODEL_FIELDS.get(cls)
     if names is None:
-        if cls not in (Session, Checkpoint, Directive, Citation, Observation, Link, ExtraSection):
+        if cls not in _MODEL_CLASSES:
             return None
         names = tuple(f.name for f in attrs.fields(cls) if f.eq)
         _MODEL_FIELDS[cls] = names

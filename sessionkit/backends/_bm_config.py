@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from ..adapters._bm_permalink import normalize_project_name
+from ..adapters.profiles import normalize_project_name
 from ..errors import NotFoundError, ParseError
 
 __all__ = ["BMConfig", "BMProject", "config_dir", "load_config", "resolve_project"]

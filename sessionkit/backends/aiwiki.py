@@ -20,6 +20,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from ..adapters.profiles import safe_id7
 from ..model import Session, Status
 from ._base import DateLike, NoteInfo, as_iso_date, as_status, check_key
 from ._filestore import FileStore
@@ -35,17 +36,6 @@ INDEX_NAME = "INDEX.md"
 NO_ID = "0000000"
 
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
-_UNSAFE_ID = re.compile(r"[^0-9A-Za-z_-]")
-
-
-def safe_id7(session_id: str | None) -> str:
-    """The filename id part: the first 7 safe characters (``[0-9A-Za-z_-]``) of the id.
-
-    Anything else (``/``, ``.``, spaces, NUL…) is dropped first, so an id can
-    never steer a filename; ``0000000`` when nothing is left.
-    """
-    cleaned = _UNSAFE_ID.sub("", session_id or "")[:7]
-    return cleaned or NO_ID
 
 
 def repository_of(url: str) -> str:

@@ -64,7 +64,7 @@ def _filename_for_title(title: str) -> str:
     Windows reserved names (``CON``…) get a ``-note`` suffix.
     """
     try:
-        from ..adapters._bm_permalink import filename_for_title  # the shared rule
+        from ..adapters.profiles import filename_for_title  # the shared rule
 
         stem = str(filename_for_title(title))
     except ImportError:  # pragma: no cover - the helper ships with sessionkit

@@ -302,10 +302,14 @@ def _is_session_note(text: str, family: str, doc: Document | None = None) -> boo
     """
     if family != BASIC_MEMORY:
         return True
-    from ..adapters.basic_memory import SESSION_TYPES
+    from ..adapters.basic_memory import SESSION_TYPES, split_lead
     from ..backends._filestore import read_frontmatter
 
     meta: Mapping[str, Any] | None = None
+    if doc is not None:
+        lead, note = split_lead(doc)  # blank lines before the frontmatter, as Basic Memory reads
+        if lead:
+            doc, text = note, note.text
     if doc is not None and _same_frontmatter_text(doc):
         with contextlib.suppress(SessionKitError):
             meta = doc.meta

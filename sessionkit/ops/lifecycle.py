@@ -831,7 +831,7 @@ class ItemReport:
 
 
 def _citation(text: str) -> Citation:
-    from ..adapters._aiwiki_parse import parse_citation, parse_citation_lenient
+    from ..adapters.aiwiki_page import parse_citation, parse_citation_lenient
 
     found = parse_citation(text) or parse_citation_lenient(text)
     if found is None:

@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from ..adapters._aiwiki_parse import parse_citation_lenient, scan
+from ..adapters.aiwiki_page import parse_citation_lenient, scan
 from ..document import Document
 
 __all__ = ["fill_shas", "git_resolver"]

@@ -19,12 +19,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sessionkit._yaml import load_mapping
 from sessionkit.adapters.basic_memory import (
     BASIC_MEMORY,
     _c_dump,
     _c_emits_alike,
     _dump,
     _frontmatter,
+    _has_nel,
+    _NelSafeDumper,
     _plain_dump,
     dump_yaml,
 )
@@ -40,7 +43,15 @@ NOTES = sorted(
 
 
 def pure(data: dict[str, Any]) -> str:
-    return _dump(data, yaml.SafeDumper)
+    """PyYAML's text (double quotes for a string with U+0085, which PyYAML would lose)."""
+    return _dump(data, _NelSafeDumper if _has_nel(data) else yaml.SafeDumper)
+
+
+def test_nel_reads_back() -> None:
+    data = {"focus": "a\x85b", "tags": ["x\x85"], "k\x85": 1}
+    text = dump_yaml(data)
+    assert '"a\\Nb"' in text
+    assert load_mapping(text) == data
 
 
 def test_c_emitter_is_in_use() -> None:

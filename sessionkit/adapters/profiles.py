@@ -1,0 +1,219 @@
+"""What each note format is, as data: its status words, its sections or categories, its keys.
+
+A :class:`FormatProfile` says, for one format family, how its words map to
+the model: the status words it reads and writes, which section (aiwiki) or
+observation category (Basic Memory) holds which :class:`~sessionkit.model.Session`
+list field, which frontmatter keys it owns, the prefixes under which its
+own things travel in the *other* format, and its title and filename rules.
+The crosswalk between the formats (:mod:`sessionkit.adapters.crosswalk`) maps
+through :data:`AIWIKI` and :data:`BASIC_MEMORY`; anything else that needs one
+of these rules (stores, hooks, operations) reads it here.
+
+This module is light: it imports no YAML and no Markdown reader.
+
+>>> from sessionkit.adapters.profiles import AIWIKI, BASIC_MEMORY
+>>> AIWIKI.sections["Next steps"], BASIC_MEMORY.sections["next_step"]
+('next_steps', 'next_steps')
+>>> BASIC_MEMORY.status_of("draft"), BASIC_MEMORY.word_for(BASIC_MEMORY.status_of("archived"))
+(<Status.ACTIVE: 'active'>, 'closed')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from ..model import Status
+from ._bm_permalink import filename_for_title, generate_permalink, normalize_project_name
+
+__all__ = [
+    "AIWIKI",
+    "BASIC_MEMORY",
+    "FormatProfile",
+    "aiwiki_filename",
+    "bm_filename",
+    "filename_for_title",
+    "generate_permalink",
+    "normalize_project_name",
+    "safe_id7",
+]
+
+
+def _frozen(value: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    return dict(value)
+
+
+@attrs.frozen(kw_only=True)
+class FormatProfile:
+    """One format family's rules, as data.
+
+    Attributes:
+        name: the family (``aiwiki``, ``basic-memory``).
+        status_words: status word as read -> model status (lower case).
+        status_default: what a word the table does not know maps to
+            (``None``: such a word is an error).
+        status_write: model status -> the word written for it.
+        sections: where each list field lives: aiwiki section title, or
+            Basic Memory observation category -> :class:`Session` field.
+        keys: frontmatter key -> :class:`Session` field (the keys it owns).
+        format_keys: keys that belong to the format itself (not the session).
+        key_prefix: the prefix its own frontmatter keys take in the other
+            format (``aiwiki_status`` in a Basic Memory note).
+        section_prefix: the prefix its own sections take in the other format
+            (``## aiwiki: Checkpoints`` in a Basic Memory note).
+        filename: the file name of a new note, from its session's fields.
+    """
+
+    name: str
+    status_words: Mapping[str, Status] = attrs.field(converter=_frozen)
+    status_default: Status | None
+    status_write: Mapping[Status, str] = attrs.field(converter=_frozen)
+    sections: Mapping[str, str] = attrs.field(converter=_frozen)
+    keys: Mapping[str, str] = attrs.field(converter=_frozen)
+    format_keys: tuple[str, ...] = ()
+    key_prefix: str
+    section_prefix: str
+    filename: Callable[..., str] = attrs.field(eq=False)
+
+    def status_of(self, word: Any) -> Status:
+        """The model status ``word`` maps to.
+
+        Raises:
+            ValueError: the word is unknown and the format has no default.
+        """
+        found = self.status_words.get(str(word).strip().lower())
+        if found is not None:
+            return found
+        if self.status_default is None:
+            raise ValueError(f"{word!r} is not a {self.name} status")
+        return self.status_default
+
+    def word_for(self, status: Status, word: str | None = None) -> str:
+        """The status word to write: ``word`` (a note's own) while it maps to
+        ``status``, else the format's word for ``status``."""
+        if word is not None:
+            try:
+                if self.status_of(word) is status:
+                    return word
+            except ValueError:
+                pass
+        return self.status_write[status]
+
+    def field_of(self, section: str) -> str | None:
+        """The :class:`Session` field a section title or category holds, if any."""
+        return self.sections.get(section)
+
+    def section_of(self, field: str) -> str | None:
+        """The section title or category that holds list field ``field``, if any."""
+        for name, value in self.sections.items():
+            if value == field:
+                return name
+        return None
+
+
+_UNSAFE_ID = re.compile(r"[^0-9A-Za-z_-]")
+#: the filename id part of a session without a usable id
+NO_ID = "0000000"
+
+
+def safe_id7(session_id: str | None) -> str:
+    """The aiwiki filename id part: the first 7 safe characters (``[0-9A-Za-z_-]``).
+
+    Anything else (``/``, ``.``, spaces, NUL…) is dropped first, so an id can
+    never steer a filename; ``0000000`` when nothing is left.
+    """
+    cleaned = _UNSAFE_ID.sub("", session_id or "")[:7]
+    return cleaned or NO_ID
+
+
+def aiwiki_filename(started: str | None, session_id: str | None) -> str:
+    """An aiwiki page's file name: ``{date_start}-{id7}.md``."""
+    return f"{started}-{safe_id7(session_id)}.md"
+
+
+def bm_filename(title: str) -> str:
+    """A Basic Memory note's file name for ``title``, as ``write_note`` gives it."""
+    return filename_for_title(title) + ".md"
+
+
+#: the aiwiki session page (schema v1 and v2)
+AIWIKI = FormatProfile(
+    name="aiwiki",
+    status_words={"active": Status.ACTIVE, "done": Status.DONE, "abandoned": Status.ABANDONED},
+    status_default=None,
+    status_write={Status.ACTIVE: "active", Status.DONE: "done", Status.ABANDONED: "abandoned"},
+    sections={
+        "Files touched": "files_touched",
+        "Decisions made": "decisions",
+        "Gotchas surfaced": "gotchas",
+        "Open questions": "questions",
+        "Next steps": "next_steps",
+    },
+    keys={
+        "status": "status",
+        "date_start": "started",
+        "date_end": "ended",
+        "session_id": "id",
+        "focus": "focus",
+        "last_commit": "last_commit",
+    },
+    format_keys=("schema_id", "schema_version"),
+    key_prefix="aiwiki_",
+    section_prefix="aiwiki: ",
+    filename=aiwiki_filename,
+)
+
+#: the Basic Memory session note
+BASIC_MEMORY = FormatProfile(
+    name="basic-memory",
+    status_words={
+        "open": Status.ACTIVE,
+        "resumed": Status.ACTIVE,
+        "active": Status.ACTIVE,
+        "draft": Status.ACTIVE,
+        "blocked": Status.ACTIVE,
+        "paused": Status.ACTIVE,
+        "waiting": Status.ACTIVE,
+        "in-progress": Status.ACTIVE,
+        "in_progress": Status.ACTIVE,
+        "closed": Status.DONE,
+        "done": Status.DONE,
+        "complete": Status.DONE,
+        "completed": Status.DONE,
+        "finished": Status.DONE,
+        "archived": Status.DONE,
+        "abandoned": Status.ABANDONED,
+        "cancelled": Status.ABANDONED,
+        "canceled": Status.ABANDONED,
+        "dropped": Status.ABANDONED,
+    },
+    status_default=Status.ACTIVE,
+    status_write={Status.ACTIVE: "open", Status.DONE: "closed", Status.ABANDONED: "abandoned"},
+    sections={
+        "summary": "summary",
+        "context": "context",
+        "next_step": "next_steps",
+        "decision": "decisions",
+        "problem": "gotchas",
+        "question": "questions",
+    },
+    keys={
+        "title": "title",
+        "status": "status",
+        "tags": "tags",
+        "started": "started",
+        "ended": "ended",
+        "project": "project",
+        "cwd": "cwd",
+        "claude_session_id": "id",
+        "focus": "focus",
+        "last_commit": "last_commit",
+    },
+    format_keys=("type", "permalink"),
+    key_prefix="bm_",
+    section_prefix="bm: ",
+    filename=bm_filename,
+)
