@@ -42,6 +42,9 @@ __all__ = [
 
 #: the list fields of :class:`Session` whose items :attr:`Session.blocks` can lay out
 LIST_FIELDS = ("files_touched", "decisions", "gotchas", "questions", "next_steps")
+#: the keys :attr:`Session.blocks` may have: the list fields, and ``checkpoints`` for
+#: the text of the checkpoint log before its first entry (blocks that are not items)
+BLOCK_FIELDS = (*LIST_FIELDS, "checkpoints")
 
 
 # -- checking values at the boundary ------------------------------------------------------
@@ -397,6 +400,8 @@ class Session:
             items, every block of the section in order (:class:`Block`);
             fields laid out plainly have no entry.  The field's tuple stays
             the truth for item texts: :func:`list_blocks` lines the two up.
+            ``checkpoints``: the text of the checkpoint log before its first
+            entry, when it has any.
         origin: where the session was read from (not compared).
     """
 
@@ -503,6 +508,8 @@ def list_blocks(session: Session, field: str, default_marker: str = "-") -> list
     """
     import difflib
 
+    if field == "checkpoints":
+        return list(session.blocks.get(field, ()))
     texts = _item_texts(session, field)
     laid = session.blocks.get(field)
     if not laid:
@@ -554,12 +561,16 @@ def _settled(session: Session) -> dict[str, tuple[Block, ...]]:
     the entries of fields laid out plainly (only ``-`` items)."""
     out: dict[str, tuple[Block, ...]] = {}
     for field, laid in session.blocks.items():
-        if field not in LIST_FIELDS:
+        if field not in BLOCK_FIELDS:
             raise _invalid("Session", "blocks", f"{field!r} is not a list field")
-        if isinstance(laid, str | bytes | Mapping) or not all(
-            isinstance(b, Block) for b in laid
-        ):
+        if isinstance(laid, str | bytes | Mapping) or not all(isinstance(b, Block) for b in laid):
             raise _invalid("Session", "blocks", f"expected a tuple of Block for {field!r}")
+        if field == "checkpoints":
+            if any(b.is_item for b in laid):
+                raise _invalid("Session", "blocks", "the checkpoints' blocks are not items")
+            if laid:
+                out[field] = tuple(laid)
+            continue
         parts = list_blocks(session, field)
         if any(b.marker != "-" for b in parts):
             out[field] = tuple(parts)

@@ -312,7 +312,62 @@ def scan_items(
     ``ordered``: numbered items (``1.``, ``2)``) are items too.
     """
     plain = _plain_items(lines, start, end)  # the common shape, read without the line walk
-    return plain if plain is not None else _scan_items(lines, start, end, ordered)
+    if plain is not None:
+        return plain
+    return _token_items(lines, start, end) if ordered else _scan_items(lines, start, end)
+
+
+_MARKER = re.compile(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+
+
+def _token_items(
+    lines: Sequence[str], start: int, end: int
+) -> tuple[list[ItemSpan], int | None, list[int]]:
+    """:func:`scan_items` (with ``ordered``) from the Markdown block tokens.
+
+    Every item of a top-level list is an item, bulleted or numbered; an
+    item runs over its lines as the tokenizer finds them (continuation and
+    lazy lines, nested lists, fences, quotes), trailing blank lines left
+    out; its text is its first line after the marker and the other lines
+    as written.  The lines of every other block are loose, but for the
+    placeholder paragraph before the first item.
+    """
+    from ..markdown import tokenize
+
+    items: list[ItemSpan] = []
+    placeholder: int | None = None
+    loose: list[int] = []
+    for blk in tokenize(lines, start, end):
+        kind = blk.kind
+        if kind == "blank":
+            continue
+        if kind == "list":
+            for it in blk.children:
+                s, e = it.start, it.end
+                while e > s + 1 and not lines[e - 1].strip():
+                    e -= 1
+                first = _strip(lines[s])
+                m = _MARKER.match(first)
+                if m is None:  # not an item line after all: keep its lines
+                    loose.extend(range(s, e))
+                    continue
+                text = [first[m.end() :], *(_strip(lines[k]) for k in range(s + 1, e))]
+                items.append(ItemSpan("\n".join(text), s, e, m.group(1)))
+            continue
+        s, e = blk.start, blk.end
+        while e > s + 1 and not lines[e - 1].strip():
+            e -= 1
+        if (
+            kind == "paragraph"
+            and not items
+            and placeholder is None
+            and e - s == 1
+            and _strip(lines[s]).strip() == PLACEHOLDER
+        ):
+            placeholder = s
+            continue
+        loose.extend(range(s, e))
+    return items, placeholder, loose
 
 
 def _scan_items(
@@ -676,6 +731,14 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
                     heads.append(h)
                 else:
                     bad.append(h.line)
+        first = heads[0].line if heads else csec.end
+        pre = [_strip(x) for x in doc.lines[csec.start + 1 : first]]
+        while pre and not pre[-1].strip():
+            pre.pop()
+        while pre and not pre[0].strip():
+            pre.pop(0)
+        if pre:  # text before the first entry: held as a block of the log
+            blocks["checkpoints"] = (Block(text="\n".join(pre)),)
         for n, h in enumerate(heads):
             end = heads[n + 1].line if n + 1 < len(heads) else csec.end
             m = CHECKPOINT_HEADING.match(h.title)

@@ -180,6 +180,23 @@ def checkpoint_lines(cp: Checkpoint) -> list[str]:
     return out
 
 
+CHECKPOINT_BLOCKS = "checkpoints"
+
+
+def checkpoints_lines(session: Session) -> list[str]:
+    """The body of ``## Checkpoints``: the text before the first entry, then the entries."""
+    out: list[str] = []
+    pre = session.blocks.get(CHECKPOINT_BLOCKS)
+    if pre:
+        out.extend([*block_lines(pre), ""])
+    for cp in session.checkpoints:
+        out.extend(checkpoint_lines(cp))
+        out.append("")
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
 def _section_items(session: Session, title: str) -> list[str]:
     field = LIST_FIELDS[title]
     if field == "files_touched":
@@ -248,11 +265,10 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
             titles.append(title)
     for title in titles:
         if title == CHECKPOINTS:
-            if session.checkpoints:
+            if session.checkpoints or CHECKPOINT_BLOCKS in session.blocks:
                 lines.extend([f"## {CHECKPOINTS}", ""])
-                for cp in session.checkpoints:
-                    lines.extend(checkpoint_lines(cp))
-                    lines.append("")
+                lines.extend(checkpoints_lines(session))
+                lines.append("")
             continue
         if title not in LIST_FIELDS:
             continue
@@ -557,9 +573,25 @@ def _edit_checkpoint(ed: _Editor, span: CheckpointSpan, old: Checkpoint, new: Ch
 def _checkpoints(
     ed: _Editor, layout: Layout, titles: Sequence[str], old: Session, new: Session
 ) -> None:
-    if old.checkpoints == new.checkpoints:
+    old_pre = old.blocks.get(CHECKPOINT_BLOCKS)
+    new_pre = new.blocks.get(CHECKPOINT_BLOCKS)
+    if old.checkpoints == new.checkpoints and old_pre == new_pre:
         return
     sec = layout.known.get(CHECKPOINTS)
+    if old_pre != new_pre:  # the text before the first entry changed: the log is written again
+        body = checkpoints_lines(new)
+        if sec is None:
+            _insert_section(ed, layout, titles, CHECKPOINTS, body)
+            return
+        at = sec.start + 1
+        while at < sec.end and ed.blank(at):
+            at += 1
+        stop = _content_end(ed.base, sec.start + 1, sec.end)
+        if at < stop:
+            ed.add(at, stop, body)
+        else:
+            ed.add(stop, stop, ["", *body])
+        return
     rendered_all: list[str] = []
     for cp in new.checkpoints:
         rendered_all.extend([*checkpoint_lines(cp), ""])

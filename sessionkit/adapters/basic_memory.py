@@ -724,14 +724,21 @@ def _render_relation(link: Link) -> str:
 
 def _normalize(session: Session) -> Session:
     """Fold model parts Basic Memory has no place for into ones it has."""
-    if not session.files_touched and not session.checkpoints:
+    if not session.files_touched and not session.checkpoints and not session.blocks:
         return session
     observations = list(session.observations)
     for cite in session.files_touched:
         observations.append(Observation(category="file", content=cite.render()))
     sections = list(session.sections)
-    if session.checkpoints:
-        parts: list[str] = []
+    from .profiles import AIWIKI
+
+    for title, field in AIWIKI.sections.items():  # prose among list items: a section of its own
+        prose = [b.text for b in session.blocks.get(field, ()) if not b.is_item]
+        if prose:
+            sections.append(ExtraSection(title=title, body="\n\n".join(prose)))
+    pre = session.blocks.get("checkpoints")
+    if session.checkpoints or pre:
+        parts: list[str] = [b.text + "\n" for b in pre or ()]
         for cp in session.checkpoints:
             parts.append(f"### {cp.event} at {cp.at}")
             if cp.body:
@@ -744,6 +751,7 @@ def _normalize(session: Session) -> Session:
         checkpoints=(),
         observations=tuple(observations),
         sections=tuple(sections),
+        blocks={},
     )
 
 

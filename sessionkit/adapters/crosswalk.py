@@ -65,6 +65,7 @@ __all__ = [
     "AIWIKI",
     "BASIC_MEMORY",
     "Converted",
+    "WordCheck",
     "convert_doc",
     "derived_title",
     "detect_family",
@@ -559,6 +560,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
         note_path,
         split_lead,
     )
+    from ..model import list_blocks
 
     lead, note = split_lead(doc)
     try:
@@ -631,6 +633,10 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     checkpoints: tuple[Any, ...] = ()
     files: tuple[Any, ...] = ()
     blocks: dict[str, Any] = {}
+    layouts = carrier.get("layout") or {}
+    if not isinstance(layouts, dict) or not set(layouts) <= set(_LIST_CATEGORIES):
+        raise FormatError(f"{BM_META}: unusable list layout", path=doc.path, line=1)
+    carried: dict[str, list[Block]] = {}
     sections: list[ExtraSection] = []
     carriers = _aiwiki_parts(
         [
@@ -643,7 +649,10 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     )
     for sec in session.sections:
         if sec.title == BM_CHECKPOINTS:
-            checkpoints = carriers[sec.title[len(BM_SECTION) :]].checkpoints
+            part = carriers[sec.title[len(BM_SECTION) :]]
+            checkpoints = part.checkpoints
+            if "checkpoints" in part.blocks:
+                blocks["checkpoints"] = part.blocks["checkpoints"]
         elif sec.title == BM_FILES:
             part = carriers[sec.title[len(BM_SECTION) :]]
             files = part.files_touched
@@ -652,6 +661,9 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
         elif sec.title in _BM_LIST_CARRIERS:
             name = _BM_LIST_CARRIERS[sec.title]
             part = carriers[sec.title[len(BM_SECTION) :]]
+            if name in layouts:
+                carried[name] = list_blocks(part, name)
+                continue
             lists[name] = list(getattr(part, name))
             if name in part.blocks:
                 blocks[name] = part.blocks[name]
@@ -659,6 +671,10 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
             title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
             body = "\n" + sec.body if sec.body else sec.body
             sections.append(ExtraSection(title=title, body=body))
+    for name, layout in layouts.items():
+        placed = _placed(layout, lists[name], carried.get(name, ()), doc.path)
+        lists[name] = [b.text for b in placed if b.is_item]
+        blocks[name] = tuple(placed)
     session = attrs.evolve(
         session,
         summary=summary,
@@ -793,6 +809,8 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
     for title, sec in layout.known.items():
         drop: set[int] = set()
         if title == CHECKPOINTS:
+            if "checkpoints" in session.blocks:
+                continue  # read back for its text before the first entry
             drop = _directive_gaps(layout)
             value: Any = session.checkpoints
         else:
@@ -848,14 +866,12 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
     :func:`_plain_lines`); otherwise the whole page is rendered and the section
     cut out of it as a reader sees it.
     """
-    from ..adapters._aiwiki_write import block_lines, checkpoint_lines, citation_text, item_lines
+    from ..adapters._aiwiki_write import block_lines, checkpoints_lines, citation_text, item_lines
     from ..model import list_blocks
 
     lines: list[str] = []
     if title == "Checkpoints":
-        for cp in session.checkpoints:
-            lines.extend(checkpoint_lines(cp))
-            lines.append("")
+        lines = checkpoints_lines(session)
     elif title in _TITLE_FIELDS and _TITLE_FIELDS[title] in session.blocks:
         lines = block_lines(list_blocks(session, _TITLE_FIELDS[title]))
     elif title == "Files touched":
@@ -919,8 +935,6 @@ def _to_bm_session(
         meta["added"] = added
     if pivot.aw_key is not None:
         meta["key"] = pivot.aw_key
-    if meta:
-        extra[BM_META] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     sections: list[ExtraSection] = []
     rest = [
         attrs.evolve(sec, body=sec.body[1:]) if sec.body.startswith("\n") else sec
@@ -928,9 +942,15 @@ def _to_bm_session(
     ]
     if rest and rest[0].title == "":
         sections.append(rest.pop(0))
-    if s.checkpoints:
+    if s.checkpoints or "checkpoints" in s.blocks:
         body = _aiwiki_section_body(
-            Session(focus="x", started="2000-01-01", checkpoints=s.checkpoints), "Checkpoints"
+            Session(
+                focus="x",
+                started="2000-01-01",
+                checkpoints=s.checkpoints,
+                blocks={k: v for k, v in s.blocks.items() if k == "checkpoints"},
+            ),
+            "Checkpoints",
         )
         sections.append(ExtraSection(title=BM_CHECKPOINTS, body=body))
     if s.files_touched:
@@ -947,17 +967,26 @@ def _to_bm_session(
     lists: dict[str, Any] = {}
     if as_observations is None:
         as_observations = _lists_as_observations(s)
-    for name, (_, title) in _LIST_CATEGORIES.items():
-        texts: tuple[str, ...] = getattr(s, name)
-        if name in as_observations:
-            continue
-        fields: dict[str, Any] = {name: texts}
-        if name in s.blocks:
-            fields["blocks"] = {name: s.blocks[name]}
-        holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
-        body = _aiwiki_section_body(holder, title)
-        sections.append(ExtraSection(title=BM_SECTION + title, body=body))
-        lists[name] = ()
+    pending = [name for name in _LIST_CATEGORIES if name not in as_observations]
+    plans = _item_plans(s, pending) if pending else {}
+    layouts: dict[str, list[Any]] = {}
+    for name in pending:
+        title = _LIST_CATEGORIES[name][1]
+        texts, carried, layout = plans[name]
+        if carried:
+            fields: dict[str, Any] = {
+                name: tuple(b.text for b in carried if b.is_item),
+                "blocks": {name: tuple(carried)},
+            }
+            holder = attrs.evolve(Session(focus="x", started="2000-01-01"), **fields)
+            body = _aiwiki_section_body(holder, title)
+            sections.append(ExtraSection(title=BM_SECTION + title, body=body))
+        lists[name] = tuple(texts)
+        layouts[name] = layout
+    if layouts:
+        meta["layout"] = layouts
+    if meta:
+        extra[BM_META] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     sections.extend(
         attrs.evolve(sec, title=_escape_title(sec.title, _BM_KNOWN, BM_SECTION)) for sec in rest
     )
@@ -975,6 +1004,106 @@ def _to_bm_session(
         **lists,
     )
     return session, word
+
+
+def observation_text(text: str) -> str:
+    """An item's text as one observation line holds it: its lines stripped and
+    joined by single spaces (soft wraps, hard breaks, trailing spaces and
+    nested lines fold into the line; the exact text rides in the layout)."""
+    return " ".join(part for part in (line.strip() for line in text.split("\n")) if part)
+
+
+def _item_plans(
+    session: Session, names: Sequence[str]
+) -> dict[str, tuple[list[str], list[Block], list[Any]]]:
+    """How each list of ``names`` goes to Basic Memory, item by item:
+    ``{name: (observation texts, carried blocks, layout)}``.
+
+    An item whose text folded to one line (:func:`observation_text`) reads
+    back from ``- [category] <text>`` as that very observation becomes one;
+    every other block (an item Basic Memory refuses, such as one ending in a
+    Markdown link, and prose, fences, quotes, tables, sub-headings and
+    comments) is carried, by itself, in the ``## aiwiki: <Section>`` section.
+    The layout (one entry per block, in order) puts each back in its place:
+    ``["o", gap, marker]`` or ``["o", gap, marker, exact text]`` for an
+    observation, ``["c", gap]`` for the next carried block.  One scan of the
+    candidate lines for all the lists, as in :func:`_lists_as_observations`.
+    """
+    from ..adapters._bm_grammar import parse_facts
+    from ..model import list_blocks
+
+    lines: list[str] = []
+    wanted: list[tuple[str, int, str]] = []  # (category, line, text) of each candidate
+    laid: dict[str, list[tuple[Block, int | None, str]]] = {}
+    for name in names:
+        category = _LIST_CATEGORIES[name][0]
+        rows: list[tuple[Block, int | None, str]] = []
+        for b in list_blocks(session, name):
+            if b.is_item:
+                text = observation_text(b.text)
+                if text and not any(c in text for c in "\r\x00"):
+                    rows.append((b, len(lines), text))
+                    wanted.append((category, len(lines), text))
+                    lines.append(f"- [{category}] {text}")
+                    continue
+            rows.append((b, None, ""))
+        laid[name] = rows
+    found: dict[int, tuple[str | None, str]] = {}
+    if lines:
+        for obs in parse_facts(lines).observations:
+            found.setdefault(obs.line, (obs.category, obs.text))
+    ok = {line for category, line, text in wanted if found.get(line) == (category, text)}
+    out: dict[str, tuple[list[str], list[Block], list[Any]]] = {}
+    for name, rows in laid.items():
+        texts: list[str] = []
+        carried: list[Block] = []
+        layout: list[Any] = []
+        for b, line, text in rows:
+            if line is not None and line in ok:
+                texts.append(text)
+                entry: list[Any] = ["o", b.gap, b.marker]
+                if text != b.text:
+                    entry.append(b.text)
+                layout.append(entry)
+            else:
+                carried.append(attrs.evolve(b, gap=1 if carried else 0))
+                layout.append(["c", b.gap])
+        out[name] = (texts, carried, layout)
+    return out
+
+
+def _placed(
+    layout: Any, texts: Sequence[str], carried: Sequence[Block], path: str | None
+) -> list[Block]:
+    """The blocks of a list put back from a note's observations (``texts``, in
+    order), its carried blocks and the layout :func:`_item_plans` wrote.
+
+    Observations beyond the layout's (added in Basic Memory since) come last,
+    as ``-`` items.
+    """
+    if not isinstance(layout, list):
+        raise FormatError(f"{BM_META}: a list layout is not a list", path=path, line=1)
+    out: list[Block] = []
+    oi = ci = 0
+    try:
+        for entry in layout:
+            kind, gap = entry[0], int(entry[1])
+            if kind == "o":
+                if oi >= len(texts):
+                    continue  # removed in Basic Memory since
+                text = texts[oi]
+                if len(entry) > 3 and observation_text(str(entry[3])) == text:
+                    text = entry[3]  # the exact text, while the observation still says it
+                oi += 1
+                out.append(Block(text=str(text), marker=str(entry[2]), gap=gap))
+            elif ci < len(carried):
+                out.append(attrs.evolve(carried[ci], gap=gap))
+                ci += 1
+    except (TypeError, ValueError, IndexError, SessionKitError):
+        raise FormatError(f"{BM_META}: unusable list layout", path=path, line=1) from None
+    out.extend(Block(text=t, marker="-") for t in texts[oi:])
+    out.extend(carried[ci:])
+    return out
 
 
 def _lists_as_observations(session: Session) -> set[str]:
@@ -1269,6 +1398,17 @@ def _strip_folder(key: str, folder: str) -> str:
 def convert_doc(
     doc: Document, src: str, dst: str, *, project: str | None, folder: str, today: str
 ) -> Converted:
+    """Convert one note (``src`` and ``dst``: ``aiwiki`` or ``basic-memory``).
+
+    The target is read back and mapped home before it is returned: it must
+    give the same facts (the model and what the carriers hold) and hold every
+    word of the source's body (:class:`WordCheck`).  The first rendering
+    that does wins: the natural one, then the whole session as JSON in the
+    ``*_sessionkit`` carrier (``carried``), then the source's exact text there.
+
+    Raises:
+        FormatError: unusable input (a bad carrier), with path and line.
+    """
     pivot = _read_pivot(doc, src, folder)
     if pivot.original is not None and pivot.home == dst:
         key = pivot.original_key
@@ -1277,34 +1417,120 @@ def convert_doc(
         return Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
     if not pivot.from_carrier and not _faithful(pivot, doc, src, folder, today):
         pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
+    words = WordCheck(doc, src)
     want: list[str] = []  # pivot.key(), once needed
-    attempts = ("carried",) if pivot.original is not None else ("natural", "carried")
-    for attempt in attempts:
-        if attempt == "natural":
-            with contextlib.suppress(FormatError):
-                for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
-                    try:
-                        back = _read_pivot(parse(text, key), dst, folder, pivot.hints, back=True)
-                    except FormatError:
-                        continue
-                    if _same_facts(back, pivot, want):
-                        return Converted(key=key, text=text, carried=False)
-            continue
-        try:
-            if dst == "aiwiki":
-                key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
-            else:
-                key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
-            back = _read_pivot(parse(text, key), dst, folder, back=True)
-        except FormatError:
-            if attempt == "carried":
-                raise
-            continue
-        if _same_facts(back, pivot, want):
-            return Converted(key=key, text=text, carried=attempt == "carried")
+    if pivot.original is None:
+        with contextlib.suppress(FormatError):
+            for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
+                try:
+                    back = _read_pivot(parse(text, key), dst, folder, pivot.hints, back=True)
+                except FormatError:
+                    continue
+                if _same_facts(back, pivot, want) and words.kept(text, dst):
+                    return Converted(key=key, text=text, carried=False)
+    for last in (False, True):
+        if last:
+            if pivot.original is not None:
+                break
+            # the model does not hold every word: the source's exact text travels
+            pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
+            want = []
+        if dst == "aiwiki":
+            key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
+        else:
+            key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
+        back = _read_pivot(parse(text, key), dst, folder, back=True)
+        if _same_facts(back, pivot, want) and (pivot.original is not None or words.kept(text, dst)):
+            return Converted(key=key, text=text, carried=True)
     raise FormatError(
         f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
     )
+
+
+_WORD = re.compile(r"\w+")
+#: lines of a body that are the format's own structure, not a person's words
+_STRUCTURE = {
+    "aiwiki": re.compile(
+        r"[ \t]*(?:#{1,2}[ \t]+(?:bm: )?(?:Checkpoints|Files touched|Decisions made|"
+        r"Gotchas surfaced|Open questions|Next steps|Observations|Relations)[ \t#]*|"
+        r"\(filled by /wrap\))[ \t]*\Z"
+    ),
+    BASIC_MEMORY: re.compile(
+        r"[ \t]*#{1,2}[ \t]+(?:aiwiki: )?(?:Checkpoints|Files touched|Decisions made|"
+        r"Gotchas surfaced|Open questions|Next steps|Observations|Relations)[ \t#]*\Z"
+    ),
+}
+#: the category of an observation line (Basic Memory's word for the list, not the person's)
+_CATEGORY_MARK = re.compile(r"^[ \t]*[-*+][ \t]+\[[^\]\n]*\]")
+
+
+class WordCheck:
+    """Whether a conversion kept every word of a note's body.
+
+    The source's words are its body's words (``\\w+`` runs, counted), less
+    the format's own structure: the known section headings (and the
+    ``aiwiki: `` / ``bm: `` carrier prefixes), aiwiki's placeholder and the
+    ``[category]`` of Basic Memory observation lines.  A target keeps them
+    when its text, with the JSON strings of its ``*_sessionkit`` carrier
+    decoded, has each at least as often.
+    """
+
+    def __init__(self, doc: Document, family: str) -> None:
+        self._doc = doc
+        self._family = family
+        self._source: Any = None
+
+    def _source_words(self) -> Any:
+        if self._source is None:
+            from collections import Counter
+
+            from .basic_memory import split_lead
+
+            doc = split_lead(self._doc)[1] if self._family == BASIC_MEMORY else self._doc
+            skip = _STRUCTURE[self._family]
+            counter: Counter[str] = Counter()
+            for line in doc.lines[doc.body_start :]:
+                if skip.match(line.rstrip("\r\n")):
+                    continue
+                if self._family == BASIC_MEMORY:
+                    line = _CATEGORY_MARK.sub("", line, count=1)
+                counter.update(_WORD.findall(line))
+            self._source = counter
+        return self._source
+
+    def kept(self, text: str, family: str) -> bool:
+        """Whether target ``text`` (of format ``family``) holds every source word."""
+        from collections import Counter
+
+        need = self._source_words()
+        if not need:
+            return True
+        have: Counter[str] = Counter(_WORD.findall(text))
+        if not need - have:
+            return True
+        # a JSON carrier spells line breaks as \n: count its strings decoded
+        meta_key = BM_META if family == BASIC_MEMORY else AW_META
+        try:
+            value = parse(text).meta.get(meta_key)
+            data = json.loads(value) if isinstance(value, str) else None
+        except (SessionKitError, ValueError):
+            return False
+        for s in _strings(data):
+            have.update(_WORD.findall(s))
+        return not need - have
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
 
 
 def _same_facts(back: _Pivot, pivot: _Pivot, want: list[str]) -> bool:
