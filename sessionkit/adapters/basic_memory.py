@@ -1076,6 +1076,22 @@ def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnosti
                     f"frontmatter has no {key!r}: Basic Memory will add it and rewrite the file",
                     fixable=True,
                 )
+    fact_secs = [s for s in doc.sections if s.title in _FACT_SECTIONS]
+    view: BMView | None = None
+    if fact_secs:
+        view = bm_view(doc)
+        placed = {o.line for o in view.facts.observations}
+        placed.update(r.line for r in view.facts.relations)
+        for sec in fact_secs:
+            for i in range(sec.start + 1, sec.end):
+                if i not in placed and doc.lines[i].strip():
+                    add(
+                        "BM007",
+                        Severity.WARNING,
+                        i + 1,
+                        f"this line of ## {sec.title} is neither an observation nor a "
+                        "relation: the note keeps it, the session model has no field for it",
+                    )
     if meta.get("type") == "schema":
         try:
             picoschema.parse_schema(meta, path)
@@ -1089,7 +1105,8 @@ def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnosti
         return out
     if schema is None:
         return out
-    view = bm_view(doc)
+    if view is None:
+        view = bm_view(doc)
     result = picoschema.validate(
         view.title or "",
         schema,
@@ -1184,7 +1201,8 @@ class BasicMemoryAdapter:
 
     def lint(self, doc: Document) -> list[Diagnostic]:
         """Findings: BM001 unusable frontmatter, BM002–BM004 missing title/type/permalink,
-        BM005 schema problems (warning in warn mode, error in strict), BM006 bad schema.
+        BM005 schema problems (warning in warn mode, error in strict), BM006 bad schema,
+        BM007 a line of a fact section the model has no field for.
         """
         lead, note = split_lead(doc)
         found = _lint(note, self.schemas)
