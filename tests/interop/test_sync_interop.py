@@ -198,3 +198,52 @@ def test_the_wiki_lints_clean_and_a_second_sync_writes_nothing(synced: dict[str,
     assert report.written == []
     after = {**_files(wiki), **{f"bm/{k}": v for k, v in _files(home.project_dir).items()}}
     assert after == before
+
+
+def test_a_chain_of_plugin_checkpoints_round_trips_through_one_page(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Checkpoints written by write_note as the plugin writes them become one page;
+    a block edited on the page comes back to its note, which basic-memory indexes."""
+    pytest.importorskip("basic_memory", reason="interop needs basic-memory (Python >= 3.12)")
+    from sessionkit.adapters.coding_session import split_chain_page
+
+    home = BMHome(tmp_path_factory.mktemp("bm-chain"))
+    corpus = ROOT / "tests" / "corpus" / "coding-session"
+    specs = []
+    for path in sorted(corpus.glob("*.md")):
+        note = loads(path.read_text(encoding="utf-8"), path=path.name)
+        meta = {k: v for k, v in note.origin.document.meta.items()}
+        body = path.read_text(encoding="utf-8").split("---\n", 2)[2].lstrip("\n")
+        specs.append(
+            {
+                "title": meta.pop("title"),
+                "folder": "sessions",
+                "note_type": meta.pop("type"),
+                "tags": meta.pop("tags"),
+                "metadata": {k: v for k, v in meta.items() if k != "permalink"},
+                "content": body,
+            }
+        )
+    home.write_notes(specs)
+    written = {p.name: p.read_bytes() for p in (home.project_dir / "sessions").glob("*.md")}
+    # the golden notes are what write_note writes
+    assert written == {p.name: p.read_bytes() for p in corpus.glob("*.md")}
+    wiki = tmp_path_factory.mktemp("wiki-chain")
+    (wiki / "aiwiki" / "sessions").mkdir(parents=True)
+    report = sync(wiki, home.project_dir, project=PROJECT)
+    assert [a.action for a in report.actions] == ["create-aiwiki"]
+    (page,) = (wiki / "aiwiki" / "sessions").glob("*.md")
+    assert {k: v.encode() for k, v in split_chain_page(page.read_text())} == written
+    old = "- [next_step] Answer review comments on pull request 42"
+    page.write_text(page.read_text().replace(old, "- [next_step] Merge pull request 42"))
+    assert [a.action for a in sync(wiki, home.project_dir).actions] == ["update-basic-memory"]
+    assert main(["sessionkit", "lint", str(wiki)]) == 0
+    home.bm("reindex", "--search", "--project", PROJECT)
+    path = "sessions/Claude checkpoint - backfill uses per-host budgets.md"
+    entity = home.entity(path)
+    assert entity["note_type"] == "coding_session"
+    assert entity["checksum"] == sha256(home.project_dir / path)
+    assert ("next_step", "Merge pull request 42", None, ()) in entity["observations"]
+    assert any(r[0] == "continues" for r in entity["relations"])
+    assert sync(wiki, home.project_dir).written == []
