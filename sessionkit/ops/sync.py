@@ -800,6 +800,8 @@ class _Run:
     bm_texts: dict[str, str | None]
     dry_run: bool
     propagate_deletes: bool
+    #: aiwiki keys dealt with by an earlier step of this run
+    handled: set[str] = attrs.field(factory=set)
 
     def act(self, action: str, ak: str | None, bk: str | None, **kw: Any) -> None:
         self.report.actions.append(SyncAction(action=action, aiwiki=ak, basic_memory=bk, **kw))
@@ -920,8 +922,23 @@ class _Run:
         notes = [(k, str(self.bm_texts[k])) for k in chain]
         page = chain_page(notes)
         ak = self.sides.aw.key_for(self.sides.aw_session(page, chain[0]))
-        if ak in self.aw_texts or ak in self.new_notes:
-            self.act("failure", ak, chain[0], message=f"the chain's page {ak} exists already")
+        if ak in self.new_notes:
+            self.act("failure", ak, chain[0], message=f"the chain's page {ak} is paired already")
+            return
+        if ak in self.aw_texts:  # a page with no sync state (the state file was lost)
+            self.handled.add(ak)
+            if self.aw_texts[ak] == page:
+                self.record_chain(ak, notes, page)
+                self.act("pair", ak, chain[0], message="both sides hold the same chain")
+            else:
+                self.act(
+                    "conflict",
+                    ak,
+                    chain[0],
+                    message="the chain's page exists with other contents and no sync base; "
+                    "both kept",
+                    texts={"aiwiki": str(self.aw_texts[ak])},
+                )
             return
         if not self.dry_run:
             _put(self.sides.aw, ak, None, page)
@@ -1038,7 +1055,7 @@ class _Run:
     # -- notes in no pair ---------------------------------------------------------
     def new_aiwiki(self, ak: str, claimed: dict[str, str]) -> None:
         at = self.aw_texts[ak]
-        if at is None:
+        if at is None or ak in self.handled:
             return
         sides = self.sides
         bk = sides.bm_key_for(at, ak)

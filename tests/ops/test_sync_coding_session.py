@@ -103,3 +103,15 @@ def test_edits_to_a_chain_come_back_note_by_note(tmp_path: Path) -> None:
     assert [a.action for a in failed.actions] == ["failure"]
     assert "edited outside" in failed.actions[0].message
     assert open_store(bm, layout="basic-memory").keys() == sorted([FIRST, SECOND, THIRD])
+
+
+def test_a_lost_state_file_pairs_the_chain_page_again(tmp_path: Path) -> None:
+    from sessionkit.ops.sync import STATE_NAME
+
+    wiki, bm = _setup(tmp_path, [FIRST, SECOND, THIRD])
+    assert sync(wiki, bm).ok
+    (wiki / "aiwiki" / "sessions" / STATE_NAME).unlink()
+    report = sync(wiki, bm)
+    assert [a.action for a in report.actions] == ["pair"]
+    assert sorted(p.name for p in (bm / "sessions").glob("*.md")) == sorted([FIRST, SECOND, THIRD])
+    assert sync(wiki, bm).written == []
