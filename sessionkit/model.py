@@ -317,7 +317,7 @@ class ExtraSection:
 
 @attrs.frozen(kw_only=True, field_transformer=_checked)
 class Block:
-    """One block of a list section, in order: an item of the list, or other Markdown.
+    r"""One block of a list section, in order: an item of the list, or other Markdown.
 
     A list section (``Decisions made``, ``Next steps``…) is read into two
     things: its items' texts (:attr:`Session.next_steps` and the like, what
