@@ -405,7 +405,7 @@ def _run_jobs(
 
 
 #: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores);
-#: also the target notes written per group (the record is merged once per group)
+#: also the largest group of target notes written at once (the record is merged once a group)
 _READ_BATCH = 256
 
 
@@ -496,14 +496,19 @@ def convert(
     run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
     done = 0
     group: list[tuple[str, Converted | str | None]] = []
+    # groups grow 8, 16, 32 … up to the read batch: the first notes land soon
+    # (and a small run is written in more than one go), a big run merges its
+    # record about once per 256 notes
+    size = min(8, _READ_BATCH)
     for key, result in _run_jobs(job, items, jobs):
         group.append((key, result))
-        if len(group) >= _READ_BATCH:
+        if len(group) >= size:
             for placed in run.group(group):
                 done += 1
                 if progress is not None:
                     progress(done, total, placed)
             group = []
+            size = min(2 * size, _READ_BATCH)
     for placed in run.group(group):
         done += 1
         if progress is not None:
