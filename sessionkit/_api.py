@@ -147,6 +147,10 @@ def lint_quick(
     found: list[Diagnostic] | None = quick.quick_lint_bytes(
         data, path, schema, None if format is None else int(format[-1])
     )
+    if found is not None:
+        from .redaction import lint_secrets
+
+        found = found + lint_secrets(data, path, format or "aiwiki")
     if found is not None and b"\x00" in data:
         return _with_nul(found, data.decode("utf-8", "replace"), path)
     return found
@@ -247,6 +251,8 @@ def lint_general(
             )
         ]
         return _with_nul(unusable, text, path) if "\x00" in text else unusable
+    from .redaction import lint_secrets
+
     adapter = get_adapter(name)
     found: list[Diagnostic] | None = None
     if schema is not None and name.startswith("aiwiki"):
@@ -256,4 +262,5 @@ def lint_general(
             found = adapter.lint(doc, schema)
     if found is None:
         found = adapter.lint(doc)
+    found = found + lint_secrets(text, path, name)
     return _with_nul(found, text, path) if "\x00" in text else found

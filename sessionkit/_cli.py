@@ -85,6 +85,17 @@ class _Group(click.Group):
     """A group that turns library and OS errors into one-line failures."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        if ctx.parent is None:  # the root group: report the secrets redacted on the way
+            from .redaction import collect
+
+            with collect() as found:
+                try:
+                    return self._invoke(ctx)
+                finally:
+                    _report_secrets(found)
+        return self._invoke(ctx)
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
@@ -97,6 +108,25 @@ class _Group(click.Group):
             if os.environ.get("SESSIONKIT_DEBUG"):
                 raise
             raise _failure(exc) from None
+
+
+def _report_secrets(found: Sequence[Any]) -> None:
+    """One stderr line per secret the stores redacted (or wrote as is, under ``warn``)."""
+    if not found:
+        return
+    done = [f for f in found if f.redacted]
+    kept = [f for f in found if not f.redacted]
+    if done:
+        click.echo(f"sessionkit: redacted {len(done)} secret(s) before writing:", err=True)
+        for f in done:
+            click.echo(f"  {f.path}:{f.line}: {f.kind} -> [REDACTED:{f.kind}]", err=True)
+    if kept:
+        click.echo(
+            f"sessionkit: warning: wrote {len(kept)} secret(s) in clear (secrets.redact = warn):",
+            err=True,
+        )
+        for f in kept:
+            click.echo(f"  {f.path}:{f.line}: {f.kind}", err=True)
 
 
 def _exit(code: int) -> NoReturn:
@@ -223,13 +253,18 @@ def _open_store(
     options.update(_parse_option(item) for item in storage_option)
     from .backends import open_store
 
-    return open_store(
+    store = open_store(
         url,
         layout=layout or config.layout,
         format=fmt or config.format,
         must_exist=must_exist,
         **options,
     )
+    if hasattr(store, "redaction"):
+        from .redaction import Policy
+
+        store.redaction = Policy.from_config(config)
+    return store
 
 
 # -- the group -------------------------------------------------------------------------
@@ -330,7 +365,9 @@ _jobs_option = click.option(
 @cli.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of findings.")
-@click.option("--fix", is_flag=True, help="Fill missing @sha7 in citations from git first.")
+@click.option(
+    "--fix", is_flag=True, help="Redact secrets, fill missing @sha7 in citations from git, first."
+)
 @_jobs_option
 @_store_options
 def lint(
@@ -350,11 +387,13 @@ def lint(
     1 when a finding is an error.  A wiki's own aiwiki/schemas/session.md
     replaces the built-in schema for its notes (a broken one: exit 2).
     """
+    from . import redaction
     from .ops.lint import lint_many
 
     config = _state().config
     targets = list(paths) or [_shown(effective_store_url(config, _state().directory))]
     limit = config.limits.max_note_bytes
+    redaction.LINT_ALLOW = config.secrets.allow_values()
     if fix:
         _fix(targets)
     items = _lint_targets(targets, layout, fmt, storage_option)
@@ -389,14 +428,17 @@ def _shown(url: str) -> str:
 
 
 def _fix(targets: Sequence[str]) -> None:
-    """Fill missing ``@sha7`` citations in the local aiwiki notes among ``targets``."""
+    """Redact secrets in the local notes among ``targets`` (AW020, BM007), then fill
+    missing ``@sha7`` citations in the aiwiki ones."""
     import importlib
 
     from ._api import decode, read_document
     from ._atomic import write_atomic
     from .adapters import detect_format
     from .config import repository_root
+    from .redaction import redact
 
+    allow = _state().config.secrets.allow_values()
     try:
         fill_shas = importlib.import_module("sessionkit.ops.sha_fill").fill_shas
     except (ImportError, AttributeError):
@@ -411,7 +453,16 @@ def _fix(targets: Sequence[str]) -> None:
                 click.echo(f"sessionkit: {path}: a symlink, not fixed", err=True)
                 continue
             try:
-                doc = read_document(decode(note.read_bytes(), path), path)
+                text = decode(note.read_bytes(), path)
+            except SessionKitError:
+                continue  # lint reports it
+            done = redact(text, allow=allow, path=path)  # only the secrets' bytes change
+            if done.findings:
+                write_atomic(note, done.text)
+                for found in done.findings:
+                    click.echo(f"sessionkit: {found}: redacted", err=True)
+            try:
+                doc = read_document(done.text, path)
                 if not detect_format(doc).startswith("aiwiki"):
                     continue
             except SessionKitError:
@@ -997,12 +1048,16 @@ def add(
     """
     target = _hook_store(store, layout, fmt, storage_option)
     report = _lifecycle().add_item(target, kind, " ".join(text), session=session)
+    from .redaction import redact
+
     if as_json:
-        click.echo(_report_json(report))
-    elif report.added:
-        click.echo(f"{report.key}: {kind} added: {report.text}")
+        click.echo(redact(_report_json(report)).text)
+        return
+    shown = redact(report.text).text  # the note holds it redacted; so does the terminal
+    if report.added:
+        click.echo(f"{report.key}: {kind} added: {shown}")
     else:
-        click.echo(f"{report.key}: {kind} already present: {report.text}")
+        click.echo(f"{report.key}: {kind} already present: {shown}")
 
 
 @cli.command(name="status")

@@ -45,6 +45,7 @@ __all__ = [
     "ConfigError",
     "HookConfig",
     "Limits",
+    "SecretsConfig",
     "Setting",
     "Source",
     "config_file",
@@ -160,6 +161,25 @@ class HookConfig:
 
 
 @attrs.frozen(kw_only=True)
+class SecretsConfig:
+    """What writes do with secret-shaped values (see docs/secrets.md).
+
+    Attributes:
+        redact: ``"on"`` (replace each by ``[REDACTED:kind]``), ``"warn"``
+            (write as is, report) or ``"off"`` (do not look); under ``warn``
+            and ``off`` remote stores and conversions refuse such a note.
+        allow: known-safe values never redacted, separated by commas or blanks.
+    """
+
+    redact: str = "on"
+    allow: str = ""
+
+    def allow_values(self) -> frozenset[str]:
+        """The allowlist as a set of values."""
+        return frozenset(v for v in re.split(r"[\s,]+", self.allow) if v)
+
+
+@attrs.frozen(kw_only=True)
 class Limits:
     """Size limits for input.
 
@@ -191,6 +211,7 @@ class Config:
             (``{"s3://team-notes": {"endpoint_url": ..., "profile": ...}}``).
         bm_project: Basic Memory project name, ``None`` for its default project.
         hooks: hook behaviour.
+        secrets: secret redaction on write.
         limits: input size limits.
         sources: where each value came from, by dotted key (not compared).
     """
@@ -203,6 +224,7 @@ class Config:
     )
     bm_project: str | None = None
     hooks: HookConfig = attrs.field(factory=HookConfig)
+    secrets: SecretsConfig = attrs.field(factory=SecretsConfig)
     limits: Limits = attrs.field(factory=Limits)
     sources: Mapping[str, Source] = attrs.field(factory=dict, eq=False, hash=False, repr=False)
 
@@ -322,6 +344,21 @@ SETTINGS: tuple[Setting, ...] = (
         type=int,
         env="SESSIONKIT_HOOK_DEADLINE_MS",
         help="time budget of one hook run, in milliseconds (default 5000)",
+    ),
+    Setting(
+        key="secrets.redact",
+        attr="secrets.redact",
+        type=str,
+        env="SESSIONKIT_REDACT",
+        choices=("on", "warn", "off"),
+        help="secrets in what is written: on (redact), warn (report), off (do not look)",
+    ),
+    Setting(
+        key="secrets.allow",
+        attr="secrets.allow",
+        type=str,
+        env="SESSIONKIT_REDACT_ALLOW",
+        help="known-safe values never redacted (separated by commas or blanks)",
     ),
     Setting(
         key="limits.max_note_bytes",
@@ -876,6 +913,7 @@ def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
 def _build(merged: _Layer) -> Config:
     values: dict[str, Any] = {}
     hooks: dict[str, Any] = {}
+    secrets: dict[str, Any] = {}
     limits: dict[str, Any] = {}
     options: dict[str, dict[str, Any]] = {}
     sources: dict[str, Source] = {}
@@ -887,11 +925,12 @@ def _build(merged: _Layer) -> Config:
             continue
         attr = _BY_KEY[key].attr
         group, _, name = attr.rpartition(".")
-        {"": values, "hooks": hooks, "limits": limits}[group][name] = value
+        {"": values, "hooks": hooks, "secrets": secrets, "limits": limits}[group][name] = value
     return Config(
         **values,
         storage_options=options,
         hooks=HookConfig(**hooks),
+        secrets=SecretsConfig(**secrets),
         limits=Limits(**limits),
         sources=sources,
     )

@@ -237,7 +237,7 @@ def _header(key: str, session: Any) -> str:
     m = re.search(r"\d{4}-\d{2}-\d{2}", key)
     day = (session.started or "")[:10] or (m.group(0) if m else "") or "undated"
     label = _one_line(session.focus or session.title or "unset")
-    return f"Latest session note {key}: {day}, status {session.status}, focus: {label}"
+    return f"Latest session note {_one_line(key)}: {day}, status {session.status}, focus: {label}"
 
 
 def _left_size(parts: Sequence[_Part], shown: Sequence[list[str]], unit: str) -> int:
@@ -304,6 +304,7 @@ def render(
     if problem is not None:
         raise ValueError(f"context budget {problem}")
     source = source if source in SOURCES else "startup"
+    rest = None if rest is None else _one_line(rest)
     if rest is None or _base(rest, unit) > _REST_CAP:
         rest = "sessionkit context --budget 0" + (
             " --source compact" if source == "compact" else ""
@@ -407,8 +408,8 @@ def render(
         if checkpoint is not None:
             left_base += _base(checkpoint, unit) - (0 if cp_head is None else _base(cp_head, unit))
         left_size = -(-left_base // 3) if unit == "tokens" else left_base
-        last = _left_out_line(left, left_size, budget, unit, rest)
-        text = f"{text}\n{last}"
+        if left or left_size:  # folding alone may have made it fit: then nothing is left out
+            text = f"{text}\n{_left_out_line(left, left_size, budget, unit, rest)}"
         if _base(text, unit) <= capacity:
             break
         # not reached when the reservations above hold; kept so the budget always does

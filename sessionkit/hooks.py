@@ -448,6 +448,7 @@ class _Settings:
         self.format: str | None = None
         self.bm_project: str | None = None
         self.hooks: Any = _HookDefaults()
+        self.secrets: Any = None  # the configuration's secrets settings (None: redact)
         self.max_note_bytes = 8 * 1024 * 1024
         from_config = False
         if _config_sources_exist(start):
@@ -455,6 +456,7 @@ class _Settings:
 
             config = load_config(start)
             self.hooks = config.hooks
+            self.secrets = config.secrets
             self.max_note_bytes = config.limits.max_note_bytes
             self.layout, self.format, self.bm_project = (
                 config.layout,
@@ -480,9 +482,14 @@ class _Settings:
                 self.url, options, deadline.remaining(), process_wide=deadline.process_entry
             )
         # a relative store URL means a folder inside the start folder (never above it)
-        return open_store(
+        store = open_store(
             self.url, layout=self.layout, format=self.format, base=self.start, **options
         )
+        if self.secrets is not None and hasattr(store, "redaction"):
+            from .redaction import Policy
+
+            store.redaction = Policy(mode=self.secrets.redact, allow=self.secrets.allow_values())
+        return store
 
     def local_aiwiki_root(self) -> str | None:
         """The repository root when the store is a plain local aiwiki folder, else ``None``."""
@@ -600,6 +607,11 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _D
         directive=DirectiveSpec.from_config(settings.hooks),
         project=settings.project(),
     )
+    found = getattr(store, "redactions", None) or []
+    if found:
+        where = ", ".join(f"{f.path}:{f.line} {f.kind}" for f in found[:10])
+        verb = "redacted" if found[0].redacted else "wrote in clear (warn)"
+        _say(f"{verb} {len(found)} secret(s): {where}")
     if problem is None and not report.payload_ok:
         problem = "payload has no usable session_id"
     if problem is not None:

@@ -15,7 +15,7 @@ from typing import Any
 from .._yaml import load_mapping
 from ..errors import ParseError, SessionKitError, StoreError
 from ._base import Store, check_key
-from ._storage import FileEntry, Storage
+from ._storage import FileEntry, LocalStorage, Storage
 
 __all__ = ["FileStore", "read_frontmatter"]
 
@@ -65,7 +65,12 @@ class FileStore(Store):
     #: file names (any folder depth) that are never notes
     excluded_names: frozenset[str] = frozenset()
 
+    #: what a write does with secrets (:class:`sessionkit.redaction.Policy`; ``None``: redact)
+    redaction: Any = None
+
     def __init__(self, storage: Storage, folder: str, *, url: str | None = None) -> None:
+        #: every secret this store redacted or warned about (:class:`sessionkit.redaction.Finding`)
+        self.redactions: builtins.list[Any] = []
         self.storage = storage
         self.folder = folder.strip("/")
         if self.folder:
@@ -144,7 +149,8 @@ class FileStore(Store):
 
     def write_text(self, key: str, text: str, *, create: bool = False) -> None:
         """Write a note atomically; with ``create``, fail with ConflictError if it exists."""
-        self.storage.write(self.path_of(key), text.encode("utf-8"), create=create)
+        path = self.path_of(key)
+        self.storage.write(path, self._outgoing(path, text), create=create)
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
         """Group many writes (see :meth:`Storage.batch`): on local disk the folder
@@ -159,12 +165,22 @@ class FileStore(Store):
         Returns the note's text afterwards (``None`` if it does not exist).
         """
 
+        path = self.path_of(key)
+
         def edit(data: bytes | None) -> bytes | None:
             new = fn(None if data is None else _decode(data, key))
-            return None if new is None else new.encode("utf-8")
+            return None if new is None else self._outgoing(path, new)
 
-        out = self.storage.update(self.path_of(key), edit)
+        out = self.storage.update(path, edit)
         return None if out is None else _decode(out, key)
+
+    def _outgoing(self, path: str, text: str) -> bytes:
+        """The bytes a write sends: the one place secrets are redacted (docs/secrets.md)."""
+        from ..redaction import guard
+
+        return guard(self, path, text, remote=not isinstance(self.storage, LocalStorage)).encode(
+            "utf-8"
+        )
 
     def delete(self, key: str) -> None:
         """Remove a note. Raises :class:`NotFoundError`."""

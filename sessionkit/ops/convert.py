@@ -492,7 +492,7 @@ def convert(
     existing = set(target.keys())
     seen: dict[str, str] = {}
     total = len(keys)
-    items = _sources(source, keys)
+    items = _redacted_sources(target, source, _sources(source, keys))
     run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
     done = 0
     group: list[tuple[str, Converted | str | None]] = []
@@ -515,6 +515,47 @@ def convert(
             progress(done, total, placed)
     run.finish()
     return report
+
+
+def _redacted_sources(
+    target: Store, source: Store, items: Iterable[tuple[str, str | _Unreadable]]
+) -> Iterator[tuple[str, str | _Unreadable]]:
+    """Source notes with their secrets redacted before they are converted.
+
+    Under the target's policy (``secrets.redact``): so titles, permalinks and
+    file names made from a note's text never carry a secret either.  Under
+    ``warn`` and ``off`` a note with a secret is refused (a failure, nothing
+    written for it).
+    """
+    from ..redaction import SecretError, guard
+
+    path_of = getattr(source, "path_of", None)
+    for key, text in items:
+        if isinstance(text, str):
+            try:
+                text = guard(
+                    target, str(path_of(key)) if callable(path_of) else key, text, strict=True
+                )
+            except SecretError as exc:
+                text = _Unreadable(str(exc))
+        yield key, text
+
+
+def _without_secrets(target: Store, result: Converted) -> Converted:
+    """The note as the target may hold it: secrets redacted, or :class:`SecretError`.
+
+    Done before the note is compared and recorded, so the manifest's SHA is
+    that of the text written (a second run writes nothing); a conversion
+    refuses a note with a secret when ``secrets.redact`` is ``warn`` or ``off``.
+    """
+    from ..redaction import guard
+
+    path_of = getattr(target, "path_of", None)
+    path = str(path_of(result.key)) if callable(path_of) else result.key
+    text = guard(target, path, result.text, strict=True)
+    if text == result.text:
+        return result
+    return Converted(key=result.key, text=text, carried=result.carried)
 
 
 def _revert(
@@ -638,6 +679,11 @@ class _Run:
             return None
         if isinstance(result, str):
             report.failures.append(ConversionIssue(source=key, target=None, message=result))
+            return None
+        try:
+            result = _without_secrets(self.target, result)
+        except SessionKitError as exc:
+            report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
             return None
         tkey, text = result.key, result.text
         if tkey in self.seen:

@@ -412,7 +412,10 @@ def _transcript_start(
                     text = str(part.get("text", ""))
                     break
         if text and text.strip() and not text.lstrip().startswith("<"):
-            clipped = _one_line(text)
+            from ..redaction import redact
+
+            # before it is clipped (a clipped secret is no longer found) into a title and name
+            clipped = _one_line(redact(text).text)
             if len(clipped) > 60:
                 clipped = clipped[:59].rstrip() + "…"
             when = None

@@ -1,0 +1,685 @@
+"""Credentials kept out of notes: detection and redaction of secret-shaped values.
+
+Every write of a built-in store passes its text through :func:`guard` (the
+one choke point, :class:`~sessionkit.backends._filestore.FileStore`), so a
+hook, ``add``, ``status``, ``directive consume``, ``convert``, ``migrate``
+and the Store API all get the same treatment: each detected secret is
+replaced by a stable placeholder (``[REDACTED:aws-access-key]``) before the
+bytes leave the process, and only those bytes change.
+
+What is detected (:data:`KINDS`): AWS access keys and secret keys, GCP API
+keys, OAuth tokens and service-account key ids, Azure storage account keys
+and client secrets, GitHub, GitLab, Slack and Stripe tokens, Slack webhook
+URLs, private key blocks, JWTs, passwords in URLs (``https://user:pw@host``)
+and ``password=`` / ``token:`` style assignments whose value looks random
+(at least 8 characters, mixed, and high in entropy).  A token broken over
+two lines (a hard wrap, a folded YAML value) is found too.
+
+The patterns are this module's own regular expressions: Yelp's
+``detect-secrets`` was measured (see docs/secrets.md) and costs more to
+import than the whole hook is allowed to take, scans line by line (a key
+block's body is not found) and does not report where in a line a secret is.
+
+Policy (:class:`Policy`, configuration ``secrets.redact`` and ``secrets.allow``):
+``on`` (default) redacts; ``warn`` writes the text as it is and reports what
+it found; ``off`` does not look.  Under ``warn`` and ``off`` a write to a
+remote store, and every conversion, refuses a note that carries a secret
+(:class:`SecretError`; nothing is written for that note).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from .errors import StoreError
+
+__all__ = [
+    "AIWIKI_CODE",
+    "BASIC_MEMORY_CODE",
+    "KINDS",
+    "MODES",
+    "Finding",
+    "Policy",
+    "Redacted",
+    "SecretError",
+    "collect",
+    "find_secrets",
+    "guard",
+    "lint_secrets",
+    "placeholder",
+    "redact",
+    "strict",
+]
+
+MODES = ("on", "warn", "off")
+
+
+class SecretError(StoreError):
+    """A write would carry a detected secret where that is refused."""
+
+
+def placeholder(kind: str) -> str:
+    """The text a secret of ``kind`` is replaced by: ``[REDACTED:kind]``."""
+    return f"[REDACTED:{kind}]"
+
+
+_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+\]|REDACTED:[a-z0-9-]+")
+
+# -- detectors -------------------------------------------------------------------------
+# (kind, pattern, group holding the secret, what may not come right before it, literals
+# one of which the text must contain, the same in lower case): a pattern runs only on a
+# text holding one of its literals, so most notes are looked at by a few substring
+# searches; patterns begin with a literal where they can (the fast path of ``re``).
+_E = r"(?![A-Za-z0-9_])"  # no token character after
+_TOKEN, _WORD = "token", "word"  # no letter, digit (or underscore, for token) before
+
+_DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        "private-key",
+        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:.*?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n[A-Za-z0-9+/=:, -]+)*)",
+        0,
+        None,
+        ("PRIVATE KEY",),
+        (),
+    ),
+    (
+        "aws-access-key",
+        r"((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})" + _E,
+        1,
+        _TOKEN,
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        (),
+    ),
+    (
+        "aws-secret-key",
+        r"(?i)aws[A-Za-z0-9_ .-]{0,20}?secret[A-Za-z0-9_ .-]{0,20}?[\"']?\s*[:=]\s*[\"']?"
+        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        1,
+        None,
+        (),
+        ("aws",),
+    ),
+    ("gcp-api-key", r"(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])", 1, _TOKEN, ("AIza",), ()),
+    ("gcp-oauth-token", r"(ya29\.[0-9A-Za-z_-]{20,})", 1, _TOKEN, ("ya29.",), ()),
+    (
+        "gcp-service-account-key",
+        r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\"",
+        1,
+        None,
+        ("private_key_id",),
+        (),
+    ),
+    (
+        "azure-storage-key",
+        r"(?i)AccountKey\s*=\s*([A-Za-z0-9+/]{86}==)",
+        1,
+        None,
+        (),
+        ("accountkey",),
+    ),
+    (
+        "azure-client-secret",
+        r"([A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})" + _E,
+        1,
+        _TOKEN,
+        ("Q~",),
+        (),
+    ),
+    (
+        "azure-sas-token",
+        r"(?i)[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=)*)",
+        1,
+        None,
+        (),
+        ("sig=",),
+    ),
+    (
+        "github-token",
+        r"((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255})" + _E,
+        1,
+        _TOKEN,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        (),
+    ),
+    ("github-token", r"(github_pat_[A-Za-z0-9_]{60,255})" + _E, 1, _TOKEN, ("github_pat_",), ()),
+    (
+        "gitlab-token",
+        r"(gl(?:pat|dt|ptt|rt|soat|cbt|imt|oas|agent|ffct)-[0-9A-Za-z_-]{20,})",
+        1,
+        _TOKEN,
+        tuple(f"gl{p}-" for p in ("pat", "dt", "ptt", "rt", "soat", "cbt", "imt", "oas")),
+        (),
+    ),
+    (
+        "slack-token",
+        r"(xox[abposre]-[0-9A-Za-z][0-9A-Za-z-]{8,250}[0-9A-Za-z])",
+        1,
+        _TOKEN,
+        ("xox",),
+        (),
+    ),
+    (
+        "slack-webhook",
+        r"(https://hooks\.slack\.com/(?:services|workflows)/T[0-9A-Z]+/[0-9A-Za-z/]{20,})",
+        1,
+        None,
+        ("hooks.slack.com",),
+        (),
+    ),
+    (
+        "stripe-key",
+        r"((?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247})" + _E,
+        1,
+        _TOKEN,
+        ("_live_", "_test_"),
+        (),
+    ),
+    (
+        "jwt",
+        r"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
+        1,
+        _TOKEN,
+        ("eyJ",),
+        (),
+    ),
+    (
+        "basic-auth-url",
+        r"://[^\s/?#@:\"'<>]{1,100}:([^\s/?#@\"'<>]{1,200})@",
+        1,
+        None,
+        ("://",),
+        (),
+    ),
+    (
+        "bearer-token",
+        r"(?i)bearer[ \t]+([A-Za-z0-9._~+/-]{20,500}=*)",
+        1,
+        None,
+        (),
+        ("bearer",),
+    ),
+    (
+        "secret-assignment",
+        r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key"
+        r"|private[_-]?key|auth|credentials?)"
+        r"(?:[_.-][a-z0-9]+){0,3}[\"']?[ \t]*(?::|=|:=|=>)[ \t]*[\"'`]?"
+        r"([^\s\"'`,;<>()\[\]{}&@]{8,200})",
+        1,
+        _WORD,
+        (),
+        ("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
+    ),
+)
+
+KINDS: tuple[str, ...] = tuple(dict.fromkeys(d[0] for d in _DETECTORS))
+
+_Detector = tuple[str, "re.Pattern[str]", int, str | None, tuple[str, ...], tuple[str, ...]]
+_COMPILED: list[_Detector] | None = None
+
+
+def _compiled() -> list[_Detector]:
+    global _COMPILED
+    if _COMPILED is None:
+        _COMPILED = [
+            (k, re.compile(p, re.S), g, b, lit, low) for k, p, g, b, lit, low in _DETECTORS
+        ]
+    return _COMPILED
+
+
+_ASSIGNMENT = "secret-assignment"
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _matches(
+    view: str, lower: str, pattern: re.Pattern[str], keywords: tuple[str, ...] | None
+) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches; with ``keywords``, tried only where one of them starts.
+
+    (An alternation of words is slow in ``re``: a few ``str.find`` loops
+    over the text in lower case find the places to try instead.)
+    """
+    if keywords is None:
+        yield from pattern.finditer(view)
+        return
+    starts: set[int] = set()
+    for word in keywords:
+        at = lower.find(word)
+        while at >= 0:
+            starts.add(at)
+            at = lower.find(word, at + 1)
+    end = -1
+    for at in sorted(starts):
+        if at < end:
+            continue
+        m = pattern.match(view, at)
+        if m is not None:
+            end = m.end()
+            yield m
+
+
+def _after_boundary(view: str, start: int, rule: str | None) -> bool:
+    if rule is None or start == 0:
+        return True
+    before = view[start - 1]
+    return not (before.isalnum() or (rule == _TOKEN and before == "_"))
+
+
+def _entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+# words, file names and paths, dates and times: assigned values that are not credentials
+_NOT_RANDOM = re.compile(
+    r"(?i)[a-z]+(?:[_-][a-z]+)*"
+    r"|[\w./~-]*\.(?:md|txt|json|ya?ml|toml|ini|cfg|py|js|ts|sh|env|pem|key|crt|log)"
+    r"|\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?"
+)
+
+
+def _random_looking(value: str) -> bool:
+    """Whether an assigned value looks like a credential, not a word or a placeholder."""
+    if len(value) < 8 or _PLACEHOLDER.search(value):
+        return False
+    if value.startswith(("$", "%", "<", "{", "*", "...", "…")) or value.endswith(("}", ">")):
+        return False  # ${TOKEN}, %(token)s, <your token>, {{ secret }}
+    classes = sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+            any(not c.isalnum() for c in value),
+        )
+    )
+    if classes < 2 or _NOT_RANDOM.fullmatch(value):
+        return False
+    return _entropy(value) >= 3.0
+
+
+@attrs.frozen(kw_only=True)
+class Finding:
+    """One detected secret: where and what kind, never its value.
+
+    Attributes:
+        kind: what it looks like (one of :data:`KINDS`).
+        line: 1-based line where it starts.
+        column: 1-based column where it starts.
+        path: the note (store path) it is in, when known.
+        redacted: whether it was replaced (``False``: written as is, ``warn``).
+    """
+
+    kind: str
+    line: int
+    column: int
+    path: str | None = None
+    redacted: bool = True
+
+    def __str__(self) -> str:
+        return f"{self.path or '<text>'}:{self.line}: {self.kind}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape: path, line, column, kind, redacted."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "kind": self.kind,
+            "redacted": self.redacted,
+        }
+
+
+@attrs.frozen(kw_only=True)
+class _Span:
+    start: int
+    end: int
+    kind: str
+
+
+# kinds looked for only on the lines as they are (no fixed shape, or multi-line already)
+_LINE_KINDS = frozenset({"private-key", "secret-assignment", "bearer-token", "basic-auth-url"})
+_JOIN = re.compile(r"(?<=[A-Za-z0-9+/=_.-])\r?\n[ \t>]*(?=[A-Za-z0-9+/=_.-])")
+
+
+def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
+    """Secret spans in ``text``, sorted, overlaps merged."""
+    found: list[_Span] = []
+    seen: set[tuple[str, int]] = set()  # (kind, start) of every match on the lines as they are
+
+    def look(view: str, where: Any, kinds: Any = None) -> set[str]:
+        """Run the detectors whose literals ``view`` holds; returns the kinds that ran."""
+        lower = view.lower() if view.isascii() else view.translate(_ASCII_LOWER)
+        ran: set[str] = set()
+        for kind, pattern, group, rule, literals, lowered in _compiled():
+            if kinds is not None and kind in kinds:
+                continue
+            for lit in literals:
+                if lit in view:
+                    break
+            else:
+                for lit in lowered:
+                    if lit in lower:
+                        break
+                else:
+                    continue
+            ran.add(kind)
+            for m in _matches(view, lower, pattern, lowered if kind == _ASSIGNMENT else None):
+                if not _after_boundary(view, m.start(), rule):
+                    continue
+                value = m.group(group)
+                if kinds is None:
+                    seen.add((kind, m.start(group)))
+                if not value or value in allow or _PLACEHOLDER.fullmatch(value):
+                    continue
+                if kind == _ASSIGNMENT and not _random_looking(value):
+                    continue
+                if kind == "basic-auth-url" and (
+                    value in ("***", "****", "x-oauth-basic") or value.startswith("$")
+                ):
+                    continue
+                span = where(m.start(group), m.end(group), kind)
+                if span is not None:
+                    found.append(span)
+        return ran
+
+    ran = look(text, lambda s, e, k: _Span(start=s, end=e, kind=k))
+    # a token broken over lines: look again with those line breaks taken out, and keep
+    # what crosses a removed break and overlaps nothing found on the lines as they are
+    # (only when a detector of a fixed shape ran: its literal begins the token)
+    if not ran - _LINE_KINDS:
+        return _merged(found)
+    joins = [(m.start(), m.end()) for m in _JOIN.finditer(text)]
+    if joins:
+        import bisect
+
+        pieces: list[str] = []
+        cut_at: list[int] = []  # where each removed break was, in the joined text
+        removed_upto: list[int] = []  # characters removed up to and including that break
+        pos = removed = 0
+        for a, b in joins:
+            pieces.append(text[pos:a])
+            cut_at.append(a - removed)
+            removed += b - a
+            removed_upto.append(removed)
+            pos = b
+        pieces.append(text[pos:])
+
+        def back(offset: int, end: bool) -> int:
+            i = (bisect.bisect_left if end else bisect.bisect_right)(cut_at, offset)
+            return offset + (removed_upto[i - 1] if i else 0)
+
+        def crossing(s: int, e: int, k: str) -> _Span | None:
+            start, stop = back(s, False), back(e, True)
+            if k in _LINE_KINDS or stop - start == e - s:
+                return None  # on one line (or a kind of no fixed shape): the plain look decides
+            if (k, start) in seen:
+                return None  # the whole token ends at the line's end: not split
+            return _Span(start=start, end=stop, kind=k)
+
+        look("".join(pieces), crossing, _LINE_KINDS)
+    return _merged(found)
+
+
+def _merged(found: list[_Span]) -> list[_Span]:
+    """Spans sorted, overlapping ones merged (the first one's kind)."""
+    found.sort(key=lambda sp: (sp.start, -sp.end))
+    merged: list[_Span] = []
+    for sp in found:
+        if merged and sp.start < merged[-1].end:
+            last = merged[-1]
+            if sp.end > last.end:
+                merged[-1] = _Span(start=last.start, end=sp.end, kind=last.kind)
+            continue
+        merged.append(sp)
+    return merged
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def find_secrets(text: str, *, allow: Iterable[str] = (), path: str | None = None) -> list[Finding]:
+    """Every secret-shaped value in ``text`` (values in ``allow`` excepted), in order."""
+    return [
+        Finding(kind=sp.kind, line=line, column=col, path=path)
+        for sp in _spans(text, frozenset(allow))
+        for line, col in (_position(text, sp.start),)
+    ]
+
+
+@attrs.frozen(kw_only=True)
+class Redacted:
+    """The result of :func:`redact`: the new text and what was replaced."""
+
+    text: str
+    findings: tuple[Finding, ...] = ()
+
+
+def _frontmatter_end(text: str) -> int:
+    """Offset just past the closing frontmatter fence (0 when there is none)."""
+    start = 1 if text.startswith("\ufeff") else 0
+    if not text.startswith("---", start):
+        return 0
+    m = re.compile(r"\n---[ \t]*(?:\r?\n|$)").search(text, start + 3)
+    return m.end() if m else 0
+
+
+def _replacement(text: str, sp: _Span, fm_end: int) -> str:
+    """The placeholder; in frontmatter, one that keeps the YAML value a string."""
+    token = placeholder(sp.kind)
+    if sp.start >= fm_end:
+        return token
+    line_start = text.rfind("\n", 0, sp.start) + 1
+    before = text[line_start : sp.start].rstrip(" \t")
+    if not before or before[-1] in ":-[,{?":  # the placeholder would begin a plain scalar
+        line_end = text.find("\n", sp.end)
+        after = text[sp.end : len(text) if line_end < 0 else line_end].strip()
+        if not after or after.startswith("#") or after[0] in ",]}":
+            return f"'{token}'"
+        return token[1:-1]  # REDACTED:kind: plain text YAML reads as a string
+    return token
+
+
+def redact(text: str, *, allow: Iterable[str] = (), path: str | None = None) -> Redacted:
+    """``text`` with every detected secret replaced by its placeholder.
+
+    Only the secret's own characters change (a secret broken over lines
+    becomes one placeholder); a text without secrets comes back identical.
+    """
+    spans = _spans(text, frozenset(allow))
+    if not spans:
+        return Redacted(text=text)
+    fm_end = _frontmatter_end(text)
+    out: list[str] = []
+    pos = 0
+    findings = []
+    for sp in spans:
+        line, col = _position(text, sp.start)
+        findings.append(Finding(kind=sp.kind, line=line, column=col, path=path))
+        out.append(text[pos : sp.start])
+        out.append(_replacement(text, sp, fm_end))
+        pos = sp.end
+    out.append(text[pos:])
+    return Redacted(text="".join(out), findings=tuple(findings))
+
+
+# -- policy and the store choke point ------------------------------------------------------
+
+
+def _frozen(values: Iterable[str]) -> frozenset[str]:
+    return frozenset(values)
+
+
+@attrs.frozen(kw_only=True)
+class Policy:
+    """What a store does with secrets in what it writes.
+
+    Attributes:
+        mode: ``"on"`` redact, ``"warn"`` write as is and report, ``"off"`` do not look
+            (under ``warn`` and ``off``, remote stores and conversions refuse such a note).
+        allow: known-safe values that are never redacted.
+    """
+
+    mode: str = attrs.field(default="on")
+    allow: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
+
+    @mode.validator
+    def _check(self, attribute: Any, value: str) -> None:
+        if value not in MODES:
+            raise ValueError(f"redact must be one of {', '.join(MODES)}, not {value!r}")
+
+    @classmethod
+    def from_config(cls, config: Any) -> Policy:
+        """From a :class:`~sessionkit.config.Config` (its ``secrets`` settings)."""
+        secrets = getattr(config, "secrets", None)
+        if secrets is None:
+            return cls()
+        return cls(mode=secrets.redact, allow=secrets.allow_values())
+
+
+DEFAULT_POLICY = Policy()
+_COLLECTORS: contextvars.ContextVar[tuple[list[Finding], ...]] = contextvars.ContextVar(
+    "sessionkit_redaction_collectors", default=()
+)
+_STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "sessionkit_redaction_strict", default=False
+)
+
+
+@contextlib.contextmanager
+def collect() -> Iterator[list[Finding]]:
+    """Collect every :class:`Finding` the stores redact (or warn about) inside the block."""
+    found: list[Finding] = []
+    token = _COLLECTORS.set((*_COLLECTORS.get(), found))
+    try:
+        yield found
+    finally:
+        _COLLECTORS.reset(token)
+
+
+@contextlib.contextmanager
+def strict() -> Iterator[None]:
+    """Inside the block every store refuses a secret it would write in clear (conversions)."""
+    token = _STRICT.set(True)
+    try:
+        yield
+    finally:
+        _STRICT.reset(token)
+
+
+def _record(store: Any, findings: Sequence[Finding]) -> None:
+    log = getattr(store, "redactions", None)
+    if isinstance(log, list):
+        log.extend(findings)
+    for found in _COLLECTORS.get():
+        found.extend(findings)
+
+
+def guard(
+    store: Any, path: str, text: str, *, remote: bool | None = None, strict: bool = False
+) -> str:
+    """The text ``store`` may write to ``path`` under its :class:`Policy`.
+
+    Redacts (``on``), reports (``warn``) or passes (``off``); raises
+    :class:`SecretError` when a remote store (``remote``; by default any
+    store not on the local disk) or a conversion (``strict``) would write a
+    secret in clear.  Findings go to ``store.redactions`` and :func:`collect`.
+    """
+    policy: Policy = getattr(store, "redaction", None) or DEFAULT_POLICY
+    if policy.mode == "off" and not (strict or _STRICT.get()):
+        if remote is None:
+            remote = _is_remote(store)
+        if not remote:
+            return text
+    done = redact(text, allow=policy.allow, path=path)
+    if not done.findings:
+        return text
+    if policy.mode == "on":
+        _record(store, done.findings)
+        return done.text
+    if remote is None:
+        remote = _is_remote(store)
+    if remote or strict or _STRICT.get():
+        where = ", ".join(f"line {f.line} ({f.kind})" for f in done.findings[:5])
+        raise SecretError(
+            f"refused: the note would carry {len(done.findings)} secret(s) in clear, at "
+            f"{where}, and secrets.redact is {policy.mode!r}",
+            path=path,
+            line=done.findings[0].line,
+        )
+    _record(store, [attrs.evolve(f, redacted=False) for f in done.findings])
+    return text
+
+
+def _is_remote(store: Any) -> bool:
+    from .backends._storage import LocalStorage
+
+    return not isinstance(getattr(store, "storage", None), LocalStorage)
+
+
+# -- lint --------------------------------------------------------------------------------
+
+#: the lint codes of a secret in a note (error; ``sessionkit lint --fix`` redacts it)
+AIWIKI_CODE = "AW020"
+BASIC_MEMORY_CODE = "BM007"
+#: known-safe values lint does not report (``sessionkit lint`` sets the configured allowlist)
+LINT_ALLOW: frozenset[str] = frozenset()
+
+
+def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
+    """The secret findings of a note (``AW020`` for aiwiki, ``BM007`` for Basic Memory).
+
+    A note's bytes are first checked for the detectors' literals, so a note
+    without any is not decoded or scanned.
+    """
+    from .diagnostics import Diagnostic, Severity
+
+    if format.startswith("aiwiki"):
+        code = AIWIKI_CODE
+    elif format == "basic-memory":
+        code = BASIC_MEMORY_CODE
+    else:
+        return []
+    if isinstance(data, bytes):
+        if not _may_hold(data):
+            return []
+        data = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    return [
+        Diagnostic(
+            code=code,
+            severity=Severity.ERROR,
+            line=f.line,
+            message=f"a secret ({f.kind}) in the note: `sessionkit lint --fix` redacts it",
+            path=path,
+            fixable=True,
+        )
+        for f in find_secrets(data, allow=LINT_ALLOW)
+    ]
+
+
+_BYTE_LITERALS: tuple[bytes, ...] | None = None
+_BYTE_LOWERED: tuple[bytes, ...] | None = None
+
+
+def _may_hold(data: bytes) -> bool:
+    """Whether ``data`` holds a literal some detector needs (cheap substring searches)."""
+    global _BYTE_LITERALS, _BYTE_LOWERED
+    if _BYTE_LITERALS is None or _BYTE_LOWERED is None:
+        _BYTE_LITERALS = tuple({lit.encode() for d in _DETECTORS for lit in d[4]})
+        _BYTE_LOWERED = tuple({lit.encode() for d in _DETECTORS for lit in d[5]})
+    for lit in _BYTE_LITERALS:
+        if lit in data:
+            return True
+    lower = data.lower()
+    return any(lit in lower for lit in _BYTE_LOWERED)

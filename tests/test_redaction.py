@@ -1,0 +1,300 @@
+"""Secrets never reach a note: detection, redaction, and the write choke point.
+
+Real-shaped fake credentials of every kind (none of them valid anywhere), a
+hostile set (split over lines, in code fences, in frontmatter values, in
+URLs), and the property that redaction changes only the secret's bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sessionkit.redaction import KINDS, Policy, SecretError, collect, find_secrets, guard, redact
+
+# -- one real-shaped fake per kind (assembled so no scanner flags this file as a leak) ----
+AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
+FAKES: dict[str, tuple[str, str]] = {
+    "aws-access-key": ("export KEY_ID={}", AWS_KEY),
+    "aws-secret-key": (
+        "aws_secret_access_key = {}",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+    ),
+    "gcp-api-key": ("maps key {} in the page", "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
+    "gcp-oauth-token": ("curl -H 'x: {}'", "ya29." + "a0AfH6SMBx3kJd8sLq0pZ_rT7uV2wXyZ"),
+    "gcp-service-account-key": ('"private_key_id": "{}",', "0f" * 20),
+    "azure-storage-key": (
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=x",
+        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw"
+        + "==",
+    ),
+    "azure-client-secret": (
+        "client secret was {} yesterday",
+        "abc8Q~" + "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f",
+    ),
+    "azure-sas-token": (
+        "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig={}",
+        "Zk9yWm5kY2ZxS2xQb3V0bmZ2aGJ5c2RmZ2hqa2xtbm9wcXJzdHV2d3h5ejEyMzQ%3D",
+    ),
+    "github-token": ("use {} for the API", "ghp_" + "16C7e42F292c6912E7710c838347Ae178B4a"),
+    "gitlab-token": ("GITLAB={}", "glpat-" + "xYz12AbC34dEf56GhI78"),
+    "slack-token": ("bot {} posts", "xoxb-" + "2401874123-4876543210987-AbCdEfGhIjKlMnOpQrStUvWx"),
+    "slack-webhook": (
+        "hook {}",
+        "https://hooks.slack.com/services/" + "T0ABCDEFG/B0ABCDEFG/1a2B3c4D5e6F7g8H9i0JkLmN",
+    ),
+    "stripe-key": ("charge with {}", "sk_live_" + "51H8xYzAbCdEfGhIjKlMnOpQr"),
+    "jwt": (
+        "Cookie: session={}",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+        + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+        + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    ),
+    "basic-auth-url": ("git clone https://deploy:{}@git.example.com/app.git", "Tr0ub4dor-3xample"),
+    "bearer-token": ("Authorization: Bearer {}", "mF_9.B5f-4.1JqM8sT2vXyZaBcDeFgHiJk"),
+    "secret-assignment": ("DB_PASSWORD={}", "q7#Lm2$Xv9!pR4wZ"),
+}
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "QyNTUxOQAAACBhc2RmYXNkZmFzZGZhc2RmYXNkZmFzZGZhc2RmYXNkZgAAAJg=\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+
+
+def test_every_kind_has_a_fake() -> None:
+    assert set(KINDS) == {*FAKES, "private-key"}
+
+
+@pytest.mark.parametrize("kind", sorted(FAKES))
+def test_each_kind_is_found_and_only_its_bytes_change(kind: str) -> None:
+    template, secret = FAKES[kind]
+    line = template.format(secret)
+    text = f"# Notes\n\nBefore.\n{line}\nAfter.\n"
+    done = redact(text, path="n.md")
+    assert [(f.kind, f.line, f.path) for f in done.findings] == [(kind, 4, "n.md")]
+    assert secret not in done.text
+    assert done.text == text.replace(secret, f"[REDACTED:{kind}]")
+    assert redact(done.text).text == done.text  # stable: a placeholder is never a secret
+    assert find_secrets(text, allow=[secret]) == []
+
+
+def test_private_key_block_is_one_placeholder() -> None:
+    text = f"Key:\n\n```\n{PRIVATE_KEY}\n```\nend\n"
+    done = redact(text)
+    assert [f.kind for f in done.findings] == ["private-key"]
+    assert done.text == "Key:\n\n```\n[REDACTED:private-key]\n```\nend\n"
+    cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx4\nabcd==\n\nnext paragraph\n"
+    assert redact(cut).text == "[REDACTED:private-key]\n\nnext paragraph\n"  # no END line
+
+
+NOT_SECRETS = [
+    "password=changeme",
+    "token: ${GITHUB_TOKEN}",
+    "api_key = <your key here>",
+    "password: hunter2",
+    "the key: remember-to-rotate-it",
+    "session_id: 7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0",
+    "last_commit: 3f9c2a1b4d5e6f708192a3b4c5d6e7f8091a2b3c",
+    "see https://example.com/a:b@c for the docs? no: https://user@example.com/",
+    "url = https://me:***@host/",
+    "pk_live_51H8xYzAbCdEfGhIjKlMnOpQr is a publishable key",
+    "[REDACTED:github-token] and api_key: [REDACTED:secret-assignment]",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert find_secrets(text) == [] and redact(text).text == text
+
+
+def test_the_shipped_examples_have_no_secret() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for page in [*root.glob("examples/**/*.md"), *root.glob("tests/corpus/**/*.md")]:
+        text = page.read_text(encoding="utf-8", errors="replace")
+        assert find_secrets(text) == [], page
+
+
+# -- the hostile set --------------------------------------------------------------------
+GH = FAKES["github-token"][1]
+
+
+def test_split_over_lines() -> None:
+    text = f"token ahead: {GH[:20]}\n  {GH[20:]} and more\nnext line\n"
+    done = redact(text)
+    assert [f.kind for f in done.findings] == ["github-token"]
+    assert GH[:20] not in done.text and GH[20:] not in done.text
+    assert done.text == "token ahead: [REDACTED:github-token] and more\nnext line\n"
+    key = f"key {AWS_KEY[:9]}\n> {AWS_KEY[9:]} done\n"
+    assert redact(key).text == "key [REDACTED:aws-access-key] done\n"
+
+
+def test_a_whole_token_at_the_end_of_a_line_keeps_the_next_line() -> None:
+    text = f"use {GH}\nnext words stay\n"
+    assert redact(text).text == "use [REDACTED:github-token]\nnext words stay\n"
+
+
+def test_in_code_fences_and_urls() -> None:
+    text = (
+        "```bash\n"
+        f"curl -u admin:{FAKES['basic-auth-url'][1]} https://x\n"
+        f"git remote add o https://x-access-token:{GH}@github.com/o/r.git\n"
+        "```\n"
+        f"<https://api.example.com/v1?access_token={FAKES['stripe-key'][1]}&x=1>\n"
+    )
+    done = redact(text)
+    assert GH not in done.text and FAKES["stripe-key"][1] not in done.text
+    assert "https://x-access-token:[REDACTED:github-token]@github.com/o/r.git" in done.text
+    assert "access_token=[REDACTED:stripe-key]&x=1>" in done.text
+    assert done.text.startswith("```bash\ncurl -u admin:")
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        (f"api_key: {AWS_KEY}", "[REDACTED:aws-access-key]"),
+        (f'api_key: "{AWS_KEY}"', "[REDACTED:aws-access-key]"),
+        (f"focus: rotate {AWS_KEY} today", "rotate [REDACTED:aws-access-key] today"),
+        (f"focus: {AWS_KEY} today", "REDACTED:aws-access-key today"),
+        (f"tags: [a, {AWS_KEY}]", ["a", "[REDACTED:aws-access-key]"]),
+        (f"list:\n- {GH}", ["[REDACTED:github-token]"]),
+    ],
+)
+def test_frontmatter_values_stay_strings(line: str, value: object) -> None:
+    text = f"---\ntitle: t\n{line}\n---\n\nbody {AWS_KEY}\n"
+    done = redact(text)
+    head = done.text.split("---\n")[1]
+    data = yaml.safe_load(head)
+    key = line.split(":", 1)[0]
+    assert data[key] == value and data["title"] == "t"
+    assert done.text.endswith("\nbody [REDACTED:aws-access-key]\n")
+    assert AWS_KEY not in done.text and GH not in done.text
+
+
+_plain = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="\r"), max_size=200
+).filter(lambda t: not find_secrets(t))
+
+
+@settings(max_examples=80, deadline=None)
+@given(before=_plain, after=_plain, kind=st.sampled_from(sorted(FAKES)))
+def test_a_planted_secret_goes_and_nothing_else_changes(before: str, after: str, kind: str) -> None:
+    template, secret = FAKES[kind]
+    planted = template.format(secret)
+    text = f"{before}\n{planted}\n{after}"
+    done = redact(text)
+    assert secret not in done.text
+    assert done.text.startswith(before + "\n") and done.text.endswith("\n" + after)
+    assert redact(done.text).text == done.text
+
+
+# -- the choke point --------------------------------------------------------------------
+
+
+class _Store:
+    def __init__(self, mode: str = "on", allow: tuple[str, ...] = ()) -> None:
+        self.redaction = Policy(mode=mode, allow=allow)
+        self.redactions: list[object] = []
+
+
+def test_guard_modes() -> None:
+    text = f"a {AWS_KEY}\n"
+    on = _Store()
+    with collect() as found:
+        assert guard(on, "n.md", text, remote=False) == "a [REDACTED:aws-access-key]\n"
+    assert [str(f) for f in found] == ["n.md:1: aws-access-key"] == [str(f) for f in on.redactions]
+    warn = _Store("warn")
+    assert guard(warn, "n.md", text, remote=False) == text
+    assert [f.redacted for f in warn.redactions] == [False]
+    assert guard(_Store("off"), "n.md", text, remote=False) == text
+    for mode in ("warn", "off"):
+        with pytest.raises(SecretError, match=r"n\.md:1: refused.*aws-access-key"):
+            guard(_Store(mode), "n.md", text, remote=True)
+        with pytest.raises(SecretError):
+            guard(_Store(mode), "n.md", text, remote=False, strict=True)
+    assert guard(_Store(allow=(AWS_KEY,)), "n.md", text, remote=True) == text
+    with pytest.raises(ValueError, match="redact must be one of"):
+        Policy(mode="maybe")
+
+
+def test_findings_never_carry_the_value() -> None:
+    for kind, (template, secret) in FAKES.items():
+        for f in find_secrets(template.format(secret)):
+            assert secret not in repr(f) and secret not in str(f.to_dict()), kind
+            assert re.fullmatch(r"[a-z0-9-]+", f.kind)
+
+
+# -- lint: AW020 / BM007, and lint --fix ------------------------------------------------
+
+
+def _lint_cli(*args: str, env: dict[str, str] | None = None) -> Any:
+    from click.testing import CliRunner
+
+    from sessionkit._cli import cli
+
+    return CliRunner().invoke(cli, ["lint", *args], env=env)
+
+
+def test_lint_finds_secrets_in_both_formats_and_fix_changes_only_them(tmp_path: Path) -> None:
+    import shutil
+
+    from sessionkit import lint
+
+    root = tmp_path / "wiki"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "wiki", root)
+    page = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    clean = page.read_bytes()
+    planted = clean.replace(b"focus: ", f"focus: {AWS_KEY} ".encode(), 1).replace(
+        b"## Next steps\n", f"## Next steps\n\n```\n{PRIVATE_KEY}\n```\n".encode(), 1
+    )
+    page.write_bytes(planted)
+    found = [d for d in lint(planted.decode(), path=str(page)) if d.code == "AW020"]
+    assert [(d.line, d.severity.value, d.fixable) for d in found] == [
+        (
+            planted.decode()
+            .splitlines()
+            .index(f"focus: {AWS_KEY} " + "move readings from SQLite to Postgres")
+            + 1,
+            "error",
+            True,
+        ),
+        (planted.decode().splitlines().index(PRIVATE_KEY.splitlines()[0]) + 1, "error", True),
+    ]
+    assert [d.message for d in found] == [
+        "a secret (aws-access-key) in the note: `sessionkit lint --fix` redacts it",
+        "a secret (private-key) in the note: `sessionkit lint --fix` redacts it",
+    ]
+    res = _lint_cli(str(page))
+    assert res.exit_code == 1 and "AW020 error: a secret (aws-access-key)" in res.output
+    res = _lint_cli("--fix", str(page))
+    assert "redacted" in res.stderr and AWS_KEY not in res.stderr
+    fixed = page.read_bytes()
+    assert AWS_KEY.encode() not in fixed and b"OPENSSH" not in fixed.replace(b"[REDACTED", b"")
+    assert fixed == redact(planted.decode()).text.encode()  # only the secrets' bytes changed
+    assert "AW020" not in _lint_cli(str(page)).output
+    # the allowlist silences a known-safe value
+    page.write_bytes(planted)
+    allowed = _lint_cli(str(page), env={"SESSIONKIT_REDACT_ALLOW": AWS_KEY})
+    assert "aws-access-key" not in allowed.output and "private-key" in allowed.output
+
+    bm = tmp_path / "bm" / "sessions"
+    bm.mkdir(parents=True)
+    note = bm / "n.md"
+    note.write_text(
+        f"---\ntitle: n\ntype: session\npermalink: sessions/n\n---\n\n- [fact] key {GH}\n",
+        encoding="utf-8",
+    )
+    bm_found = [
+        d for d in lint(note.read_text(encoding="utf-8"), path=str(note)) if d.code == "BM007"
+    ]
+    assert [(d.line, d.severity.value) for d in bm_found] == [(7, "error")]
+    _lint_cli("--fix", str(note))
+    assert note.read_text(encoding="utf-8").endswith("- [fact] key [REDACTED:github-token]\n")
