@@ -1287,8 +1287,18 @@ def _json(session: Session) -> str:
     return json.dumps(to_dict(session), ensure_ascii=False)
 
 
-def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> bool:
-    """Whether the pivot writes back into its own format as the same session."""
+#: what :func:`_faithful` found: not faithful, the same session, or the same words too
+_NOT_FAITHFUL, _SAME_SESSION, _SAME_TEXT = 0, 1, 2
+
+
+def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> int:
+    """Whether the pivot writes back into its own format as the same session.
+
+    :data:`_SAME_TEXT` when the rendering is the note's own text, or the same
+    frontmatter and body, or the page but for blank lines: then the model
+    holds every word of the note; :data:`_SAME_SESSION` when it only reads
+    as the same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.
+    """
     project = None
     if family == BASIC_MEMORY:
         value = doc.meta.get("project")
@@ -1297,19 +1307,19 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
     try:
         for _, text in _naturals(pivot, family, project=project, folder=folder, today=today):
             if text == doc.text:  # the same text reads the same: no need to parse it again
-                return True
+                return _SAME_TEXT
             again = parse(text, doc.path)
             if _same_note(again, doc):
-                return True
+                return _SAME_TEXT
             if family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout):
-                return True
+                return _SAME_TEXT
             if want is None:
                 want = _plain(doc, family, pivot.read)
             if _plain(again, family) == want:
-                return True
-        return False
+                return _SAME_SESSION
+        return _NOT_FAITHFUL
     except SessionKitError:
-        return False
+        return _NOT_FAITHFUL
 
 
 def _same_note(a: Document, b: Document) -> bool:
@@ -1415,9 +1425,12 @@ def convert_doc(
         if key is None:
             key = _natural(pivot, dst, project=None, folder=folder, today=today)[0]
         return Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
-    if not pivot.from_carrier and not _faithful(pivot, doc, src, folder, today):
+    faithful = _SAME_SESSION if pivot.from_carrier else _faithful(pivot, doc, src, folder, today)
+    if not faithful:
         pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
-    words = WordCheck(doc, src)
+    # The model renders the note's own words again (_SAME_TEXT), and a target that reads
+    # back as that model holds them; otherwise the target's words are counted.
+    words = WordCheck(doc, src, trusted=faithful == _SAME_TEXT)
     want: list[str] = []  # pivot.key(), once needed
     if pivot.original is None:
         with contextlib.suppress(FormatError):
@@ -1448,20 +1461,23 @@ def convert_doc(
 
 
 _WORD = re.compile(r"\w+")
-#: lines of a body that are the format's own structure, not a person's words
+_HEADINGS = (
+    r"(?:Checkpoints|Files touched|Decisions made|Gotchas surfaced|Open questions|"
+    r"Next steps|Observations|Relations)"
+)
+#: lines of a body that are the format's own structure, not a person's words (and,
+#: in Basic Memory, the ``[category]`` of an observation line: the format's word)
 _STRUCTURE = {
     "aiwiki": re.compile(
-        r"[ \t]*(?:#{1,2}[ \t]+(?:bm: )?(?:Checkpoints|Files touched|Decisions made|"
-        r"Gotchas surfaced|Open questions|Next steps|Observations|Relations)[ \t#]*|"
-        r"\(filled by /wrap\))[ \t]*\Z"
+        rf"^[ \t]*(?:#{{1,2}}[ \t]+(?:bm: )?{_HEADINGS}[ \t#]*|\(filled by /wrap\))[ \t]*\r?$",
+        re.MULTILINE,
     ),
     BASIC_MEMORY: re.compile(
-        r"[ \t]*#{1,2}[ \t]+(?:aiwiki: )?(?:Checkpoints|Files touched|Decisions made|"
-        r"Gotchas surfaced|Open questions|Next steps|Observations|Relations)[ \t#]*\Z"
+        rf"^[ \t]*#{{1,2}}[ \t]+(?:aiwiki: )?{_HEADINGS}[ \t#]*\r?$"
+        r"|^[ \t]*[-*+][ \t]+\[[^\]\n]*\]",
+        re.MULTILINE,
     ),
 }
-#: the category of an observation line (Basic Memory's word for the list, not the person's)
-_CATEGORY_MARK = re.compile(r"^[ \t]*[-*+][ \t]+\[[^\]\n]*\]")
 
 
 class WordCheck:
@@ -1472,12 +1488,14 @@ class WordCheck:
     ``aiwiki: `` / ``bm: `` carrier prefixes), aiwiki's placeholder and the
     ``[category]`` of Basic Memory observation lines.  A target keeps them
     when its text, with the JSON strings of its ``*_sessionkit`` carrier
-    decoded, has each at least as often.
+    decoded, has each at least as often.  ``trusted``: the source's model was
+    found to render the source's own text again (see :func:`convert_doc`).
     """
 
-    def __init__(self, doc: Document, family: str) -> None:
+    def __init__(self, doc: Document, family: str, *, trusted: bool = False) -> None:
         self._doc = doc
         self._family = family
+        self._trusted = trusted
         self._source: Any = None
 
     def _source_words(self) -> Any:
@@ -1487,19 +1505,18 @@ class WordCheck:
             from .basic_memory import split_lead
 
             doc = split_lead(self._doc)[1] if self._family == BASIC_MEMORY else self._doc
-            skip = _STRUCTURE[self._family]
-            counter: Counter[str] = Counter()
-            for line in doc.lines[doc.body_start :]:
-                if skip.match(line.rstrip("\r\n")):
-                    continue
-                if self._family == BASIC_MEMORY:
-                    line = _CATEGORY_MARK.sub("", line, count=1)
-                counter.update(_WORD.findall(line))
-            self._source = counter
+            body = _STRUCTURE[self._family].sub("", doc.body)
+            self._source = Counter(_WORD.findall(body))
         return self._source
 
     def kept(self, text: str, family: str) -> bool:
-        """Whether target ``text`` (of format ``family``) holds every source word."""
+        """Whether target ``text`` (of format ``family``) holds every source word.
+
+        ``trusted`` (the source's model renders its very words again, and the
+        caller checks that the target reads back as that model): true at once.
+        """
+        if self._trusted:
+            return True
         from collections import Counter
 
         need = self._source_words()
