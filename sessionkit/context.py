@@ -157,7 +157,8 @@ class _Part:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    # splitlines() first: it breaks at characters split() keeps (U+001C..U+001E among them)
+    return " ".join(" ".join(str(text).splitlines()).split())
 
 
 def _clip(text: str, cap: int, unit: str) -> str:
