@@ -58,6 +58,8 @@ def snapshot(folder: Path) -> dict[str, Any]:
         for name in dirnames + filenames:
             p = Path(dirpath) / name
             rel = str(p.relative_to(folder))
+            if "/.git/info" in "/" + rel:
+                continue  # sessionkit names its lock files in git's exclude list on purpose
             if p.is_symlink():
                 out[rel] = ("link", os.readlink(p))
             elif p.is_dir():
