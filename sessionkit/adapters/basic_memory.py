@@ -1086,7 +1086,7 @@ def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnosti
             for i in range(sec.start + 1, sec.end):
                 if i not in placed and doc.lines[i].strip():
                     add(
-                        "BM007",
+                        "BM008",
                         Severity.WARNING,
                         i + 1,
                         f"this line of ## {sec.title} is neither an observation nor a "
@@ -1202,7 +1202,8 @@ class BasicMemoryAdapter:
     def lint(self, doc: Document) -> list[Diagnostic]:
         """Findings: BM001 unusable frontmatter, BM002–BM004 missing title/type/permalink,
         BM005 schema problems (warning in warn mode, error in strict), BM006 bad schema,
-        BM007 a line of a fact section the model has no field for.
+        BM007 a secret (see :mod:`sessionkit.redaction`), BM008 a line of a fact section
+        the model has no field for.
         """
         lead, note = split_lead(doc)
         found = _lint(note, self.schemas)

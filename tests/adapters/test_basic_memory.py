@@ -448,3 +448,19 @@ def test_minimal_edit_property(a: Session, b: Session) -> None:
     target = attrs.evolve(b, title=a.title, extra={**b.extra, "permalink": a.extra["permalink"]})
     out = BASIC_MEMORY.write(target, base=base)
     assert BASIC_MEMORY.read(out) == target
+
+
+def test_lint_names_each_line_of_a_fact_section_that_is_no_fact() -> None:
+    """BM008: prose in ``## Observations`` is kept by the note but is no fact; BM007 is secrets."""
+    text = (
+        "---\ntitle: S\ntype: session\npermalink: s\n---\n\n## Observations\n\n"
+        "- [decision] use Postgres\nWe chose it because of JSONB.\n\n## Relations\n\n"
+        "- relates_to [[Other]]\n<!-- a comment -->\n"
+    )
+    found = [
+        (d.code, d.line)
+        for d in sessionkit.lint(text, path="s.md", format="basic-memory")
+        if d.code != "BM005"  # (the session schema wants project, started…)
+    ]
+    assert found == [("BM008", 10), ("BM008", 15)]
+    assert sessionkit.dumps(sessionkit.loads(text, path="s.md", format="basic-memory")) == text
