@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import builtins
+import posixpath
 import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -24,7 +25,13 @@ from ._base import DateLike, NoteInfo, as_iso_date, check_key
 from ._filestore import FileStore
 from ._storage import Storage, open_storage
 
-__all__ = ["SESSION_TYPES", "BasicMemoryStore", "is_bm_project", "resolve_bm_url"]
+__all__ = [
+    "SESSION_TYPES",
+    "BasicMemoryStore",
+    "is_bm_project",
+    "project_name",
+    "resolve_bm_url",
+]
 
 #: the default notes folder inside a project
 DEFAULT_FOLDER = "sessions"
@@ -95,6 +102,22 @@ def resolve_bm_url(url: str) -> str:
     from ._bm_config import resolve_project
 
     return str(resolve_project(rest.strip("/") or None).path)
+
+
+def project_name(store: Any) -> str | None:
+    """The Basic Memory project name a store's new notes get (their ``project``
+    key and permalink prefix): ``NAME`` for a store opened as ``bm://NAME``,
+    else the name of the project folder (the store's root); ``None`` when
+    neither says.  Used by ``convert`` and ``sync`` alike."""
+    url = str(getattr(store, "url", "") or "")
+    if url.startswith("bm://") and not url.startswith("bm:///"):
+        name = url[len("bm://") :].strip("/")
+        if name:
+            return name
+    storage = getattr(store, "storage", None)
+    root = str(getattr(storage, "root", "") or url)
+    name = posixpath.basename(root.replace("\\", "/").rstrip("/"))
+    return name or None
 
 
 def is_bm_project(path: str) -> bool:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -263,18 +262,6 @@ def _store_family(store: Store) -> str:
     return BASIC_MEMORY if store.layout == "basic-memory" else "aiwiki"
 
 
-def _project_name(store: Store) -> str | None:
-    url = str(getattr(store, "url", "") or "")
-    if url.startswith("bm://") and not url.startswith("bm:///"):
-        name = url[len("bm://") :].strip("/")
-        if name:
-            return name
-    storage = getattr(store, "storage", None)
-    root = str(getattr(storage, "root", "") or url)
-    name = posixpath.basename(root.replace("\\", "/").rstrip("/"))
-    return name or None
-
-
 def _manifest_path(store: Store) -> str | None:
     folder = getattr(store, "folder", None)
     if getattr(store, "storage", None) is None or folder is None:
@@ -484,7 +471,9 @@ def convert(
     if dst_family != BASIC_MEMORY and source.layout != "basic-memory":
         folder = "sessions"
     if dst_family == BASIC_MEMORY and project is None:
-        project = _project_name(target)
+        from ..backends.basic_memory import project_name
+
+        project = project_name(target)
     job = _Job(src=src_family, dst=dst_family, project=project, folder=folder, today=today_utc())
     keys = source.keys()
     record = _record(target)

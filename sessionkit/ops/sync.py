@@ -1147,7 +1147,7 @@ def sync(
         ConflictError: another sync of the same wiki held the lock for ``lock_timeout``.
         FormatError: the state file is unreadable.
     """
-    from .convert import _project_name
+    from ..backends.basic_memory import project_name
 
     options = dict(storage_options or {})
     first, second = _pick_sides(a, b, options)
@@ -1160,7 +1160,7 @@ def sync(
     sides = _Sides(
         aw=aw,
         bm=bm,
-        project=project if project is not None else _project_name(bm),
+        project=project if project is not None else project_name(bm),
         folder=str(getattr(bm, "folder", "sessions")),
     )
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)

@@ -306,18 +306,89 @@ def test_a_focus_with_nel_converts_and_comes_back() -> None:
     assert sessionkit.loads(back).focus == "a\x85b"
 
 
-def test_ops_backends_and_hooks_import_no_private_adapter_name() -> None:
+def _private_uses(path: Path, text: str | None = None) -> list[tuple[str, int, str]]:
+    """Private names of *other* modules in sessionkit.adapters or sessionkit.ops that
+    ``path`` imports or uses: ``from ..adapters._x import y``, ``from .convert import
+    _y``, ``import sessionkit.adapters._x``, ``crosswalk._y`` on an imported module,
+    ``import_module("sessionkit.adapters._x")``.  A private module of the importer's own
+    package (``ops/_parallel.py`` for ``ops/convert.py``) is that package's business."""
+    rel = path.relative_to(ROOT).with_suffix("").parts
+    here, package = ".".join(rel), ".".join(rel[:-1])
+    watched = ("sessionkit.adapters.", "sessionkit.ops.")
+
+    def bad_name(dotted: str) -> bool:
+        if not dotted.startswith(watched):
+            return False
+        parts = dotted.split(".")
+        for i in range(2, len(parts)):
+            if parts[i].startswith("_") and not parts[i].startswith("__"):
+                owner = ".".join(parts[:i])
+                return owner not in (package, here)
+        return False
+
+    def absolute(module: str | None, level: int) -> str:
+        if not level:
+            return module or ""
+        base = package.split(".")[: len(package.split(".")) - level + 1]
+        return ".".join([*base, *([module] if module else [])])
+
+    bad: list[tuple[str, int, str]] = []
+    bound: dict[str, str] = {}  # local name -> what it names in a watched package
+    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            module = absolute(node.module, node.level)
+            for a in node.names:
+                names.append(f"{module}.{a.name}")
+                bound[a.asname or a.name] = f"{module}.{a.name}"
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module":
+            arg = node.args[0] if node.args else None
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                names = [arg.value]
+        for name in dict.fromkeys(names):
+            if bad_name(name):
+                bad.append((path.name, node.lineno, name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            owner = bound.get(node.value.id)
+            if owner is not None and bad_name(f"{owner}.{node.attr}"):
+                bad.append((path.name, node.lineno, f"{owner}.{node.attr}"))
+    return sorted(bad, key=lambda b: b[1])
+
+
+def test_ops_backends_and_hooks_use_no_private_name_of_adapters_or_ops() -> None:
     pkg = ROOT / "sessionkit"
     files = [*(pkg / "ops").glob("*.py"), *(pkg / "backends").glob("*.py"), pkg / "hooks.py"]
-    bad = []
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and "adapters" in node.module:
-                module = node.module.split("adapters", 1)[1]
-                if any(part.startswith("_") for part in module.split(".") if part):
-                    bad.append((path.name, node.module))
-                bad.extend((path.name, a.name) for a in node.names if a.name.startswith("_"))
-    assert bad == []
+    assert [bad for path in sorted(files) for bad in _private_uses(path)] == []
+
+
+def test_the_private_name_check_finds_each_kind_of_use() -> None:
+    probe = ROOT / "sessionkit" / "ops" / "probe.py"  # read from the text below, not a file
+    text = (
+        "import importlib\n"
+        "from ..adapters._aiwiki_parse import parse_citation\n"
+        "from ..adapters.crosswalk import _Pivot\n"
+        "from .convert import _record\n"
+        "from ..adapters import _bm_grammar\n"
+        "from ..adapters import crosswalk\n"
+        "from ._parallel import ordered_map\n"  # the package's own private module: fine
+        "import sessionkit.adapters._base\n"
+        "crosswalk._load_pivot\n"
+        "importlib.import_module('sessionkit.adapters._bm_grammar')\n"
+    )
+    found = [name for _, _, name in _private_uses(probe, text)]
+    assert found == [
+        "sessionkit.adapters._aiwiki_parse.parse_citation",
+        "sessionkit.adapters.crosswalk._Pivot",
+        "sessionkit.ops.convert._record",
+        "sessionkit.adapters._bm_grammar",
+        "sessionkit.adapters._base",
+        "sessionkit.adapters.crosswalk._load_pivot",
+        "sessionkit.adapters._bm_grammar",
+    ]
 
 
 def test_a_session_built_by_hand_has_no_blocks() -> None:
