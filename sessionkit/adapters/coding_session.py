@@ -10,8 +10,10 @@ agent's ``claude_session_id`` / ``codex_session_id``, ``status``
 (``open|resumed|closed``), optional pull-request fields.  Each checkpoint can
 link to the one before it with ``- continues [[Previous checkpoint title]]``.
 
-This module holds the plugin's vocabulary in one table,
-:data:`CODING_SESSION_CATEGORIES` (observation category → model field), and:
+The plugin's vocabulary (observation category → model field, the session id
+keys, the ``continues`` relation) is data in the Basic Memory format profile,
+``BASIC_MEMORY.note_types["coding_session"]`` (:mod:`sessionkit.adapters.profiles`;
+:data:`CODING_SESSION_CATEGORIES` is its table).  This module has:
 
 * :func:`coding_view`: a note's session with the plugin's categories in the
   model's fields (``[changed_file]`` → files touched, ``[blocker]`` →
@@ -35,11 +37,13 @@ import attrs
 
 from ..errors import FormatError, SessionKitError
 from ..model import Checkpoint, Citation, Session, Status
+from .profiles import BASIC_MEMORY
 
 __all__ = [
     "CODING_SESSION",
     "CODING_SESSION_CATEGORIES",
     "CONTINUES",
+    "NOTE_TYPE",
     "agent_session_id",
     "chain_page",
     "chains",
@@ -49,24 +53,18 @@ __all__ = [
     "split_chain_page",
 ]
 
+#: the plugins' vocabulary, in the Basic Memory format profile (one place)
+NOTE_TYPE = BASIC_MEMORY.note_types["coding_session"]
 #: the plugins' note type
-CODING_SESSION = "coding_session"
+CODING_SESSION = NOTE_TYPE.name
 #: the relation a checkpoint links its predecessor with
-CONTINUES = "continues"
+CONTINUES = str(NOTE_TYPE.continues)
 #: the plugins' observation categories and the model field each fills
-#: (``None``: kept as a typed :class:`~sessionkit.model.Observation`)
-CODING_SESSION_CATEGORIES: Mapping[str, str | None] = {
-    "summary": "summary",
-    "context": "context",
-    "decision": "decisions",
-    "blocker": "gotchas",
-    "next_step": "next_steps",
-    "changed_file": "files_touched",
-    "verification": None,
-    "result": None,
-}
+#: (``None``: kept as a typed :class:`~sessionkit.model.Observation`);
+#: :attr:`sessionkit.adapters.profiles.NoteType.categories` of :data:`NOTE_TYPE`
+CODING_SESSION_CATEGORIES: Mapping[str, str | None] = NOTE_TYPE.categories
 #: frontmatter keys naming the agent session (in order of preference)
-SESSION_ID_KEYS = ("claude_session_id", "codex_session_id")
+SESSION_ID_KEYS = NOTE_TYPE.session_keys
 #: the fence info string of an embedded note: ``basic-memory <json of key, eol>``
 _FENCE_INFO = "basic-memory-note"
 _FENCE_OPEN = re.compile(r"^(`{4,}) basic-memory-note (\{.*\})$")
@@ -108,7 +106,7 @@ def coding_view(session: Session) -> Session:
     }
     kept = []
     for obs in session.observations:
-        field = CODING_SESSION_CATEGORIES.get(obs.category or "")
+        field = NOTE_TYPE.field_of(obs.category or "")
         if field == "files_touched":
             text = obs.content if obs.context is None else f"{obs.content} ({obs.context})"
             files.append(parse_citation(text) or Citation(path=text, code=False))

@@ -14,6 +14,8 @@ This module is light: it imports no YAML and no Markdown reader.
 >>> from sessionkit.adapters.profiles import AIWIKI, BASIC_MEMORY
 >>> AIWIKI.sections["Next steps"], BASIC_MEMORY.sections["next_step"]
 ('next_steps', 'next_steps')
+>>> BASIC_MEMORY.note_types["coding_session"].field_of("blocker")
+'gotchas'
 >>> BASIC_MEMORY.status_of("draft"), BASIC_MEMORY.word_for(BASIC_MEMORY.status_of("archived"))
 (<Status.ACTIVE: 'active'>, 'closed')
 """
@@ -33,6 +35,7 @@ __all__ = [
     "AIWIKI",
     "BASIC_MEMORY",
     "FormatProfile",
+    "NoteType",
     "aiwiki_filename",
     "bm_filename",
     "filename_for_title",
@@ -44,6 +47,33 @@ __all__ = [
 
 def _frozen(value: Mapping[Any, Any]) -> Mapping[Any, Any]:
     return dict(value)
+
+
+@attrs.frozen(kw_only=True)
+class NoteType:
+    """A note type some other tool writes in a format, and how its words map to the model.
+
+    Read by views of that type (:func:`sessionkit.adapters.coding_session.coding_view`),
+    not by the format's lossless reader: a note of the type still round-trips
+    with its observations as they are.
+
+    Attributes:
+        name: the frontmatter ``type`` (``coding_session``).
+        categories: observation category -> the :class:`Session` list field it
+            fills (``None``: kept as a typed observation).
+        session_keys: frontmatter keys naming the agent session a note belongs
+            to, in order of preference.
+        continues: the relation a note links the one before it with.
+    """
+
+    name: str
+    categories: Mapping[str, str | None] = attrs.field(converter=_frozen)
+    session_keys: tuple[str, ...] = ()
+    continues: str | None = None
+
+    def field_of(self, category: str) -> str | None:
+        """The :class:`Session` field a category fills (``None``: none, kept as is)."""
+        return self.categories.get(category)
 
 
 @attrs.frozen(kw_only=True)
@@ -65,6 +95,8 @@ class FormatProfile:
         section_prefix: the prefix its own sections take in the other format
             (``## aiwiki: Checkpoints`` in a Basic Memory note).
         filename: the file name of a new note, from its session's fields.
+        note_types: note types other tools write in the format, by name
+            (:class:`NoteType`: their own categories and links).
     """
 
     name: str
@@ -77,6 +109,7 @@ class FormatProfile:
     key_prefix: str
     section_prefix: str
     filename: Callable[..., str] = attrs.field(eq=False)
+    note_types: Mapping[str, NoteType] = attrs.field(converter=_frozen, factory=dict)
 
     def status_of(self, word: Any) -> Status:
         """The model status ``word`` maps to.
@@ -216,4 +249,22 @@ BASIC_MEMORY = FormatProfile(
     key_prefix="bm_",
     section_prefix="bm: ",
     filename=bm_filename,
+    note_types={
+        # the checkpoints Basic Memory's Claude Code and Codex plugins write
+        "coding_session": NoteType(
+            name="coding_session",
+            categories={
+                "summary": "summary",
+                "context": "context",
+                "decision": "decisions",
+                "blocker": "gotchas",
+                "next_step": "next_steps",
+                "changed_file": "files_touched",
+                "verification": None,
+                "result": None,
+            },
+            session_keys=("claude_session_id", "codex_session_id"),
+            continues="continues",
+        ),
+    },
 )

@@ -59,6 +59,31 @@ def test_the_plugin_categories_fill_the_model_fields() -> None:
     ]
 
 
+def test_the_category_table_is_the_basic_memory_profiles_and_coding_view_follows_it() -> None:
+    from sessionkit.adapters.profiles import BASIC_MEMORY
+
+    note_type = BASIC_MEMORY.note_types["coding_session"]
+    assert CODING_SESSION_CATEGORIES is note_type.categories  # one table, in the profile
+    assert note_type.session_keys == ("claude_session_id", "codex_session_id")
+    assert note_type.continues == "continues"
+    head = NOTES[SECOND].split("## Observations\n")[0] + "## Observations\n"
+    for category, field in note_type.categories.items():
+        text = f"{head}- [{category}] item of {category}\n"
+        view = coding_view(sessionkit.loads(text, path=SECOND))
+        if field is None:
+            assert [(o.category, o.content) for o in view.observations] == [
+                (category, f"item of {category}")
+            ]
+            continue
+        value = getattr(view, field)
+        if isinstance(value, str):  # the summary: the note's text and the item
+            assert value.endswith(f"item of {category}"), category
+        else:
+            items = [c.path for c in value] if field == "files_touched" else list(value)
+            assert items[-1:] == [f"item of {category}"], category
+        assert not view.observations
+
+
 def test_chains_follow_the_continues_links() -> None:
     assert chains(NOTES) == [[FIRST, SECOND, THIRD]]
     # the order comes from the links, not from the keys or the listing
