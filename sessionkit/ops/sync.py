@@ -34,7 +34,9 @@ travels in the converter's namespaced carriers and comes back.
 
 Every note is written with the store's own read-modify-write (lock or
 compare-and-swap): a note edited while the sync runs is left alone and
-reported.  The state file is written once, after every note write is durable;
+reported.  The state file is written once, after every note write is durable
+(merged under the wiki's lock and replaced whole, by the
+:class:`~sessionkit.backends._record.Record` convert's record uses);
 a sync killed at any point is finished by the next run, which finds the notes
 it had already carried *converged* (both sides read as the same session) and
 records them without writing.  Two syncs of the same wiki do not run at once:
@@ -629,9 +631,35 @@ def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
 
 
-def _write_state(store: Store, data: Mapping[str, Any]) -> None:
-    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    _storage(store).write(_state_path(store), text.encode("utf-8"))
+def _state_record(store: Store) -> Any:
+    """The state file as a :class:`~sessionkit.backends._record.Record` of peers: the one
+    locked, merged, atomic writer convert's record uses too."""
+    from ..backends._record import Record
+
+    return Record(_storage(store), _state_path(store), section="peers")
+
+
+def _write_state(
+    store: Store, peer: str, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> None:
+    """Merge this run's pairs into the state file: under the store's lock (the
+    folder's lock file, or a compare-and-swap), into the file as it is at that
+    moment (other peers' entries, and notes of this peer the run did not touch,
+    are kept as they are), replaced whole (temp file, fsync, rename)."""
+    changed = {k: v for k, v in after.items() if before.get(k) != v}
+    removed = [k for k in before if k not in after]
+
+    def change(current: dict[str, Any] | None) -> dict[str, Any]:
+        entry = dict(current or {})
+        notes = entry.get("notes")
+        merged = dict(notes) if isinstance(notes, dict) else {}
+        merged.update(changed)
+        for key in removed:
+            merged.pop(key, None)
+        entry["notes"] = merged
+        return entry
+
+    _state_record(store).merge({peer: change})
 
 
 @contextlib.contextmanager
@@ -1228,9 +1256,7 @@ def sync(
                     progress(done, total, bk)
         # every note write is durable (the batches are over) before the state records it
         if not dry_run and run.new_notes != notes:
-            peers = dict(state["peers"])
-            peers[peer] = {"notes": run.new_notes}
-            _write_state(aw, {"version": STATE_VERSION, "peers": peers})
+            _write_state(aw, peer, notes, run.new_notes)
             report.state_written = True
     return report
 

@@ -264,6 +264,39 @@ def test_a_second_sync_waits_for_the_first_and_fails_cleanly(tmp_path: Path) -> 
     assert len(bm.keys()) == 1
 
 
+def test_the_state_is_merged_into_the_file_as_it_is_when_written(tmp_path: Path) -> None:
+    """Another writer's state entries made while a sync runs are kept (merged under
+    the wiki's lock, not overwritten with the copy read at the start)."""
+    make_wiki(tmp_path, PAGES[:3])
+    aw, bm = stores(tmp_path)
+    state_file = tmp_path / "wiki/aiwiki/sessions" / STATE_NAME
+    assert sync(aw, bm).ok
+    first = json.loads(state_file.read_text())
+    lifecycle.add_item(aw, "decision", "carried over", PAGES[0])
+    other = {"notes": {"x.md": {"basic_memory": "X.md", "base": "", "aiwiki_sha256": "0"}}}
+
+    def meanwhile(done: int, total: int, key: str) -> None:  # after the run read the state
+        data = json.loads(state_file.read_text())
+        data["peers"]["bm://elsewhere"] = other
+        data["peers"]["../bm"]["notes"][PAGES[1]]["note"] = "kept"
+        data["by_hand"] = True
+        state_file.write_text(json.dumps(data))
+
+    report = sync(aw, bm, progress=meanwhile)
+    assert [a.action for a in report.actions] == ["update-basic-memory"] and report.state_written
+    after = json.loads(state_file.read_text())
+    assert after["peers"]["bm://elsewhere"] == other and after["by_hand"] is True
+    notes = after["peers"]["../bm"]["notes"]
+    assert notes[PAGES[1]] == {**first["peers"]["../bm"]["notes"][PAGES[1]], "note": "kept"}
+    assert notes[PAGES[0]]["base"] == (tmp_path / "wiki/aiwiki/sessions" / PAGES[0]).read_text()
+    assert after["version"] == first["version"] == 1
+    assert sorted(p.name for p in state_file.parent.iterdir() if p.name.startswith(".")) == [
+        ".sessionkit-sync.json",
+        ".sessionkit-sync.lock",
+        ".sessionkit.lock",
+    ]  # replaced whole: no temp file left beside it
+
+
 def test_merge_sessions_item_by_item() -> None:
     from sessionkit.model import Session
 
