@@ -40,6 +40,7 @@ from ..model import Checkpoint, Citation, Session, Status
 from .profiles import BASIC_MEMORY
 
 __all__ = [
+    "CHAIN_KEY",
     "CODING_SESSION",
     "CODING_SESSION_CATEGORIES",
     "CONTINUES",

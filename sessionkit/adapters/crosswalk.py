@@ -66,6 +66,8 @@ __all__ = [
     "BASIC_MEMORY",
     "Converted",
     "WordCheck",
+    "chain_notes",
+    "convert_chain",
     "convert_doc",
     "derived_title",
     "detect_family",
@@ -1458,6 +1460,68 @@ def convert_doc(
     raise FormatError(
         f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
     )
+
+
+def convert_chain(notes: Sequence[tuple[str, str]]) -> Converted:
+    """A chain of Basic Memory ``coding_session`` checkpoints as one aiwiki page.
+
+    ``notes``: ``(key, text)`` in chain order
+    (:func:`sessionkit.adapters.coding_session.chains`).  The page is
+    :func:`~sessionkit.adapters.coding_session.chain_page`'s, named
+    ``{date_start}-{id7}.md`` after the agent session; it is checked to give
+    the notes back byte for byte (:func:`chain_notes`).
+
+    Raises:
+        FormatError: a note without usable frontmatter, or a page that would
+            not give the notes back.
+    """
+    from .coding_session import chain_page, split_chain_page
+
+    page = chain_page(notes)
+    if split_chain_page(page) != [(k, t) for k, t in notes]:
+        raise FormatError(
+            "the chain's page does not give its checkpoint notes back (please report this)",
+            path=notes[0][0] if notes else None,
+        )
+    session = _aiwiki_adapter(parse(page)).read(parse(page))
+    return Converted(key=aiwiki_filename(session.started, session.id), text=page, carried=False)
+
+
+def chain_notes(doc: Document) -> list[Converted] | None:
+    """The Basic Memory notes an aiwiki chain page holds, exactly; ``None`` for any
+    other page (then :func:`convert_doc` converts it).
+
+    A chain page is made from its notes, so it gives them back only when it is
+    the very page they make: an edit outside the notes' blocks, or a block
+    edited without the rest of the page, cannot be carried by the notes alone
+    and is refused rather than dropped (``sessionkit sync`` carries such
+    edits note by note).
+
+    Raises:
+        FormatError: a chain page that is not what its notes make, or whose
+            note blocks are damaged (with the page's path).
+    """
+    from .coding_session import CHAIN_KEY, chain_page, split_chain_page
+
+    if CHAIN_KEY not in doc.text:
+        return None
+    try:
+        if CHAIN_KEY not in doc.meta:
+            return None
+    except SessionKitError:
+        return None
+    notes = split_chain_page(doc.text, doc.path)
+    if not notes:
+        raise FormatError("a chain page without checkpoint notes", path=doc.path)
+    if chain_page(notes) != doc.text:
+        raise FormatError(
+            "this chain page differs from the page its checkpoint notes make (edited "
+            "outside the notes' blocks, or a block edited and the rest not refreshed); "
+            "convert writes the notes only, so it would drop that edit: sync carries it "
+            "note by note, or make the edit in a note",
+            path=doc.path,
+        )
+    return [Converted(key=key, text=text, carried=False) for key, text in notes]
 
 
 _WORD = re.compile(r"\w+")

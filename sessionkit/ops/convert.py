@@ -8,6 +8,12 @@ and the carriers are described), writes the results and returns a
 and never overwrites a target note edited by hand since the last conversion
 unless ``force=True``.  :func:`convert_text` converts one note's text.
 
+The checkpoints of Basic Memory's agent plugins (``coding_session`` notes
+of one agent session, linked by ``continues``) convert together into one
+aiwiki page, and such a page back into the very same notes
+(:func:`~sessionkit.adapters.crosswalk.convert_chain`,
+:func:`~sessionkit.adapters.crosswalk.chain_notes`).
+
 Idempotence and conflicts use a manifest dotfile in the target's notes folder
 (``.sessionkit-convert.json``; dotfiles are ignored by Basic Memory and by
 sessionkit listings) recording the SHA-256 of every note the converter wrote.
@@ -27,6 +33,8 @@ from ..adapters.crosswalk import (
     AIWIKI,
     BASIC_MEMORY,
     Converted,
+    chain_notes,
+    convert_chain,
     convert_doc,
     detect_family,
     note_family,
@@ -345,17 +353,35 @@ class _Unreadable:
     message: str
 
 
-def _convert_job(
-    job: _Job, item: tuple[str, str | _Unreadable]
-) -> tuple[str, Converted | str | None]:
+@attrs.frozen
+class _Chain:
+    """Basic Memory ``coding_session`` checkpoints of one agent session, ``(key, text)``
+    in chain order: converted together into one aiwiki page."""
+
+    notes: tuple[tuple[str, str], ...]
+
+
+#: what one source item converts into: a note, the notes of a chain page, ``None``
+#: (not a session: skipped) or why it failed
+_Result = Converted | list[Converted] | str | None
+
+
+def _convert_job(job: _Job, item: tuple[str, str | _Unreadable | _Chain]) -> tuple[str, _Result]:
     """Convert one source note ``(key, text)`` (in a worker when ``jobs > 1``).
 
-    Returns ``(key, result)``: the converted note, ``None`` for a note that is
-    not a session (skipped), or the error as text.
+    Returns ``(key, result)``: the converted note (a chain of checkpoints gives
+    one page, a chain page its notes), ``None`` for a note that is not a
+    session (skipped), or the error as text.
     """
     key, text = item
     if isinstance(text, _Unreadable):
         return key, text.message
+    if isinstance(text, _Chain):
+        try:
+            result = convert_chain(text.notes)
+        except SessionKitError as exc:
+            return key, str(exc.with_path(exc.path or key))
+        return key, attrs.evolve(result, sha=_sha(result.text))
     from .._api import read_document
 
     try:
@@ -367,6 +393,10 @@ def _convert_job(
             raise
         if not _is_session_note(text, job.src, doc):
             return key, None
+        if job.src == "aiwiki" and job.dst == BASIC_MEMORY:
+            notes = chain_notes(doc)
+            if notes is not None:
+                return key, [attrs.evolve(n, sha=_sha(n.text)) for n in notes]
         result = convert_doc(
             doc, job.src, job.dst, project=job.project, folder=job.folder, today=job.today
         )
@@ -376,8 +406,8 @@ def _convert_job(
 
 
 def _run_jobs(
-    job: _Job, items: Iterable[tuple[str, str | _Unreadable]], jobs: int | None
-) -> Iterator[tuple[str, Converted | str | None]]:
+    job: _Job, items: Iterable[tuple[str, str | _Unreadable | _Chain]], jobs: int | None
+) -> Iterator[tuple[str, _Result]]:
     """``_convert_job`` over ``items`` in order, streaming (results come as chunks finish)."""
     import functools
 
@@ -405,6 +435,37 @@ def _sources(source: Store, keys: Sequence[str]) -> Iterator[tuple[str, str | _U
             yield key, _Unreadable(str(text)) if isinstance(text, SessionKitError) else text
 
 
+def _with_chains(
+    items: Iterable[tuple[str, str | _Unreadable]], sizes: dict[str, int]
+) -> Iterator[tuple[str, str | _Unreadable | _Chain]]:
+    """Basic Memory source notes with each chain of ``coding_session`` checkpoints
+    (one agent session, linked by ``continues``) as one :class:`_Chain` item.
+
+    The checkpoints are held back until every note is read (a chain is known
+    only then) and come last, in source order, a chain in the place of its
+    first note listed; ``sizes`` gets each chain's item key (its first
+    checkpoint) and how many notes it stands for.
+    """
+    from ..adapters.coding_session import CODING_SESSION, chains
+
+    held: dict[str, str] = {}
+    for key, text in items:
+        if isinstance(text, str) and CODING_SESSION in text:
+            held[key] = text
+        else:
+            yield key, text
+    if not held:
+        return
+    chain_of = {member: chain for chain in chains(held) for member in chain}
+    for key, text in held.items():
+        chain = chain_of.get(key)
+        if chain is None:
+            yield key, text
+        elif chain[0] not in sizes:
+            sizes[chain[0]] = len(chain)
+            yield chain[0], _Chain(tuple((k, held[k]) for k in chain))
+
+
 def convert(
     src: Store | str | os.PathLike[str],
     dst: Store | str | os.PathLike[str],
@@ -427,7 +488,9 @@ def convert(
             other family than the source's (or the target store's, when given a store).
         dry_run: compute everything, write nothing.
         progress: called as ``progress(done, total, source_key)`` after each source
-            note, in source order (``total``: the notes listed, unreadable ones too).
+            note, in source order (``total``: the notes listed, unreadable ones too);
+            Basic Memory ``coding_session`` checkpoints come last, a chain of them
+            at once (``done`` counts every note of it).
         force: overwrite target notes edited by hand (or not written by the converter).
         jobs: worker processes for the conversion itself (``None``: the number
             of cores, in process for fewer than 64 notes; 1: in process).
@@ -481,27 +544,37 @@ def convert(
     existing = set(target.keys())
     seen: dict[str, str] = {}
     total = len(keys)
+    items: Iterable[tuple[str, str | _Unreadable | _Chain]]
     items = _redacted_sources(target, source, _sources(source, keys))
+    sizes: dict[str, int] = {}  # a chain's item key -> how many source notes it is
+    if src_family == BASIC_MEMORY and dst_family != BASIC_MEMORY:
+        items = _with_chains(items, sizes)
     run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
     done = 0
+    last: str | None = None  # the source key placed last (a chain page's notes share one)
+
+    def placed_all(group: Sequence[tuple[str, Converted | str | None]]) -> None:
+        nonlocal done, last
+        for placed in run.group(group):
+            if placed == last:
+                continue
+            last = placed
+            done += sizes.get(placed, 1)
+            if progress is not None:
+                progress(done, total, placed)
+
     group: list[tuple[str, Converted | str | None]] = []
     # groups grow 8, 16, 32 … up to the read batch: the first notes land soon
     # (and a small run is written in more than one go), a big run merges its
     # record about once per 256 notes
     size = min(8, _READ_BATCH)
     for key, result in _run_jobs(job, items, jobs):
-        group.append((key, result))
+        group.extend((key, one) for one in (result if isinstance(result, list) else [result]))
         if len(group) >= size:
-            for placed in run.group(group):
-                done += 1
-                if progress is not None:
-                    progress(done, total, placed)
+            placed_all(group)
             group = []
             size = min(2 * size, _READ_BATCH)
-    for placed in run.group(group):
-        done += 1
-        if progress is not None:
-            progress(done, total, placed)
+    placed_all(group)
     run.finish()
     return report
 
