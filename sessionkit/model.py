@@ -505,18 +505,35 @@ def list_blocks(session: Session, field: str, default_marker: str = "-") -> list
     place; the blocks between them stay where they were; an item the field
     no longer has goes; a changed item keeps its marker; a new item takes the
     marker of the item before it (the next number when that one is numbered).
+    The first block's ``gap`` is 0: nothing comes before it in its section.
     """
-    import difflib
-
     if field == "checkpoints":
-        return list(session.blocks.get(field, ()))
+        return _first_gap_zero(list(session.blocks.get(field, ())))
     texts = _item_texts(session, field)
     laid = session.blocks.get(field)
     if not laid:
         return [Block(text=t, marker=default_marker) for t in texts]
     old = [b.text for b in laid if b.is_item]
     if old == texts:
-        return list(laid)
+        return _first_gap_zero(list(laid))
+    return _first_gap_zero(_relaid(laid, old, texts, default_marker))
+
+
+def _first_gap_zero(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with the first one's gap 0 (a section's first block follows its
+    heading's blank line, however the blocks were edited)."""
+    if blocks and blocks[0].gap:
+        blocks[0] = attrs.evolve(blocks[0], gap=0)
+    return blocks
+
+
+def _relaid(
+    laid: tuple[Block, ...], old: list[str], texts: list[str], default_marker: str
+) -> list[Block]:
+    """The blocks of ``laid`` with its items ``old`` replaced by ``texts`` (see
+    :func:`list_blocks`)."""
+    import difflib
+
     at_item: dict[int, list[Block]] = {k: [] for k in range(len(old))}
     before: dict[int, list[Block]] = {k: [] for k in range(len(old) + 1)}
     matcher = difflib.SequenceMatcher(a=old, b=texts, autojunk=False)

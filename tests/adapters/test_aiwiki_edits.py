@@ -68,3 +68,15 @@ def _check(path: Path, donor: Session, fields: set[str], adapter: object) -> Non
         if key in doc.key_spans:
             start, end = doc.key_spans[key]
             assert "".join(doc.lines[start:end]) in out.text
+
+
+def test_emptying_the_items_before_a_block_reads_back_as_written() -> None:
+    """Removing the only item before a fence leaves the fence first in its section:
+    the model says so (its gap is 0), as reading the written page says (found by
+    the property above on 2026-01-23-fences.md)."""
+    path = next(p for p in CORPUS_V1 if p.name == "2026-01-23-fences.md")
+    doc = parse(read_text(path), page_path(path))
+    edited = attrs.evolve(AIWIKI_V1.read(doc), decisions=())
+    again = AIWIKI_V1.read(AIWIKI_V1.write(edited, base=doc))
+    assert again == edited
+    assert [b.gap for b in edited.blocks["decisions"]] == [0]
