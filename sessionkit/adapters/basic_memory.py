@@ -585,11 +585,15 @@ def _filed(observations: Iterable[BMObservation]) -> list[tuple[str, Any]]:
     return out
 
 
-def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
+def _sections_of(doc: Document, facts: Facts | None = None) -> list[tuple[ExtraSection, int, int]]:
     """Prose sections: (section, first line, end) — the preamble has title ``""``.
 
     A section's body is its lines from the first non-blank one to the last,
-    without line ends, joined with ``\\n`` (:func:`_joined`).
+    without line ends, joined with ``\\n`` (:func:`_joined`).  A fact section
+    (``## Observations``, ``## Relations``) is here too when it holds lines that
+    are no fact of ``facts`` (read from ``doc`` when not given: prose, a fence,
+    a lazy or nested line under an item): its body is those lines
+    (:func:`_loose_lines`), so the model holds every word of the note.
     """
     out: list[tuple[ExtraSection, int, int]] = []
     lines = doc.lines
@@ -602,14 +606,52 @@ def _sections_of(doc: Document) -> list[tuple[ExtraSection, int, int]]:
         b -= 1
     if a < b:
         out.append((ExtraSection(title="", body=_joined(lines, a, b)), doc.body_start, first))
+    placed: set[int] | None = None
     for sec in sections:
         if sec.title in _FACT_SECTIONS:
+            if placed is None:
+                placed = _placed(_facts_of(doc) if facts is None else facts)
+            loose = _loose_lines(doc, sec, placed)
+            if loose:
+                out.append(
+                    (
+                        ExtraSection(title=sec.title, body=_loose_body(lines, loose)),
+                        sec.start,
+                        sec.end,
+                    )
+                )
             continue
         a, b = sec.start + 1, doc.content_end(sec)
         while a < b and not lines[a].strip():
             a += 1
         out.append((ExtraSection(title=sec.title, body=_joined(lines, a, b)), sec.start, sec.end))
     return out
+
+
+def _placed(facts: Facts) -> set[int]:
+    """The line indices of ``facts``' observations and relations."""
+    placed = {o.line for o in facts.observations}
+    placed.update(r.line for r in facts.relations)
+    return placed
+
+
+def _loose_lines(doc: Document, sec: Section, placed: set[int]) -> list[int]:
+    """The non-blank lines of fact section ``sec`` that are no fact (not in ``placed``)."""
+    lines = doc.lines
+    return [i for i in range(sec.start + 1, sec.end) if i not in placed and lines[i].strip()]
+
+
+def _loose_body(lines: Sequence[str], loose: Sequence[int]) -> str:
+    """The loose lines of a fact section as one text: lines next to each other
+    joined by ``\\n``, runs apart (a blank line or a fact between) by ``\\n\\n``."""
+    parts: list[str] = []
+    prev: int | None = None
+    for i in loose:
+        if prev is not None:
+            parts.append("\n" if i == prev + 1 else "\n\n")
+        parts.append(_strip_eol(lines[i]))
+        prev = i
+    return "".join(parts)
 
 
 def _joined(lines: Sequence[str], a: int, b: int) -> str:
@@ -679,7 +721,7 @@ def _session_fields(doc: Document) -> tuple[dict[str, Any], _Layout, Facts | Non
         observations=tuple(observations),
         relations=tuple(relations),
         extra=extra,
-        sections=tuple(s for s, _, _ in _sections_of(doc)),
+        sections=tuple(s for s, _, _ in _sections_of(doc, facts)),
     )
     return fields, layout, scanned
 
@@ -811,7 +853,12 @@ def _render_body(session: Session, *, implied: bool = True) -> str:
     the prose.
     """
     blocks: list[str] = []
+    loose: dict[str, list[str]] = {}  # the no-fact lines of the fact sections
     for sec in session.sections:
+        if sec.title in _FACT_SECTIONS:
+            if sec.body:
+                loose.setdefault(sec.title, []).append(sec.body)
+            continue
         blocks.append(sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}".rstrip("\n"))
     summary = session.summary
     lists: dict[str, list[Any]] = {
@@ -841,10 +888,11 @@ def _render_body(session: Session, *, implied: bool = True) -> str:
         inline = parse_facts(obs_lines).relations
         relations = _multiset_remove(relations, (_link_of(r) for r in inline))
     rel_lines = [_render_relation(link) for link in relations]
-    if obs_lines:
-        blocks.append("## Observations\n\n" + "\n".join(obs_lines))
-    if rel_lines:
-        blocks.append("## Relations\n\n" + "\n".join(rel_lines))
+    for title, fact_lines in (("Observations", obs_lines), ("Relations", rel_lines)):
+        parts = ["\n".join(fact_lines)] if fact_lines else []
+        parts.extend(loose.get(title, ()))
+        if parts:
+            blocks.append(f"## {title}\n\n" + "\n\n".join(parts))
     return "\n\n".join(blocks) + "\n" if blocks else ""
 
 
@@ -917,14 +965,34 @@ def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
     return doc
 
 
+def _facts_of(doc: Document) -> Facts:
+    """The facts of ``doc``'s body as :func:`_session_fields` reads them."""
+    if not _semantics_on(doc.meta):
+        return Facts()
+    lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
+    return parse_facts(lines, doc.body_start)
+
+
 def _edit_sections(doc: Document, new: Session) -> Document:
-    current = _sections_of(doc)
+    current = _sections_of(doc, _facts_of(doc))
     cur_titles = [s.title for s, _, _ in current]
-    new_titles = [s.title for s in new.sections]
     wanted = {s.title: s for s in new.sections}
+    placed: set[int] | None = None
     # edit or delete in place, bottom-up so indices stay valid
     for sec, start, end in reversed(current):
         target = wanted.get(sec.title)
+        if sec.title in _FACT_SECTIONS:
+            if target is not None and target.body == sec.body:
+                continue
+            if placed is None:
+                placed = _placed(_facts_of(doc))
+            loose = _loose_lines(doc, Section(sec.title, start, end), placed)
+            for i in reversed(loose):  # the section's facts stay where they are
+                doc = doc.replace_lines(i, i + 1, [])
+            if target is not None and target.body:
+                stop = doc.content_end(Section(sec.title, start, end - len(loose)))
+                doc = doc.insert_lines(stop, ["", *target.body.split("\n")])
+            continue
         if target is None:
             doc = doc.replace_lines(start, end, []) if sec.title else doc
             continue
@@ -937,6 +1005,16 @@ def _edit_sections(doc: Document, new: Session) -> Document:
         stop = doc.content_end(Section(sec.title, start, end))
         doc = doc.replace_lines(start + 1, stop, ["", *body_lines])
     added = [s for s in new.sections if s.title not in cur_titles]
+    for sec in [s for s in added if s.title in _FACT_SECTIONS and s.body]:
+        # loose lines of a fact section: at the end of that section, or in a new one
+        home = next((x for x in doc.sections if x.title == sec.title), None)
+        body = sec.body.split("\n")
+        if home is not None:
+            doc = doc.insert_lines(doc.content_end(home), ["", *body])
+        else:
+            gap = [""] if doc.lines and doc.lines[-1].strip() else []
+            doc = doc.insert_lines(len(doc.lines), [*gap, f"## {sec.title}", "", *body])
+    added = [s for s in added if s.title not in _FACT_SECTIONS]
     if added:
         at = len(doc.lines)
         facts_sec = next((s for s in doc.sections if s.title in _FACT_SECTIONS), None)
@@ -948,7 +1026,6 @@ def _edit_sections(doc: Document, new: Session) -> Document:
         if at == len(doc.lines) and doc.lines and doc.lines[-1].strip():
             lines.insert(0, "")
         doc = doc.insert_lines(at, lines)
-    del new_titles
     return doc
 
 
@@ -1090,7 +1167,8 @@ def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnosti
                         Severity.WARNING,
                         i + 1,
                         f"this line of ## {sec.title} is neither an observation nor a "
-                        "relation: the note keeps it, the session model has no field for it",
+                        "relation: Basic Memory does not index it (the model keeps it as "
+                        "text of the section)",
                     )
     if meta.get("type") == "schema":
         try:
@@ -1203,7 +1281,8 @@ class BasicMemoryAdapter:
         """Findings: BM001 unusable frontmatter, BM002–BM004 missing title/type/permalink,
         BM005 schema problems (warning in warn mode, error in strict), BM006 bad schema,
         BM007 a secret (see :mod:`sessionkit.redaction`), BM008 a line of a fact section
-        the model has no field for.
+        that is no fact (Basic Memory does not index it; the model keeps it in
+        :attr:`~sessionkit.model.Session.sections`).
         """
         lead, note = split_lead(doc)
         found = _lint(note, self.schemas)

@@ -464,3 +464,99 @@ def test_lint_names_each_line_of_a_fact_section_that_is_no_fact() -> None:
     ]
     assert found == [("BM008", 10), ("BM008", 15)]
     assert sessionkit.dumps(sessionkit.loads(text, path="s.md", format="basic-memory")) == text
+
+
+# -- every word of a fact section is held: lines that are no fact ---------------------
+
+_WORD = __import__("re").compile(r"\w+")
+_LOOSE = [
+    "We chose it because of JSONB.",
+    "> a quoted remark",
+    "```\n- [decision] not a fact inside a fence\n```",
+    "| a | table |\n|---|---|\n| one | two |",
+    "<!-- a comment about the list -->",
+    "### A sub-heading",
+    "  - a nested child without a category",
+    "1. a numbered line",
+]
+_FACTS = ["- [decision] use Postgres #db", "- [next_step] ship it", "- [idea] cache it (later)"]
+
+
+@st.composite
+def _fact_section_notes(draw: st.DrawFn) -> str:
+    blocks = draw(st.lists(st.sampled_from(_FACTS + _LOOSE), min_size=1, max_size=7))
+    sep = draw(st.sampled_from(["\n", "\n\n"]))
+    rels = draw(
+        st.lists(st.sampled_from(["- relates_to [[Other]]", "stray relation prose"]), max_size=3)
+    )
+    text = (
+        "---\ntitle: S\ntype: session\npermalink: s\n---\n\n## Observations\n\n"
+        + sep.join(blocks)
+        + "\n"
+    )
+    if rels:
+        text += "\n## Relations\n\n" + "\n\n".join(rels) + "\n"
+    return text
+
+
+def _model_words(session: Session) -> __import__("collections").Counter[str]:
+    import collections
+    import json
+
+    from sessionkit.serialize import to_dict
+
+    out: collections.Counter[str] = collections.Counter()
+    todo: list[object] = [to_dict(session)]
+    while todo:  # every string of the model's JSON form
+        value = todo.pop()
+        if isinstance(value, str):
+            out.update(_WORD.findall(value))
+        elif isinstance(value, dict):
+            todo.extend(value.values())
+        elif isinstance(value, list | tuple):
+            todo.extend(value)
+    assert json.loads(json.dumps(to_dict(session)))  # what show --json prints
+    return out
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_fact_section_notes())
+def test_every_word_of_a_fact_section_is_in_the_model(text: str) -> None:
+    """Prose, fences, quotes, tables, comments, sub-headings and nested lines in
+    ``## Observations`` / ``## Relations`` are held by the model (as text of the
+    section in :attr:`Session.sections`): every word is in the model's JSON and in
+    its canonical rendering, which reads back as the same sections; the note
+    itself writes back byte for byte, and an edit of the facts keeps every word."""
+    import collections
+
+    session = sessionkit.loads(text, path="s.md", format="basic-memory")
+    # the words a person wrote, less the headings and the categories of the facts
+    # (which the model holds as its fields: decisions, next_steps…)
+    bare = __import__("re").sub(r"(?m)^- \[\w+\] |^## \w+$", "", text.split("---\n", 2)[2])
+    body = collections.Counter(_WORD.findall(bare))
+    assert body - _model_words(session) == collections.Counter()
+    assert sessionkit.dumps(session) == text
+    canonical = sessionkit.dumps(attrs.evolve(session, origin=None), format="basic-memory")
+    assert body - collections.Counter(_WORD.findall(canonical)) == collections.Counter()
+    again = sessionkit.loads(canonical, path="s.md", format="basic-memory")
+    assert again.sections == session.sections
+    edited = sessionkit.dumps(attrs.evolve(session, next_steps=(*session.next_steps, "more")))
+    assert body - collections.Counter(_WORD.findall(edited)) == collections.Counter()
+
+
+def test_an_edit_of_the_loose_lines_changes_only_them() -> None:
+    """Dropping the prose of ``## Observations`` from the model removes those lines
+    and leaves the facts around them as they were."""
+    text = (
+        "---\ntitle: S\ntype: session\npermalink: s\n---\n\n## Observations\n\n"
+        "- [decision] use Postgres\n\nWe chose it because of JSONB.\n\n- [next_step] ship it\n"
+    )
+    session = sessionkit.loads(text, path="s.md", format="basic-memory")
+    assert (
+        ExtraSection(title="Observations", body="We chose it because of JSONB.") in session.sections
+    )
+    kept = tuple(s for s in session.sections if s.title != "Observations")
+    out = sessionkit.dumps(attrs.evolve(session, sections=kept))
+    assert "JSONB" not in out
+    assert "- [decision] use Postgres\n" in out and out.endswith("- [next_step] ship it\n")
+    assert sessionkit.loads(out, path="s.md", format="basic-memory").decisions == ("use Postgres",)

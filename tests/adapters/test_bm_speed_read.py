@@ -109,7 +109,8 @@ def _documents(draw: st.DrawFn) -> str:
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_equal_the_line_by_line_cut(text: str) -> None:
     doc = parse(text, "sessions/x.md")
-    assert _sections_of(doc) == _sections_plain(doc)
+    prose = [x for x in _sections_of(doc) if x[0].title not in ("Observations", "Relations")]
+    assert prose == _sections_plain(doc)
 
 
 @given(_documents())
