@@ -16,10 +16,9 @@ would not read back as the same value.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, ClassVar
-
-import yaml
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._yaml_fast import fast_mapping
 from .errors import LimitExceededError, ParseError
@@ -29,12 +28,8 @@ __all__ = ["MAX_ALIASES", "MAX_DEPTH", "load_mapping", "load_value", "scalar"]
 MAX_ALIASES = 64
 MAX_DEPTH = 64
 
-try:  # pragma: no cover - depends on the build of PyYAML
-    _Base: Any = yaml.CSafeLoader
-    HAVE_LIBYAML = True
-except AttributeError:  # pragma: no cover
-    _Base = yaml.SafeLoader
-    HAVE_LIBYAML = False
+if TYPE_CHECKING:
+    import yaml
 
 _INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
@@ -42,27 +37,11 @@ _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 
 
-class _Loader(_Base):  # type: ignore[misc]
-    """Safe loader with a reduced set of implicit resolvers (see module doc)."""
-
-    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._aliases = 0
-
-
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
-_Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
-_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
-_Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
-
-
-def _construct_bool(loader: _Loader, node: yaml.Node) -> bool:
+def _construct_bool(loader: Any, node: yaml.Node) -> bool:
     return str(loader.construct_scalar(node)).lower() == "true"
 
 
-def _construct_int(loader: _Loader, node: yaml.Node) -> int:
+def _construct_int(loader: Any, node: yaml.Node) -> int:
     text = str(loader.construct_scalar(node))
     try:
         return int(text)
@@ -82,7 +61,7 @@ _TIMESTAMP = re.compile(
 )
 
 
-def _construct_timestamp(loader: _Loader, node: yaml.Node) -> str:
+def _construct_timestamp(loader: Any, node: yaml.Node) -> str:
     """An explicit ``!!timestamp`` stays the string written, like every date (checked)."""
     text = str(loader.construct_scalar(node))
     if not _TIMESTAMP.match(text):
@@ -92,7 +71,9 @@ def _construct_timestamp(loader: _Loader, node: yaml.Node) -> str:
     return text
 
 
-def _construct_mapping(loader: _Loader, node: yaml.Node) -> dict[Any, Any]:
+def _construct_mapping(loader: Any, node: yaml.Node) -> dict[Any, Any]:
+    import yaml
+
     if not isinstance(node, yaml.MappingNode):  # pragma: no cover - tag mismatch
         raise ParseError("expected a mapping", line=node.start_mark.line + 1)
     result: dict[Any, Any] = {}
@@ -110,13 +91,7 @@ def _construct_mapping(loader: _Loader, node: yaml.Node) -> dict[Any, Any]:
     return result
 
 
-_Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
-
-
-def _refuse(loader: _Loader, node: yaml.Node) -> Any:
+def _refuse(loader: Any, node: yaml.Node) -> Any:
     """Tags whose values are not JSON data (bytes, sets, ordered pairs) are refused."""
     raise ParseError(
         f"invalid YAML: YAML tag {node.tag!r} is not allowed (only plain YAML data)",
@@ -124,8 +99,35 @@ def _refuse(loader: _Loader, node: yaml.Node) -> Any:
     )
 
 
-for _tag in ("binary", "set", "omap", "pairs"):
-    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse)
+@functools.cache
+def _loader_class() -> Any:
+    """The strict loader class, built on first use: PyYAML is imported only when a
+    text needs the full parser (flat frontmatter takes the fast lane, and the agent
+    hooks then never import it)."""
+    import yaml
+
+    base: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader  # libyaml if built
+
+    class _Loader(base):  # type: ignore[misc]
+        """Safe loader with a reduced set of implicit resolvers (see module doc)."""
+
+        yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self._aliases = 0
+
+    _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
+    _Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+    _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+    _Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
+    _Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+    _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+    _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+    for tag in ("binary", "set", "omap", "pairs"):
+        _Loader.add_constructor(f"tag:yaml.org,2002:{tag}", _refuse)
+    return _Loader
 
 
 def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:
@@ -135,6 +137,8 @@ def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[
     is kept as a count, not recounted over ``seen`` at every alias (that made
     a list of many collections and many aliases quadratic).
     """
+    import yaml
+
     if depth > MAX_DEPTH:
         raise LimitExceededError(
             f"YAML nested deeper than {MAX_DEPTH} levels", line=node.start_mark.line + 1
@@ -171,15 +175,6 @@ def _error_line(exc: yaml.YAMLError) -> int | None:
     return None if mark is None else int(mark.line) + 1
 
 
-#: the events that are one value each (a collection, a scalar, an alias)
-_VALUE_EVENTS = (
-    yaml.ScalarEvent,
-    yaml.AliasEvent,
-    yaml.SequenceStartEvent,
-    yaml.MappingStartEvent,
-)
-
-
 def _check_depth(text: str, max_values: int | None = None) -> None:
     """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses).
 
@@ -195,15 +190,24 @@ def _check_depth(text: str, max_values: int | None = None) -> None:
         text.count("[") + text.count("{") + text.count("- ") + text.count(":") <= MAX_DEPTH
     ):
         return
+    import yaml
+
+    #: the events that are one value each (a collection, a scalar, an alias)
+    value_events = (
+        yaml.ScalarEvent,
+        yaml.AliasEvent,
+        yaml.SequenceStartEvent,
+        yaml.MappingStartEvent,
+    )
     depth = 0
     values = 0
-    loader = _Loader(text)
+    loader = _loader_class()(text)
     try:
         while True:
             event = loader.get_event()
             if event is None or isinstance(event, yaml.StreamEndEvent):
                 return
-            if big and isinstance(event, _VALUE_EVENTS):
+            if big and isinstance(event, value_events):
                 values += 1
                 if max_values is not None and values > max_values:
                     raise LimitExceededError(
@@ -228,7 +232,9 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
 
     ``max_values`` bounds the number of values after alias expansion.
     """
-    loader = _Loader(text)
+    import yaml
+
+    loader = _loader_class()(text)
     try:
         try:
             _check_depth(text, max_values)

@@ -474,11 +474,14 @@ def test_twenty_concurrent_pre_compacts_leave_twenty_checkpoints(repo: Path, hom
 @pytest.mark.parametrize("event", ["pre-compact", "session-start"])
 def test_hook_path_imports_no_heavy_modules(repo: Path, home: Path, event: str) -> None:
     probe = home / "modules.json"
+    heavy = ["fsspec", "cattrs", "click", "multiprocessing"]
+    if event == "session-start":  # flat frontmatter: the YAML fast lane, no PyYAML
+        heavy.append("yaml")
     code = (
         "import json, sys\n"
         "from sessionkit.cli import main\n"
         f"code = main(['sessionkit', 'hook', {event!r}])\n"
-        "heavy = [m for m in ('fsspec', 'cattrs', 'click') if m in sys.modules]\n"
+        f"heavy = [m for m in {heavy!r} if m in sys.modules]\n"
         f"open({str(probe)!r}, 'w').write(json.dumps([code, heavy]))\n"
     )
     run(["hook", "pre-compact"], home, payload(repo))

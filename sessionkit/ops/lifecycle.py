@@ -221,7 +221,10 @@ def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
 def _aiwiki_key_for_id7(store: Store, id7: str, today: str | None = None) -> str | None:
     best: tuple[str, str] | None = None
     keys: list[str] = store.keys()
+    tail = f"-{id7}.md"
     for key in keys:
+        if not key.endswith(tail):  # a cheap test first: one of 10,000 keys matches
+            continue
         m = _DATED_KEY.match(key)
         if not m or m.group(2) != id7:
             continue
