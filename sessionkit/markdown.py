@@ -74,6 +74,7 @@ the work is linear in the input (``tests/test_markdown.py`` counts it).
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator, Sequence
 
@@ -371,8 +372,15 @@ class _State:
 
     def get_lines(self, begin: int, end: int, indent: int) -> str:
         """The text of lines ``begin:end`` less ``indent`` columns (markdown-it's getLines)."""
-        out: list[str] = []
         _Work.steps += end - begin
+        if indent <= 0:  # nothing to take off past each line's start
+            src, b = self.src, self.b
+            if end - begin == 1:
+                text = src[begin][b[begin] :]
+            else:
+                text = "\n".join([src[line][b[line] :] for line in range(begin, end)])
+            return text.replace("\x00", "\ufffd") if "\x00" in text else text
+        out: list[str] = []
         for line in range(begin, end):
             s = self.src[line]
             first = start = self.b[line]
@@ -396,12 +404,15 @@ class _State:
 
     # -- the driver ------------------------------------------------------------
     def tokenize(self, start: int, end: int, out: list[Block]) -> None:
+        # src, b, t and s are changed in place only, so they are read as locals
+        src, b, t, sc = self.src, self.b, self.t, self.s
         line = start
         has_empty = False
         while line < end:
-            if self.empty(line):
+            if b[line] + t[line] >= len(src[line]):
                 skip = line + 1
-                while skip < self.line_max and self.empty(skip):
+                line_max = self.line_max
+                while skip < line_max and b[skip] + t[skip] >= len(src[skip]):
                     skip += 1
                 _Work.steps += skip - line
                 if out and out[-1].kind == "blank" and out[-1].end == line:
@@ -412,7 +423,7 @@ class _State:
             self.line = line
             if line >= end:
                 break
-            if self.s[line] < self.blk:
+            if sc[line] < self.blk:
                 break  # the end of a nested container
             if self.level >= MAX_NESTING:
                 out.append(Block("nested", line, end))
@@ -422,9 +433,9 @@ class _State:
             self.block(line, end, out)
             self.tight = not has_empty
             line = self.line
-            if line - 1 < end and self.empty(line - 1):
+            if line - 1 < end and b[line - 1] + t[line - 1] >= len(src[line - 1]):
                 has_empty = True
-            if line < end and self.empty(line):
+            if line < end and b[line] + t[line] >= len(src[line]):
                 has_empty = True
                 out.append(Block("blank", line, line + 1))
                 line += 1
@@ -437,7 +448,12 @@ class _State:
         if self.s[line] - self.blk >= 4:
             self.code(line, end, out)
             return
-        ch = self.first(line)
+        s = self.src[line]
+        pos = self.b[line] + self.t[line]
+        ch = s[pos] if pos < len(s) else ""
+        if ch == "" or (ch.isalnum() and not ("0" <= ch <= "9")):
+            self.paragraph(line, end, out)  # no other rule starts with a letter
+            return
         if ch in "`~" and self.fence(line, end, False, out):
             return
         if ch == ">" and self.blockquote(line, end, False, out):
@@ -700,15 +716,18 @@ class _State:
         level = 0
         marker = ""
         limit = end
-        if not self.code_at(start):  # (a setext heading never starts in code)
-            while nxt < limit and not self.empty(nxt):
-                sc = self.s[nxt]
+        src, b, ts, scount = self.src, self.b, self.t, self.s
+        if scount[start] - blk < 4:  # (a setext heading never starts in code)
+            while nxt < limit:
+                t = src[nxt]
+                pos = b[nxt] + ts[nxt]
+                if pos >= len(t):
+                    break  # a blank line
+                sc = scount[nxt]
                 if sc - blk > 3:
                     nxt += 1
                     continue
                 if sc >= blk:
-                    t = self.src[nxt]
-                    pos = self.b[nxt] + self.t[nxt]
                     c = t[pos]
                     if (c == "-" or c == "=") and not t[pos:].rstrip(" \t").strip(c):
                         level = 1 if c == "=" else 2
@@ -737,9 +756,9 @@ class _State:
             # the paragraph rule looks up to the end of the state, not of the range
             limit = self.line_max
             while nxt < limit:
-                if self.empty(nxt):
+                if b[nxt] + ts[nxt] >= len(src[nxt]):
                     break
-                sc = self.s[nxt]
+                sc = scount[nxt]
                 if sc - blk > 3 or sc < 0:
                     nxt += 1
                     continue
@@ -1222,9 +1241,19 @@ def tokenize(
     last = lines[stop - 1]
     if not last.endswith("\n") and last and not last.strip(" \t"):
         tail -= 1  # markdown-it drops a last line of blanks without a line end
-    state = _State(lines, start, tail, tables)
     out: list[Block] = []
-    state.tokenize(0, state.n, out)
+    # The blocks make no reference cycles, so the cycle collector has nothing
+    # to free here; left on, it walks the growing heap again and again while a
+    # page of many small blocks is built (a third of the time of such a page).
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        state = _State(lines, start, tail, tables)
+        state.tokenize(0, state.n, out)
+    finally:
+        if paused:
+            gc.enable()
     if tail < stop:
         if out and out[-1].kind == "blank":
             out[-1].end = tail - start + 1
