@@ -149,18 +149,24 @@ def _parse_option(item: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
+def _one_of(
+    ctx: click.Context, param: click.Parameter, value: str, names: list[str], what: str
+) -> str:
+    """``value`` when it is one of ``names``, else a usage error naming them."""
+    if value not in names:
+        raise click.BadParameter(
+            f"{value!r} is not a {what}; choose from {', '.join(names)}", ctx=ctx, param=param
+        )
+    return value
+
+
 def _check_format(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--format NAME``: a registered format (plugins included), else a usage error."""
     if value is None:
         return None
     from .adapters import available_formats
 
-    names = available_formats()
-    if value not in names:
-        raise click.BadParameter(
-            f"{value!r} is not a format; choose from {', '.join(names)}", ctx=ctx, param=param
-        )
-    return value
+    return _one_of(ctx, param, value, list(available_formats()), "format")
 
 
 def _check_layout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -169,12 +175,7 @@ def _check_layout(ctx: click.Context, param: click.Parameter, value: str | None)
         return value
     from .backends import available_backends
 
-    names = available_backends()
-    if value not in names:
-        raise click.BadParameter(
-            f"{value!r} is not a layout; choose from {', '.join(names)}", ctx=ctx, param=param
-        )
-    return value
+    return _one_of(ctx, param, value, list(available_backends()), "layout")
 
 
 _format_option = click.option(
