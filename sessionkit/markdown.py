@@ -86,6 +86,7 @@ __all__ = [
     "MAX_NESTING",
     "Block",
     "fast_paths_enabled",
+    "flat_leaves",
     "general_paths",
     "steps",
     "tokenize",
@@ -1304,6 +1305,58 @@ def _is_rule(text: str, c: str) -> bool:
     return len(core) >= 3 and not core.strip(c)
 
 
+def _text(line: str) -> str:
+    """``line`` without its line end (LF, CRLF or a lone trailing CR)."""
+    if line[-1:] == "\n":
+        line = line[:-1]
+    return line[:-1] if line[-1:] == "\r" else line
+
+
+def _flat_kinds(lines: Sequence[str], start: int, stop: int, tables: bool) -> bytearray | None:
+    """The kind of each line of ``lines[start:stop]`` if they make a flat page, else ``None``.
+
+    One byte a line, and no copy of the lines: a big note's lines are read
+    where they are (:func:`_text` on each, again when the blocks are built).
+    """
+    last = lines[stop - 1]
+    if last[-1:] != "\n" and (last[-1:] == "\r" or (last and not last.strip(" \t"))):
+        return None  # a lone CR, or a last line of blanks without a line end
+    kinds = bytearray()
+    append = kinds.append
+    prev = -1
+    for index in range(start, stop):
+        text = _text(lines[index])
+        if "\x00" in text or (tables and "|" in text):
+            return None  # NUL is read as U+FFFD; a "|" may make a table
+        c = text[:1]
+        if c not in _SPECIAL:
+            kind = _PLAIN if c else _BLANK
+        elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
+            if _plain(text[2:], tables):
+                kind = _ITEM
+            elif c != "+" and _is_rule(text, c) and prev != _PLAIN:
+                kind = _RULE  # "- - -", "* * *"
+            else:
+                return None
+        elif (c == "-" or c == "*" or c == "_") and _is_rule(text, c):
+            if prev == _PLAIN:
+                return None  # under a paragraph line: a setext underline or an interruption
+            kind = _RULE
+        elif c == "#" and atx_heading(text) is not None:
+            kind = _HEAD
+        elif (c == " " or c == "\t") and not text.strip(" \t"):
+            kind = _BLANK
+        elif _plain(text, tables):
+            kind = _PLAIN
+        else:
+            return None
+        if kind == _PLAIN and prev == _ITEM:
+            return None  # a lazy continuation line of an item
+        append(kind)
+        prev = kind
+    return kinds
+
+
 def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Block] | None:
     """:func:`tokenize` of a flat page, or ``None`` for any other.
 
@@ -1315,39 +1368,9 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
     block state.  ``tests/test_markdown.py`` compares both ways through the
     public switch.
     """
-    texts = [line[:-1] if line[-1:] == "\n" else line for line in lines[start:stop]]
-    texts = [text[:-1] if text[-1:] == "\r" else text for text in texts]
-    last = lines[stop - 1]
-    if last[-1:] != "\n" and (last[-1:] == "\r" or (last and not last.strip(" \t"))):
-        return None  # a lone CR, or a last line of blanks without a line end
-    joined = "".join(texts)
-    if "\x00" in joined or (tables and "|" in joined):
-        return None  # NUL is read as U+FFFD; a "|" may make a table
-    kinds: list[int] = []
-    append = kinds.append
-    for text in texts:
-        c = text[:1]
-        if c not in _SPECIAL:
-            append(_PLAIN if c else _BLANK)
-        elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
-            if _plain(text[2:], tables):
-                append(_ITEM)
-            elif c != "+" and _is_rule(text, c) and not (kinds and kinds[-1] == _PLAIN):
-                append(_RULE)  # "- - -", "* * *"
-            else:
-                return None
-        elif (c == "-" or c == "*" or c == "_") and _is_rule(text, c):
-            if kinds and kinds[-1] == _PLAIN:
-                return None  # under a paragraph line: a setext underline or an interruption
-            append(_RULE)
-        elif c == "#" and atx_heading(text) is not None:
-            append(_HEAD)
-        elif (c == " " or c == "\t") and not text.strip(" \t"):
-            append(_BLANK)
-        elif _plain(text, tables):
-            append(_PLAIN)
-        else:
-            return None
+    kinds = _flat_kinds(lines, start, stop, tables)
+    if kinds is None:
+        return None
     out: list[Block] = []
     n = len(kinds)
     i = 0
@@ -1360,10 +1383,10 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
             out.append(Block("blank", start + i, start + j))
             i = j
         elif kind == _RULE:
-            out.append(Block("hr", start + i, start + i + 1, (), "", texts[i][0]))
+            out.append(Block("hr", start + i, start + i + 1, (), "", lines[start + i][0]))
             i += 1
         elif kind == _HEAD:
-            head = atx_heading(texts[i])
+            head = atx_heading(_text(lines[start + i]))
             assert head is not None
             out.append(Block("heading", start + i, start + i + 1, (), head[1], "#", head[0]))
             i += 1
@@ -1371,22 +1394,20 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
             j = i + 1
             while j < n and kinds[j] == _PLAIN:
                 j += 1
-            content = "\n".join(texts[i:j]).strip(_TRIM)
+            content = "\n".join(_text(lines[start + x]) for x in range(i, j)).strip(_TRIM)
             out.append(Block("paragraph", start + i, start + j, (), content))
             i = j
         else:
-            marker = texts[i][0]
+            marker = lines[start + i][0]
             items: list[Block] = []
             lst = Block("list", start + i, 0, items)
             lst.marker = marker
             tight = True
             k = i
             while True:
-                text = texts[k]
+                text = _text(lines[start + k])
                 para = Block("paragraph", start + k, start + k + 1, (), text[2:].strip(_TRIM))
                 j = k + 1
-                if j < n and kinds[j] == _PLAIN:
-                    return None  # a lazy continuation line
                 b = j
                 while b < n and kinds[b] == _BLANK:
                     b += 1
@@ -1409,7 +1430,7 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
                 ):
                     item.task = text[3] != " "
                 items.append(item)
-                if b < n and kinds[b] == _ITEM and texts[b][0] == marker:
+                if b < n and kinds[b] == _ITEM and lines[start + b][0] == marker:
                     if b > j:
                         tight = False
                     k = b
@@ -1421,6 +1442,56 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
             out.append(lst)
             i = b
     return out
+
+
+def flat_leaves(
+    lines: Sequence[str], start: int = 0, end: int | None = None, *, tables: bool = True
+) -> Iterator[tuple[str, int, int, str, bool]] | None:
+    """The text blocks of a flat ``lines[start:end]`` one at a time, or ``None``.
+
+    For a range that :func:`tokenize` reads in its fast lane (top-level
+    headings, paragraphs, one-line bullet items, breaks, blanks), an iterator
+    of ``(kind, start, end, content, in_item)`` for each ``"heading"`` and
+    ``"paragraph"`` block of :func:`tokenize`'s tree, in document order, with
+    their ``start``, ``end`` and ``content`` and whether the block is an
+    item's paragraph; the tree itself is never built, so a note of a million
+    bullets costs one byte a line here.  ``None`` for any other range (and
+    when the fast paths are off): then walk :func:`tokenize`'s blocks.
+    """
+    stop = len(lines) if end is None else min(end, len(lines))
+    if stop <= start or not fast_paths_enabled():
+        return iter(()) if stop <= start else None
+    kinds = _flat_kinds(lines, start, stop, tables)
+    if kinds is None:
+        return None
+    return _leaves(lines, start, kinds)
+
+
+def _leaves(
+    lines: Sequence[str], start: int, kinds: bytearray
+) -> Iterator[tuple[str, int, int, str, bool]]:
+    n = len(kinds)
+    i = 0
+    while i < n:
+        kind = kinds[i]
+        if kind == _HEAD:
+            head = atx_heading(_text(lines[start + i]))
+            assert head is not None
+            yield "heading", start + i, start + i + 1, head[1], False
+            i += 1
+        elif kind == _PLAIN:
+            j = i + 1
+            while j < n and kinds[j] == _PLAIN:
+                j += 1
+            content = "\n".join(_text(lines[start + x]) for x in range(i, j)).strip(_TRIM)
+            yield "paragraph", start + i, start + j, content, False
+            i = j
+        elif kind == _ITEM:
+            text = _text(lines[start + i])
+            yield "paragraph", start + i, start + i + 1, text[2:].strip(_TRIM), True
+            i += 1
+        else:
+            i += 1
 
 
 def steps() -> int:

@@ -24,12 +24,12 @@ reference-style Markdown links are not relations.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from ..markdown import Block, tokenize
+from ..markdown import Block, flat_leaves, tokenize
 
 __all__ = [
     "BMObservation",
@@ -122,18 +122,27 @@ def scan_inline_runs(lines: Sequence[str], start: int = 0) -> list[InlineRun]:
     return [InlineRun(*run) for run in _scan(lines, start)]
 
 
-def _scan(lines: Sequence[str], start: int) -> list[_Run]:
-    """:func:`scan_inline_runs` as plain tuples.
+def _scan(lines: Sequence[str], start: int) -> Iterator[_Run]:
+    """:func:`scan_inline_runs` as plain tuples, one at a time.
 
     The blocks are :func:`sessionkit.markdown.tokenize`'s, read as Basic
     Memory's markdown-it (the commonmark preset: no tables); the walk keeps
     Basic Memory's flags: ``in_list_item`` is set when an item opens and reset
     when any item closes (a nested one too), ``in_blockquote`` while a quote
-    is open.
+    is open.  A flat body (:func:`sessionkit.markdown.flat_leaves`) is read
+    without building its block tree: its items never nest, so a paragraph is
+    in a list item exactly when it is an item's.
     """
+    leaves = flat_leaves(lines, start, tables=False)
+    if leaves is not None:
+        for kind, first, end, content, in_item in leaves:
+            text = content.strip()
+            if text:
+                yield text, first, end, kind, in_item, False
+        return
     runs: list[_Run] = []
     _runs(tokenize(lines, start, tables=False), runs, False, 0)
-    return runs
+    yield from runs
 
 
 def _runs(blocks: Sequence[Block], runs: list[_Run], in_item: bool, quotes: int) -> bool:

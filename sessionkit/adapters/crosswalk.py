@@ -536,12 +536,20 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 # ----------------------------------------------------------------------------- Basic Memory side
 
 
-def _fact_section_lines(doc: Document) -> set[int]:
-    out: set[int] = set()
-    for sec in doc.sections:
-        if sec.title in _BM_KNOWN:
-            out.update(range(sec.start, sec.end))
-    return out
+class _Lines:
+    """A set of line numbers held as the ranges of whole sections (no int per line)."""
+
+    __slots__ = ("_ranges",)
+
+    def __init__(self, ranges: list[range]) -> None:
+        self._ranges = ranges
+
+    def __contains__(self, line: object) -> bool:
+        return any(line in span for span in self._ranges)
+
+
+def _fact_section_lines(doc: Document) -> _Lines:
+    return _Lines([range(sec.start, sec.end) for sec in doc.sections if sec.title in _BM_KNOWN])
 
 
 def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) -> _Pivot:
@@ -628,7 +636,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
             lists[target].append(obs.text)
         else:
             observations.append(_observation_of(obs))
-    obs_lines = {obs.line for obs in facts.observations}
+    obs_lines = {obs.line for obs in facts.observations} if facts.relations else set()
     relations = [
         _link_of(rel) for rel in facts.relations if rel.line in wanted and rel.line not in obs_lines
     ]

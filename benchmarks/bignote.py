@@ -1,0 +1,157 @@
+"""Benchmark: peak memory and CPU time of the CLI on one big note (issue #23).
+
+Writes, into a temporary folder, single-note wikis and Basic Memory projects
+whose one note is big (default: 1,000,000 lines, ~4 MB):
+
+* ``next-steps``: an aiwiki session page whose ``## Next steps`` is N bullets
+  of 4 bytes (``- 7``);
+* ``files-touched``: the same in ``## Files touched``;
+* ``citations``: ``## Files touched`` of N // 5 ``path:line@sha7`` citations
+  (~20 bytes each);
+* ``bm-observations``: a Basic Memory session note of N // 4 observations of
+  16 bytes (``- [next_step] 7``)
+  (for Basic Memory -> aiwiki).
+
+Each case runs the real CLI in a child process under ``/usr/bin/time -v``
+(``sessionkit convert SRC OUT --to ... --jobs 1``, ``sessionkit lint SRC``,
+``sessionkit show NOTE --json``) and prints its peak resident set size
+("Maximum resident set size") and its user + system CPU time. A baseline line
+gives the same figures for ``python -c "open(f).read()"`` on the note.
+
+    python benchmarks/bignote.py                  # 1,000,000 lines
+    python benchmarks/bignote.py --lines 200000 --cases next-steps
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HEAD_WIKI = """---
+schema_id: session
+schema_version: 2
+status: done
+date_start: 2026-05-18
+date_end: 2026-05-18
+session_id: 7e8a3f2-9a4b-4c8d-b1e2-f5a6c7d8e9f0
+focus: a big note
+last_commit: '1234abc'
+---
+
+## Checkpoints
+
+### PreCompact at 2026-05-18T14:23:00Z
+
+Active work: feature/big
+
+---
+
+"""
+
+
+def wiki_page(section: str, lines: int, citations: bool) -> str:
+    """An aiwiki v2 page whose ``section`` holds ``lines`` bullets (or citations)."""
+    if citations:
+        body = "".join(
+            f"- `m{i % 10}.py:{i % 9 + 1}@{i * 2654435761 % 0xFFFFFFF:07x}`\n" for i in range(lines)
+        )
+    else:
+        body = "".join(f"- {i % 10}\n" for i in range(lines))
+    parts = []
+    for name in (
+        "Files touched",
+        "Decisions made",
+        "Gotchas surfaced",
+        "Open questions",
+        "Next steps",
+    ):
+        parts.append(f"## {name}\n\n" + (body if name == section else "(filled by /wrap)\n"))
+    return HEAD_WIKI + "\n".join(parts)
+
+
+def bm_note(lines: int) -> str:
+    """A Basic Memory session note with ``lines`` short observations."""
+    head = (
+        "---\ntitle: Session big\ntype: session\npermalink: bench/sessions/session-big\n"
+        "status: open\nstarted: '2026-05-18T10:00:00Z'\nproject: bench\ntags:\n- session\n---\n\n"
+        "## Summary\n\nA big note.\n\n## Observations\n\n"
+    )
+    return head + "".join(f"- [next_step] {i % 10}\n" for i in range(lines))
+
+
+def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
+    """(source root, the note, target format) of one case, written under ``root``."""
+    if case == "bm-observations":
+        src = root / case
+        (src / "sessions").mkdir(parents=True)
+        note = src / "sessions" / "Session big.md"
+        note.write_text(bm_note(lines // 4), encoding="utf-8")
+        return src, note, "aiwiki"
+    section = {
+        "next-steps": "Next steps",
+        "files-touched": "Files touched",
+        "citations": "Files touched",
+    }[case]
+    n = lines // 5 if case == "citations" else lines
+    src = root / case
+    (src / "aiwiki" / "sessions").mkdir(parents=True)
+    note = src / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    note.write_text(wiki_page(section, n, case == "citations"), encoding="utf-8")
+    return src, note, "basic-memory"
+
+
+def measure(argv: list[str]) -> tuple[float, float, int]:
+    """(peak RSS in MB, user + system CPU seconds, exit status) of ``argv`` under time -v."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True)
+    err = proc.stderr
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))  # type: ignore[union-attr]
+    user = float(re.search(r"User time \(seconds\): ([\d.]+)", err).group(1))  # type: ignore[union-attr]
+    system = float(re.search(r"System time \(seconds\): ([\d.]+)", err).group(1))  # type: ignore[union-attr]
+    if proc.returncode not in (0, 1):
+        print(proc.stdout[-2000:], err[-3000:], file=sys.stderr)
+    return rss / 1024, user + system, proc.returncode
+
+
+CASES = ("next-steps", "files-touched", "citations", "bm-observations")
+COMMANDS = ("convert", "lint", "show")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=1_000_000, help="bullets per note (1,000,000)")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated cases")
+    parser.add_argument("--commands", default=",".join(COMMANDS), help="convert,lint,show")
+    args = parser.parse_args()
+    sk = [sys.executable, "-m", "sessionkit"]
+    tmp = Path(tempfile.mkdtemp(prefix="sk-bignote-"))
+    try:
+        print(f"{'case':<18}{'command':<10}{'size MB':>8}{'peak MB':>9}{'CPU s':>8}  rc")
+        for case in args.cases.split(","):
+            src, note, to = write_case(tmp, case, args.lines)
+            size = note.stat().st_size / 1e6
+            code = f"open({str(note)!r}, encoding='utf-8').read()"
+            rss, cpu, rc = measure([sys.executable, "-c", code])
+            print(f"{case:<18}{'read()':<10}{size:>8.1f}{rss:>9.1f}{cpu:>8.2f}  {rc}")
+            for command in args.commands.split(","):
+                if command == "convert":
+                    out = tmp / f"{case}-out"
+                    argv = [*sk, "convert", str(src), str(out), "--to", to, "--jobs", "1"]
+                elif command == "lint":
+                    argv = [*sk, "lint", str(src)]
+                else:
+                    argv = [*sk, "show", str(note), "--json"]
+                rss, cpu, rc = measure(argv)
+                print(
+                    f"{case:<18}{command:<10}{size:>8.1f}{rss:>9.1f}{cpu:>8.2f}  {rc}", flush=True
+                )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
