@@ -55,6 +55,7 @@ __all__ = [
     "lint_secrets",
     "placeholder",
     "redact",
+    "relay",
     "strict",
 ]
 
@@ -566,6 +567,14 @@ def collect() -> Iterator[list[Finding]]:
         yield found
     finally:
         _COLLECTORS.reset(token)
+
+
+def relay(findings: Iterable[Finding]) -> None:
+    """Hand findings made elsewhere (a worker process of a bulk command) to the
+    :func:`collect` blocks open in this one, as if its stores had made them."""
+    findings = list(findings)
+    for found in _COLLECTORS.get():
+        found.extend(findings)
 
 
 @contextlib.contextmanager

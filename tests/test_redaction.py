@@ -298,3 +298,76 @@ def test_lint_finds_secrets_in_both_formats_and_fix_changes_only_them(tmp_path: 
     assert [(d.line, d.severity.value) for d in bm_found] == [(7, "error")]
     _lint_cli("--fix", str(note))
     assert note.read_text(encoding="utf-8").endswith("- [fact] key [REDACTED:github-token]\n")
+
+
+# -- the bulk commands' reports say what they redacted -------------------------------------
+
+
+def _bulk(*args: str) -> tuple[dict[str, Any], str]:
+    import json
+    import subprocess
+    import sys
+
+    res = subprocess.run(
+        [sys.executable, "-m", "sessionkit", *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout), res.stderr
+
+
+def _plant(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.rstrip("\n") + f"\n\nexport KEY_ID={AWS_KEY}\n", encoding="utf-8")
+
+
+def test_migrate_with_worker_processes_reports_each_redaction(tmp_path: Path) -> None:
+    """``migrate --jobs 2``: the pages are written by worker processes, and still the
+    JSON report (top level and per page) and stderr list each secret redacted."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    wiki = tmp_path / "wiki"
+    shutil.copytree(root / "examples" / "wiki", wiki)
+    pages = sorted(
+        p
+        for p in (wiki / "aiwiki" / "sessions").glob("2026-*.md")
+        if "schema_version: 1" in p.read_text(encoding="utf-8")
+    )
+    assert len(pages) >= 2  # two v1 pages: the pool gets them both
+    for page in pages:
+        _plant(page)
+    report, err = _bulk("migrate", str(wiki), "--jobs", "2")
+    found = [(f["path"].rsplit("/", 1)[-1], f["kind"]) for f in report["redacted"]]
+    assert found == [(p.name, "aws-access-key") for p in pages]
+    assert all("value" not in f and AWS_KEY not in str(f) for f in report["redacted"])
+    per_page = {f["path"].rsplit("/", 1)[-1]: f.get("redacted") for f in report["files"]}
+    assert all(per_page[p.name] and per_page[p.name][0]["line"] for p in pages)
+    assert err.count(": aws-access-key -> [REDACTED") == len(pages)
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert AWS_KEY not in text and "[REDACTED:aws-access-key]" in text
+
+
+def test_convert_and_sync_reports_list_what_they_redacted(tmp_path: Path) -> None:
+    """``convert --json`` and ``sync --json`` carry ``redacted`` (path, line, kind)."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    wiki = tmp_path / "wiki"
+    shutil.copytree(root / "examples" / "wiki", wiki)
+    page = sorted((wiki / "aiwiki" / "sessions").glob("2026-*.md"))[-1]
+    _plant(page)
+    report, _ = _bulk("convert", str(wiki), str(tmp_path / "bm"), "--to", "basic-memory")
+    assert [f["kind"] for f in report["redacted"]] == ["aws-access-key"]
+    assert report["redacted"][0]["path"].endswith(page.name)
+    clean = tmp_path / "clean"
+    shutil.copytree(root / "examples" / "wiki", clean)
+    report, _ = _bulk("sync", str(clean), str(tmp_path / "bm2"))
+    assert report["redacted"] == []
+    _plant(sorted((clean / "aiwiki" / "sessions").glob("2026-*.md"))[-1])
+    report, _ = _bulk("sync", str(clean), str(tmp_path / "bm2"))
+    assert "aws-access-key" in [f["kind"] for f in report["redacted"]]

@@ -52,6 +52,7 @@ from ..errors import (
 
 if TYPE_CHECKING:
     from ..backends import Store
+    from ..redaction import Finding
 
 __all__ = [
     "AIWIKI",
@@ -170,6 +171,8 @@ class ConversionReport:
             could not be updated, if it could not (``None`` otherwise).  Notes
             reported written are written either way; notes of a group whose
             record update failed are not written and are listed in ``failures``.
+        redacted: the secrets redacted from the source notes before they were
+            converted (path, line, kind; never the value).
     """
 
     source: str
@@ -184,6 +187,7 @@ class ConversionReport:
     conflicts: list[ConversionIssue] = attrs.field(factory=list)
     failures: list[ConversionIssue] = attrs.field(factory=list)
     record_error: str | None = None
+    redacted: list[Finding] = attrs.field(factory=list)
 
     @property
     def written(self) -> list[str]:
@@ -211,6 +215,7 @@ class ConversionReport:
             "conflicts": [attrs.asdict(c) for c in self.conflicts],
             "failures": [attrs.asdict(c) for c in self.failures],
             "record_error": self.record_error,
+            "redacted": [f.to_dict() for f in self.redacted],
         }
 
 
@@ -538,44 +543,48 @@ def convert(
 
         project = project_name(target)
     job = _Job(src=src_family, dst=dst_family, project=project, folder=folder, today=today_utc())
-    keys = source.keys()
-    record = _record(target)
-    manifest = record.read() if record is not None else {}
-    existing = set(target.keys())
-    seen: dict[str, str] = {}
-    total = len(keys)
-    items: Iterable[tuple[str, str | _Unreadable | _Chain]]
-    items = _redacted_sources(target, source, _sources(source, keys))
-    sizes: dict[str, int] = {}  # a chain's item key -> how many source notes it is
-    if src_family == BASIC_MEMORY and dst_family != BASIC_MEMORY:
-        items = _with_chains(items, sizes)
-    run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
-    done = 0
-    last: str | None = None  # the source key placed last (a chain page's notes share one)
+    from ..redaction import collect
 
-    def placed_all(group: Sequence[tuple[str, Converted | str | None]]) -> None:
-        nonlocal done, last
-        for placed in run.group(group):
-            if placed == last:
-                continue
-            last = placed
-            done += sizes.get(placed, 1)
-            if progress is not None:
-                progress(done, total, placed)
+    with collect() as secrets:  # every write of this run is made in this process
+        keys = source.keys()
+        record = _record(target)
+        manifest = record.read() if record is not None else {}
+        existing = set(target.keys())
+        seen: dict[str, str] = {}
+        total = len(keys)
+        items: Iterable[tuple[str, str | _Unreadable | _Chain]]
+        items = _redacted_sources(target, source, _sources(source, keys))
+        sizes: dict[str, int] = {}  # a chain's item key -> how many source notes it is
+        if src_family == BASIC_MEMORY and dst_family != BASIC_MEMORY:
+            items = _with_chains(items, sizes)
+        run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
+        done = 0
+        last: str | None = None  # the source key placed last (a chain page's notes share one)
 
-    group: list[tuple[str, Converted | str | None]] = []
-    # groups grow 8, 16, 32 … up to the read batch: the first notes land soon
-    # (and a small run is written in more than one go), a big run merges its
-    # record about once per 256 notes
-    size = min(8, _READ_BATCH)
-    for key, result in _run_jobs(job, items, jobs):
-        group.extend((key, one) for one in (result if isinstance(result, list) else [result]))
-        if len(group) >= size:
-            placed_all(group)
-            group = []
-            size = min(2 * size, _READ_BATCH)
-    placed_all(group)
-    run.finish()
+        def placed_all(group: Sequence[tuple[str, Converted | str | None]]) -> None:
+            nonlocal done, last
+            for placed in run.group(group):
+                if placed == last:
+                    continue
+                last = placed
+                done += sizes.get(placed, 1)
+                if progress is not None:
+                    progress(done, total, placed)
+
+        group: list[tuple[str, Converted | str | None]] = []
+        # groups grow 8, 16, 32 … up to the read batch: the first notes land soon
+        # (and a small run is written in more than one go), a big run merges its
+        # record about once per 256 notes
+        size = min(8, _READ_BATCH)
+        for key, result in _run_jobs(job, items, jobs):
+            group.extend((key, one) for one in (result if isinstance(result, list) else [result]))
+            if len(group) >= size:
+                placed_all(group)
+                group = []
+                size = min(2 * size, _READ_BATCH)
+        placed_all(group)
+        run.finish()
+    report.redacted.extend(secrets)
     return report
 
 

@@ -23,19 +23,23 @@ The function never prints; progress goes to an optional callback.
 
 from __future__ import annotations
 
+import collections
 import difflib
 import enum
 import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .._atomic import write_atomic
 from ..backends._base import Store
 from ..errors import NotFoundError, SessionKitError, StoreError, UnsupportedFormatError
+
+if TYPE_CHECKING:
+    from ..redaction import Finding
 
 __all__ = ["FileResult", "MigrationReport", "Outcome", "ProgressCallback", "migrate"]
 
@@ -69,6 +73,8 @@ class FileResult:
         reason: why the page failed (``None`` otherwise).
         diff: in a dry run, the unified diff the migration would apply
             (``None`` otherwise and for pages that would not change).
+        redacted: the secrets the write of this page redacted (or, under
+            ``secrets.redact = warn``, wrote as they are): path, line, kind.
     """
 
     key: str
@@ -77,6 +83,7 @@ class FileResult:
     line: int | None = None
     reason: str | None = None
     diff: str | None = None
+    redacted: tuple[Finding, ...] = ()
 
     def __str__(self) -> str:
         if self.outcome is Outcome.FAILED:
@@ -85,7 +92,8 @@ class FileResult:
         return f"{self.path}: {self.outcome.value}"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict (``diff`` only when there is one)."""
+        """A JSON-able dict (``diff`` only when there is one, ``redacted`` only when
+        the page held a secret)."""
         out: dict[str, Any] = {
             "key": self.key,
             "path": self.path,
@@ -95,6 +103,8 @@ class FileResult:
         }
         if self.diff is not None:
             out["diff"] = self.diff
+        if self.redacted:
+            out["redacted"] = [f.to_dict() for f in self.redacted]
         return out
 
 
@@ -115,6 +125,12 @@ class MigrationReport:
     dry_run: bool
     backup: str | None
     files: tuple[FileResult, ...]
+
+    @property
+    def redacted(self) -> list[Finding]:
+        """Every secret the run's writes redacted (path, line, kind; never the
+        value), page by page, whichever process wrote the page."""
+        return [f for r in self.files for f in r.redacted]
 
     def _with(self, outcome: Outcome) -> list[FileResult]:
         return [f for f in self.files if f.outcome is outcome]
@@ -155,7 +171,7 @@ class MigrationReport:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict: root, to, dry_run, backup, ok, counts, files."""
+        """A JSON-able dict: root, to, dry_run, backup, ok, counts, redacted, files."""
         return {
             "root": self.root,
             "to": self.to,
@@ -163,6 +179,7 @@ class MigrationReport:
             "backup": self.backup,
             "ok": self.ok,
             "counts": self.counts(),
+            "redacted": [f.to_dict() for f in self.redacted],
             "files": [f.to_dict() for f in self.files],
         }
 
@@ -244,8 +261,13 @@ def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | 
 
 
 def _migrate_key(store: Store, to: str, dry_run: bool, backup: str | None, key: str) -> FileResult:
-    """Worker entry point for the pool: :func:`_migrate_one` with picklable arguments."""
-    return _migrate_one(store, key, to, dry_run, None if backup is None else Path(backup))
+    """Worker entry point for the pool: :func:`_migrate_one` with picklable arguments,
+    and the secrets its write redacted (which a worker process cannot report itself)."""
+    from ..redaction import collect
+
+    with collect() as found:
+        result = _migrate_one(store, key, to, dry_run, None if backup is None else Path(backup))
+    return attrs.evolve(result, redacted=tuple(found)) if found else result
 
 
 # -- the store --------------------------------------------------------------------------
@@ -372,14 +394,28 @@ def migrate(
     one = functools.partial(
         _migrate_key, store, to, dry_run, None if backup_dir is None else str(backup_dir)
     )
+    from ..redaction import collect, relay
+
     results: list[FileResult] = []
     # each chunk of pages is one store batch (on a local disk: the folder is
     # fsynced once per chunk, before its results come back, not once per page)
     around = None if dry_run else getattr(store, "batch", None)
-    for result in ordered_map(one, keys, jobs=workers, min_parallel=min_parallel, around=around):
-        results.append(result)
-        if progress is not None:
-            progress(len(results), len(keys), result.key)
+    with collect() as here:  # the secrets this process's writes found
+        for result in ordered_map(
+            one, keys, jobs=workers, min_parallel=min_parallel, around=around
+        ):
+            results.append(result)
+            if progress is not None:
+                progress(len(results), len(keys), result.key)
+    # pages a worker process wrote: their secrets reach this process's collectors
+    # (the CLI's stderr report) through the results
+    seen = collections.Counter(here)
+    for result in results:
+        for finding in result.redacted:
+            if seen[finding]:
+                seen[finding] -= 1
+            else:
+                relay([finding])
     return MigrationReport(
         root=store.url,
         to=to,

@@ -73,6 +73,7 @@ from ..model import Session
 if TYPE_CHECKING:
     from ..adapters import Adapter
     from ..backends import Store
+    from ..redaction import Finding
 
 __all__ = [
     "LOCK_NAME",
@@ -190,6 +191,8 @@ class SyncReport:
         unchanged: pairs (aiwiki keys) neither side changed.
         skipped: Basic Memory notes that are not sessions.
         state_written: whether the state file was (re)written.
+        redacted: the secrets the run's writes redacted (or, under
+            ``secrets.redact = warn``, wrote as they are): path, line, kind.
     """
 
     aiwiki: str
@@ -199,6 +202,7 @@ class SyncReport:
     unchanged: list[str] = attrs.field(factory=list)
     skipped: list[str] = attrs.field(factory=list)
     state_written: bool = False
+    redacted: list[Finding] = attrs.field(factory=list)
 
     def of(self, *kinds: str) -> list[SyncAction]:
         """The actions of the given kinds."""
@@ -243,6 +247,7 @@ class SyncReport:
             "actions": [a.to_dict() for a in self.actions],
             "skipped": self.skipped,
             "state_written": self.state_written,
+            "redacted": [f.to_dict() for f in self.redacted],
         }
 
 
@@ -1192,7 +1197,9 @@ def sync(
         folder=str(getattr(bm, "folder", "sessions")),
     )
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
-    with _locked(aw, lock_timeout):
+    from ..redaction import collect
+
+    with _locked(aw, lock_timeout), collect() as secrets:
         state = read_state(aw)
         peer = peer_id(bm, aw)
         notes = _notes_of(state, peer)
@@ -1258,6 +1265,7 @@ def sync(
         if not dry_run and run.new_notes != notes:
             _write_state(aw, peer, notes, run.new_notes)
             report.state_written = True
+    report.redacted.extend(secrets)
     return report
 
 
