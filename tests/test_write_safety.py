@@ -430,7 +430,7 @@ def test_migrate_onto_a_folder_turned_read_only_reports_each_page(env: Path, tmp
     res = run("migrate", str(root), "--json", "--jobs", "1")
     assert res.exit_code == 1, res.output
     data = json.loads(res.stdout)
-    assert set(data) == {"root", "to", "dry_run", "backup", "ok", "counts", "files"}
+    assert set(data) == {"root", "to", "dry_run", "backup", "ok", "counts", "redacted", "files"}
     assert data["counts"]["failed"] >= counts["failed"]  # (the page locks cannot be made now)
     assert all("Read-only file system" in f["reason"] for f in data["files"] if f["reason"])
     res = run("migrate", str(root), "--jobs", "1")
