@@ -1391,10 +1391,7 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
             out.append(Block("heading", start + i, start + i + 1, (), head[1], "#", head[0]))
             i += 1
         elif kind == _PLAIN:
-            j = i + 1
-            while j < n and kinds[j] == _PLAIN:
-                j += 1
-            content = "\n".join(_text(lines[start + x]) for x in range(i, j)).strip(_TRIM)
+            j, content = _paragraph(lines, start, kinds, i)
             out.append(Block("paragraph", start + i, start + j, (), content))
             i = j
         else:
@@ -1444,6 +1441,16 @@ def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Blo
     return out
 
 
+def _paragraph(lines: Sequence[str], start: int, kinds: bytearray, i: int) -> tuple[int, str]:
+    """The flat paragraph whose first line is ``i`` (of ``kinds``): the index after
+    its last line, and its content (its lines joined, trimmed)."""
+    j = i + 1
+    n = len(kinds)
+    while j < n and kinds[j] == _PLAIN:
+        j += 1
+    return j, "\n".join(_text(lines[start + x]) for x in range(i, j)).strip(_TRIM)
+
+
 def flat_leaves(
     lines: Sequence[str], start: int = 0, end: int | None = None, *, tables: bool = True
 ) -> Iterator[tuple[str, int, int, str, bool]] | None:
@@ -1480,10 +1487,7 @@ def _leaves(
             yield "heading", start + i, start + i + 1, head[1], False
             i += 1
         elif kind == _PLAIN:
-            j = i + 1
-            while j < n and kinds[j] == _PLAIN:
-                j += 1
-            content = "\n".join(_text(lines[start + x]) for x in range(i, j)).strip(_TRIM)
+            j, content = _paragraph(lines, start, kinds, i)
             yield "paragraph", start + i, start + j, content, False
             i = j
         elif kind == _ITEM:

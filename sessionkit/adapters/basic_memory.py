@@ -682,8 +682,7 @@ def _classify_facts(doc: Document) -> tuple[Session, _Layout, Facts | None]:
 def _session_fields(doc: Document) -> tuple[dict[str, Any], _Layout, Facts | None]:
     """:func:`_classify_facts` with the session's fields as keyword arguments."""
     meta = doc.meta  # raises ParseError with a line for unusable frontmatter
-    lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
-    scanned = parse_facts(lines, doc.body_start) if _semantics_on(meta) else None
+    scanned = _scan(doc) if _semantics_on(meta) else None
     facts = Facts() if scanned is None else scanned
     layout = _Layout(doc.lines, facts)
     fields: dict[str, Any] = {}
@@ -965,16 +964,20 @@ def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
     return doc
 
 
-def _facts_of(doc: Document) -> Facts:
-    """The facts of ``doc``'s body as :func:`_session_fields` reads them."""
-    if not _semantics_on(doc.meta):
-        return Facts()
+def _scan(doc: Document) -> Facts:
+    """The facts of ``doc``'s body (NUL bytes dropped, as Basic Memory reads them)."""
     lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
     return parse_facts(lines, doc.body_start)
 
 
+def _facts_of(doc: Document) -> Facts:
+    """The facts of ``doc``'s body as :func:`_session_fields` reads them."""
+    return _scan(doc) if _semantics_on(doc.meta) else Facts()
+
+
 def _edit_sections(doc: Document, new: Session) -> Document:
-    current = _sections_of(doc, _facts_of(doc))
+    facts = _facts_of(doc)  # line numbers above an edit stay valid bottom-up
+    current = _sections_of(doc, facts)
     cur_titles = [s.title for s, _, _ in current]
     wanted = {s.title: s for s in new.sections}
     placed: set[int] | None = None
@@ -985,7 +988,7 @@ def _edit_sections(doc: Document, new: Session) -> Document:
             if target is not None and target.body == sec.body:
                 continue
             if placed is None:
-                placed = _placed(_facts_of(doc))
+                placed = _placed(facts)
             loose = _loose_lines(doc, Section(sec.title, start, end), placed)
             for i in reversed(loose):  # the section's facts stay where they are
                 doc = doc.replace_lines(i, i + 1, [])
