@@ -243,6 +243,27 @@ def _lint_cli(*args: str, env: dict[str, str] | None = None) -> Any:
     return CliRunner().invoke(cli, ["lint", *args], env=env)
 
 
+@pytest.mark.parametrize("kind", sorted(FAKES))
+def test_lint_of_a_page_on_disk_finds_every_kind(tmp_path: Path, kind: str) -> None:
+    """The CLI lints a page's bytes, which a literal prefilter screens first: each kind
+    gets through it (a prefilter that missed a detector's literal would hide the secret)."""
+    import shutil
+
+    root = tmp_path / "wiki"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "wiki", root)
+    page = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    shape, value = FAKES[kind]
+    # the value alone where it is found alone: no word of its shape may open the filter
+    line = value if [f.kind for f in find_secrets(value)] == [kind] else shape.format(value)
+    planted = page.read_bytes().replace(
+        b"## Next steps\n", f"## Next steps\n\n- {line}\n".encode(), 1
+    )
+    page.write_bytes(planted)
+    res = _lint_cli(str(page))
+    assert res.exit_code == 1
+    assert f"AW020 error: a secret ({kind})" in res.output
+
+
 def test_lint_finds_secrets_in_both_formats_and_fix_changes_only_them(tmp_path: Path) -> None:
     import shutil
 
