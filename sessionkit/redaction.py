@@ -239,6 +239,22 @@ _ASSIGNMENT = "secret-assignment"
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+def _ascii_lower(text: str) -> str:
+    """``text`` with its ASCII letters lowered, every other character where it was.
+
+    ``str.lower`` is much faster than ``translate`` and lowers ASCII letters
+    the same way; it is used when it keeps every character's place (same
+    length) and changes no character into an ASCII one (U+212A, the Kelvin
+    sign, lowers to ``k``), so a keyword found in the result is one in the text.
+    """
+    if text.isascii():
+        return text.lower()
+    low = text.lower()
+    if len(low) == len(text) and low.count("k") == text.count("k") + text.count("K"):
+        return low
+    return text.translate(_ASCII_LOWER)
+
+
 def _matches(
     view: str, lower: str, pattern: re.Pattern[str], keywords: tuple[str, ...] | None
 ) -> Iterator[re.Match[str]]:
@@ -354,12 +370,14 @@ _JOIN = re.compile(r"(?<=[A-Za-z0-9+/=_.-])\r?\n[ \t>]*(?=[A-Za-z0-9+/=_.-])")
 
 def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
     """Secret spans in ``text``, sorted, overlaps merged."""
+    if not _may_hold(text):  # no detector's literal: none of them would run
+        return []
     found: list[_Span] = []
     seen: set[tuple[str, int]] = set()  # (kind, start) of every match on the lines as they are
 
     def look(view: str, where: Any, kinds: Any = None) -> set[str]:
         """Run the detectors whose literals ``view`` holds; returns the kinds that ran."""
-        lower = view.lower() if view.isascii() else view.translate(_ASCII_LOWER)
+        lower = _ascii_lower(view)
         ran: set[str] = set()
         for kind, pattern, group, rule, literals, lowered in _compiled():
             if kinds is not None and kind in kinds:
@@ -677,62 +695,71 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     ]
 
 
-_PREFILTER: tuple[tuple[bytes, ...], tuple[re.Pattern[bytes], ...], tuple[bytes, ...]] | None = None
+_Prefilter = tuple[tuple[Any, ...], tuple["re.Pattern[Any]", ...], tuple[Any, ...]]
+_PREFILTER: dict[type, _Prefilter] = {}
 
 
-def _prefilter() -> tuple[tuple[bytes, ...], tuple[re.Pattern[bytes], ...], tuple[bytes, ...]]:
-    """The detectors' literals as few scans: (literals, prefix groups, lowered literals).
+def _prefilter(kind: type) -> _Prefilter:
+    """The detectors' literals as few scans, for ``bytes`` or ``str`` (``kind``):
+    (literals, prefix groups, lowered literals).
 
     Made from :data:`_DETECTORS`, so it cannot drift from them.  A literal that
-    holds another (``hooks.slack.com`` holds ``://``), or whose lower case holds
-    a lowered one (``private_key_id`` holds ``private``), is found by that one.
-    Literals sharing a first two characters, or a first character that is no
-    lower-case letter (``AKIA``, ``ASIA``, … share ``A``), are one
-    regular expression with that literal prefix: ``re`` finds the prefix as
-    fast as ``in`` and tries the rest only there.
+    holds another, or whose lower case holds a lowered one (``private_key_id``
+    holds ``private``), is found by that one.  Literals sharing their first
+    two characters, or a first character that is no lower-case letter
+    (``AKIA``, ``ASIA``, … share ``A``), are one regular expression with that
+    literal prefix: ``re`` finds the prefix as fast as ``in`` and tries the
+    rest only there.
     """
-    global _PREFILTER
-    if _PREFILTER is None:
-        exact = {lit.encode() for d in _DETECTORS for lit in d[4]}
-        lowered = {lit.encode() for d in _DETECTORS for lit in d[5]}
-        lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
-        exact = {
-            w
-            for w in exact
-            if not any(v != w and v in w for v in exact)
-            and not any(v in w.lower() for v in lowered)
-        }
-        groups: dict[bytes, set[bytes]] = {}
-        for w in exact:
-            groups.setdefault(w[:2], set()).add(w)
-        merged: dict[bytes, set[bytes]] = {}
-        for head, members in groups.items():
-            first = head[:1]
-            key = head if len(members) > 1 or first.islower() else first
-            merged.setdefault(key, set()).update(members)
-        single = tuple(sorted(m for ms in merged.values() if len(ms) == 1 for m in ms))
-        patterns = tuple(
-            re.compile(
-                re.escape(head)
-                + b"(?:"
-                + b"|".join(re.escape(m[len(head) :]) for m in sorted(ms, key=len, reverse=True))
-                + b")"
-            )
-            for head, ms in sorted(merged.items())
-            if len(ms) > 1
+    done = _PREFILTER.get(kind)
+    if done is not None:
+        return done
+    exact = {lit.encode() for d in _DETECTORS for lit in d[4]}
+    lowered = {lit.encode() for d in _DETECTORS for lit in d[5]}
+    lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
+    exact = {
+        w
+        for w in exact
+        if not any(v != w and v in w for v in exact) and not any(v in w.lower() for v in lowered)
+    }
+    groups: dict[bytes, set[bytes]] = {}
+    for w in exact:
+        groups.setdefault(w[:2], set()).add(w)
+    merged: dict[bytes, set[bytes]] = {}
+    for head, members in groups.items():
+        first = head[:1]
+        key = head if len(members) > 1 or first.islower() else first
+        merged.setdefault(key, set()).update(members)
+    single = sorted(m for ms in merged.values() if len(ms) == 1 for m in ms)
+    patterns = [
+        re.escape(head)
+        + b"(?:"
+        + b"|".join(re.escape(m[len(head) :]) for m in sorted(ms, key=len, reverse=True))
+        + b")"
+        for head, ms in sorted(merged.items())
+        if len(ms) > 1
+    ]
+    low = sorted(lowered)
+    if kind is str:
+        done = (
+            tuple(w.decode() for w in single),
+            tuple(re.compile(p.decode()) for p in patterns),
+            tuple(w.decode() for w in low),
         )
-        _PREFILTER = (single, patterns, tuple(sorted(lowered)))
-    return _PREFILTER
+    else:
+        done = (tuple(single), tuple(re.compile(p) for p in patterns), tuple(low))
+    _PREFILTER[kind] = done
+    return done
 
 
-def _may_hold(data: bytes) -> bool:
+def _may_hold(data: str | bytes) -> bool:
     """Whether ``data`` holds a literal some detector needs (cheap substring searches)."""
-    single, patterns, lowered = _prefilter()
+    single, patterns, lowered = _prefilter(type(data))
     for lit in single:
         if lit in data:
             return True
     for pattern in patterns:
         if pattern.search(data) is not None:
             return True
-    lower = data.lower()
-    return any(lit in lower for lit in lowered)
+    data = data.lower()  # lowers ASCII letters as the detectors do (and may find more)
+    return any(lit in data for lit in lowered)
