@@ -143,9 +143,15 @@ def lint_quick(
         return None
     if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
         return None
+    plain = data
+    if 13 in data:  # CR: CRLF line ends read as LF ones (same lines, same findings)
+        crlf = data.count(b"\r\n")
+        if crlf == 0 or crlf != data.count(b"\r"):  # a CR of its own: the general path
+            return None
+        plain = data.replace(b"\r\n", b"\n")
     quick = _quick or _load_quick()
     found: list[Diagnostic] | None = quick.quick_lint_bytes(
-        data, path, schema, None if format is None else int(format[-1])
+        plain, path, schema, None if format is None else int(format[-1])
     )
     if found is not None:
         from .redaction import lint_secrets
