@@ -100,18 +100,25 @@ def _check_enum(owner: str, name: str, enum_name: str) -> Any:
 
 
 def _check_tuple(owner: str, name: str, item: str) -> Any:
+    wanted: list[type] = []  # the item class, looked up on first use (it may be defined later)
+
     def convert(value: Any) -> Any:
-        if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
+        if type(value) is tuple:  # the usual case: no str, bytes or mapping to tell apart
+            out = value
+        elif isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
             raise _invalid(
                 owner,
                 name,
                 f"expected a tuple of {item}, got {_kind(value)} {value!r:.60}"
                 + (f" (write ({value!r},) for one item)" if isinstance(value, str) else ""),
             )
-        out = value if type(value) is tuple else tuple(value)
-        want = str if item == "str" else globals()[item]
+        else:
+            out = tuple(value)
+        if not wanted:
+            wanted.append(str if item == "str" else globals()[item])
+        want = wanted[0]
         for element in out:
-            if not isinstance(element, want):
+            if type(element) is not want and not isinstance(element, want):
                 raise _invalid(
                     owner, name, f"expected {item} items, got {_kind(element)} {element!r:.60}"
                 )
