@@ -26,6 +26,11 @@ API summary
     what :attr:`Document.headings` and the sections are built from.  It has a
     fast lane for pages where no line can open a code, fence or HTML block.
 
+``may_open_block(text) -> bool``
+    Whether a line of ``text`` may open indented code, a fence or an HTML
+    block (it starts with whitespace, a backtick, a tilde or ``<``): when
+    not, every line is a heading or not by itself.
+
 ``fast_paths_enabled() -> bool`` and ``general_paths()``
     The one public switch between the fast lanes and the general readers
     (:mod:`sessionkit.fastpaths`, re-exported here): the
@@ -88,6 +93,7 @@ __all__ = [
     "fast_paths_enabled",
     "flat_leaves",
     "general_paths",
+    "may_open_block",
     "steps",
     "tokenize",
     "top_headings",
@@ -1511,9 +1517,37 @@ def steps() -> int:
 # top-level ATX headings, with the fast lane
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
-#: first characters of a line that may open indented code, a fence or an HTML block
-_BLOCK_OPENERS = (" ", "\t", "`", "~", "<")
-_BLOCK_OPENER_LINES = tuple("\n" + c for c in _BLOCK_OPENERS)
+#: the first characters of a line that may open indented code, a fence or an HTML
+#: block: a backtick, a tilde, ``<`` or a blank (whitespace, see may_open_block)
+_OPENERS = "`~<"
+#: a line start followed by one of them; a CR that ends the line is no blank
+_LINE_MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n\r]|\r(?!\n))")
+
+
+def may_open_block(text: str) -> bool:
+    """Whether a line of ``text`` may open indented code, a code fence or an HTML block.
+
+    True when some line (``text`` split at ``\\n`` only, as
+    :attr:`Document.lines <sessionkit.document.Document.lines>` are) starts
+    with a backtick, a tilde, ``<`` or whitespace.  An empty line does not
+    count, nor does the CR of a CRLF line end; a CR at a line start otherwise
+    does (a lone CR inside a line splits nothing here: callers for which it
+    matters check for it).  Any Unicode whitespace counts, not only
+    markdown-it's blanks (space and tab): a caller that trims lines with
+    :meth:`str.strip` may rely on no line starting with what it trims.
+
+    When this is False, none of those blocks opens at the top level of
+    ``text`` (inside a container one still may: ``- `````), so whether a line
+    starting with ``#`` is a top-level ATX heading (:func:`atx_heading`)
+    depends on that line alone: the fast lane of :func:`top_headings` and
+    conversion's shortcuts for plain sections rest on that.  This is the one
+    table of what may open such a block outside the tokenizer's own rules;
+    ``tests/test_markdown.py`` holds it to markdown-it.
+    """
+    first = text[:1]  # (the first line has no line break before it)
+    if first and (first in _OPENERS or first.isspace()) and not text.startswith(("\n", "\r\n")):
+        return True
+    return _LINE_MAY_OPEN.search(text) is not None
 
 
 def _strip_eol(line: str) -> str:
@@ -1545,8 +1579,8 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 def _plain_headings(
     lines: Sequence[str], start: int, stop: int
 ) -> list[tuple[int, str, int]] | None:
-    """The fast lane of :func:`top_headings`: lines none of which starts with a
-    blank, a backtick, a tilde or ``<``; ``None`` for other lines.
+    """The fast lane of :func:`top_headings`: lines none of which may open a
+    block (:func:`may_open_block`); ``None`` for other lines.
 
     No indented code, fence or HTML block can start on such lines, and a line
     starting with ``#`` cannot continue a container (a heading ends a
@@ -1555,7 +1589,7 @@ def _plain_headings(
     themselves; string searches find them without a walk over every line.
     """
     text = "".join(lines[start:stop])
-    if text.startswith(_BLOCK_OPENERS) or any(s in text for s in _BLOCK_OPENER_LINES):
+    if may_open_block(text):
         return None
     found: list[tuple[int, str, int]] = []
     joined = "\n" + text

@@ -366,6 +366,50 @@ def test_top_headings_fast_and_general_agree_with_markdown_it(
         assert general == [(lvl, title, line + start) for lvl, title, line in oracle]
 
 
+@settings(max_examples=300, deadline=None)
+@given(_HEADING_LINES)
+@example("## a\n\n# b\n#c\n")
+@example("a\n\u00a0```\n## b\n")
+@example("a\r\n\r\n## b\r\n")
+@example("- ```\n## b\n")
+def test_may_open_block_agrees_with_markdown_it(text: str) -> None:
+    """When no line may open indented code, a fence or an HTML block, markdown-it
+    opens none at the top level, and its ``#`` headings are the lines that read as
+    headings by themselves (what the heading lane and conversion rely on)."""
+    if markdown.may_open_block(text) or "\r" in text.replace("\r\n", "") or "\x00" in text:
+        return  # (markdown-it splits on a lone CR)
+    tokens = _MD[False].parse(text)
+    assert not [t.type for t in tokens if t.level == 0 and t.type in _LEAF and t.type != "hr"]
+    by_itself = [
+        (head[0], head[1], n)
+        for n, line in enumerate(split_lines(text))
+        if line.startswith("#") and (head := markdown.atx_heading(line.rstrip("\r\n")))
+    ]
+    assert by_itself == _oracle_headings(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "may"),
+    [
+        ("# T\n\n## A\n- item\ntext\n", False),
+        ("a\r\n\r\n## b\r\n", False),  # CRLF line ends are no blanks
+        ("", False),
+        (" a", True),
+        ("a\n    code\n", True),
+        ("a\n\t\n", True),
+        ("a\n```\n", True),
+        ("~~~\n", True),
+        ("a\n<div>\n", True),
+        ("a\n\u00a0b\n", True),  # any whitespace, not only markdown-it's blanks
+        ("a\rb", False),  # lines are split at LF only (callers check for a lone CR)
+        ("a\n\rb", True),
+        ("\r\n ", True),
+    ],
+)
+def test_may_open_block_cases(text: str, may: bool) -> None:
+    assert markdown.may_open_block(text) is may
+
+
 def test_the_switch_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert markdown.fast_paths_enabled()
     monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "0")

@@ -44,6 +44,7 @@ import attrs
 
 from ..document import Document, parse
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
+from ..markdown import may_open_block
 from ..model import (
     Block,
     Checkpoint,
@@ -843,11 +844,6 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
     return hints or None
 
 
-#: first characters of a line that may open a heading, a code fence or an HTML block
-#: (``document._MAY_OPEN``), or that is blank but for whitespace
-_MAY_OPEN = frozenset(" \t`~<#")
-
-
 #: aiwiki list section title -> Session field
 _TITLE_FIELDS = {
     "Files touched": "files_touched",
@@ -856,17 +852,16 @@ _TITLE_FIELDS = {
 
 
 def _plain_lines(lines: Sequence[str]) -> bool:
-    """Whether no line can start a level-1/2 heading, a fence or an HTML block.
+    """Whether no line can start a level-1/2 heading, a fence, indented code or an
+    HTML block, and none has a carriage return.
 
     Such lines read back as one section body exactly as written, whatever
     surrounds them (:func:`~sessionkit.document.scan_headings` passes them by).
     """
-    for line in lines:
-        if not line or line.startswith("###"):  # a level 3+ heading ends no section
-            continue
-        if line[0] in _MAY_OPEN or line[0].isspace() or "\r" in line:
-            return False
-    return True
+    if _may_open_block("\n".join(lines)):
+        return False
+    # a level 3+ heading ends no section
+    return not any(line[:1] == "#" and not line.startswith("###") for line in lines)
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
@@ -1392,15 +1387,11 @@ def _directive_gaps(layout: Any) -> set[int]:
     return gaps
 
 
-#: a line start followed by whitespace (not an empty line), a backtick, a tilde or ``<``
-_LINE_MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n])")
-
-
 def _may_open_block(text: str) -> bool:
-    """Whether a line of ``text`` starts with whitespace (and is not empty), a backtick,
-    a tilde or ``<`` (it may open a code fence, indented code or an HTML block), or
-    ``text`` has a carriage return."""
-    return "\r" in text or _LINE_MAY_OPEN.search("\n" + text) is not None
+    """Whether a line of ``text`` may open a code fence, indented code or an HTML
+    block (the tokenizer's :func:`~sessionkit.markdown.may_open_block`), or ``text``
+    has a carriage return (the writer ends lines with LF only)."""
+    return "\r" in text or may_open_block(text)
 
 
 def _meta_text(doc: Document) -> str:
