@@ -156,6 +156,8 @@ def lint_quick(
     if found is not None:
         from .redaction import lint_secrets
 
+        _fastpaths.answered("quick-lint")
+
         found = found + lint_secrets(data, path, format or "aiwiki")
     if found is not None and b"\x00" in data:
         return _with_nul(found, data.decode("utf-8", "replace"), path)

@@ -205,6 +205,13 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
     """
     if not _fastpaths.enabled():
         return None
+    result = _mapping(text)
+    if result is not None:
+        _fastpaths.answered("flat-frontmatter")
+    return result
+
+
+def _mapping(text: str) -> dict[str, Any] | None:
     lines = text.split("\n")
     if not lines[-1]:
         del lines[-1]

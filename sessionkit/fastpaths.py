@@ -10,6 +10,10 @@ can turn the lanes off to rule them out when you suspect one:
   ``off``) turns them off for the whole process;
 * ``with general_paths():`` turns them off for the code inside.
 
+:func:`taken` counts the answers each lane (named in :data:`LANES`) gave in
+this process: a differential test checks there that the fast lane did answer,
+so that it does not compare the general reader with itself.
+
 >>> from sessionkit.fastpaths import enabled, general_paths
 >>> with general_paths():
 ...     enabled()
@@ -22,12 +26,24 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["ENV", "enabled", "general_paths"]
+__all__ = ["ENV", "LANES", "answered", "enabled", "general_paths", "taken"]
 
 #: the environment variable read by :func:`enabled`
 ENV = "SESSIONKIT_FAST_PATHS"
 
+#: the fast lanes, by the names :func:`taken` counts them under
+LANES = {
+    "headings": "top-level ATX headings found by string search (markdown.top_headings)",
+    "flat-blocks": "a flat page tokenized in one pass (markdown.tokenize)",
+    "flat-leaves": "a flat body's leaf blocks without its block tree (markdown.flat_leaves)",
+    "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
+    "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
+    "clean-verdict": "a clean plain aiwiki page answered without its facts (sessionkit.lint)",
+    "session-start": "the session-start hook reading a local aiwiki folder without a store",
+}
+
 _forced_general = 0
+_taken = dict.fromkeys(LANES, 0)
 
 
 def enabled() -> bool:
@@ -47,3 +63,25 @@ def general_paths() -> Iterator[None]:
         yield
     finally:
         _forced_general -= 1
+
+
+def taken() -> dict[str, int]:
+    """How many answers each fast lane (:data:`LANES`) has given in this process.
+
+    A copy, never reset: compare two readings.  For tests and benchmarks,
+    e.g. that a page the lane is for does take it::
+
+        before = taken()["quick-lint"]
+        sessionkit.lint(text, path)
+        assert taken()["quick-lint"] == before + 1
+    """
+    return dict(_taken)
+
+
+def answered(lane: str) -> None:
+    """Count one answer of the fast lane ``lane`` (called by the lanes themselves).
+
+    Raises:
+        KeyError: ``lane`` is not one of :data:`LANES`.
+    """
+    _taken[lane] += 1

@@ -46,6 +46,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+from . import fastpaths as _fastpaths
+
 __all__ = ["DEADLINE_MS", "DeadlineExceeded", "main", "read_payload", "session_start_text"]
 
 #: default cap on the payload read from stdin (``limits.max_payload_bytes``)
@@ -442,7 +444,12 @@ class _Settings:
 
     def __init__(self, start: str, store: str | None, options: Sequence[str] = ()) -> None:
         self.start = start
-        self.repo_root = _repository_root(start)
+        if _fastpaths.enabled():
+            self.repo_root = _repository_root(start)
+        else:  # (the light copy of the rule is a fast lane: off with the switch)
+            from .config import repository_root
+
+            self.repo_root = str(repository_root(start))
         self.options: dict[str, Any] = {}
         self.layout: str | None = None
         self.format: str | None = None
@@ -774,9 +781,12 @@ def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: 
     root = settings.local_aiwiki_root()
     text = None
     deadline.enter("reading the latest note")
+    if root is not None and not _fastpaths.enabled():
+        root = None  # the light path is a fast lane: off with the switch
     if root is not None:
         try:
             text = _local_session_start_text(root, settings.max_note_bytes, render)
+            _fastpaths.answered("session-start")
         except Exception:  # anything odd: the full store path decides (and reports)
             root = None
     if root is None:

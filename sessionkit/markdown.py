@@ -1243,6 +1243,7 @@ def tokenize(
     if fast_paths_enabled():
         flat = _flat(lines, start, stop, tables)
         if flat is not None:
+            _fastpaths.answered("flat-blocks")
             return flat
     tail = stop
     last = lines[stop - 1]
@@ -1477,6 +1478,7 @@ def flat_leaves(
     kinds = _flat_kinds(lines, start, stop, tables)
     if kinds is None:
         return None
+    _fastpaths.answered("flat-leaves")
     return _leaves(lines, start, kinds)
 
 
@@ -1617,6 +1619,7 @@ def top_headings(
     if fast_paths_enabled():
         plain = _plain_headings(lines, start, stop)
         if plain is not None:
+            _fastpaths.answered("headings")
             return plain
     return [
         (b.level, b.content, b.start)

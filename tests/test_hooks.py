@@ -500,45 +500,83 @@ def test_hook_path_imports_no_heavy_modules(repo: Path, home: Path, event: str) 
 # -- the light session-start path agrees with the store path ------------------------------------
 
 
-def test_light_session_start_matches_the_store_path(tmp_path: Path) -> None:
+def _session_start_both_ways(
+    start: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """``sessionkit hook session-start --plain`` run from ``start``, with the fast lanes
+    on (the light local path) and off (the store path): the same output, returned."""
+    import io
+
+    from sessionkit import fastpaths
+    from sessionkit.hooks import main
+
+    monkeypatch.chdir(start)
+    payload = json.dumps({"cwd": str(start)}).encode()
+    before = fastpaths.taken()["session-start"]
+    assert main(["session-start", "--plain"], io.BytesIO(payload)) == 0
+    light = capsys.readouterr().out
+    assert fastpaths.taken()["session-start"] == before + 1  # the light path answered
+    with fastpaths.general_paths():
+        assert main(["session-start", "--plain"], io.BytesIO(payload)) == 0
+    assert capsys.readouterr().out == light
+    assert fastpaths.taken()["session-start"] == before + 1  # and was off
+    return light
+
+
+def test_light_session_start_matches_the_store_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sessionkit.backends import open_store
-    from sessionkit.hooks import _local_session_start_text, session_start_text
     from sessionkit.ops.lifecycle import record_checkpoint
 
+    for name in [n for n in os.environ if n.startswith("SESSIONKIT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("SESSIONKIT_CONFIG", str(tmp_path / "no-user-config.toml"))
     root = tmp_path / "wiki"
     folder = root / "aiwiki" / "sessions"
     folder.mkdir(parents=True)
-    assert _local_session_start_text(str(root), 1 << 20) is None
+    assert _session_start_both_ways(root, capsys, monkeypatch) == ""
     store = open_store(str(root), layout="aiwiki")
-    assert session_start_text(store) is None
     names = sorted(p.name for p in EXAMPLE.parent.glob("2026-*.md"))
     for name in names:
         shutil.copyfile(EXAMPLE.parent / name, folder / name)
-        light = _local_session_start_text(str(root), 1 << 20)
-        assert light is not None and light == session_start_text(store)
+        out = _session_start_both_ways(root, capsys, monkeypatch)
+        assert out.startswith(f"Latest session note {name}")
     record_checkpoint(store, {"session_id": "7e8a3f2"})  # a third checkpoint on the newest
-    light = _local_session_start_text(str(root), 1 << 20)
-    assert light == session_start_text(store)
-    assert light is not None and "[3] Dream directive" in light
+    assert "[3] Dream directive" in _session_start_both_ways(root, capsys, monkeypatch)
     # same-date pages: the newest modification time wins, in both paths
     (folder / "2026-05-18-aaaaaaa.md").write_text(
         (folder / "2026-05-16-c41d9e0.md").read_text(encoding="utf-8"), encoding="utf-8"
     )
     os.utime(folder / "2026-05-18-aaaaaaa.md", (2_000_000_000, 2_000_000_000))
-    light = _local_session_start_text(str(root), 1 << 20)
-    assert light == session_start_text(store)
-    assert light is not None and light.startswith("Latest session note 2026-05-18-aaaaaaa.md")
+    out = _session_start_both_ways(root, capsys, monkeypatch)
+    assert out.startswith("Latest session note 2026-05-18-aaaaaaa.md")
 
 
-def test_light_repository_root_matches_config(tmp_path: Path) -> None:
-    from sessionkit.config import repository_root
-    from sessionkit.hooks import _repository_root
-
+def test_light_repository_root_matches_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook finds the repository root by the configuration's rule (``aiwiki/`` or
+    ``.git``, nearest first) on its light path too: the same note either way."""
+    for name in [n for n in os.environ if n.startswith("SESSIONKIT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("SESSIONKIT_CONFIG", str(tmp_path / "no-user-config.toml"))
     (tmp_path / "a" / ".git").mkdir(parents=True)
-    (tmp_path / "a" / "b" / "aiwiki").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "aiwiki" / "sessions").mkdir(parents=True)
     (tmp_path / "a" / "b" / "c").mkdir()
-    for start in (tmp_path, tmp_path / "a", tmp_path / "a" / "b" / "c", tmp_path / "a" / "b"):
-        assert _repository_root(str(start)) == str(repository_root(start))
+    (tmp_path / "a" / "aiwiki" / "sessions").mkdir(parents=True)
+    shutil.copyfile(EXAMPLE, tmp_path / "a" / "aiwiki" / "sessions" / EXAMPLE.name)
+    older = sorted(EXAMPLE.parent.glob("2026-05-1[0-7]*.md"))[0]
+    shutil.copyfile(older, tmp_path / "a" / "b" / "aiwiki" / "sessions" / older.name)
+    seen = {
+        start: _session_start_both_ways(tmp_path / start, capsys, monkeypatch).split(":")[0]
+        for start in ("a", "a/b/c", "a/b")
+    }
+    assert seen == {
+        "a": f"Latest session note {EXAMPLE.name}",
+        "a/b/c": f"Latest session note {older.name}",
+        "a/b": f"Latest session note {older.name}",
+    }
 
 
 # -- the lifecycle commands through the script ---------------------------------------------------

@@ -22,6 +22,7 @@ from itertools import accumulate, compress, repeat
 from operator import add, is_not, itemgetter
 from typing import Any
 
+from .. import fastpaths as _fastpaths
 from .._yaml_fast import _remember, fast_mapping
 from ..diagnostics import Diagnostic
 from ..markdown import atx_heading, tokenize
@@ -599,6 +600,7 @@ def quick_lint_bytes(
         and clean_body(front[2], data, rules, front[5])
         and meta_clean(meta, path, rules, rules_version)
     ):
+        _fastpaths.answered("clean-verdict")
         return []
     facts = _facts(front, path)
     if facts is None:
