@@ -38,6 +38,7 @@ from typing import Any
 
 import attrs
 
+from .. import fastpaths as _fastpaths
 from ..diagnostics import Diagnostic, Severity
 from ..document import Document
 from ..errors import SessionKitError
@@ -414,7 +415,7 @@ class _MetaLinter:
 
     # -- frontmatter ---------------------------------------------------------
     def keys(self, meta: dict[str, Any]) -> None:
-        if self.plan.keys_clean(meta):
+        if self.plan.keys_clean(meta) and _fastpaths.enabled():  # (a shortcut: a fast lane)
             return
         key_line = self.key_line
         for rule in self.schema.keys:

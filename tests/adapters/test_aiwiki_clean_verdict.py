@@ -1,30 +1,32 @@
 """The clean-page verdict of the quick lint never hides a finding, and clean pages take it.
 
-``quick_lint_bytes`` first asks whether a plain page is clean
-(:func:`clean_body` for the body, :func:`meta_clean` for the frontmatter)
-and answers ``[]`` without splitting the page into facts.  These tests build
-pages that are clean or one small step away from a finding (an outline out
-of order, a checkpoint out of time order, a bullet that is no citation, a
-stale status, a page over the line cap…) and hold ``sessionkit.lint`` to the
-general path's findings on each; and they check that the verdict is what
-clean pages take, so the property is not vacuous.
+The quick lint first asks whether a plain page is clean (its body's outline,
+citations, checkpoint times, line caps, and the frontmatter rules) and
+answers ``[]`` without splitting the page into facts (the ``clean-verdict``
+fast lane).  These tests build pages that are clean or one small step away
+from a finding (an outline out of order, a checkpoint out of time order, a
+bullet that is no citation, a stale status, a page over the line cap…) and
+hold ``sessionkit.lint`` to the general path's findings on each (the fast
+lanes off through :mod:`sessionkit.fastpaths`); and they check, with
+``fastpaths.taken()``, that the verdict is what clean pages take, so the
+property is not vacuous.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sessionkit._api as api
-from sessionkit.adapters import _aiwiki_quick as quick
-from sessionkit.adapters._aiwiki_lint import _MetaLinter, _no_line, _plan, meta_clean, rules_for
-from sessionkit.adapters._aiwiki_schema import builtin_schema
-from sessionkit.fastpaths import general_paths
+import sessionkit
+from sessionkit.adapters.aiwiki import builtin_schema
+from sessionkit.fastpaths import general_paths, taken
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -36,27 +38,18 @@ FRONT = (
 )
 
 
-def _general(text: str, path: str = PATH) -> list[Any]:
+def _general(text: str, path: str = PATH, **kwargs: Any) -> list[Any]:
     with general_paths():
-        return list(api.lint(text, path))
+        return list(sessionkit.lint(text, path, **kwargs))
 
 
-def _verdict(text: str, path: str = PATH) -> bool:
-    """Does the quick lint answer from the verdict (without splitting the page)?"""
-    data = text.encode()
-    front = quick._front(data)
-    if front is None or front[4]:
-        return False
-    rules, version = rules_for(front[0], None, 2)
-    return quick.clean_body(front[2], data, rules, front[5]) and meta_clean(
-        front[0], path, rules, version
-    )
-
-
-def _check(text: str, path: str = PATH) -> bool:
-    found = api.lint(text, path)
-    assert found == _general(text, path)
-    verdict = _verdict(text, path)
+def _check(text: str, path: str = PATH, **kwargs: Any) -> bool:
+    """``sessionkit.lint`` gives the general path's findings; True when the clean-page
+    verdict answered (then there is nothing to find)."""
+    before = taken()["clean-verdict"]
+    found = sessionkit.lint(text, path, **kwargs)
+    verdict = taken()["clean-verdict"] > before
+    assert found == _general(text, path, **kwargs)
     if verdict:
         assert found == []
     return verdict
@@ -92,17 +85,13 @@ CLEAN_BODY = """
 
 
 def test_a_clean_page_takes_the_verdict() -> None:
+    """A clean page is answered by the verdict (so its speed is the verdict's), which
+    is part of the quick lint."""
+    before = taken()
     assert _check(FRONT + CLEAN_BODY)
-
-
-def test_the_verdict_does_not_split_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A clean page is answered without the facts (so its speed is the verdict's)."""
-
-    def no_facts(*args: object) -> None:
-        raise AssertionError("the clean page was split")
-
-    monkeypatch.setattr(quick, "_facts", no_facts)
-    assert api.lint(FRONT + CLEAN_BODY, PATH) == []
+    after = taken()
+    assert after["clean-verdict"] == before["clean-verdict"] + 1
+    assert after["quick-lint"] == before["quick-lint"] + 1
 
 
 def test_the_benchmark_corpus_takes_the_verdict(tmp_path: Path) -> None:
@@ -164,7 +153,7 @@ def test_frontmatter_one_step_from_clean(old: str, new: str) -> None:
     text = FRONT + CLEAN_BODY
     assert old in text
     changed = text.replace(old, new, 1)
-    assert api.lint(changed, PATH) != []
+    assert sessionkit.lint(changed, PATH) != []
     assert not _check(changed)
 
 
@@ -181,9 +170,7 @@ def test_frontmatter_one_step_from_clean(old: str, new: str) -> None:
     ],
 )
 @pytest.mark.parametrize("fence", [False, True])
-def test_bytes_that_are_not_utf8_are_unreadable_wherever_they_are(
-    where: str, fence: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_bytes_that_are_not_utf8_are_unreadable_wherever_they_are(where: str, fence: bool) -> None:
     """The verdict checks only the parts that are not ASCII: a bad byte anywhere is still
     the general path's AW001 (with fences too: the scan decodes their lines)."""
     import sessionkit.ops.lint as ops_lint
@@ -194,25 +181,16 @@ def test_bytes_that_are_not_utf8_are_unreadable_wherever_they_are(
     at = good.index(where.encode()) + len(where.encode())
     cases = [good[:at] + bad + good[at:] for bad in (b"\xff", b"\xe2\x80", b"\xc3(")]
     found = [ops_lint.lint_data(data, PATH, 1 << 20) for data in [*cases, good]]
-    monkeypatch.setattr(ops_lint, "lint_quick", lambda *args: None)  # the general path
-    assert found == [ops_lint.lint_data(data, PATH, 1 << 20) for data in [*cases, good]]
+    with general_paths():
+        assert found == [ops_lint.lint_data(data, PATH, 1 << 20) for data in [*cases, good]]
     assert all([d.code for d in one] == ["AW001"] for one in found[:-1])
 
 
 def test_a_schema_without_strict_order_has_no_verdict() -> None:
-    import attrs
-
     text = FRONT + CLEAN_BODY
     schema = builtin_schema(2)
-    loose = attrs.evolve(schema, strict_order=False)
-    data = text.encode()
-    front = quick._front(data)
-    assert front is not None
-    assert quick.clean_body(front[2], data, schema)
-    assert not quick.clean_body(front[2], data, loose)
-    with general_paths():
-        general = api.lint(text, PATH, schema=loose)
-    assert api.lint(text, PATH, schema=loose) == general
+    assert _check(text, schema=schema)
+    assert not _check(text, schema=attrs.evolve(schema, strict_order=False))
 
 
 # -- generated pages one or two steps from clean -------------------------------------
@@ -330,34 +308,30 @@ _VALUES = st.one_of(
 _NAMES = st.sampled_from([rule.name for rule in builtin_schema(2).keys])
 
 
+def _page(meta: dict[str, Any]) -> str:
+    """A clean body under frontmatter of ``meta`` (JSON values are YAML flow scalars)."""
+    front = "".join(f"{key}: {json.dumps(value)}\n" for key, value in meta.items())
+    return "---\n" + front + "---\n" + CLEAN_BODY
+
+
 @settings(max_examples=800, deadline=None)
 @given(st.dictionaries(_NAMES, _VALUES), st.sampled_from([1, 2]))
 def test_frontmatter_verdict_never_hides_a_finding(meta: dict[str, Any], version: int) -> None:
     """Across examples the memo sees 1, 1.0 and True (equal keys): it must tell them apart."""
-    schema = builtin_schema(version)
-    linter = _MetaLinter(None, _no_line, schema, version)
-    plan = _plan(schema)
-    saved = plan.keys_clean
-    plan.keys_clean = lambda meta: False  # type: ignore[method-assign]
-    try:
-        linter.keys(meta)
-        linter.dates(meta)
-    finally:
-        plan.keys_clean = saved  # type: ignore[method-assign]
-    if plan.meta_clean(meta):
-        assert linter.found == []
+    _check(_page({"schema_id": "session", "schema_version": version, **meta}))
 
 
 def test_frontmatter_verdict_tells_equal_values_of_other_types_apart() -> None:
-    plan = _plan(builtin_schema(2))
     base = {
         "schema_id": "session",
         "status": "active",
         "date_start": "2026-05-01",
         "focus": "x",
+        "session_id": "abcdef0-1111",
     }
-    assert plan.meta_clean({**base, "schema_version": 2})
-    assert not plan.meta_clean({**base, "schema_version": 2.0})
-    assert not plan.meta_clean({**base, "schema_version": True})
-    assert plan.meta_clean({**base, "schema_version": 1})
-    assert not plan.meta_clean({**base, "schema_version": True, "date_end": ["a"]})
+    assert _check(_page({**base, "schema_version": 2}))
+    for value in (2.0, True, 1, True):
+        for key in ("schema_version", "focus", "status"):
+            _check(_page({**base, key: value}))
+    assert _check(_page({**base, "schema_version": 2}))
+    assert not _check(_page({**base, "schema_version": 2, "date_end": ["a"]}))

@@ -1,34 +1,30 @@
-"""The quick lint scan gives the same facts as the general one, or steps aside.
+"""The quick lint gives the general lint's findings, or steps aside.
 
-:func:`quick_facts` reads plain pages straight off their text; for anything
-else it returns ``None`` and lint takes the general path (:func:`facts_of`).
-These tests hold it to that: on every page the tests have and on generated
-pages built from the shapes that trip scanners (fences, HTML, tabs, CRLF,
-indented headings, lazy continuations, directives), the quick facts are
-either ``None`` or equal to the general ones, and so are the findings.
+``sessionkit.lint`` reads plain aiwiki pages straight off their bytes (the
+``quick-lint`` fast lane); anything else takes the general path.  These tests
+run each page with the fast lanes on and off (:mod:`sessionkit.fastpaths`, the
+public switch), read as its own version and as v1 and v2, on every page the
+tests have and on generated pages built from the shapes that trip scanners
+(fences, HTML, tabs, CRLF, indented headings, lazy continuations, directives,
+near-miss citations, checkpoint headings, frontmatter values): the findings
+are the same.  ``fastpaths.taken()`` shows the quick lint does answer for the
+usual page, so the comparison is not of the general path with itself.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sessionkit._api as api
-from sessionkit.adapters._aiwiki_lint import (
-    PageFacts,
-    builtin_schema,
-    facts_of,
-    lint_facts,
-    lint_page,
-)
-from sessionkit.adapters._aiwiki_parse import citation_state
-from sessionkit.adapters._aiwiki_quick import quick_facts
-from sessionkit.document import parse
-from sessionkit.fastpaths import general_paths
+import sessionkit
+from sessionkit.adapters.aiwiki import builtin_schema
+from sessionkit.fastpaths import general_paths, taken
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = ROOT.parent
@@ -41,47 +37,31 @@ PAGES = sorted(
         *(REPO / "examples").glob("**/*.md"),
     ]
 )
+PATH = "aiwiki/sessions/2026-05-01-abcdef0.md"
+FRONT = "---\nschema_id: session\nschema_version: 2\n---\n"
 
 
-def _same(quick: PageFacts, full: PageFacts) -> None:
-    for field in (
-        "path",
-        "meta",
-        "problem",
-        "sections",
-        "nlines",
-        "files_loose",
-        "bad_checkpoints",
-        "checkpoints",
-        "stale_status",
-    ):
-        assert getattr(quick, field) == getattr(full, field), field
-    if quick.files is None:  # every entry a citation with a SHA: nothing to report
-        assert all(citation_state(text) == 2 for _, text in full.files or ())
-    else:
-        assert quick.files == full.files
-    assert full.meta is not None
-    for key in [*full.meta, "missing_key"]:
-        assert quick.key_line(key) == full.key_line(key), key
-
-
-def _general_lint(text: str, path: str) -> list[object]:
-    """``sessionkit.lint`` with the quick path switched off."""
+def _lint_both(
+    text: str, path: str, format: str | None = None, **kwargs: object
+) -> tuple[list[sessionkit.Diagnostic], bool]:
+    """``sessionkit.lint`` with the fast lanes on and off (the public switch): the same
+    findings; and whether the quick lint answered."""
+    before = taken()["quick-lint"]
+    fast = sessionkit.lint(text, path, format, **kwargs)  # type: ignore[arg-type]
+    took = taken()["quick-lint"] > before
     with general_paths():
-        return list(api.lint(text, path))
+        general = sessionkit.lint(text, path, format, **kwargs)  # type: ignore[arg-type]
+    assert fast == general, (text, format)
+    return fast, took
 
 
-def _check(text: str, path: str = "aiwiki/sessions/2026-05-01-abcdef0.md") -> bool:
-    """Quick and full agree on ``text``; True when the quick scan took it."""
-    assert api.lint(text, path) == _general_lint(text, path)
-    quick = quick_facts(text, path)
-    if quick is None:
-        return False
-    full = facts_of(parse(text, path))
-    _same(quick, full)
-    for version in (1, 2):
-        assert lint_facts(quick, None, version) == lint_page(parse(text, path), None, version)
-    return True
+def _check(text: str, path: str = PATH) -> bool:
+    """Quick and general agree on ``text``, read as its own version and as v1 and v2;
+    True when the quick lint took it."""
+    _, took = _lint_both(text, path)
+    for format in ("aiwiki-v1", "aiwiki-v2"):
+        _lint_both(text, path, format)
+    return took
 
 
 def _read(path: Path) -> str:
@@ -91,15 +71,18 @@ def _read(path: Path) -> str:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_every_test_page(page: Path) -> None:
-    _check(_read(page), f"aiwiki/sessions/{page.name}")
+    text, path = _read(page), f"aiwiki/sessions/{page.name}"
+    _check(text, path)
+    # SK003 (a NUL byte) is the note-level check sessionkit.lint adds to any format
+    assert any(d.code == "SK003" for d in sessionkit.lint(text, path)) == ("\x00" in text)
 
 
 def test_the_quick_scan_takes_plain_pages() -> None:
     """It is not a path nothing takes: the example wiki and most of the corpus are plain."""
-    taken = [p for p in PAGES if _check(_read(p), f"aiwiki/sessions/{p.name}")]
+    taken_pages = [p for p in PAGES if _check(_read(p), f"aiwiki/sessions/{p.name}")]
     examples = [p for p in (REPO / "examples" / "wiki" / "aiwiki" / "sessions").glob("2*.md")]
-    assert len(examples) >= 5 and all(p in taken for p in examples)
-    assert len(taken) >= len(PAGES) // 3
+    assert len(examples) >= 5 and all(p in taken_pages for p in examples)
+    assert len(taken_pages) >= len(PAGES) // 3
 
 
 def test_the_benchmark_corpus_is_plain(tmp_path: Path) -> None:
@@ -107,23 +90,6 @@ def test_the_benchmark_corpus_is_plain(tmp_path: Path) -> None:
 
     paths = write_corpus(tmp_path, "v2", 40)
     assert all(_check(p.read_text("utf-8"), str(p)) for p in paths)
-
-
-def test_findings_through_lint_are_the_general_ones() -> None:
-    """``sessionkit.lint`` (which tries the quick scan) equals the general path."""
-    for page in PAGES:
-        text, path = _read(page), f"aiwiki/sessions/{page.name}"
-        doc = parse(text, path)
-        try:
-            version = doc.meta.get("schema_version")
-        except Exception:
-            continue
-        if doc.meta.get("schema_id") != "session" or version not in (1, 2):
-            continue
-        # SK003 (a NUL byte) is the note-level check sessionkit.lint adds to any format
-        found = [d for d in api.lint(text, path) if d.code != "SK003"]
-        assert found == lint_page(doc, None, version), page
-        assert any(d.code == "SK003" for d in api.lint(text, path)) == ("\x00" in text)
 
 
 # -- generated pages -----------------------------------------------------------------
@@ -238,24 +204,42 @@ def test_arbitrary_text(text: str) -> None:
     _check(text)
 
 
-@settings(max_examples=400, deadline=None)
-@given(
-    st.one_of(
-        st.text(alphabet="`ab./:-@0123456789cdef \n", max_size=40),
-        st.builds(
-            lambda path, line, sha, note: f"`{path}{line}{sha}`{note}",
-            st.text(alphabet="ab./@-", min_size=1, max_size=8),
-            st.sampled_from(["", ":1", ":0", ":01", ":3-9", ":3-"]),
-            st.sampled_from(["", "@abc1", "@abc", "@ABCDEF1234", "@xyz1234"]),
-            st.sampled_from(["", " note", "  two", " — x\nmore"]),
-        ),
-    )
+_CITATIONS = st.one_of(
+    st.text(alphabet="`ab./:-@0123456789cdef \n", max_size=40).map(lambda t: "- " + t),
+    st.builds(
+        lambda path, line, sha, note: f"- `{path}{line}{sha}`{note}",
+        st.text(alphabet="ab./@-", min_size=1, max_size=8),
+        st.sampled_from(["", ":1", ":0", ":01", ":3-9", ":3-"]),
+        st.sampled_from(["", "@abc1", "@abc", "@ABCDEF1234", "@xyz1234"]),
+        st.sampled_from(["", " note", "  two", " — x\nmore"]),
+    ),
+    st.text(alphabet="-*+ `ab/.:@0123456789cdefABCDEFxyz\x01\u00e9\u00a0", max_size=40),
+    st.builds(
+        lambda marker, path, lines, sha, tail: f"{marker}`{path}{lines}{sha}`{tail}",
+        st.sampled_from(["- ", "* ", "+ ", "-  ", "- -", "-"]),
+        st.text(alphabet="ab./-_:@`\u00e9 \x1c", min_size=0, max_size=8),
+        st.sampled_from(["", ":1", ":0", ":01", ":3-9", ":3-", ":3-0", ":3-04", ":-3"]),
+        st.sampled_from(["", "@abc1", "@abc", "@ABCDEF1234", "@xyz1234", "@" + "a" * 41]),
+        st.sampled_from(["", " note", "x", "  two", "` more"]),
+    ),
 )
-def test_citation_state_is_parse_citation_lenient(text: str) -> None:
-    from sessionkit.adapters._aiwiki_parse import parse_citation_lenient
 
-    c = parse_citation_lenient(text)
-    assert citation_state(text) == (0 if c is None else 2 if c.sha else 1)
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_CITATIONS, min_size=1, max_size=3), st.booleans())
+def test_files_touched_entries_read_the_same_both_ways(entries: list[str], more: bool) -> None:
+    """Citations with and without a SHA, near misses and prose in ``Files touched``:
+    the quick lint's shortcuts for cited lines (and its citation check) find what
+    the general path finds (AW010, AW011…)."""
+    text = FRONT + "\n## Files touched\n\n" + "\n".join(entries) + "\n"
+    if more:
+        text += "\n## Next steps\n\n- x\n"
+    _check(text)
+
+
+def test_cited_pages_take_the_quick_lint() -> None:
+    for entry in ("- `src/a.py:1-20@abc1234` — the reader", "- `b.py@abcdef1`", "- `a.py:1`"):
+        assert _check(FRONT + "\n## Files touched\n\n" + entry + "\n")
 
 
 # -- the rules' shortcuts ------------------------------------------------------------
@@ -273,29 +257,38 @@ _VALUES = st.one_of(
 _NAMES = st.sampled_from([rule.name for rule in builtin_schema(2).keys] + ["extra"])
 
 
-@settings(max_examples=600, deadline=None)
-@given(st.dictionaries(_NAMES, _VALUES), st.sampled_from([1, 2]))
-def test_keys_shortcut_never_hides_a_finding(meta: dict[str, object], version: int) -> None:
-    from sessionkit.adapters._aiwiki_lint import _Linter, _plan, builtin_schema
+def _frontmatter(meta: dict[str, object]) -> str:
+    """``meta`` as frontmatter (JSON values are YAML flow scalars; a string that
+    spells a date stays a string)."""
+    return "".join(f"{key}: {json.dumps(value)}\n" for key, value in meta.items())
 
-    schema = builtin_schema(version)
-    facts = quick_facts("---\nschema_id: session\nschema_version: 2\n---\n\n## Next steps\n")
-    assert facts is not None
-    linter = _Linter(facts, schema, version)
-    _plan(schema).sections.clear()
-    linter.keys(meta)  # with the shortcut
-    shortcut = _plan(schema).keys_clean(meta)
-    full = _Linter(facts, schema, version)
-    plan = _plan(schema)
-    saved = plan.keys_clean
-    plan.keys_clean = lambda meta: False  # type: ignore[method-assign]
-    try:
-        full.keys(meta)
-    finally:
-        plan.keys_clean = saved  # type: ignore[method-assign]
-    assert linter.found == full.found
-    if shortcut:
-        assert full.found == []
+
+@settings(max_examples=600, deadline=None)
+@given(st.dictionaries(_NAMES, _VALUES), st.sampled_from([1, 2]), st.booleans())
+def test_keys_shortcut_never_hides_a_finding(
+    meta: dict[str, object], version: int, session: bool
+) -> None:
+    """The key rules' shortcut (every key rule met: skip them) is a fast lane: the
+    findings are the same with it off, as the declared version and as v1 and v2."""
+    if session:  # (else the keys' own values decide what the page is)
+        meta = {"schema_id": "session", "schema_version": version, **meta}
+    _check("---\n" + _frontmatter(meta) + "---\n\n## Next steps\n")
+
+
+def test_keys_shortcut_pages_are_clean() -> None:
+    meta = {
+        "schema_id": "session",
+        "schema_version": 2,
+        "status": "done",
+        "date_start": "2026-05-01",
+        "date_end": "2026-05-01",
+        "focus": "x",
+    }
+    text = "---\n" + _frontmatter(meta) + "---\n\n## Next steps\n"
+    found, took = _lint_both(text, PATH)
+    assert took and found == []
+    found, _ = _lint_both(text.replace('"done"', '"wip"'), PATH)
+    assert [d.code for d in found] == ["AW003"]
 
 
 def _reference_filename(pattern: str, name: str, values: dict[str, str | None]) -> bool:
@@ -330,46 +323,18 @@ def _reference_filename(pattern: str, name: str, values: dict[str, str | None]) 
 def test_filename_rule_matches_its_reference(
     pattern: str, date: str, sid: str | None, name: str
 ) -> None:
-    import attrs
-
-    from sessionkit.adapters._aiwiki_lint import _Linter, builtin_schema
-
+    """AW013 (a file name off the schema's pattern), through ``sessionkit.lint`` with a
+    schema of that pattern, both ways, is the reference rule's verdict."""
     schema = attrs.evolve(builtin_schema(2), filename_pattern=pattern)
-    facts = quick_facts("---\nschema_id: session\nschema_version: 2\n---\n\n## Next steps\n")
-    assert facts is not None
-    facts.path = f"aiwiki/sessions/{name}"
-    meta = {"date_start": date, "session_id": sid}
-    linter = _Linter(facts, schema, 2)
-    linter.filename(meta)
+    meta = {"schema_id": "session", "schema_version": 2, "date_start": date, "session_id": sid}
+    text = "---\n" + _frontmatter(meta) + "---\n\n## Next steps\n"
+    found, _ = _lint_both(text, f"aiwiki/sessions/{name}", schema=schema)
     values = {
         "date": date,
         "date_start": date,
         "session_id_short": sid[:7] if sid else None,
     }
-    assert (not linter.found) == _reference_filename(pattern, name, values)
-
-
-@settings(max_examples=800, deadline=None)
-@given(
-    st.one_of(
-        st.text(alphabet="-*+ `ab/.:@0123456789cdefABCDEFxyz\x01\u00e9\u00a0", max_size=40),
-        st.builds(
-            lambda marker, path, lines, sha, tail: f"{marker}`{path}{lines}{sha}`{tail}",
-            st.sampled_from(["- ", "* ", "+ ", "-  ", "- -", "-"]),
-            st.text(alphabet="ab./-_:@`\u00e9 \x1c", min_size=0, max_size=8),
-            st.sampled_from(["", ":1", ":0", ":01", ":3-9", ":3-", ":3-0", ":3-04", ":-3"]),
-            st.sampled_from(["", "@abc1", "@abc", "@ABCDEF1234", "@xyz1234", "@" + "a" * 41]),
-            st.sampled_from(["", " note", "x", "  two", "` more"]),
-        ),
-    )
-)
-def test_cited_line_only_passes_cited_citations(text: str) -> None:
-    from sessionkit.adapters._aiwiki_quick import _ALL_CITED_BODY
-
-    line = text.encode()
-    if "\n" not in text and text and _ALL_CITED_BODY.fullmatch(line):
-        assert text[:2] in ("- ", "* ", "+ ")
-        assert citation_state(text[2:].lstrip(" ")) == 2
+    assert ("AW013" not in [d.code for d in found]) == _reference_filename(pattern, name, values)
 
 
 def test_only_ascii_letters_match_t_a_u_case_blind() -> None:
@@ -384,28 +349,29 @@ def test_only_ascii_letters_match_t_a_u_case_blind() -> None:
 
 
 def test_stale_status_is_not_missed() -> None:
-    from sessionkit.adapters._aiwiki_quick import _stale_status_possible
-
+    """AW017 (``Status: consumed`` under an ``(unconsumed)`` header) is found both ways,
+    in any case and with the long s (which matches s case-blind)."""
+    checkpoints = "\n## Checkpoints\n\n### PreCompact at 2026-05-01T10:00:00Z\n\n"
     for status in (
         "Status: consumed",
         "STATUS:consumed",
         "\u017ftatus: consumed",
         "statu\u017f: consumed",
     ):
-        section = f"\n**D directive (unconsumed):**\n- {status}\n".encode()
-        assert _stale_status_possible(section)
-    assert not _stale_status_possible(b"\n**D directive (unconsumed):**\n- Action: x\n")
+        text = FRONT + checkpoints + f"**D directive (unconsumed):**\n\n- {status}\n"
+        found, _ = _lint_both(text, PATH)
+        assert "AW017" in [d.code for d in found], status
+    text = FRONT + checkpoints + "**D directive (unconsumed):**\n\n- Action: x\n"
+    found, took = _lint_both(text, PATH)
+    assert took and "AW017" not in [d.code for d in found]
 
 
 @given(st.text(alphabet="# a\u00a0\u3000", max_size=12))
-def test_level3_title_is_the_heading_readers(rest: str) -> None:
-    """The checkpoint-heading shortcut reads what the shared heading reader reads."""
-    from sessionkit.adapters._aiwiki_quick import _h3_title
-    from sessionkit.document import atx_heading
-
-    head = atx_heading("##" + rest) if rest[:1] == "#" else None
-    want = head[1] if head is not None and head[0] == 3 else None
-    assert _h3_title(rest.encode()) == want
+def test_level3_headings_read_the_same_both_ways(rest: str) -> None:
+    """Checkpoint headings (``### <Event> at <time>``, and near misses) under
+    Checkpoints are read by the quick lint as the shared heading reader reads them."""
+    for tail in ("", " at 2026-05-01T10:00:00Z"):
+        _check(FRONT + "\n## Checkpoints\n\n##" + rest + tail + "\n\ntext\n")
 
 
 def test_bulk_lint_gives_the_same_findings_with_the_fast_lanes_off(
