@@ -1518,7 +1518,6 @@ def steps() -> int:
 # --------------------------------------------------------------------------
 # top-level ATX headings, with the fast lane
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
 #: the first characters of a line that may open indented code, a fence or an HTML
 #: block: a backtick, a tilde, ``<`` or a blank (whitespace, see may_open_block)
 _OPENERS = "`~<"
@@ -1571,11 +1570,13 @@ def atx_heading(line: str) -> tuple[int, str] | None:
         return None
     if "#" not in rest:  # no closing sequence: the title is the rest
         return level, rest.strip(_TRIM)
-    m = _ATX.match(line)
-    if m is None:
-        return None
-    title = (m.group(2) or "").strip(_TRIM)
-    return level, "" if title and set(title) == {"#"} else title
+    # as markdown-it cuts the tail: one closing run of "#" after a blank goes (the
+    # blanks around it are spaces and tabs only), then the rest is trimmed
+    end = rest.rstrip(" \t")
+    body = end.rstrip("#")
+    if body and body[-1] in " \t":
+        end = body
+    return level, end.strip(_TRIM)
 
 
 def _plain_headings(

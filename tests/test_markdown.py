@@ -366,6 +366,20 @@ def test_top_headings_fast_and_general_agree_with_markdown_it(
         assert general == [(lvl, title, line + start) for lvl, title, line in oracle]
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="#  \t\u00a0\x0ca", max_size=8), st.sampled_from(["#", "##", "###"]))
+@example(" # #", "##")
+@example(" #\u00a0", "##")
+def test_heading_titles_cut_their_tail_as_markdown_it_does(rest: str, opening: str) -> None:
+    """The closing run of ``#`` (one, after a space or tab) goes, and the title is
+    trimmed as markdown-it trims it: on both lanes."""
+    lines = [opening + rest + "\n"]
+    fast = top_headings(lines)
+    with general_paths():
+        general = top_headings(lines)
+    assert fast == general == _oracle_headings(lines[0])
+
+
 @settings(max_examples=300, deadline=None)
 @given(_HEADING_LINES)
 @example("## a\n\n# b\n#c\n")

@@ -215,7 +215,9 @@ def _h3_title(key: bytes) -> str | None:
     the usual shape is read without the heading memo.
     """
     if key[:2] == b"# " and key.find(b"#", 2) < 0:  # "### title", nothing to close
-        return key[2:].decode().strip()
+        head = atx_heading("##" + key.decode())  # (trimmed as markdown-it trims)
+        assert head is not None
+        return head[1]
     if key[:1] != b"#":
         return None
     sub = _heading(b"##" + key)

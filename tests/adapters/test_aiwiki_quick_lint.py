@@ -366,7 +366,7 @@ def test_stale_status_is_not_missed() -> None:
     assert took and "AW017" not in [d.code for d in found]
 
 
-@given(st.text(alphabet="# a\u00a0\u3000", max_size=12))
+@given(st.text(alphabet="# a\t\u00a0\u3000\x1c\x85\x0c", max_size=12))
 def test_level3_headings_read_the_same_both_ways(rest: str) -> None:
     """Checkpoint headings (``### <Event> at <time>``, and near misses) under
     Checkpoints are read by the quick lint as the shared heading reader reads them."""
