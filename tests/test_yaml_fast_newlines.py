@@ -4,7 +4,7 @@ The fast lane reads lines it has not seen before with one regex when they
 are plainly ``key: string``; these tests aim lines at the edges of that regex
 (bool and null words in any case, ``: `` and ``#`` inside, trailing blanks
 and colons, quotes, digits first, non-ASCII and non-printable characters)
-and compare :func:`load_mapping` through the public switch.
+and compare ``Document.meta`` through the public switch.
 """
 
 from __future__ import annotations
