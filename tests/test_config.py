@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -468,10 +469,31 @@ _values = st.one_of(
 )
 
 
+def _toml_string(text: str) -> str:
+    """A TOML basic string (control characters and DEL escaped, as TOML requires)."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def _render_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+
+
+def _toml_literal(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _toml_string(value) if isinstance(value, str) else repr(value)
+
+
 @st.composite
 def toml_files(draw: st.DrawFn) -> tuple[str, dict[str, dict[str, object]]]:
-    from sessionkit.config import _render_key, _toml_literal
-
     data = draw(st.dictionaries(_names, st.dictionaries(_keys, _values, max_size=3), max_size=3))
     lines = []
     if draw(st.booleans()):
@@ -479,10 +501,10 @@ def toml_files(draw: st.DrawFn) -> tuple[str, dict[str, dict[str, object]]]:
     for table, content in data.items():
         if draw(st.booleans()):
             lines.append("")
-        lines.append(f"[{_render_key((table,))}]" + draw(st.sampled_from(["", "  # t"])))
+        lines.append(f"[{_render_key(table)}]" + draw(st.sampled_from(["", "  # t"])))
         for key, value in content.items():
             comment = draw(st.sampled_from(["", " # c", "   # has # hash"]))
-            lines.append(f"{_render_key((key,))} = {_toml_literal(value)}{comment}")
+            lines.append(f"{_render_key(key)} = {_toml_literal(value)}{comment}")
     text = "\n".join(lines) + ("\n" if lines and draw(st.booleans()) else "")
     return text, data
 
@@ -500,10 +522,9 @@ def test_edit_toml_sets_one_key_and_keeps_every_other_line(
     expected = {t: dict(c) for t, c in data.items()}
     expected.setdefault(table, {})[key] = value
     assert tomllib.loads(new) == expected
-    from sessionkit.config import _split
-
-    old_lines = [line.rstrip("\n") for line in _split(text)]
-    new_lines = [line.rstrip("\n") for line in _split(new)]
+    # lines as TOML sees them: split on LF only (no line after the last line end)
+    old_lines = text.removesuffix("\n").split("\n") if text else []
+    new_lines = new.removesuffix("\n").split("\n") if new else []
     removed = [x for x in difflib.ndiff(old_lines, new_lines) if x.startswith("- ")]
     added = [x for x in difflib.ndiff(old_lines, new_lines) if x.startswith("+ ")]
     assert len(removed) <= 1

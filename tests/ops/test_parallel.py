@@ -308,18 +308,39 @@ def test_lint_file_reads_whole_files_and_stops_at_the_limit(tmp_path: Path, size
         assert f"note is {len(data)} bytes" in small[0].message
 
 
-@pytest.mark.parametrize("n", [0, 1, 7, 399, 400, 401, 1000, 2345])
-@pytest.mark.parametrize("workers", [2, 3])
-def test_chunks_share_out_the_tail(n: int, workers: int) -> None:
-    """Full chunks while more input follows, then ``2 * workers`` near-equal ones."""
-    from sessionkit.ops._parallel import _chunks
+def _chunks_run(tmp_path: Path, n: int, jobs: int, chunk_size: int) -> list[list[int]]:
+    """The chunks ``ordered_map`` ran (through ``around``), in input order."""
+    log = str(tmp_path / f"log-{n}-{jobs}")
+    func = functools.partial(logged, log)
+    got = list(ordered_map(func, range(n), jobs=jobs, chunk_size=chunk_size, around=Around(log)))
+    assert got == [x * x for x in range(n)]
+    if not n:
+        return []
+    by_pid: dict[str, list[str]] = {}
+    for line in Path(log).read_text().splitlines():
+        pid, event = line.split(" ", 1)
+        by_pid.setdefault(pid, []).append(event)
+    chunks = []
+    for events in by_pid.values():
+        while events:
+            end = events.index("exit")
+            chunks.append([int(e.split()[1]) for e in events[1:end]])
+            events = events[end + 1 :]
+    return sorted(chunks)
 
-    chunks = list(_chunks(iter(range(n)), 100, workers))
+
+@pytest.mark.parametrize("n", [399, 401, 2345])
+@pytest.mark.parametrize("workers", [2, 3])
+def test_chunks_share_out_the_tail(tmp_path: Path, n: int, workers: int) -> None:
+    """Full chunks while more input follows, then ``2 * workers`` near-equal ones (so no
+    worker is left with a whole chunk while the others wait)."""
+    chunks = _chunks_run(tmp_path, n, workers, 100)
     assert [x for chunk in chunks for x in chunk] == list(range(n))
     assert all(0 < len(chunk) <= 100 for chunk in chunks)
     tail = len(chunks) if n < 100 * workers * 2 else 2 * workers
-    sizes = [len(chunk) for chunk in chunks[-tail:]] if n else []
+    sizes = [len(chunk) for chunk in chunks[-tail:]]
     assert all(size == sizes[0] for size in sizes[:-1]) and sizes[-1:] <= sizes[:1]
+    assert sizes[0] - sizes[-1] < len(sizes)  # near-equal: what is left, shared out
     full = chunks[: len(chunks) - tail]
     assert all(len(chunk) == 100 for chunk in full)
     assert len(chunks[-tail:]) <= 2 * workers
