@@ -42,6 +42,7 @@ from typing import Any
 
 import attrs
 
+from .. import fastpaths as _fastpaths
 from ..document import Document, parse
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..markdown import may_open_block
@@ -1225,9 +1226,10 @@ def today_utc() -> str:
 def _read_pivot(
     doc: Document, family: str, folder: str, hints: Any = None, *, back: bool = False
 ) -> _Pivot:
-    """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed)."""
+    """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed: not
+    building them is a fast lane, off with :mod:`sessionkit.fastpaths`)."""
     if family == "aiwiki":
-        return pivot_from_aiwiki(doc, folder, hints=not back)
+        return pivot_from_aiwiki(doc, folder, hints=not (back and _fastpaths.enabled()))
     return pivot_from_bm(doc, folder, hints)
 
 
