@@ -1,41 +1,38 @@
 """The Basic Memory reader's shortcuts give what the long way gives.
 
 * prose sections are cut from the document's lines by index and joined
-  without stripping each line end where the text has no ``\\r``
-  (:func:`_sections_of`);
+  without stripping each line end where the text has no ``\\r``;
 * the positions of list items (needed only by edits with a base document) are
-  worked out on first use (:class:`_Layout`);
+  worked out on first use;
 * a relation type's "has a blank inside" check splits once instead of
   testing each character;
 * the ``]]`` closing a ``[[`` is found by jumping from one bracket pair to the
   next instead of stepping a character at a time.
 
-Each test compares with the plain form of the same step.
+Each test compares what the public reader (:func:`sessionkit.loads`, and the
+grammar's ``parse_relation`` / ``inline_relations``, which ``tests/interop``
+holds to Basic Memory itself) gives with the plain form of the same step,
+written here with the public :class:`~sessionkit.Document` API.
 """
 
 from __future__ import annotations
 
 import sys
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import sessionkit
 from sessionkit.adapters import _bm_grammar as g
-from sessionkit.adapters.basic_memory import (
-    _classify,
-    _filed,
-    _is_item,
-    _Pos,
-    _sections_of,
-)
 from sessionkit.document import Document, parse
 from sessionkit.model import ExtraSection
 
 
-def _sections_plain(doc: Document) -> list[tuple[ExtraSection, int, int]]:
-    """``_sections_of`` as it was: each line's end cut, then blank lines dropped."""
-    out: list[tuple[ExtraSection, int, int]] = []
+def _sections_plain(doc: Document) -> list[ExtraSection]:
+    """The prose sections as first written: each line's end cut, then blank lines dropped."""
+    out: list[ExtraSection] = []
     first = doc.sections[0].start if doc.sections else len(doc.lines)
     pre = [doc.line_text(i) for i in range(doc.body_start, first)]
     while pre and not pre[0].strip():
@@ -43,30 +40,25 @@ def _sections_plain(doc: Document) -> list[tuple[ExtraSection, int, int]]:
     while pre and not pre[-1].strip():
         pre.pop()
     if pre:
-        out.append((ExtraSection(title="", body="\n".join(pre)), doc.body_start, first))
+        out.append(ExtraSection(title="", body="\n".join(pre)))
     for sec in doc.sections:
         if sec.title in ("Observations", "Relations"):
             continue
         body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
         while body and not body[0].strip():
             body.pop(0)
-        out.append((ExtraSection(title=sec.title, body="\n".join(body)), sec.start, sec.end))
+        out.append(ExtraSection(title=sec.title, body="\n".join(body)))
     return out
 
 
-def _positions_plain(doc: Document) -> dict[str, list[_Pos]]:
-    """The layout as it was built eagerly while reading."""
-    facts = g.parse_facts(doc.lines, doc.body_start)
-    where: dict[str, list[_Pos]] = {}
-    for obs, (attr, _) in zip(facts.observations, _filed(facts.observations), strict=True):
-        pos = _Pos(obs.line, obs.line + 1, _is_item(doc.lines[obs.line]))
-        where.setdefault(attr, []).append(pos)
-    if facts.relations:
-        rel_pos = where.setdefault("relations", [])
-        for rel in facts.relations:
-            editable = rel.explicit and _is_item(doc.lines[rel.line])
-            rel_pos.append(_Pos(rel.line, rel.line + 1, editable))
-    return where
+def _read(text: str) -> sessionkit.Session:
+    """The note read by the Basic Memory adapter (any text, CR-only line ends too)."""
+    return sessionkit.get_adapter("basic-memory").read(parse(text, "sessions/x.md"))
+
+
+def _prose(text: str) -> list[ExtraSection]:
+    session = _read(text)
+    return [x for x in session.sections if x.title not in ("Observations", "Relations")]
 
 
 _LINES = [
@@ -108,18 +100,49 @@ def _documents(draw: st.DrawFn) -> str:
 @given(_documents())
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_equal_the_line_by_line_cut(text: str) -> None:
-    doc = parse(text, "sessions/x.md")
-    prose = [x for x in _sections_of(doc) if x[0].title not in ("Observations", "Relations")]
-    assert prose == _sections_plain(doc)
+    assert _prose(text) == _sections_plain(parse(text, "sessions/x.md"))
 
 
-@given(_documents())
+_LIST_FIELDS = ("decisions", "context", "next_steps", "gotchas", "questions")
+
+
+_ITEMS = [line for line in _LINES if line.startswith("- [")] + ["", "- [decision] d2 #t"]
+
+
+@st.composite
+def _notes(draw: st.DrawFn) -> str:
+    """A note whose facts sit in its Observations section, prose around it."""
+    prose = st.lists(st.sampled_from(["## Summary", "## Recent thread", "Plain prose", ""]))
+    front = "---\ntitle: T\ntype: session\n---\n"
+    lines = [*draw(prose), "## Observations"]
+    # (items differ: an edit among equal items may take another one's line end; reported)
+    lines += draw(st.lists(st.sampled_from(_ITEMS), max_size=10, unique=True))
+    lines += draw(st.sampled_from([[], ["## Relations", "- rel [[Target]]"], ["## Notes", "x"]]))
+    eols = [draw(_EOLS) if draw(st.integers(0, 5)) else "\n" for _ in lines]
+    return front + "".join(line + eol for line, eol in zip(lines, eols, strict=True))
+
+
+@given(_notes(), st.integers(0, 20))
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_layout_on_first_use_equals_the_eager_one(text: str) -> None:
-    doc = parse(text, "sessions/x.md")
-    _, layout = _classify(doc)
-    assert layout.lists == _positions_plain(doc)
-    assert layout.lists is layout.lists  # computed once
+def test_an_edit_changes_only_its_line(text: str, pick: int) -> None:
+    """An edit with the note as its base finds the item it changes (the list layout is
+    worked out on first use): one line changes, and the note reads back edited."""
+    session = _read(text)
+    assert sessionkit.dumps(session) == text
+    fields = [f for f in _LIST_FIELDS if getattr(session, f)]
+    if not fields:
+        return
+    field = fields[pick % len(fields)]
+    items = list(getattr(session, field))
+    at = pick % len(items)
+    items[at] = "edited item"
+    edited = sessionkit.dumps(attrs.evolve(session, **{field: tuple(items)}))
+    before, after = text.split("\n"), edited.split("\n")
+    assert len(before) == len(after)
+    changed = [n for n, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert len(changed) <= 1, (text, edited)
+    again = _read(edited)
+    assert list(getattr(again, field)) == items
 
 
 @pytest.mark.parametrize(
@@ -137,11 +160,21 @@ def test_layout_on_first_use_equals_the_eager_one(text: str) -> None:
     ],
 )
 def test_sections_edge_cases(text: str) -> None:
-    doc = parse(text, "sessions/x.md")
-    assert _sections_of(doc) == _sections_plain(doc)
+    assert _prose(text) == _sections_plain(parse(text, "sessions/x.md"))
 
 
 _BLANKS = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+
+
+def _relation_type(content: str) -> str | None:
+    """The type ``parse_relation`` reads from the text before the first ``[[`` of
+    ``content`` followed by ``[[T]]`` (``None``: no relation)."""
+    rel = g.parse_relation(_probe(content))
+    return None if rel is None else rel.type
+
+
+def _probe(content: str) -> str:
+    return content.partition("[[")[0].rstrip("[") + "[[T]]"
 
 
 def _relation_type_plain(content: str) -> str | None:
@@ -164,7 +197,13 @@ def test_relation_type_blank_inside(blank: str) -> None:
         f"ab{blank}[[T]]",
         f"'a{blank}b' [[T]]",
     ):
-        assert g._relation_type(text) == _relation_type_plain(text)
+        assert _relation_type(text) == _relation_type_plain(_probe(text))
+
+
+def test_relation_types_are_read() -> None:
+    assert _relation_type("implements [[T]]") == "implements"
+    assert _relation_type("'depends on' [[T]]") == "depends on"
+    assert _relation_type("depends on [[T]]") is None
 
 
 @given(
@@ -175,17 +214,26 @@ def test_relation_type_blank_inside(blank: str) -> None:
 @settings(max_examples=500)
 def test_relation_type_equals_the_per_character_check(text: str) -> None:
     for content in (text, text + "[[T]]", text + " [[T]] (c)"):
-        assert g._relation_type(content) == _relation_type_plain(content)
+        assert _relation_type(content) == _relation_type_plain(_probe(content))
+
+
+def _escaped(content: str, pos: int) -> bool:
+    count = 0
+    pos -= 1
+    while pos >= 0 and content[pos] == "\\":
+        count += 1
+        pos -= 1
+    return count % 2 == 1
 
 
 def _closing_plain(content: str, pos: int) -> int:
     """The closing ``]]`` found a character at a time (as ``inline_relations`` did)."""
     depth = 1
     while pos < len(content):
-        if content[pos : pos + 2] == "[[" and not g._escaped(content, pos):
+        if content[pos : pos + 2] == "[[" and not _escaped(content, pos):
             depth += 1
             pos += 2
-        elif content[pos : pos + 2] == "]]" and not g._escaped(content, pos):
+        elif content[pos : pos + 2] == "]]" and not _escaped(content, pos):
             depth -= 1
             if depth == 0:
                 return pos
@@ -195,15 +243,40 @@ def _closing_plain(content: str, pos: int) -> int:
     return -1
 
 
+def _targets_plain(content: str) -> list[str]:
+    """The targets of every outermost ``[[…]]``, found by stepping."""
+    found: list[str] = []
+    start = 0
+    while (start := content.find("[[", start)) != -1:
+        if _escaped(content, start):
+            start += 2
+            continue
+        end = _closing_plain(content, start + 2)
+        if end == -1:
+            break
+        target = content[start + 2 : end].strip()
+        if "::" in target:
+            project, rest = target.split("::", 1)
+            target = f"{project}/{rest.lstrip('/')}"
+        if target:
+            found.append(target)
+        start = end + 2
+    return found
+
+
+def _targets(content: str) -> list[str]:
+    return [r.target for r in g.inline_relations(content)]
+
+
 _BRACKETS = st.lists(
     st.sampled_from(["[", "]", "\\", "a", " ", "|", ":", "[[", "]]"]), max_size=16
 ).map("".join)
 
 
-@given(_BRACKETS, st.integers(0, 6))
+@given(_BRACKETS)
 @settings(max_examples=1500)
-def test_closing_brackets_jump_equals_the_stepping(text: str, pos: int) -> None:
-    assert g._closing_brackets(text, pos) == _closing_plain(text, pos)
+def test_closing_brackets_jump_equals_the_stepping(text: str) -> None:
+    assert _targets(text) == _targets_plain(text)
 
 
 @pytest.mark.parametrize(
@@ -222,7 +295,7 @@ def test_closing_brackets_jump_equals_the_stepping(text: str, pos: int) -> None:
 )
 def test_inline_relations_brackets_edge_cases(text: str) -> None:
     for pos in range(len(text) + 1):
-        assert g._closing_brackets(text, pos) == _closing_plain(text, pos)
+        assert _targets(text[pos:]) == _targets_plain(text[pos:])
 
 
 def test_facts_built_positionally_have_their_fields_in_place() -> None:
