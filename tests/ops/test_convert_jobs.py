@@ -12,10 +12,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "tests" / "corpus" / "aiwiki-v2" / "2026-05-18-7e8a3f2.md"
 
 CODE = """
+import os
 import sys
 import sessionkit
-from sessionkit.ops import _parallel
-_parallel.default_jobs = lambda: 2  # the same on a 1-core runner
+os.sched_getaffinity = lambda pid: {{0, 1}}  # two cores, the same on a 1-core runner
 report = sessionkit.convert(sys.argv[1], sys.argv[2], to="basic-memory", project="p"{jobs})
 print(len(report.created), "concurrent.futures.process" in sys.modules)
 """
