@@ -40,6 +40,8 @@ LANES = {
     "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
     "clean-verdict": "a clean plain aiwiki page answered without its facts (sessionkit.lint)",
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
+    "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
+    "same-note": "a conversion's self-check skipping a read of the same note (convert)",
 }
 
 _forced_general = 0

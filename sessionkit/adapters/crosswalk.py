@@ -889,7 +889,8 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
             lines.extend(item_lines(text))
     while lines and not lines[-1]:
         lines.pop()
-    if lines and lines[0] and _plain_lines(lines):
+    if lines and lines[0] and _fastpaths.enabled() and _plain_lines(lines):
+        _fastpaths.answered("plain-section")
         return "\n".join(lines)
     return _aiwiki_section_body_read(session, title)
 
@@ -1260,6 +1261,10 @@ def _naturals(
     if family == "aiwiki":
         yield _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
         return
+    if not _fastpaths.enabled():  # (the first try is a fast lane: the precise check only)
+        precise = _lists_as_observations(pivot.session)
+        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
+        return
     failed: SessionKitError | None = None
     try:
         first = _render_bm(*_to_bm_session(pivot, project, _ALL_LISTS), folder, pivot.bm_key)
@@ -1316,9 +1321,11 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
             if text == doc.text:  # the same text reads the same: no need to parse it again
                 return _SAME_TEXT
             again = parse(text, doc.path)
-            if _same_note(again, doc):
-                return _SAME_TEXT
-            if family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout):
+            if _fastpaths.enabled() and (  # (the shortcuts skip a full read: fast lanes)
+                _same_note(again, doc)
+                or (family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout))
+            ):
+                _fastpaths.answered("same-note")
                 return _SAME_TEXT
             if want is None:
                 want = _plain(doc, family, pivot.read)

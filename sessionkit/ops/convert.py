@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from .. import fastpaths as _fastpaths
 from ..adapters.crosswalk import (
     AIWIKI,
     BASIC_MEMORY,
@@ -310,7 +311,7 @@ def _is_session_note(text: str, family: str, doc: Document | None = None) -> boo
         lead, note = split_lead(doc)  # blank lines before the frontmatter, as Basic Memory reads
         if lead:
             doc, text = note, note.text
-    if doc is not None and _same_frontmatter_text(doc):
+    if doc is not None and _fastpaths.enabled() and _same_frontmatter_text(doc):
         with contextlib.suppress(SessionKitError):
             meta = doc.meta
     if meta is None:
