@@ -36,21 +36,26 @@ from typing import Any
 import attrs
 
 from ..errors import FormatError, SessionKitError
-from ..model import Checkpoint, Citation, Session, Status
+from ..model import Checkpoint, Citation, Observation, Session, Status
 from .profiles import BASIC_MEMORY
 
 __all__ = [
+    "CARRIER",
     "CHAIN_KEY",
     "CODING_SESSION",
     "CODING_SESSION_CATEGORIES",
     "CONTINUES",
     "NOTE_TYPE",
     "agent_session_id",
+    "carry_edits",
     "chain_page",
     "chains",
     "coding_view",
+    "edited_blocks",
     "is_chain_page",
+    "notes_log",
     "outside_notes",
+    "page_notes",
     "split_chain_page",
 ]
 
@@ -136,14 +141,15 @@ def agent_session_id(meta: Mapping[str, Any]) -> str | None:
     return None
 
 
-def chains(notes: Mapping[str, str]) -> list[list[str]]:
+def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
     """The ``coding_session`` checkpoints of each agent session, in order.
 
     ``notes`` maps keys to texts (other notes are ignored).  Checkpoints share
     an agent session id; within one, a note that ``continues [[T]]`` comes
     after the note titled ``T``, and otherwise notes go by ``started`` (then
-    key).  Returns one list of keys per agent session with two or more
-    checkpoints, ordered by their first checkpoint.
+    key).  Returns one list of keys per agent session with ``minimum`` or
+    more checkpoints (two by default; ``convert`` and ``sync`` pass 1: a lone
+    checkpoint is a chain of one), ordered by their first checkpoint.
     """
     groups: dict[str, list[tuple[str, str, str, str | None]]] = {}
     for key, text in notes.items():
@@ -164,7 +170,7 @@ def chains(notes: Mapping[str, str]) -> list[list[str]]:
         groups.setdefault(sid, []).append((str(meta.get("started", "")), key, title, previous))
     out: list[list[str]] = []
     for members in groups.values():
-        if len(members) < 2:
+        if len(members) < max(1, minimum):
             continue
         out.append(_ordered(members))
     out.sort(key=lambda keys: keys and min(m[0] for m in _members(groups, keys)))
@@ -220,6 +226,60 @@ def _date(value: Any) -> str | None:
     return m.group(0) if m else None
 
 
+#: the heading a checkpoint note carries the page's own checkpoint entries under
+#: (entries a person or aiwiki's hooks add to a chain page after the note's entry)
+CARRIER = "aiwiki: Checkpoints"
+_CARRIER_MARK = f"\n\n## {CARRIER}\n\n"
+#: a page just good enough for the aiwiki reader to read a checkpoint log from
+_ENTRY_PAGE = (
+    "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
+    "date_start: 2026-01-01\nsession_id: x\nfocus: x\n---\n\n## Checkpoints\n\n"
+)
+
+
+def _fingerprint(head: str) -> str:
+    """A short digest of a note's block: an edit of the block on the page shows."""
+    import hashlib
+
+    return hashlib.sha256(head.encode("utf-8")).hexdigest()[:16]
+
+
+def _entries_text(entries: Sequence[Checkpoint]) -> str:
+    from ._aiwiki_write import checkpoints_lines
+
+    return "\n".join(checkpoints_lines(Session(checkpoints=tuple(entries))))
+
+
+def _carried(text: str, key: str) -> tuple[str, bool, tuple[Checkpoint, ...]]:
+    """A note as ``(head, eol, entries)``: its text without a closing ``## aiwiki:
+    Checkpoints`` section, whether it ends in a line break, and the page
+    entries that section holds.  A section that is not exactly what the
+    entries render to stays in the head (then ``entries`` is empty)."""
+    eol = text.endswith("\n")
+    body = text[:-1] if eol else text
+    at = body.rfind(_CARRIER_MARK)
+    if at < 0:
+        return body, eol, ()
+    tail = body[at + len(_CARRIER_MARK) :]
+    from .._api import read_document
+    from . import get_adapter
+
+    try:
+        page = get_adapter("aiwiki-v2").read(read_document(_ENTRY_PAGE + tail + "\n", key))
+    except SessionKitError:
+        return body, eol, ()
+    entries = page.checkpoints
+    if not entries or page.blocks.get("checkpoints") or _entries_text(entries) != tail:
+        return body, eol, ()
+    return body[:at], eol, entries
+
+
+def _with_entries(head: str, eol: bool, entries: Sequence[Checkpoint]) -> str:
+    """The note text :func:`_carried` splits into ``(head, eol, entries)``."""
+    text = head + (_CARRIER_MARK + _entries_text(entries) if entries else "")
+    return text + "\n" if eol else text
+
+
 def chain_page(notes: Sequence[tuple[str, str]]) -> str:
     """One aiwiki page for a chain of checkpoint notes ``(key, text)``, in order.
 
@@ -229,10 +289,12 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
     last note's title, ``last_commit`` from the last ``git_sha``;
     ``bm_chain`` lists the notes' keys).  ``## Checkpoints`` has one entry per
     note (``PreCompact`` for an extractive capture, ``Checkpoint`` otherwise,
-    at its ``started``), holding the note's exact text in a fenced block; the
-    other sections gather the notes' changed files, decisions and blockers,
-    and the last note's next steps.  :func:`split_chain_page` gives the notes
-    back byte for byte.
+    at its ``started``), holding the note's exact text in a fenced block,
+    followed by the page entries the note carries (its closing ``## aiwiki:
+    Checkpoints`` section: entries added on the page after the note's own,
+    directives and all); the other sections gather the notes' changed files,
+    decisions and blockers, and the last note's next steps.
+    :func:`split_chain_page` gives the notes back byte for byte.
 
     Raises:
         FormatError: no notes, or a note without usable frontmatter.
@@ -248,17 +310,18 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
         meta = _meta(text, key)
         metas.append(meta)
         views.append(coding_view(_read(text, key)))
-        fence = _fence_for(text)
-        info = json.dumps({"key": key, "eol": text.endswith("\n")}, ensure_ascii=False)
-        body = text[:-1] if text.endswith("\n") else text
+        head, eol, entries = _carried(text, key)
+        fence = _fence_for(head)
+        info = json.dumps({"key": key, "eol": eol, "sha": _fingerprint(head)}, ensure_ascii=False)
         event = "PreCompact" if str(meta.get("capture", "")) == "extractive" else "Checkpoint"
         checkpoints.append(
             Checkpoint(
                 event=event,
                 at=str(meta.get("started") or meta.get("ended") or ""),
-                body=f"{fence} {_FENCE_INFO} {info}\n{body}\n{fence}",
+                body=f"{fence} {_FENCE_INFO} {info}\n{head}\n{fence}",
             )
         )
+        checkpoints.extend(entries)
     first, last = metas[0], metas[-1]
     word = str(last.get("status", "open")).strip().lower()
     status = Status.DONE if word == "closed" else Status.ACTIVE
@@ -292,22 +355,49 @@ def is_chain_page(session: Session) -> bool:
     return CHAIN_KEY in session.extra
 
 
-def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]]:
-    """The checkpoint notes a chain page holds, ``(key, text)`` in order, exactly.
-
-    Raises:
-        FormatError: the page is not a chain page, or an entry's note block is
-            missing or damaged.
-    """
+def _page_session(text: str, path: str | None) -> Session:
     from .._api import read_document
     from . import get_adapter
 
-    session = get_adapter("aiwiki-v2").read(read_document(text, path))
+    return get_adapter("aiwiki-v2").read(read_document(text, path))
+
+
+def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]]:
+    """The checkpoint notes a chain page holds, ``(key, text)`` in order, exactly.
+
+    Each note is its entry's block, with the entries after it (up to the next
+    note's) in its closing ``## aiwiki: Checkpoints`` section: so an entry
+    added on the page, or a directive consumed in one, is carried by the note
+    before it.  The rest of the page is not read (see :func:`page_notes`).
+
+    Raises:
+        FormatError: the page is not a chain page, an entry's note block is
+            damaged, an entry comes before the first note's, or a note's entry
+            holds a directive.
+    """
+    session = _page_session(text, path)
     if not is_chain_page(session):
         raise FormatError(f"not a chain page (no {CHAIN_KEY} key)", path=path)
-    out: list[tuple[str, str]] = []
+    held: list[tuple[str, str, bool, list[Checkpoint]]] = []
     for cp in session.checkpoints:
-        out.append(_note_of(cp, path))
+        if not _is_block(cp):
+            if not held:
+                raise FormatError(
+                    f"checkpoint {cp.event} at {cp.at} comes before the first note's entry: "
+                    "no checkpoint note can carry it (move it after one)",
+                    path=path,
+                )
+            held[-1][3].append(cp)
+            continue
+        if cp.directives:
+            raise FormatError(
+                f"checkpoint at {cp.at} holds its note and a directive: a directive in a "
+                "note's own entry cannot be carried (add it as an entry of its own)",
+                path=path,
+            )
+        key, head, eol, _ = _note_of(cp, path)
+        held.append((key, head, eol, []))
+    out = [(key, _with_entries(head, eol, entries)) for key, head, eol, entries in held]
     keys = [key for key, _ in out]
     if list(session.extra[CHAIN_KEY]) != keys:
         raise FormatError(f"{CHAIN_KEY} does not list the checkpoints' notes in order", path=path)
@@ -332,17 +422,370 @@ def outside_notes(text: str) -> str:
     return "\n".join(out)
 
 
-def _note_of(cp: Checkpoint, path: str | None) -> tuple[str, str]:
+def _is_block(cp: Checkpoint) -> bool:
+    return _FENCE_OPEN.match(cp.body.split("\n", 1)[0]) is not None
+
+
+def _note_of(cp: Checkpoint, path: str | None) -> tuple[str, str, bool, str | None]:
+    """A note block's key, text (its head: no closing line break, no carried
+    entries), whether the note ends in a line break, and its fingerprint."""
     lines = cp.body.split("\n")
     m = _FENCE_OPEN.match(lines[0]) if lines else None
     if m is None or len(lines) < 2 or lines[-1] != m.group(1):
-        raise FormatError(f"checkpoint at {cp.at} holds no Basic Memory note block", path=path)
+        raise FormatError(
+            f"checkpoint at {cp.at}: its note block is damaged (text after the block's "
+            "closing fence, or no closing fence)",
+            path=path,
+        )
     try:
         info = json.loads(m.group(2))
         key, eol = str(info["key"]), bool(info["eol"])
+        sha = info.get("sha")
     except (ValueError, KeyError, TypeError):
         raise FormatError(
             f"checkpoint at {cp.at}: unreadable note block header", path=path
         ) from None
-    body = "\n".join(lines[1:-1])
-    return key, body + "\n" if eol else body
+    return key, "\n".join(lines[1:-1]), eol, sha if isinstance(sha, str) else None
+
+
+# -- carrying a chain page's edits back to its notes -----------------------------------
+
+#: the page's list fields gathered from every note, and the one from the last note
+_GATHERED = ("files_touched", "decisions", "gotchas")
+#: the category a new item of a field is written as when no neighbour says otherwise
+#: (``None``: the Basic Memory reader's own field, ``[decision]``, ``[next_step]``)
+_NEW_CATEGORY: dict[str, str | None] = {
+    "files_touched": "changed_file",
+    "gotchas": "blocker",
+    "decisions": None,
+    "next_steps": None,
+}
+#: what each field of a chain page is derived from, for the report of an edit not placed
+_DERIVED = {
+    "id": "the notes' agent session id",
+    "focus": "the last note's title",
+    "started": "the first note's start",
+    "checkpoints": "the notes' entries",
+    "questions": "nothing (a chain page has no open questions)",
+    "extra": "the notes' keys",
+    "sections": "nothing (a chain page has no other sections)",
+    "blocks": "the notes' items",
+}
+
+
+@attrs.frozen
+class _Slot:
+    """One item of a note's view of a list field: its value, and the
+    observation it comes from (``None``: the reader's own field, where
+    ``anchor`` is unused) with where it goes among the note's observations:
+    ``("at", j)`` in place of observation ``j``, ``("after", j)``,
+    ``("before", j)`` or ``("end", 0)``."""
+
+    value: Any
+    obs: Observation | None = None
+    anchor: tuple[str, int] = ("end", 0)
+
+
+def _view_value(field: str, obs: Observation) -> Any:
+    from ._aiwiki_parse import parse_citation
+
+    if field != "files_touched":
+        return obs.content
+    text = obs.content if obs.context is None else f"{obs.content} ({obs.context})"
+    return parse_citation(text) or Citation(path=text, code=False)
+
+
+def _slots(raw: Session, field: str) -> list[_Slot]:
+    """The items ``coding_view(raw)`` shows in ``field``, in its order."""
+    out = [_Slot(value) for value in getattr(raw, field)]
+    for j, obs in enumerate(raw.observations):
+        if NOTE_TYPE.field_of(obs.category or "") == field:
+            out.append(_Slot(_view_value(field, obs), obs, ("at", j)))
+    return out
+
+
+def _obs_text(value: Any) -> str:
+    return value.render() if isinstance(value, Citation) else str(value)
+
+
+def _replaced(slot: _Slot, value: Any) -> _Slot:
+    if slot.obs is None:
+        return _Slot(value)
+    context = None if isinstance(value, Citation) else slot.obs.context
+    obs = attrs.evolve(slot.obs, content=_obs_text(value), tags=(), context=context)
+    return _Slot(value, obs, slot.anchor)
+
+
+def _inserted(field: str, slots: Sequence[_Slot], at: int, values: Sequence[Any]) -> list[_Slot]:
+    """Slots for new ``values`` at position ``at`` of a note's ``slots``: of the kind of
+    the item before them (else after them, else the field's new category)."""
+    before = slots[at - 1] if at > 0 else None
+    after = slots[at] if at < len(slots) else None
+    near = before or after
+    if near is None:
+        category = _NEW_CATEGORY[field]
+    else:
+        category = near.obs.category if near.obs is not None else None
+    if category is None:
+        return [_Slot(v) for v in values]
+    obs_before = [s for s in slots[:at] if s.obs is not None]
+    obs_after = [s for s in slots[at:] if s.obs is not None]
+    if obs_before:
+        anchor = ("after", obs_before[-1].anchor[1])
+    elif obs_after:
+        anchor = ("before", obs_after[0].anchor[1])
+    else:
+        anchor = ("end", 0)
+    return [_Slot(v, Observation(category=category, content=_obs_text(v)), anchor) for v in values]
+
+
+def _with_slots(raw: Session, field: str, slots: Sequence[_Slot]) -> Session:
+    """``raw`` with ``field``'s items (its own and its observations) as ``slots`` say."""
+    own = tuple(s.value for s in slots if s.obs is None)
+    placed: dict[tuple[str, int], list[Observation]] = {}
+    for s in slots:
+        if s.obs is not None:
+            placed.setdefault(s.anchor, []).append(s.obs)
+    observations: list[Observation] = []
+    for j, obs in enumerate(raw.observations):
+        observations.extend(placed.get(("before", j), ()))
+        if NOTE_TYPE.field_of(obs.category or "") == field:
+            observations.extend(placed.get(("at", j), ()))
+        else:
+            observations.append(obs)
+        observations.extend(placed.get(("after", j), ()))
+    observations.extend(placed.get(("end", 0), ()))
+    changes: dict[str, Any] = {field: own, "observations": tuple(observations)}
+    return attrs.evolve(raw, **changes)
+
+
+def _edit_list(raws: list[Session], field: str, want: Sequence[Any]) -> None:
+    """Edit the notes ``raws`` so the items they gather in ``field`` (each once, in note
+    order) become ``want``: a changed or removed item is changed or removed in every
+    note that has it, a new one goes after the item before it (at the end: into the
+    last note, the chain's cursor)."""
+    import difflib
+
+    slots = [_slots(raw, field) for raw in raws]
+    gathered: list[Any] = []
+    for note in slots:
+        gathered.extend(s.value for s in note if s.value not in gathered)
+    if gathered == list(want):
+        return
+
+    def replace(old: Any, new: Any) -> None:
+        for i, note in enumerate(slots):
+            slots[i] = [_replaced(s, new) if s.value == old else s for s in note]
+
+    def delete(old: Any) -> None:
+        for i, note in enumerate(slots):
+            slots[i] = [s for s in note if s.value != old]
+
+    def insert(prev: Any, nxt: Any, values: Sequence[Any]) -> None:
+        if nxt is None or prev is not None:
+            i = len(slots) - 1
+            at = len(slots[i])
+            if nxt is not None:
+                i = next(n for n, note in enumerate(slots) if any(s.value == prev for s in note))
+                at = next(k for k, s in enumerate(slots[i]) if s.value == prev) + 1
+        else:
+            i = next(n for n, note in enumerate(slots) if any(s.value == nxt for s in note))
+            at = next(k for k, s in enumerate(slots[i]) if s.value == nxt)
+        slots[i][at:at] = _inserted(field, slots[i], at, values)
+
+    want = list(want)
+    matcher = difflib.SequenceMatcher(a=gathered, b=want, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        # within a changed run, an old item and a new one alike enough are one item
+        # edited (changed in place); the others are removed or inserted around them
+        pairs: list[tuple[int, int]] = []
+        k = j1
+        for x in range(i1, i2):
+            for y in range(k, j2):
+                alike = difflib.SequenceMatcher(
+                    a=_obs_text(gathered[x]), b=_obs_text(want[y]), autojunk=False
+                ).ratio()
+                if alike >= 0.5 or (i2 - i1 == j2 - j1 and y == x - i1 + j1):
+                    pairs.append((x, y))
+                    k = y + 1
+                    break
+        prev = gathered[i1 - 1] if i1 > 0 else None
+        x0, y0 = i1, j1
+        for x, y in [*pairs, (i2, j2)]:
+            for old in gathered[x0:x]:
+                delete(old)
+            if y > y0:
+                nxt = gathered[x] if x < len(gathered) else None
+                insert(prev, nxt, want[y0:y])
+                prev = want[y - 1]
+            if x < i2:
+                replace(gathered[x], want[y])
+                prev = want[y]
+            x0, y0 = x + 1, y + 1
+    for i, raw in enumerate(raws):
+        raws[i] = _with_slots(raw, field, slots[i])
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def edited_blocks(text: str, path: str | None = None) -> list[str]:
+    """The keys of a chain page's notes whose block was edited on the page (or
+    whose block does not say: a page written before blocks were fingerprinted)."""
+    out: list[str] = []
+    for cp in _page_session(text, path).checkpoints:
+        if _is_block(cp):
+            key, head, _, sha = _note_of(cp, path)
+            if sha != _fingerprint(head):
+                out.append(key)
+    return out
+
+
+def notes_log(page: Session, made: Session, path: str | None = None) -> Session:
+    """``page`` (an edited chain page's session) with the checkpoint log of ``made``
+    (the page its notes make, :func:`split_chain_page`'s notes): the log is
+    the notes' own, its blocks and entries already carried by the notes, so
+    only the headings of the notes' entries, which the notes' frontmatter
+    makes, are compared.
+
+    Raises:
+        FormatError: a note's entry heading edited (its event or time).
+    """
+    mine = [(cp.event, cp.at) for cp in page.checkpoints]
+    theirs = [(cp.event, cp.at) for cp in made.checkpoints]
+    if mine != theirs:
+        pairs = zip(theirs, mine, strict=False)
+        changed = [f"{a[0]} at {a[1]} -> {b[0]} at {b[1]}" for a, b in pairs if a != b]
+        raise FormatError(
+            "a note's checkpoint heading was edited on the chain page (it is made from the "
+            "note's capture and started keys; edit those in the note's block): "
+            + "; ".join(changed or ["entries added or removed"]),
+            path=path,
+        )
+    return attrs.evolve(page, checkpoints=made.checkpoints, origin=None)
+
+
+def page_notes(text: str, path: str | None = None) -> list[tuple[str, str]]:
+    """The checkpoint notes a chain page stands for, with the page's edits carried in.
+
+    A page that is what its notes make gives them back exactly
+    (:func:`split_chain_page`).  An edited page's edits go to the notes they
+    belong to (:func:`carry_edits`): a note's block, and the page entries
+    after it (a new entry, a consumed directive), are that note's; the page's
+    lists and status are carried item by item.  A page whose note blocks and
+    lists were both edited is refused: without the page as it was, which is
+    newer cannot be told (``sync`` keeps that page and merges the two).
+
+    Raises:
+        FormatError: an edit no note can carry (each is named), or both a
+            block and the lists edited; nothing is returned, so nothing is
+            written and nothing dropped.
+    """
+    notes = split_chain_page(text, path)
+    derived = chain_page(notes)
+    if derived == text:
+        return notes
+    made = _page_session(derived, path)
+    now = notes_log(_page_session(text, path), made, path)
+    if made == now:
+        return notes  # the same page in other words: the notes say it already
+    edited = edited_blocks(text, path)
+    if edited:
+        raise FormatError(
+            f"the block of {', '.join(edited)} and the page's own lines were both edited; "
+            "convert cannot tell which is newer (nothing written): edit one of them, or "
+            "run sessionkit sync, which keeps the page as last synced and merges both",
+            path=path,
+        )
+    return carry_edits(notes, now, path)
+
+
+def carry_edits(
+    notes: Sequence[tuple[str, str]], page: Session, path: str | None = None
+) -> list[tuple[str, str]]:
+    """The checkpoint notes ``(key, text)`` edited so that their chain page reads as ``page``.
+
+    Each edit is a minimal edit of the note it belongs to: an item changed or
+    removed in ``## Files touched``, ``## Decisions made`` or ``## Gotchas
+    surfaced`` is changed or removed in each note that has it (a
+    ``[changed_file]``, ``[decision]``, ``[blocker]``); a new one goes into
+    the note of the item before it (at the end of the list: the last note,
+    the chain's cursor); ``## Next steps``, ``status``, ``date_end`` and
+    ``last_commit`` are the last note's (``[next_step]``, ``status:
+    open|closed``, ``ended``, ``git_sha``).  The checkpoint log must be the
+    notes' own (their blocks and entries).  The edited notes are checked to
+    make a page that reads as ``page``.
+
+    Raises:
+        FormatError: an edit no note can carry (the focus, a section of its
+            own, an item twice, …): each is named; nothing is returned.
+    """
+    from .._api import read_document
+    from . import get_adapter
+
+    now = attrs.evolve(page, origin=None)
+    was = _page_session(chain_page(notes), path)
+    problems: list[str] = []
+    for attr in attrs.fields(Session):
+        name = attr.name
+        if name in ("origin", *_GATHERED, "next_steps", "status", "status_word"):
+            continue
+        if name in ("last_commit", "ended"):
+            continue
+        if getattr(was, name) != getattr(now, name):
+            problems.append(
+                f"{name}: {_show(getattr(was, name))} -> {_show(getattr(now, name))} "
+                f"(a chain page's {name} is {_DERIVED.get(name, 'derived from its notes')})"
+            )
+    if now.status is Status.ABANDONED or now.status_word is not None:
+        problems.append(f"status: {now.status_word or now.status} has no checkpoint-note word")
+    if problems:
+        raise FormatError(
+            "these edits of the chain page cannot be carried to its checkpoint notes "
+            "(nothing written): " + "; ".join(problems),
+            path=path,
+        )
+    bm = get_adapter("basic-memory")
+    docs = [read_document(note, key) for key, note in notes]
+    raws = [bm.read(doc) for doc in docs]
+    originals = list(raws)
+    for field in _GATHERED:
+        _edit_list(raws, field, getattr(now, field))
+    last = raws[-1:]
+    _edit_list(last, "next_steps", now.next_steps)
+    raw = last[0]
+    if now.status != was.status:
+        raw = attrs.evolve(raw, status=now.status, status_word=None)
+    if now.ended != was.ended and now.ended is not None:
+        raw = attrs.evolve(raw, ended=now.ended)
+    if now.last_commit != was.last_commit:
+        extra = dict(raw.extra)
+        if now.last_commit is None:
+            extra.pop("git_sha", None)
+        else:
+            extra["git_sha"] = now.last_commit
+        raw = attrs.evolve(raw, extra=extra)
+    raws[-1] = raw
+    out: list[tuple[str, str]] = []
+    for (key, note), doc, old, edited in zip(notes, docs, originals, raws, strict=True):
+        out.append((key, note if edited == old else bm.write(edited, doc).text))
+    # the notes' blocks hold the edited notes now; the rest must read as the edited page
+    again = _page_session(chain_page(out), path)
+    differ = [
+        f.name
+        for f in attrs.fields(Session)
+        if f.name not in ("origin", "checkpoints")
+        and getattr(again, f.name) != getattr(now, f.name)
+    ]
+    if differ:
+        raise FormatError(
+            "these edits of the chain page cannot be carried to its checkpoint notes as "
+            f"written (nothing written): {', '.join(differ)} (an item twice, or out of "
+            "the notes' order)",
+            path=path,
+        )
+    return out

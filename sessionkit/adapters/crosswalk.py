@@ -1496,20 +1496,19 @@ def convert_chain(notes: Sequence[tuple[str, str]]) -> Converted:
 
 
 def chain_notes(doc: Document) -> list[Converted] | None:
-    """The Basic Memory notes an aiwiki chain page holds, exactly; ``None`` for any
-    other page (then :func:`convert_doc` converts it).
+    """The Basic Memory notes an aiwiki chain page holds; ``None`` for any other
+    page (then :func:`convert_doc` converts it).
 
-    A chain page is made from its notes, so it gives them back only when it is
-    the very page they make: an edit outside the notes' blocks, or a block
-    edited without the rest of the page, cannot be carried by the notes alone
-    and is refused rather than dropped (``sessionkit sync`` carries such
-    edits note by note).
+    A page that is what its notes make gives them back byte for byte; an
+    edited one gives them with its edits carried in, each as a minimal edit of
+    the note it belongs to
+    (:func:`sessionkit.adapters.coding_session.page_notes`).
 
     Raises:
-        FormatError: a chain page that is not what its notes make, or whose
-            note blocks are damaged (with the page's path).
+        FormatError: an edit no checkpoint note can carry (each is named), or
+            damaged note blocks (with the page's path); nothing is converted.
     """
-    from .coding_session import CHAIN_KEY, chain_page, split_chain_page
+    from .coding_session import CHAIN_KEY, page_notes
 
     if CHAIN_KEY not in doc.text:
         return None
@@ -1518,17 +1517,9 @@ def chain_notes(doc: Document) -> list[Converted] | None:
             return None
     except SessionKitError:
         return None
-    notes = split_chain_page(doc.text, doc.path)
+    notes = page_notes(doc.text, doc.path)
     if not notes:
         raise FormatError("a chain page without checkpoint notes", path=doc.path)
-    if chain_page(notes) != doc.text:
-        raise FormatError(
-            "this chain page differs from the page its checkpoint notes make (edited "
-            "outside the notes' blocks, or a block edited and the rest not refreshed); "
-            "convert writes the notes only, so it would drop that edit: sync carries it "
-            "note by note, or make the edit in a note",
-            path=doc.path,
-        )
     return [Converted(key=key, text=text, carried=False) for key, text in notes]
 
 

@@ -462,7 +462,7 @@ def _with_chains(
             yield key, text
     if not held:
         return
-    chain_of = {member: chain for chain in chains(held) for member in chain}
+    chain_of = {member: chain for chain in chains(held, minimum=1) for member in chain}
     for key, text in held.items():
         chain = chain_of.get(key)
         if chain is None:

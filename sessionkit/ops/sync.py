@@ -63,7 +63,6 @@ import attrs
 
 from ..errors import (
     ConflictError,
-    FormatError,
     NotFoundError,
     SessionKitError,
     UnsupportedFormatError,
@@ -978,7 +977,7 @@ class _Run:
         if not self.dry_run:
             _put(self.sides.aw, ak, None, page)
         self.record_chain(ak, notes, page)
-        self.act("create-aiwiki", ak, chain[0], message=f"a chain of {len(notes)} checkpoints")
+        self.act("create-aiwiki", ak, chain[0], message=_chain_of(len(notes)))
 
     def pair_chain(self, ak: str, entry: Mapping[str, Any], chain: Sequence[str]) -> None:
         """A chain page and its checkpoint notes: merged note by note against the base.
@@ -990,7 +989,7 @@ class _Run:
         its session grew a chain becomes the chain's page when the page was
         not edited since.
         """
-        from ..adapters.coding_session import chain_page, outside_notes, split_chain_page
+        from ..adapters.coding_session import chain_page, split_chain_page
 
         at = self.aw_texts.get(ak, _MISSING)
         if at is None or any(self.bm_texts.get(k) is None for k in chain):
@@ -1026,21 +1025,25 @@ class _Run:
         else:
             base_page = str(entry["base"])
             base = dict(split_chain_page(base_page, ak))
-            try:
-                listed = split_chain_page(at, ak)
-                if outside_notes(at) != outside_notes(base_page):
-                    raise FormatError("the page was edited outside its notes' blocks", path=ak)
-            except SessionKitError as exc:
-                if ca:
+            listed = list(base.items())
+            if ca:  # the page's edits, merged against the page as last synced and
+                # carried into the notes they belong to
+                try:
+                    listed = _page_edits(at, base_page, ak)
+                except MergeConflict as exc:
                     self.act(
-                        "failure",
+                        "conflict",
                         ak,
                         chain[0],
-                        message=f"{exc}: a chain page is made from its checkpoint notes; "
-                        "edit a note's block or the note itself",
+                        message="the chain page's lines and a note's block were edited "
+                        "differently; both kept",
+                        conflicts=tuple(exc.conflicts),
+                        texts={"aiwiki": at},
                     )
                     return
-                listed = list(base.items())
+                except SessionKitError as exc:
+                    self.act("failure", ak, chain[0], message=str(exc))
+                    return
             page_notes = dict(listed)
         merged: dict[str, str] = {}
         clashes: list[SyncConflict] = []
@@ -1054,7 +1057,11 @@ class _Run:
             elif m == b0:
                 merged[key] = p
             else:
-                clashes.append(SyncConflict(where=key, base=b0, aiwiki=p, basic_memory=m))
+                both = None if b0 is None or p is None else _merge_note(key, b0, p, m)
+                if both is None:
+                    clashes.append(SyncConflict(where=key, base=b0, aiwiki=p, basic_memory=m))
+                else:
+                    merged[key] = both
         if clashes:
             self.act(
                 "conflict",
@@ -1077,7 +1084,8 @@ class _Run:
         self.record_chain(ak, notes, page)
         # named after where the change came from (a carried block edit also
         # refreshes the page's derived sections)
-        if page == at and not wrote_bm:
+        converged = not wrote_bm and all(page_notes.get(k) == bm.get(k) for k in chain)
+        if converged:  # the page may be refreshed (its blocks' fingerprints), no note changed
             action = "pair"
         elif ca and cb:
             action = "merge"
@@ -1085,12 +1093,53 @@ class _Run:
             action = "update-basic-memory"
         else:
             action = "update-aiwiki"
-        self.act(action, ak, chain[0], message=f"a chain of {len(notes)} checkpoints")
+        self.act(action, ak, chain[0], message=_chain_of(len(notes)))
+
+    def new_chain_page(self, ak: str, at: str, claimed: dict[str, str]) -> None:
+        """A chain page in no pair (made by ``convert``, or the state was lost with
+        its notes): its checkpoint notes, edits carried in, created in Basic Memory."""
+        from ..adapters.coding_session import chain_page, page_notes
+
+        notes = page_notes(at, ak)
+        keys = [k for k, _ in notes]
+        taken = [k for k in keys if k in claimed]
+        if taken:
+            self.act("failure", ak, keys[0], message=f"{taken[0]} is paired already")
+            return
+        have = {k: self.bm_texts.get(k, _MISSING) for k in keys}
+        if any(t is None for t in have.values()):
+            return  # unreadable: reported
+        claimed.update((k, ak) for k in keys)
+        other = [k for k, t in notes if have[k] is not _MISSING and have[k] != t]
+        if other:
+            self.act(
+                "conflict",
+                ak,
+                keys[0],
+                message=f"checkpoint notes {', '.join(other)} exist with other contents and "
+                "no sync base; both kept",
+                texts={"aiwiki": at},
+            )
+            return
+        page = chain_page(notes)
+        if not self.dry_run:
+            for key, text in notes:
+                if have[key] is _MISSING:
+                    _put(self.sides.bm, key, None, text)
+            if page != at:
+                _put(self.sides.aw, ak, at, page)
+        self.record_chain(ak, notes, page)
+        new = [k for k in keys if have[k] is _MISSING]
+        action = "create-basic-memory" if new else "pair"
+        self.act(action, ak, keys[0], message=_chain_of(len(notes)))
 
     # -- notes in no pair ---------------------------------------------------------
     def new_aiwiki(self, ak: str, claimed: dict[str, str]) -> None:
         at = self.aw_texts[ak]
         if at is None or ak in self.handled:
+            return
+        if _is_chain_page(at, ak):
+            self.new_chain_page(ak, at, claimed)
             return
         sides = self.sides
         bk = sides.bm_key_for(at, ak)
@@ -1269,6 +1318,75 @@ def sync(
     return report
 
 
+def _page_edits(page: str, base: str, key: str) -> list[tuple[str, str]]:
+    """The notes a chain page stands for, its edits since ``base`` (the page as last
+    synced) carried in: the notes' blocks as the page has them, then the page's
+    own lines (lists, status) merged three-way, the page's edits against those
+    the blocks make, and carried item by item
+    (:func:`~sessionkit.adapters.coding_session.carry_edits`).
+
+    Raises:
+        MergeConflict: the page's lines and a block changed one item differently.
+        FormatError: an edit no note can carry.
+    """
+    from .._api import read_document
+    from ..adapters import get_adapter
+    from ..adapters.coding_session import carry_edits, chain_page, notes_log, split_chain_page
+
+    notes = split_chain_page(page, key)
+    derived = chain_page(notes)
+    if derived == page:
+        return notes
+    aw = get_adapter("aiwiki-v2")
+
+    def read(text: str) -> Session:
+        return aw.read(read_document(text, key))
+
+    theirs = read(derived)
+    # the log is the notes' (blocks and entries, as the page has them): not merged
+    ours = notes_log(read(page), theirs, key)
+    merged = merge_sessions(attrs.evolve(read(base), checkpoints=theirs.checkpoints), ours, theirs)
+    return carry_edits(notes, merged, key)
+
+
+def _merge_note(key: str, base: str, ours: str, theirs: str) -> str | None:
+    """A checkpoint note edited on the chain page (``ours``) and in Basic Memory
+    (``theirs``): the three-way merge of the two in the model, written as a
+    minimal edit of ``theirs``; ``None`` when the edits touch the same thing
+    (or the merge cannot be written as it reads)."""
+    from .._api import read_document
+    from ..adapters import get_adapter
+
+    bm = get_adapter("basic-memory")
+    try:
+        doc = read_document(theirs, key)
+        merged = merge_sessions(
+            bm.read(read_document(base, key)), bm.read(read_document(ours, key)), bm.read(doc)
+        )
+        text = bm.write(merged, doc).text
+        if bm.read(read_document(text, key)) != merged:
+            return None
+    except (MergeConflict, SessionKitError):
+        return None
+    return text
+
+
+def _chain_of(n: int) -> str:
+    return f"a chain of {n} checkpoint" + ("" if n == 1 else "s")
+
+
+def _is_chain_page(text: str, key: str) -> bool:
+    from .._api import read_document
+    from ..adapters.coding_session import CHAIN_KEY
+
+    if CHAIN_KEY not in text:
+        return False
+    try:
+        return CHAIN_KEY in read_document(text, key).meta
+    except SessionKitError:
+        return False
+
+
 def _chain_sha(notes: Sequence[tuple[str, str]]) -> str:
     """One hash for a chain's notes: their keys and texts, in order."""
     return _sha(json.dumps([[k, _sha(t)] for k, t in notes]))
@@ -1279,7 +1397,7 @@ def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
     from ..adapters.coding_session import CODING_SESSION, chains
 
     readable = {k: t for k, t in texts.items() if t is not None and CODING_SESSION in t}
-    return chains(readable) if readable else []
+    return chains(readable, minimum=1) if readable else []
 
 
 def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 import sessionkit
-from sessionkit.adapters.coding_session import split_chain_page
+from sessionkit.adapters.coding_session import chain_page, split_chain_page
 from sessionkit.cli import main
 from sessionkit.ops.convert import convert
 
@@ -66,23 +68,24 @@ def test_a_chain_converts_to_one_page_and_back_to_the_same_notes(tmp_path: Path)
     assert again.written == [] and sorted(again.unchanged) == sorted([FIRST, SECOND, THIRD])
 
 
-def test_a_lone_checkpoint_and_other_sessions_convert_as_before(tmp_path: Path) -> None:
-    bm = _bm(tmp_path / "bm", [SECOND])
+@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.glob("*.md")))
+def test_a_lone_checkpoint_converts_and_comes_back_byte_for_byte(tmp_path: Path, name: str) -> None:
+    bm = _bm(tmp_path / "bm", [name])
     wiki = tmp_path / "wiki" / "aiwiki" / "sessions"
     wiki.mkdir(parents=True)
-    shutil.copyfile(OTHER, wiki / OTHER.name)
-    assert convert(tmp_path / "wiki", bm, to="basic-memory").ok  # an ordinary page joins
-    report = convert(bm, tmp_path / "wiki2", to="aiwiki-v2")
-    assert report.ok and len(report.created) == 2
-    page = next(k for k in report.created if k != OTHER.name)
-    lone = sessionkit.loads((tmp_path / "wiki2" / "aiwiki" / "sessions" / page).read_text())
-    assert "bm_chain" not in lone.extra  # one checkpoint is an ordinary note, not a chain
-    back = tmp_path / "again" / "demo"  # the notes' own project name
-    assert convert(tmp_path / "wiki2", back, to="basic-memory").ok
-    # the same session (a lone note in the plugin's layout is not byte for byte:
-    # convert_text's promise for notes outside Basic Memory's canonical layout)
-    again = sessionkit.loads(_notes(back)[SECOND].decode(), path=SECOND)
-    assert again == sessionkit.loads((CORPUS / SECOND).read_text(), path=SECOND)
+    shutil.copyfile(OTHER, wiki / OTHER.name)  # an ordinary page converts alongside
+    report = convert(bm, tmp_path / "wiki", to="aiwiki-v2")
+    assert report.ok and sorted(report.created) == [PAGE]  # the lone checkpoint's page
+    lone = sessionkit.loads((wiki / PAGE).read_text(), path=f"aiwiki/sessions/{PAGE}")
+    assert lone.extra["bm_chain"] == [name]  # a chain of one
+    back = tmp_path / "again"
+    again = convert(tmp_path / "wiki", back, to="basic-memory", project="demo")
+    assert again.ok and name in again.created
+    assert _notes(back)[name] == (CORPUS / name).read_bytes()  # the very same bytes
+    # a second conversion either way writes nothing
+    assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").written == []
+    assert convert(tmp_path / "wiki", back, to="basic-memory", project="demo").written == []
+    assert _notes(back)[name] == (CORPUS / name).read_bytes()
 
 
 def test_a_growing_chain_rewrites_its_page(tmp_path: Path) -> None:
@@ -95,16 +98,108 @@ def test_a_growing_chain_rewrites_its_page(tmp_path: Path) -> None:
     assert [k for k, _ in split_chain_page(text)] == [FIRST, SECOND, THIRD]
 
 
-def test_a_chain_page_edited_outside_its_notes_is_refused_not_dropped(
-    tmp_path: Path, capsys: object
+def _diff(before: str, after: str) -> list[str]:
+    """The changed lines of a note, ``-``/``+`` prefixed, in order."""
+    import difflib
+
+    lines = difflib.ndiff(before.splitlines(), after.splitlines())
+    return [line for line in lines if line[:1] in "-+"]
+
+
+def test_a_chain_page_edited_outside_its_notes_carries_each_edit_to_its_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bm = _bm(tmp_path / "bm", [FIRST, SECOND, THIRD])
     assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").ok
     page = tmp_path / "wiki" / "aiwiki" / "sessions" / PAGE
-    page.write_text(page.read_text().replace("## Next steps\n", "## Next steps\n\n- by hand\n", 1))
+    text = page.read_text()
+    # a next step added, a gotcha resolved (removed), a file touched renamed,
+    # a decision added between two, the status set back to active
+    text = text.replace(
+        "- Answer review comments on pull request 42\n",
+        "- Answer review comments on pull request 42\n- Rebase on main before merging\n",
+    )
+    text = text.replace(
+        "## Gotchas surfaced\n\n- The backfill job still shares one budget across hosts\n",
+        "## Gotchas surfaced\n\n(filled by /wrap)\n",
+    )
+    text = text.replace("- tides/backfill.py\n", "- tides/backfill_job.py\n")
+    text = text.replace("status: done\n", "status: active\n").replace("date_end: 2026-11-30\n", "")
+    page.write_text(text)
     code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(tmp_path / "bm2")])
-    assert code == 1
-    err = capsys.readouterr().err  # type: ignore[attr-defined]
-    assert f"{PAGE}: this chain page" in err and "differs from the page its checkpoint" in err
+    assert code == 0, capsys.readouterr().err
+    notes = {k: v.decode() for k, v in _notes(tmp_path / "bm2").items()}
+    originals = {k: (CORPUS / k).read_text() for k in (FIRST, SECOND, THIRD)}
+    assert notes[FIRST] == originals[FIRST]
+    assert _diff(originals[SECOND], notes[SECOND]) == [
+        "- - [blocker] The backfill job still shares one budget across hosts"
+    ]
+    assert _diff(originals[THIRD], notes[THIRD]) == [
+        "- status: closed",
+        "+ status: open",
+        "- - [changed_file] tides/backfill.py",
+        "+ - [changed_file] tides/backfill_job.py",
+        "+ - [next_step] Rebase on main before merging",
+    ]
+    # the notes make the edited page (as the model reads it), and nothing else changes
+    made = sessionkit.loads(chain_page([(k, notes[k]) for k in (FIRST, SECOND, THIRD)]))
+    assert made.next_steps == sessionkit.loads(text).next_steps
+    assert made.gotchas == () and made.status is sessionkit.Status.ACTIVE
+    assert [c.path for c in made.files_touched] == ["tides/client.py", "tides/backfill_job.py"]
+    again = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(tmp_path / "bm2")])
+    assert again == 0 and _notes(tmp_path / "bm2") == {k: v.encode() for k, v in notes.items()}
+
+
+def test_a_checkpoint_entry_added_on_a_chain_page_and_its_directive_consumed_come_back(
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime
+
+    from sessionkit import open_store
+    from sessionkit.ops import lifecycle
+
+    bm = _bm(tmp_path / "bm", [FIRST, SECOND, THIRD])
+    assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").ok
+    wiki = open_store(tmp_path / "wiki", layout="aiwiki")
+    payload = {"session_id": "5be1c0de-7a11-4c0d-9e55-3c0ffee0a7b1", "cwd": str(tmp_path)}
+    lifecycle.record_checkpoint(wiki, payload, now=datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    lifecycle.consume_directives(wiki, PAGE, all=True, now=datetime(2026, 12, 1, 10, 0, tzinfo=UTC))
+    report = convert(tmp_path / "wiki", tmp_path / "bm2", to="basic-memory")
+    assert report.ok, report.failures
+    notes = {k: v.decode() for k, v in _notes(tmp_path / "bm2").items()}
+    original = (CORPUS / THIRD).read_text()
+    assert notes[FIRST] == (CORPUS / FIRST).read_text()
+    assert notes[SECOND] == (CORPUS / SECOND).read_text()
+    # the entry rides in the last note, the one before it on the page, at its end
+    assert notes[THIRD].startswith(original + "\n\n## aiwiki: Checkpoints\n\n")
+    tail = notes[THIRD][len(original) :]
+    assert "### PreCompact at 2026-12-01T09:00:00Z" in tail
+    assert "**Dream directive (consumed at 2026-12-01T10:00:00Z):**" in tail
+    assert "(unconsumed)" not in tail
+    # and the notes make the page again, byte for byte
+    page = (tmp_path / "wiki" / "aiwiki" / "sessions" / PAGE).read_text()
+    assert chain_page([(k, notes[k]) for k in (FIRST, SECOND, THIRD)]) == page
+
+
+def test_an_edit_no_checkpoint_note_can_carry_is_reported_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bm = _bm(tmp_path / "bm", [FIRST, SECOND, THIRD])
+    assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").ok
+    page = tmp_path / "wiki" / "aiwiki" / "sessions" / PAGE
+    made = page.read_text()
+    # the focus is the last note's title: no note can carry an edit of it
+    page.write_text(made.replace("focus: Claude checkpoint", "focus: Edited checkpoint", 1))
+    code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(tmp_path / "bm2")])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{PAGE}: these edits of the chain page cannot be carried" in err
+    assert "focus: 'Claude checkpoint - backfill uses per-host budgets' -> 'Edited" in err
     assert "Traceback" not in err
     assert not list((tmp_path / "bm2").rglob("*.md"))  # nothing written for it
+    # a note's block and the page's lists both edited: which is newer cannot be told
+    both = made.replace("- [next_step] Answer review", "- [next_step] Reply to review")
+    page.write_text(both.replace("\n- Answer review", "\n- Ignore review", 1))
+    code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(tmp_path / "bm2")])
+    err = capsys.readouterr().err
+    assert code == 1 and f"the block of {THIRD} and the page's own lines were both edited" in err
+    assert not list((tmp_path / "bm2").rglob("*.md"))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 import sessionkit
 from sessionkit import open_store
 from sessionkit.adapters.coding_session import split_chain_page
@@ -95,14 +97,68 @@ def test_edits_to_a_chain_come_back_note_by_note(tmp_path: Path) -> None:
     assert [a.action for a in report.actions] == ["conflict"]
     assert [c.where for c in report.actions[0].conflicts] == [SECOND]
     assert (page.read_text(), second.read_text()) == kept
-    # an edit outside the notes' blocks is refused, not lost
     second.write_text(second.read_text().replace("13 passed", "15 passed"))
     assert [a.action for a in sync(wiki, bm).actions] == ["pair"]
+    # an edit outside the notes' blocks goes to the note it belongs to: a next step
+    # to the last note, the chain's cursor, as one added line (first, as on the page)
+    before = _notes(bm)
     page.write_text(page.read_text().replace("## Next steps\n", "## Next steps\n\n- by hand\n", 1))
+    report = sync(wiki, bm)
+    assert [a.action for a in report.actions] == ["update-basic-memory"]
+    after = _notes(bm)
+    assert {k for k in after if after[k] != before[k]} == {THIRD}
+    assert after[THIRD] == before[THIRD].replace(
+        "- [next_step] Merge", "- [next_step] by hand\n- [next_step] Merge"
+    )
+    assert sessionkit.loads(page.read_text()).next_steps[0] == "by hand"
+    assert sync(wiki, bm).written == []
+    # an edit no note can carry is reported, nothing written on either side
+    kept = page.read_text(), _notes(bm)
+    page.write_text(page.read_text().replace("focus: Claude", "focus: My", 1))
     failed = sync(wiki, bm)
-    assert [a.action for a in failed.actions] == ["failure"]
-    assert "edited outside" in failed.actions[0].message
+    assert [a.action for a in failed.actions] == ["failure"] and not failed.ok
+    assert "cannot be carried to its checkpoint notes" in failed.actions[0].message
+    assert "focus" in failed.actions[0].message
+    assert _notes(bm) == kept[1]
     assert open_store(bm, layout="basic-memory").keys() == sorted([FIRST, SECOND, THIRD])
+
+
+def test_the_page_and_basic_memory_editing_different_things_merge(tmp_path: Path) -> None:
+    wiki, bm = _setup(tmp_path, [FIRST, SECOND, THIRD])
+    assert sync(wiki, bm).ok
+    page = wiki / "aiwiki" / "sessions" / PAGE
+    third = bm / "sessions" / THIRD
+    # the page gains a next step (the last note's), Basic Memory edits that very
+    # note's verification: different things of one note, merged in the model
+    page.write_text(
+        page.read_text().replace(
+            "- Answer review comments on pull request 42\n",
+            "- Answer review comments on pull request 42\n- Tag a release\n",
+        )
+    )
+    third.write_text(third.read_text().replace("pytest: 61 passed", "pytest: 62 passed"))
+    report = sync(wiki, bm)
+    assert [a.action for a in report.actions] == ["merge"], report.actions
+    text = third.read_text()
+    assert "- [verification] pytest: 62 passed" in text and "- [next_step] Tag a release" in text
+    assert _notes(bm)[SECOND] == (CORPUS / SECOND).read_text()
+    session = sessionkit.loads(page.read_text())
+    assert session.next_steps == ("Answer review comments on pull request 42", "Tag a release")
+    assert "62 passed" in page.read_text()
+    assert sync(wiki, bm).written == []
+
+
+@pytest.mark.parametrize("name", [FIRST, SECOND, THIRD])
+def test_a_lone_checkpoint_syncs_to_a_page_and_back_byte_for_byte(tmp_path: Path, name: str) -> None:
+    wiki, bm = _setup(tmp_path, [name])
+    assert [a.action for a in sync(wiki, bm).actions] == ["create-aiwiki"]
+    other = tmp_path / "bm2"
+    (other / "sessions").mkdir(parents=True)
+    report = sync(wiki, other)  # the page alone makes its note again
+    assert [a.action for a in report.actions] == ["create-basic-memory"]
+    assert _notes(other) == {name: (CORPUS / name).read_text()}
+    assert (other / "sessions" / name).read_bytes() == (CORPUS / name).read_bytes()
+    assert sync(wiki, other).written == [] and sync(wiki, bm).written == []
 
 
 def test_a_lost_state_file_pairs_the_chain_page_again(tmp_path: Path) -> None:
