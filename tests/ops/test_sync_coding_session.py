@@ -149,7 +149,9 @@ def test_the_page_and_basic_memory_editing_different_things_merge(tmp_path: Path
 
 
 @pytest.mark.parametrize("name", [FIRST, SECOND, THIRD])
-def test_a_lone_checkpoint_syncs_to_a_page_and_back_byte_for_byte(tmp_path: Path, name: str) -> None:
+def test_a_lone_checkpoint_syncs_to_a_page_and_back_byte_for_byte(
+    tmp_path: Path, name: str
+) -> None:
     wiki, bm = _setup(tmp_path, [name])
     assert [a.action for a in sync(wiki, bm).actions] == ["create-aiwiki"]
     other = tmp_path / "bm2"
