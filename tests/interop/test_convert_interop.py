@@ -173,3 +173,122 @@ def test_write_note_sessions_round_trip(converted: dict[str, Any]) -> None:
         # included (Session.status_word keeps `resumed`)
         canonical = render_note(attrs.evolve(original, origin=None), folder="bm-sessions")[1]
         assert canonical == text
+
+
+def _plugin_notes(home: BMHome) -> dict[str, bytes]:
+    """The golden checkpoints written by basic-memory's own ``write_note``."""
+    corpus = ROOT / "tests" / "corpus" / "coding-session"
+    specs = []
+    for path in sorted(corpus.glob("*.md")):
+        meta = dict(loads(path.read_text(encoding="utf-8"), path=path.name).origin.document.meta)
+        body = path.read_text(encoding="utf-8").split("---\n", 2)[2].lstrip("\n")
+        specs.append(
+            {
+                "title": meta.pop("title"),
+                "folder": "sessions",
+                "note_type": meta.pop("type"),
+                "tags": meta.pop("tags"),
+                "metadata": {k: v for k, v in meta.items() if k != "permalink"},
+                "content": body,
+            }
+        )
+    home.write_notes(specs)
+    written = {p.name: p.read_bytes() for p in (home.project_dir / "sessions").glob("*.md")}
+    assert written == {p.name: p.read_bytes() for p in corpus.glob("*.md")}
+    return written
+
+
+def _bm_parse(text: str, tmp: Path) -> Any:
+    import asyncio
+
+    from basic_memory.markdown.entity_parser import EntityParser
+
+    parser = EntityParser(tmp)
+    return asyncio.run(parser.parse_markdown_content(tmp / "sessions" / "note.md", text))
+
+
+def test_a_chain_of_plugin_checkpoints_converts_to_one_page_and_back(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """write_note's checkpoints -> one aiwiki page -> the same notes, byte for byte;
+    the page edited (a next step, a gotcha resolved, aiwiki's pre-compact checkpoint
+    and its directive consumed) -> the notes with those edits, which basic-memory
+    indexes without rewriting them, item by item as sessionkit reads them."""
+    pytest.importorskip("basic_memory", reason="interop needs basic-memory (Python >= 3.12)")
+    from datetime import UTC, datetime
+
+    from sessionkit import open_store
+    from sessionkit.adapters.coding_session import split_chain_page
+    from sessionkit.ops import lifecycle
+
+    home = BMHome(tmp_path_factory.mktemp("bm-chain-src"))
+    written = _plugin_notes(home)
+    wiki = tmp_path_factory.mktemp("wiki-chain")
+    report = convert(home.project_dir, wiki, to="aiwiki-v2")
+    assert report.ok and len(report.created) == 1, report.to_dict()
+    (page,) = (wiki / "aiwiki" / "sessions").glob("*.md")
+    assert [k for k, _ in split_chain_page(page.read_text())] == [
+        "Session 2026-11-30 14-02-11 — give each host its own retry budget.md",
+        "Claude checkpoint - per-host retry budget works.md",
+        "Claude checkpoint - backfill uses per-host budgets.md",
+    ]
+    assert not [
+        d
+        for d in lint(page.read_text(), path=f"aiwiki/sessions/{page.name}")
+        if d.severity is Severity.ERROR
+    ]
+    back = BMHome(tmp_path_factory.mktemp("bm-chain-back"))
+    assert convert(wiki, back.project_dir, to="basic-memory", project=PROJECT).ok
+    folder = back.project_dir / "sessions"
+    assert {p.name: p.read_bytes() for p in folder.glob("*.md")} == written
+
+    # the page is edited as people and aiwiki's hooks edit it
+    text = page.read_text()
+    text = text.replace(
+        "- Answer review comments on pull request 42\n",
+        "- Answer review comments on pull request 42\n- Tag release 1.4\n",
+    )
+    text = text.replace(
+        "## Gotchas surfaced\n\n- The backfill job still shares one budget across hosts\n",
+        "## Gotchas surfaced\n\n(filled by /wrap)\n",
+    )
+    page.write_text(text)
+    store = open_store(wiki, layout="aiwiki")
+    payload = {"session_id": "5be1c0de-7a11-4c0d-9e55-3c0ffee0a7b1", "cwd": str(wiki)}
+    lifecycle.record_checkpoint(store, payload, now=datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    lifecycle.consume_directives(
+        store, page.name, all=True, now=datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+    )
+    report = convert(wiki, back.project_dir, to="basic-memory", project=PROJECT)
+    assert report.ok and len(report.updated) == 2, report.to_dict()  # the second and third notes
+    notes = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.md")}
+    last = notes["Claude checkpoint - backfill uses per-host budgets.md"]
+    assert "- [next_step] Tag release 1.4" in last and "(consumed at 2026-12-01T10:00:00Z)" in last
+    assert "[blocker]" not in notes["Claude checkpoint - per-host retry budget works.md"]
+
+    back.bm("reindex", "--search", "--project", PROJECT)
+    for name, note in notes.items():
+        path = f"sessions/{name}"
+        entity = back.entity(path)
+        assert entity["checksum"] == sha256(folder / name), f"basic-memory rewrote {path}"
+        assert entity["note_type"] == "coding_session"
+        # item by item: basic-memory's parser and its index hold the facts sessionkit reads
+        session = loads(note, path=path)
+        parsed = _bm_parse(note, back.project_dir)
+        mine = [(o.category, o.content) for o in session.observations]
+        mine += [
+            (cat, t)
+            for cat, field in (
+                ("decision", "decisions"),
+                ("next_step", "next_steps"),
+                ("context", "context"),
+            )
+            for t in getattr(session, field)
+        ]
+        theirs = [(o.category, o.content) for o in parsed.observations]
+        assert sorted(theirs) == sorted(mine), name
+        assert sorted((c, t) for c, t, _, _ in entity["observations"]) == sorted(mine), name
+        links = [(r.relation, r.target) for r in session.relations]
+        assert [(r.type, r.target) for r in parsed.relations] == links, name
+    # a second conversion either way writes nothing
+    assert convert(wiki, back.project_dir, to="basic-memory", project=PROJECT).written == []
