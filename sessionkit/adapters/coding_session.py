@@ -23,7 +23,9 @@ keys, the ``continues`` relation) is data in the Basic Memory format profile,
 * :func:`chain_page` / :func:`split_chain_page`: a chain as one aiwiki page
   (one ``## Checkpoints`` entry per note, holding the note's exact text in a
   fenced block, and the page's sections gathered from the notes) and back, to
-  the very same bytes.
+  the very same bytes;
+* :func:`page_notes` / :func:`carry_edits`: an edited chain page's notes, each
+  edit carried to the note it belongs to as a minimal edit (or refused, named).
 """
 
 from __future__ import annotations

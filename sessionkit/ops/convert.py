@@ -9,8 +9,9 @@ and never overwrites a target note edited by hand since the last conversion
 unless ``force=True``.  :func:`convert_text` converts one note's text.
 
 The checkpoints of Basic Memory's agent plugins (``coding_session`` notes
-of one agent session, linked by ``continues``) convert together into one
-aiwiki page, and such a page back into the very same notes
+of one agent session, linked by ``continues``; a lone one too) convert
+together into one aiwiki page, and such a page back into the very same
+notes, an edited page with its edits carried into the notes they belong to
 (:func:`~sessionkit.adapters.crosswalk.convert_chain`,
 :func:`~sessionkit.adapters.crosswalk.chain_notes`).
 
