@@ -630,6 +630,19 @@ def _edit_list(raws: list[Session], field: str, want: Sequence[Any]) -> None:
         raws[i] = _with_slots(raw, field, slots[i])
 
 
+def _extra_problems(was: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    out = []
+    for key in [*was, *(k for k in now if k not in was)]:
+        old, new = was.get(key), now.get(key)
+        if old != new or (key in was) != (key in now):
+            out.append(
+                f"frontmatter {key}: {_show(old) if key in was else '(none)'} -> "
+                f"{_show(new) if key in now else '(removed)'} (a chain page's frontmatter "
+                "is made from its notes: edit the notes' keys in their blocks)"
+            )
+    return out
+
+
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -698,7 +711,8 @@ def page_notes(text: str, path: str | None = None) -> list[tuple[str, str]]:
     edited = edited_blocks(text, path)
     if edited:
         raise FormatError(
-            f"the block of {', '.join(edited)} and the page's own lines were both edited; "
+            f"the block of {', '.join(edited)} (edited, or from a page made before blocks "
+            "carried a fingerprint) and the page's own lines were both edited; "
             "convert cannot tell which is newer (nothing written): edit one of them, or "
             "run sessionkit sync, which keeps the page as last synced and merges both",
             path=path,
@@ -738,7 +752,9 @@ def carry_edits(
             continue
         if name in ("last_commit", "ended"):
             continue
-        if getattr(was, name) != getattr(now, name):
+        if name == "extra":
+            problems.extend(_extra_problems(was.extra, now.extra))
+        elif getattr(was, name) != getattr(now, name):
             problems.append(
                 f"{name}: {_show(getattr(was, name))} -> {_show(getattr(now, name))} "
                 f"(a chain page's {name} is {_DERIVED.get(name, 'derived from its notes')})"

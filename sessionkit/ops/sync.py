@@ -1278,6 +1278,8 @@ def sync(
             chain = chain_of.get(e["basic_memory"]) or next(
                 (chain_of[m] for m in e.get("chain", ()) if m in chain_of), None
             )
+            if chain is not None and len(chain) == 1 and "chain" not in e:
+                chain = None  # a lone checkpoint paired as an ordinary note stays one
             if chain is not None or "chain" in e:
                 keys = chain if chain is not None else [m for m in e["chain"] if m in bm_texts]
                 steps.append((k, functools.partial(run.pair_chain, k, e, keys)))

@@ -135,3 +135,53 @@ def test_a_page_that_is_not_a_chain_is_refused() -> None:
     page = (Path(__file__).parent.parent / "corpus/aiwiki-v2/2026-05-18-7e8a3f2.md").read_text()
     with pytest.raises(FormatError, match="not a chain page"):
         split_chain_page(page)
+
+
+_WORDS = st.from_regex(r"[A-Za-z][A-Za-z0-9 ]{0,14}[A-Za-z0-9]", fullmatch=True).filter(
+    lambda w: "  " not in w
+)
+
+
+def _frontmatter(text: str) -> str:
+    return text.split("\n---\n", 1)[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_list_edit_of_a_chain_page_comes_back_through_its_notes(data: st.DataObject) -> None:
+    """The page's lists edited at random (items kept, dropped, reordered, new):
+    the notes carry every edit, make a page that reads as the edited one, and
+    nothing else of them changes."""
+    import attrs
+
+    from sessionkit.adapters.coding_session import page_notes
+    from sessionkit.model import Citation
+
+    notes = [(k, NOTES[k]) for k in (FIRST, SECOND, THIRD)]
+    path = "aiwiki/sessions/2026-11-30-5be1c0d.md"
+    session = sessionkit.loads(chain_page(notes), path=path)
+
+    def edited(items: tuple[str, ...]) -> tuple[str, ...]:
+        pool = st.one_of(st.sampled_from(items), _WORDS) if items else _WORDS
+        return tuple(data.draw(st.lists(pool, max_size=4, unique=True)))
+
+    paths = edited(tuple(c.path for c in session.files_touched))
+    changed = attrs.evolve(
+        session,
+        decisions=edited(session.decisions),
+        gotchas=edited(session.gotchas),
+        next_steps=edited(session.next_steps),
+        files_touched=tuple(Citation(path=p.replace(" ", "_") + ".py", code=False) for p in paths)
+        if paths != tuple(c.path for c in session.files_touched)
+        else session.files_touched,
+    )
+    page = sessionkit.dumps(changed)
+    out = page_notes(page, path)
+    assert [k for k, _ in out] == [FIRST, SECOND, THIRD]
+    assert out[0] == notes[0]  # the first checkpoint holds none of these lists
+    for (_, before), (_, after) in zip(notes, out, strict=True):
+        assert _frontmatter(after) == _frontmatter(before)
+    again = sessionkit.loads(chain_page(out), path=path)
+    for field in ("decisions", "gotchas", "next_steps", "files_touched"):
+        assert getattr(again, field) == getattr(changed, field), field
+    assert page_notes(chain_page(out), path) == out  # and that page gives them back as they are

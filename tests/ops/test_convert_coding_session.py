@@ -201,5 +201,5 @@ def test_an_edit_no_checkpoint_note_can_carry_is_reported_and_nothing_written(
     page.write_text(both.replace("\n- Answer review", "\n- Ignore review", 1))
     code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(tmp_path / "bm2")])
     err = capsys.readouterr().err
-    assert code == 1 and f"the block of {THIRD} and the page's own lines were both edited" in err
+    assert code == 1 and f"the block of {THIRD} (edited" in err and "both edited" in err
     assert not list((tmp_path / "bm2").rglob("*.md"))
