@@ -605,14 +605,10 @@ def _edit_list(raws: list[Session], field: str, want: Sequence[Any]) -> None:
         pairs: list[tuple[int, int]] = []
         k = j1
         for x in range(i1, i2):
-            for y in range(k, j2):
-                alike = difflib.SequenceMatcher(
-                    a=_obs_text(gathered[x]), b=_obs_text(want[y]), autojunk=False
-                ).ratio()
-                if alike >= 0.5 or (i2 - i1 == j2 - j1 and y == x - i1 + j1):
-                    pairs.append((x, y))
-                    k = y + 1
-                    break
+            best = max(range(k, j2), key=lambda y: _alike(gathered[x], want[y]), default=None)
+            if best is not None and _alike(gathered[x], want[best]) >= 0.5:
+                pairs.append((x, best))
+                k = best + 1
         prev = gathered[i1 - 1] if i1 > 0 else None
         x0, y0 = i1, j1
         for x, y in [*pairs, (i2, j2)]:
@@ -641,6 +637,16 @@ def _extra_problems(was: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]
                 "is made from its notes: edit the notes' keys in their blocks)"
             )
     return out
+
+
+def _alike(old: Any, new: Any) -> float:
+    """How alike two items' texts are (1: one holds the other, as a path its citation)."""
+    import difflib
+
+    a, b = _obs_text(old), _obs_text(new)
+    if a in b or b in a:
+        return 1.0
+    return difflib.SequenceMatcher(a=a, b=b, autojunk=False).ratio()
 
 
 def _show(value: Any) -> str:

@@ -1206,6 +1206,10 @@ class Converted:
     carried: bool
     #: SHA-256 of ``text`` (computed in the worker), when known
     sha: str | None = None
+    #: SHA-256 of the text the source says the target note had when the source was
+    #: made from it (a chain page's unedited note block): a target note still
+    #: holding it was not edited since, so the edit may replace it
+    was: str | None = None
 
 
 def note_family(name: str) -> str:
@@ -1508,7 +1512,9 @@ def chain_notes(doc: Document) -> list[Converted] | None:
         FormatError: an edit no checkpoint note can carry (each is named), or
             damaged note blocks (with the page's path); nothing is converted.
     """
-    from .coding_session import CHAIN_KEY, page_notes
+    import hashlib
+
+    from .coding_session import CHAIN_KEY, edited_blocks, page_notes, split_chain_page
 
     if CHAIN_KEY not in doc.text:
         return None
@@ -1520,7 +1526,13 @@ def chain_notes(doc: Document) -> list[Converted] | None:
     notes = page_notes(doc.text, doc.path)
     if not notes:
         raise FormatError("a chain page without checkpoint notes", path=doc.path)
-    return [Converted(key=key, text=text, carried=False) for key, text in notes]
+    edited = set(edited_blocks(doc.text, doc.path))
+    held = {  # the notes the page was made from, where their blocks say so
+        key: hashlib.sha256(text.encode("utf-8")).hexdigest()
+        for key, text in split_chain_page(doc.text, doc.path)
+        if key not in edited
+    }
+    return [Converted(key=key, text=text, carried=False, was=held.get(key)) for key, text in notes]
 
 
 _WORD = re.compile(r"\w+")

@@ -796,7 +796,9 @@ class _Run:
                 self.pending[tkey] = entry
             return None
         now = _sha(current)
-        if not entry_accepts(recorded, now) and not self.force:
+        # a note still as the source was made from it (a chain page's unedited block)
+        # takes the source's edit; one edited by hand since is a conflict
+        if not entry_accepts(recorded, now) and now != result.was and not self.force:
             why = (
                 "edited by hand since the last conversion"
                 if recorded

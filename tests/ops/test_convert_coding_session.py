@@ -203,3 +203,39 @@ def test_an_edit_no_checkpoint_note_can_carry_is_reported_and_nothing_written(
     err = capsys.readouterr().err
     assert code == 1 and f"the block of {THIRD} (edited" in err and "both edited" in err
     assert not list((tmp_path / "bm2").rglob("*.md"))
+
+
+def test_an_edited_chain_page_converts_back_into_the_notes_it_was_made_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bm = _bm(tmp_path / "bm", [FIRST, SECOND, THIRD])
+    assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").ok
+    page = tmp_path / "wiki" / "aiwiki" / "sessions" / PAGE
+    page.write_text(
+        page.read_text().replace(
+            "- Answer review comments on pull request 42\n",
+            "- Answer review comments on pull request 42\n- Tag a release\n",
+        )
+    )
+    # the notes are as the page was made from them: the edit replaces them in place
+    # (the converter did not write them, but the page's blocks vouch for them)
+    code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(bm)])
+    assert code == 0, capsys.readouterr().err
+    notes = {k: v.decode() for k, v in _notes(bm).items()}
+    assert notes[FIRST] == (CORPUS / FIRST).read_text()
+    assert notes[SECOND] == (CORPUS / SECOND).read_text()
+    assert _diff((CORPUS / THIRD).read_text(), notes[THIRD]) == ["+ - [next_step] Tag a release"]
+    # a note edited by hand since the page was made is not overwritten
+    second = bm / "sessions" / SECOND
+    second.write_text(second.read_text().replace("14 passed", "15 passed"))
+    hand = second.read_text()
+    page.write_text(page.read_text().replace("\n- Tag a release\n", "\n- Tag release 1.4\n"))
+    page.write_text(
+        page.read_text().replace("- tides/client.py\n", "- tides/client.py\n- tides/pool.py\n")
+    )
+    code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(bm)])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{SECOND}: edited by hand since the last conversion" in err
+    assert second.read_text() == hand
+    # the other note the page's edit concerns is written
+    assert "- [next_step] Tag release 1.4" in (bm / "sessions" / THIRD).read_text()

@@ -173,3 +173,28 @@ def test_a_lost_state_file_pairs_the_chain_page_again(tmp_path: Path) -> None:
     assert [a.action for a in report.actions] == ["pair"]
     assert sorted(p.name for p in (bm / "sessions").glob("*.md")) == sorted([FIRST, SECOND, THIRD])
     assert sync(wiki, bm).written == []
+
+
+def test_a_block_and_the_page_changing_one_item_differently_is_a_conflict(
+    tmp_path: Path,
+) -> None:
+    wiki, bm = _setup(tmp_path, [FIRST, SECOND, THIRD])
+    assert sync(wiki, bm).ok
+    page = wiki / "aiwiki" / "sessions" / PAGE
+    text = page.read_text()
+    # the last note's next step changed in its block one way, in ## Next steps another
+    text = text.replace("- [next_step] Answer review", "- [next_step] Reply to review")
+    text = text.replace("\n- Answer review comments", "\n- Ignore review comments", 1)
+    page.write_text(text)
+    report = sync(wiki, bm)
+    assert [a.action for a in report.actions] == ["conflict"] and not report.ok
+    (clash,) = report.actions[0].conflicts
+    assert "Reply to review" in str(clash.basic_memory) and "Ignore review" in str(clash.aiwiki)
+    assert page.read_text() == text and _notes(bm) == {
+        n: (CORPUS / n).read_text() for n in (FIRST, SECOND, THIRD)
+    }
+    # the block and the page agreeing is no conflict: carried to the note
+    page.write_text(text.replace("\n- Ignore review comments", "\n- Reply to review comments", 1))
+    report = sync(wiki, bm)
+    assert [a.action for a in report.actions] == ["update-basic-memory"]
+    assert "- [next_step] Reply to review comments on pull request 42" in _notes(bm)[THIRD]
