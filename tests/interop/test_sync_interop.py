@@ -247,3 +247,30 @@ def test_a_chain_of_plugin_checkpoints_round_trips_through_one_page(
     assert ("next_step", "Merge pull request 42", None, ()) in entity["observations"]
     assert any(r[0] == "continues" for r in entity["relations"])
     assert sync(wiki, home.project_dir).written == []
+    # edits outside the blocks: a next step and a resolved gotcha on the page, and
+    # aiwiki's pre-compact checkpoint with its directive consumed
+    from datetime import UTC, datetime
+
+    text = page.read_text()
+    text = text.replace(
+        "- Merge pull request 42\n", "- Merge pull request 42\n- Tag release 1.4\n", 1
+    )
+    text = text.replace(
+        "## Gotchas surfaced\n\n- The backfill job still shares one budget across hosts\n",
+        "## Gotchas surfaced\n\n(filled by /wrap)\n",
+    )
+    page.write_text(text)
+    store = open_store(wiki, layout="aiwiki")
+    payload = {"session_id": "5be1c0de-7a11-4c0d-9e55-3c0ffee0a7b1", "cwd": str(wiki)}
+    when = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    lifecycle.record_checkpoint(store, payload, now=when)
+    lifecycle.consume_directives(store, page.name, all=True, now=when)
+    assert [a.action for a in sync(wiki, home.project_dir).actions] == ["update-basic-memory"]
+    home.bm("reindex", "--search", "--project", PROJECT)
+    entity = home.entity(path)
+    assert entity["checksum"] == sha256(home.project_dir / path)
+    assert ("next_step", "Tag release 1.4", None, ()) in entity["observations"]
+    second = home.entity("sessions/Claude checkpoint - per-host retry budget works.md")
+    assert "blocker" not in [o[0] for o in second["observations"]]
+    assert "(consumed at 2026-12-01T09:00:00Z)" in (home.project_dir / path).read_text()
+    assert sync(wiki, home.project_dir).written == []
