@@ -469,7 +469,6 @@ _DERIVED = {
     "started": "the first note's start",
     "checkpoints": "the notes' entries",
     "questions": "nothing (a chain page has no open questions)",
-    "extra": "the notes' keys",
     "sections": "nothing (a chain page has no other sections)",
     "blocks": "the notes' items",
 }
