@@ -754,7 +754,7 @@ def _prefilter(kind: type) -> _Prefilter:
 
 def _may_hold(data: str | bytes) -> bool:
     """Whether ``data`` holds a literal some detector needs (cheap substring searches)."""
-    single, patterns, lowered = _prefilter(type(data))
+    single, patterns, lowered = _prefilter(str if isinstance(data, str) else bytes)
     for lit in single:
         if lit in data:
             return True

@@ -217,6 +217,14 @@ def test_a_secret_among_odd_letters_is_found_in_place(before: str, after: str, k
     assert (line, column) in [(f.line, f.column) for f in done.findings]
 
 
+def test_a_str_subclass_is_scanned_like_a_str() -> None:
+    class Text(str):
+        pass
+
+    template, secret = FAKES["aws-access-key"]
+    assert [f.kind for f in find_secrets(Text(template.format(secret)))] == ["aws-access-key"]
+
+
 # -- the choke point --------------------------------------------------------------------
 
 
