@@ -155,3 +155,31 @@ def bm_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BMHome]:
     keep = os.environ.get("SESSIONKIT_INTEROP_DIR")  # reuse one run while debugging
     root = Path(keep) if keep else tmp_path_factory.mktemp("bm")
     yield BMHome(root)
+
+
+def write_plugin_notes(home: BMHome) -> dict[str, bytes]:
+    """Write the golden ``coding_session`` checkpoints (tests/corpus/coding-session)
+    with basic-memory's own ``write_note``; checks it writes them byte for byte and
+    returns them by file name."""
+    from sessionkit import loads
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus" / "coding-session"
+    specs = []
+    for path in sorted(corpus.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        meta = dict(loads(text, path=path.name).origin.document.meta)
+        specs.append(
+            {
+                "title": meta.pop("title"),
+                "folder": "sessions",
+                "note_type": meta.pop("type"),
+                "tags": meta.pop("tags"),
+                "metadata": {k: v for k, v in meta.items() if k != "permalink"},
+                "content": text.split("---\n", 2)[2].lstrip("\n"),
+            }
+        )
+    home.write_notes(specs)
+    written = {p.name: p.read_bytes() for p in (home.project_dir / "sessions").glob("*.md")}
+    # the golden notes are what write_note writes
+    assert written == {p.name: p.read_bytes() for p in corpus.glob("*.md")}
+    return written

@@ -24,7 +24,7 @@ from sessionkit.diagnostics import Severity
 from sessionkit.ops.convert import convert, convert_text
 from sessionkit.serialize import to_json
 
-from .conftest import PROJECT, BMHome, sha256
+from .conftest import PROJECT, BMHome, sha256, write_plugin_notes
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPORA = (ROOT / "tests" / "corpus" / "aiwiki-v2", ROOT / "tests" / "corpus" / "convert")
@@ -175,29 +175,6 @@ def test_write_note_sessions_round_trip(converted: dict[str, Any]) -> None:
         assert canonical == text
 
 
-def _plugin_notes(home: BMHome) -> dict[str, bytes]:
-    """The golden checkpoints written by basic-memory's own ``write_note``."""
-    corpus = ROOT / "tests" / "corpus" / "coding-session"
-    specs = []
-    for path in sorted(corpus.glob("*.md")):
-        meta = dict(loads(path.read_text(encoding="utf-8"), path=path.name).origin.document.meta)
-        body = path.read_text(encoding="utf-8").split("---\n", 2)[2].lstrip("\n")
-        specs.append(
-            {
-                "title": meta.pop("title"),
-                "folder": "sessions",
-                "note_type": meta.pop("type"),
-                "tags": meta.pop("tags"),
-                "metadata": {k: v for k, v in meta.items() if k != "permalink"},
-                "content": body,
-            }
-        )
-    home.write_notes(specs)
-    written = {p.name: p.read_bytes() for p in (home.project_dir / "sessions").glob("*.md")}
-    assert written == {p.name: p.read_bytes() for p in corpus.glob("*.md")}
-    return written
-
-
 def _bm_parse(text: str, tmp: Path) -> Any:
     import asyncio
 
@@ -222,7 +199,7 @@ def test_a_chain_of_plugin_checkpoints_converts_to_one_page_and_back(
     from sessionkit.ops import lifecycle
 
     home = BMHome(tmp_path_factory.mktemp("bm-chain-src"))
-    written = _plugin_notes(home)
+    written = write_plugin_notes(home)
     wiki = tmp_path_factory.mktemp("wiki-chain")
     report = convert(home.project_dir, wiki, to="aiwiki-v2")
     assert report.ok and len(report.created) == 1, report.to_dict()

@@ -28,7 +28,7 @@ from sessionkit.ops import lifecycle
 from sessionkit.ops.convert import convert_text
 from sessionkit.ops.sync import read_state, sync
 
-from .conftest import PROJECT, BMHome, sha256
+from .conftest import PROJECT, BMHome, sha256, write_plugin_notes
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus" / "aiwiki-v2"
@@ -209,26 +209,7 @@ def test_a_chain_of_plugin_checkpoints_round_trips_through_one_page(
     from sessionkit.adapters.coding_session import split_chain_page
 
     home = BMHome(tmp_path_factory.mktemp("bm-chain"))
-    corpus = ROOT / "tests" / "corpus" / "coding-session"
-    specs = []
-    for path in sorted(corpus.glob("*.md")):
-        note = loads(path.read_text(encoding="utf-8"), path=path.name)
-        meta = {k: v for k, v in note.origin.document.meta.items()}
-        body = path.read_text(encoding="utf-8").split("---\n", 2)[2].lstrip("\n")
-        specs.append(
-            {
-                "title": meta.pop("title"),
-                "folder": "sessions",
-                "note_type": meta.pop("type"),
-                "tags": meta.pop("tags"),
-                "metadata": {k: v for k, v in meta.items() if k != "permalink"},
-                "content": body,
-            }
-        )
-    home.write_notes(specs)
-    written = {p.name: p.read_bytes() for p in (home.project_dir / "sessions").glob("*.md")}
-    # the golden notes are what write_note writes
-    assert written == {p.name: p.read_bytes() for p in corpus.glob("*.md")}
+    written = write_plugin_notes(home)
     wiki = tmp_path_factory.mktemp("wiki-chain")
     (wiki / "aiwiki" / "sessions").mkdir(parents=True)
     report = sync(wiki, home.project_dir, project=PROJECT)
