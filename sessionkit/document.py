@@ -20,7 +20,7 @@ from typing import Any
 
 from . import _yaml
 from .errors import ParseError
-from .markdown import atx_heading, top_headings
+from .markdown import Block, atx_heading, tokenize, top_headings
 
 __all__ = ["Document", "Heading", "Section", "atx_heading", "parse", "split_lines"]
 
@@ -265,7 +265,14 @@ class Document:
     @cached_property
     def headings(self) -> list[Heading]:
         """Every top-level ATX heading of the body, in order."""
-        return scan_headings(self.lines, self.body_start)
+        found = top_headings(self.lines, self.body_start, blocks=lambda: self.top_blocks)
+        return [Heading(level, title, line) for level, title, line in found]
+
+    @cached_property
+    def top_blocks(self) -> list[Block]:
+        """The body's top-level Markdown blocks (:func:`sessionkit.markdown.tokenize`,
+        without tables, as CommonMark reads it); made once, when first asked for."""
+        return tokenize(self.lines, self.body_start, tables=False)
 
     @cached_property
     def sections(self) -> list[Section]:

@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from . import fastpaths as _fastpaths
 from .fastpaths import general_paths
@@ -1331,15 +1331,20 @@ def _flat_kinds(lines: Sequence[str], start: int, stop: int, tables: bool) -> by
     kinds = bytearray()
     append = kinds.append
     prev = -1
+    special = _SPECIAL
     for index in range(start, stop):
-        text = _text(lines[index])
+        text = lines[index]
+        if text[-1:] == "\n":  # _text, inline: the line without its line end
+            text = text[:-1]
+        if text[-1:] == "\r":
+            text = text[:-1]
         if "\x00" in text or (tables and "|" in text):
             return None  # NUL is read as U+FFFD; a "|" may make a table
         c = text[:1]
-        if c not in _SPECIAL:
+        if c not in special:
             kind = _PLAIN if c else _BLANK
         elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
-            if _plain(text[2:], tables):
+            if text[2] not in special or _plain(text[2:], tables):
                 kind = _ITEM
             elif c != "+" and _is_rule(text, c) and prev != _PLAIN:
                 kind = _RULE  # "- - -", "* * *"
@@ -1461,14 +1466,15 @@ def _paragraph(lines: Sequence[str], start: int, kinds: bytearray, i: int) -> tu
 def flat_leaves(
     lines: Sequence[str], start: int = 0, end: int | None = None, *, tables: bool = True
 ) -> Iterator[tuple[str, int, int, str, bool]] | None:
-    """The text blocks of a flat ``lines[start:end]`` one at a time, or ``None``.
+    """The leaf blocks of a flat ``lines[start:end]`` one at a time, or ``None``.
 
     For a range that :func:`tokenize` reads in its fast lane (top-level
     headings, paragraphs, one-line bullet items, breaks, blanks), an iterator
-    of ``(kind, start, end, content, in_item)`` for each ``"heading"`` and
-    ``"paragraph"`` block of :func:`tokenize`'s tree, in document order, with
-    their ``start``, ``end`` and ``content`` and whether the block is an
-    item's paragraph; the tree itself is never built, so a note of a million
+    of ``(kind, start, end, content, in_item)`` for each ``"heading"``,
+    ``"paragraph"`` and ``"hr"`` block of :func:`tokenize`'s tree, in document
+    order, with their ``start``, ``end`` and ``content`` (``""`` for a break)
+    and whether the block is an item's paragraph (an item's paragraph is its
+    one line); the tree itself is never built, so a note of a million
     bullets costs one byte a line here.  ``None`` for any other range (and
     when the fast paths are off): then walk :func:`tokenize`'s blocks.
     """
@@ -1501,6 +1507,9 @@ def _leaves(
         elif kind == _ITEM:
             text = _text(lines[start + i])
             yield "paragraph", start + i, start + i + 1, text[2:].strip(_TRIM), True
+            i += 1
+        elif kind == _RULE:
+            yield "hr", start + i, start + i + 1, "", False
             i += 1
         else:
             i += 1
@@ -1610,11 +1619,17 @@ def _plain_headings(
 
 
 def top_headings(
-    lines: Sequence[str], start: int = 0, end: int | None = None
+    lines: Sequence[str],
+    start: int = 0,
+    end: int | None = None,
+    *,
+    blocks: Callable[[], Sequence[Block]] | None = None,
 ) -> list[tuple[int, str, int]]:
     """``(level, title, line)`` of the top-level ATX headings of ``lines[start:end]``.
 
     Headings inside code, HTML blocks, quotes and list items are not top-level.
+    ``blocks``, when given, returns ``tokenize(lines, start, end, tables=False)``
+    (a caller that keeps those blocks for other uses, so they are made once).
     """
     stop = len(lines) if end is None else end
     if fast_paths_enabled():
@@ -1622,8 +1637,5 @@ def top_headings(
         if plain is not None:
             _fastpaths.answered("headings")
             return plain
-    return [
-        (b.level, b.content, b.start)
-        for b in tokenize(lines, start, stop, tables=False)
-        if b.kind == "heading" and b.marker == "#"
-    ]
+    found = blocks() if blocks is not None else tokenize(lines, start, stop, tables=False)
+    return [(b.level, b.content, b.start) for b in found if b.kind == "heading" and b.marker == "#"]

@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 
 from sessionkit import markdown
 from sessionkit.document import split_lines
-from sessionkit.markdown import Block, general_paths, tokenize, top_headings, walk
+from sessionkit.markdown import Block, flat_leaves, general_paths, tokenize, top_headings, walk
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -475,6 +475,31 @@ def test_flat_lane_gives_what_the_block_state_gives(
     assert fast == general
     if "\x00" not in text:
         assert _ours(text, tables) == _oracle(text, tables)
+
+
+@settings(max_examples=250, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FLAT_PIECES), max_size=16),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_flat_leaves_are_the_leaves_of_the_block_tree(
+    parts: list[str], eol: str, tables: bool
+) -> None:
+    lines = split_lines(eol.join(parts) + eol)
+    leaves = flat_leaves(lines, tables=tables)
+    if leaves is None:
+        return
+    with general_paths():
+        assert flat_leaves(lines, tables=tables) is None  # a fast lane: off with the switch
+        want = []
+        stack: list[bool] = []
+        for block, depth in walk(tokenize(lines, tables=tables)):
+            del stack[depth:]
+            stack.append(block.kind == "item")
+            if block.kind in ("heading", "paragraph", "hr"):
+                want.append((block.kind, block.start, block.end, block.content, any(stack)))
+    assert list(leaves) == want
 
 
 def test_flat_lane_takes_flat_pages() -> None:

@@ -28,6 +28,8 @@ import attrs
 
 from ..document import Document, Section
 from ..errors import FormatError, ParseError, SessionKitError
+from ..markdown import Block as MdBlock
+from ..markdown import fast_paths_enabled, flat_leaves, may_open_block, tokenize
 from ..model import (
     Block,
     Checkpoint,
@@ -58,12 +60,8 @@ PLACEHOLDER = "(filled by /wrap)"
 LIST_FIELDS: dict[str, str] = dict(AIWIKI.sections)
 CHECKPOINTS = "Checkpoints"
 
-_BULLET = re.compile(r"^ {0,3}[-*+](?:[ \t]+|$)")
-#: a bullet or an ordered item (``1.``, ``2)``): the items of the four list sections
-_ITEM = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+#: the rule that closes a checkpoint entry
 _RULE = re.compile(r"^---[ \t]*$")
-_ATX_START = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 CHECKPOINT_HEADING = re.compile(rf"^(?P<event>\S.*?) at (?P<at>{_TIMESTAMP})$")
 DIRECTIVE_HEADER = re.compile(
@@ -125,7 +123,13 @@ def parse_citation(text: str) -> Citation | None:
     (not backticked) reference must look like a path (a ``/``, a ``.``, a
     line or a SHA) to count.
     """
-    quick = _QUICK_CITATION.match(text)
+    return _parse_citation(text, fast_paths_enabled())
+
+
+def _parse_citation(text: str, fast: bool) -> Citation | None:
+    """:func:`parse_citation`; ``fast``: try the common backticked shape first (a
+    fast lane, off with :mod:`sessionkit.fastpaths`)."""
+    quick = _QUICK_CITATION.match(text) if fast else None
     if quick is not None:
         # every part renders as written (numbers without leading zeros, a SHA only
         # when present), except an empty note: "`a.py` " renders as "`a.py`"
@@ -240,123 +244,53 @@ class Layout:
     preamble: tuple[int, int]
 
 
-_FENCE_STARTS = ("```", "~~~")
-
-
-def _fence_open(bare: str) -> str | None:
-    if not bare.lstrip(" ").startswith(_FENCE_STARTS):  # cheap test before the regex
-        return None
-    m = _FENCE.match(bare)
-    if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-        return m.group(1)
-    return None
-
-
-def _fence_closes(bare: str, fence: str) -> bool:
-    if not bare.lstrip(" ").startswith(_FENCE_STARTS):
-        return False
-    m = _FENCE.match(bare)
-    return bool(
-        m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip()
-    )
-
-
-def _starts_block(bare: str) -> bool:
-    """A line that ends a bullet even without a blank line before it."""
-    return bool(
-        _RULE.match(bare)
-        or _ATX_START.match(bare)
-        or _fence_open(bare)
-        or DIRECTIVE_HEADER.match(bare)
-    )
-
-
-#: a list section as the writer spells it: empty lines, at most the placeholder line
-#: before any bullet, and one-line bullets ``- text`` whose text starts with neither a
-#: blank nor a fence (three backticks or tildes); every line ends with ``\n`` and none
-#: holds a ``\r``
-_PLAIN_LIST = re.compile(r"\n*(?:\(filled by /wrap\)\n)?(?:\n|- (?!```|~~~)\S[^\n\r]*\n)*")
-
-
-def _plain_items(
-    lines: Sequence[str], start: int, end: int
-) -> tuple[list[ItemSpan], int | None, list[int]] | None:
-    """:func:`scan_items` of a list section spelled as :data:`_PLAIN_LIST` says, else ``None``.
-
-    There every bullet is one line: the next non-empty line is another
-    bullet, so no lazy continuation, no indented continuation and no fence
-    (no bullet's text starts one) joins it; the
-    placeholder line comes before any bullet; no line is loose.
-    """
-    block = lines[start:end]
-    if _PLAIN_LIST.fullmatch("".join(block)) is None:
-        return None
-    items: list[ItemSpan] = []
-    placeholder: int | None = None
-    for i, line in enumerate(block, start):
-        first = line[0]
-        if first == "-":
-            items.append(ItemSpan(line[2:-1], i, i + 1))
-        elif first == "(":
-            placeholder = i
-    return items, placeholder, []
-
-
 def scan_items(
     lines: Sequence[str], start: int, end: int, *, ordered: bool = False
 ) -> tuple[list[ItemSpan], int | None, list[int]]:
-    """Bullets of ``lines[start:end]``; also the placeholder line and loose lines.
+    """The items of ``lines[start:end]`` as the Markdown tokenizer finds them; also
+    the placeholder line and the loose lines.
 
-    A bullet runs over its continuation lines: indented lines (also after
-    blank lines), lines directly after it (lazy continuation) and fenced code.
-    ``ordered``: numbered items (``1.``, ``2)``) are items too.
-    """
-    plain = _plain_items(lines, start, end)  # the common shape, read without the line walk
-    if plain is not None:
-        return plain
-    return _token_items(lines, start, end) if ordered else _scan_items(lines, start, end)
-
-
-_MARKER = re.compile(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
-
-
-def _token_items(
-    lines: Sequence[str], start: int, end: int
-) -> tuple[list[ItemSpan], int | None, list[int]]:
-    """:func:`scan_items` (with ``ordered``) from the Markdown block tokens.
-
-    Every item of a top-level list is an item, bulleted or numbered; an
-    item runs over its lines as the tokenizer finds them (continuation and
-    lazy lines, nested lists, fences, quotes), trailing blank lines left
-    out; its text is its first line after the marker and the other lines
-    as written.  The lines of every other block are loose, but for the
+    Every item of a top-level list is an item (with ``ordered``, numbered items
+    ``1.``, ``2)`` too; without it their lines are loose); an item runs over its
+    lines as :func:`sessionkit.markdown.tokenize` finds them (continuation and
+    lazy lines, nested lists, fences, quotes), trailing blank lines left out;
+    its text is its first line after the marker and the other lines as
+    written.  The lines of every other block are loose, but for the
     placeholder paragraph before the first item.
     """
-    from ..markdown import tokenize
-
     items: list[ItemSpan] = []
     placeholder: int | None = None
     loose: list[int] = []
+    leaves = flat_leaves(lines, start, end)
+    if leaves is not None:  # the tokenizer's flat lane: one-line "- text" items, no tree
+        for kind, s, e, _, in_item in leaves:
+            if in_item:
+                text = _strip(lines[s])
+                items.append(ItemSpan(text[2:], s, e, text[0]))
+            elif (
+                kind == "paragraph"
+                and not items
+                and placeholder is None
+                and e - s == 1
+                and _strip(lines[s]).strip() == PLACEHOLDER
+            ):
+                placeholder = s
+            else:
+                loose.extend(range(s, e))
+        return items, placeholder, loose
     for blk in tokenize(lines, start, end):
         kind = blk.kind
         if kind == "blank":
             continue
-        if kind == "list":
+        if kind == "list" and (ordered or not blk.ordered):
             for it in blk.children:
-                s, e = it.start, it.end
-                while e > s + 1 and not lines[e - 1].strip():
-                    e -= 1
-                first = _strip(lines[s])
-                m = _MARKER.match(first)
-                if m is None:  # not an item line after all: keep its lines
-                    loose.extend(range(s, e))
-                    continue
-                text = [first[m.end() :], *(_strip(lines[k]) for k in range(s + 1, e))]
-                items.append(ItemSpan("\n".join(text), s, e, m.group(1)))
+                span = _item_span(lines, it)
+                if span is None:  # not an item line after all: keep its lines
+                    loose.extend(range(it.start, _content_end(lines, it.start, it.end)))
+                else:
+                    items.append(span)
             continue
-        s, e = blk.start, blk.end
-        while e > s + 1 and not lines[e - 1].strip():
-            e -= 1
+        s, e = blk.start, _content_end(lines, blk.start, blk.end)
         if (
             kind == "paragraph"
             and not items
@@ -370,121 +304,58 @@ def _token_items(
     return items, placeholder, loose
 
 
-def _scan_items(
-    lines: Sequence[str], start: int, end: int, ordered: bool = False
-) -> tuple[list[ItemSpan], int | None, list[int]]:
-    """:func:`scan_items` line by line: the general reader."""
-    item_re = _ITEM if ordered else _BULLET
-    items: list[ItemSpan] = []
-    placeholder: int | None = None
-    loose: list[int] = []
-    cur: list[str] | None = None
-    cur_start = 0
-    cur_end = 0
-    cur_marker = "-"
-    blank_since = False
-    fence: str | None = None
-
-    def close() -> None:
-        nonlocal cur
-        if cur is not None:
-            items.append(ItemSpan("\n".join(cur), cur_start, cur_end, cur_marker))
-        cur = None
-
-    for i in range(start, end):
-        bare = _strip(lines[i])
-        if fence is not None:
-            if cur is not None:
-                cur.extend([""] * (i - cur_end))
-                cur.append(bare)
-                cur_end = i + 1
-            else:
-                loose.append(i)
-            if _fence_closes(bare, fence):
-                fence = None
-            continue
-        if not bare.strip():
-            blank_since = True
-            continue
-        indented = bare.startswith(("  ", "\t"))
-        m = item_re.match(bare)
-        if m and not indented:
-            close()
-            cur = [bare[m.end() :]]
-            cur_marker = m.group(0).strip()
-            cur_start, cur_end = i, i + 1
-            blank_since = False
-            fence = _fence_open(bare[m.end() :])
-            continue
-        if cur is not None and (indented or not (blank_since or _starts_block(bare))):
-            cur.extend([""] * (i - cur_end))
-            cur.append(bare)
-            cur_end = i + 1
-            blank_since = False
-            fence = _fence_open(bare)
-            continue
-        close()
-        if bare.strip() == PLACEHOLDER and placeholder is None and not items:
-            placeholder = i
-        else:
-            loose.append(i)
-            fence = _fence_open(bare)
-        blank_since = False
-    close()
-    return items, placeholder, loose
+_MARKER = re.compile(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 
 
-#: a one-line bullet ``- text`` as the writer spells it (see :data:`_PLAIN_LIST`)
-_PLAIN_BULLET = re.compile(r"- (?!```|~~~)\S[^\n\r]*\n")
+def _content_end(lines: Sequence[str], start: int, end: int) -> int:
+    """``end`` less the blank lines that close ``lines[start:end]`` (never below one line)."""
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _item_span(lines: Sequence[str], item: MdBlock) -> ItemSpan | None:
+    """The :class:`ItemSpan` of a list item block: its text is its first line after
+    the marker, then its other lines as written (trailing blank lines left out)."""
+    s = item.start
+    e = _content_end(lines, s, item.end)
+    first = _strip(lines[s])
+    c = first[:1]
+    if c in "-*+" and c and first[1:2] == " " and first[2:3] not in (" ", "\t"):
+        head, marker = first[2:], c  # "- text": the marker and one blank (what _MARKER reads)
+    else:
+        m = _MARKER.match(first)
+        if m is None:
+            return None
+        head, marker = first[m.end() :], m.group(1)
+    if e == s + 1:
+        return ItemSpan(head, s, e, marker)
+    text = [head, *(_strip(lines[k]) for k in range(s + 1, e))]
+    return ItemSpan("\n".join(text), s, e, marker)
 
 
 def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
-    """The bullets of ``lines[j:end]`` (line ``j`` is one) up to the first loose text."""
-    plain = _leading_plain_items(lines, j, end)  # the common run, without the line walk
-    return plain if plain is not None else _leading_scanned_items(lines, j, end)
-
-
-def _leading_scanned_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
-    """:func:`_leading_items` through :func:`scan_items`: the general reader."""
-    found, _, _ = scan_items(lines, j, end)
-    leading: list[ItemSpan] = []
-    prev_end = j
-    for item in found:
-        gap = [_strip(x) for x in lines[prev_end : item.start]]
-        if any(g.strip() for g in gap):
-            break
-        leading.append(item)
-        prev_end = item.end
-    return leading
-
-
-def _leading_plain_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan] | None:
-    """:func:`_leading_items` of a run of one-line bullets (:data:`_PLAIN_BULLET`) from
-    line ``j`` that nothing after it joins; ``None`` otherwise.
-
-    After the run comes the end, or a line that neither is a bullet nor is
-    indented and either follows a blank line or starts a block (a rule, a
-    heading, a fence or a directive): :func:`scan_items` closes the last
-    bullet there and reads the line as loose text, which ends the leading run.
-    """
+    """The bullets of ``lines[j:end]`` (line ``j`` is one) up to the first block that
+    is not a bulleted list (blank lines between lists are no such block)."""
     items: list[ItemSpan] = []
-    k = j
-    while k < end and _PLAIN_BULLET.fullmatch(lines[k]):
-        items.append(ItemSpan(lines[k][2:-1], k, k + 1))
-        k += 1
-    if not items:
-        return None
-    n = k
-    while n < end and not lines[n].strip():
-        n += 1
-    if n == end:
+    leaves = flat_leaves(lines, j, end)
+    if leaves is not None:  # the tokenizer's flat lane: one-line "- text" items, no tree
+        for _, s, e, _, in_item in leaves:
+            if not in_item:
+                break
+            text = _strip(lines[s])
+            items.append(ItemSpan(text[2:], s, e, text[0]))
         return items
-    after = lines[n]
-    bare = _strip(after)
-    if after.startswith(("  ", "\t")) or _BULLET.match(bare):
-        return None
-    if n == k and not _starts_block(bare):
-        return None  # a lazy continuation of the last bullet
+    for blk in tokenize(lines, j, end):
+        if blk.kind == "blank":
+            continue
+        if blk.kind != "list" or blk.ordered:
+            break
+        for it in blk.children:
+            span = _item_span(lines, it)
+            if span is None:
+                return items
+            items.append(span)
     return items
 
 
@@ -498,7 +369,7 @@ def _directive_block(
         j += 1
     block_end = j
     item_spans: list[ItemSpan] = []
-    if j < end and _BULLET.match(_strip(lines[j])):
+    if j < end:
         item_spans = _leading_items(lines, j, end)
         if item_spans:
             block_end = item_spans[-1].end
@@ -543,90 +414,55 @@ def _entry_end(lines: Sequence[str], heading: int, end: int, body: list[str]) ->
 
 
 def _scan_entry(
-    lines: Sequence[str], heading: int, end: int
+    doc: Document, heading: int, end: int
 ) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int]:
-    """Body text, directive spans and directives of one checkpoint entry."""
-    plain = _plain_entry(lines, heading, end)  # the common entry, without the line walk
-    return plain if plain is not None else _scan_entry_lines(lines, heading, end)
+    """Body text, directive spans and directives of one checkpoint entry.
 
-
-def _bare_lines(lines: Sequence[str], start: int, end: int) -> list[str]:
-    """``lines[start:end]`` without their ``\n`` ends (for lines without a ``\r``)."""
-    if start >= end:
-        return []
-    parts = "".join(lines[start:end]).split("\n")
-    if lines[end - 1].endswith("\n"):
-        parts.pop()  # the empty text after the last line end
-    return parts
-
-
-def _plain_entry(
-    lines: Sequence[str], heading: int, end: int
-) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int] | None:
-    """:func:`_scan_entry` of an entry without ``\r``, `````` ``` `````` or ``~~~``; else ``None``.
-
-    Without those no line opens or closes a fence and stripping a line end is
-    dropping its ``\n``, so the entry's lines are its text except for the
-    directive blocks, whose headers start with ``**``: only the lines starting
-    so are tried as headers (the line walk tries every line it reaches).
+    A directive header is aiwiki's line rule (the schema's hooks find it by
+    its line): a line matching :data:`DIRECTIVE_HEADER` that is not inside a
+    fenced code or HTML block, whatever the line before it (a header right
+    after a bullet starts a directive; Markdown would read it as a lazy line of
+    that bullet).  Such a line starts at column 0, so only a top-level fence or
+    HTML block can hold it, and only when a line of the entry may open one
+    (:func:`sessionkit.markdown.may_open_block`) are the page's top-level
+    blocks (:attr:`Document.top_blocks`) looked at.  A directive's bullets are
+    read up to the next header.
     """
-    text = "".join(lines[heading + 1 : end])
-    if "```" in text or "~~~" in text or "\r" in text:
-        return None
-    body: list[str] = []
-    spans: list[DirectiveSpan] = []
-    directives: list[Directive] = []
+    lines = doc.lines
+    first = heading + 1
+    text = "".join(lines[first:end])
+    headers: list[tuple[int, re.Match[str]]] = []
     joined = "\n" + text  # a line of text starting at offset k is "\n" at offset k here
-    pos = heading + 1  # the first line not yet read
-    i = heading + 1
+    i = first
     last = 0
     at = joined.find("\n**")
     while at >= 0:
         i += text.count("\n", last, at)
         last = at
-        at = joined.find("\n**", at + 1)
-        if i < pos:
-            continue  # inside the block of the directive before
         m = DIRECTIVE_HEADER.match(_strip(lines[i]))
-        if m is None:
-            continue
-        body.extend(_bare_lines(lines, pos, i))
-        directive, span = _directive_block(lines, i, end, m)
-        directives.append(directive)
-        spans.append(span)
-        pos = span.end
-    body.extend(_bare_lines(lines, pos, end))
-    entry, content_end = _entry_end(lines, heading, end, body)
-    return entry, tuple(spans), directives, content_end
-
-
-def _scan_entry_lines(
-    lines: Sequence[str], heading: int, end: int
-) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int]:
-    """:func:`_scan_entry` line by line: the general reader."""
+        if m is not None:
+            headers.append((i, m))
+        at = joined.find("\n**", at + 1)
+    if headers and may_open_block(text):
+        inside: set[int] = set()
+        for blk in doc.top_blocks:
+            if blk.start >= end:
+                break
+            if blk.end > first and blk.kind in ("fence", "html"):
+                inside.update(range(blk.start, blk.end))
+        headers = [(i, m) for i, m in headers if i not in inside]
     body: list[str] = []
     spans: list[DirectiveSpan] = []
     directives: list[Directive] = []
-    fence: str | None = None
-    i = heading + 1
-    while i < end:
-        bare = _strip(lines[i])
-        if fence is not None:
-            body.append(bare)
-            if _fence_closes(bare, fence):
-                fence = None
-            i += 1
-            continue
-        m = DIRECTIVE_HEADER.match(bare)
-        if not m:
-            body.append(bare)
-            fence = _fence_open(bare)
-            i += 1
-            continue
-        directive, span = _directive_block(lines, i, end, m)
+    pos = first  # the first line not yet read
+    for n, (i, m) in enumerate(headers):
+        body.extend(_strip(x) for x in lines[pos:i])
+        limit = headers[n + 1][0] if n + 1 < len(headers) else end
+        directive, span = _directive_block(lines, i, limit, m)
         directives.append(directive)
         spans.append(span)
-        i = span.end
+        pos = span.end
+    body.extend(_strip(x) for x in lines[pos:end])
     entry, content_end = _entry_end(lines, heading, end, body)
     return entry, tuple(spans), directives, content_end
 
@@ -715,7 +551,10 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
             placeholders[title] = ph
         loose[title] = tuple(lo)
         if field == "files_touched":
-            values[field] = tuple(citation_from_text(x.text) for x in found)
+            fast = fast_paths_enabled()
+            values[field] = tuple(
+                _parse_citation(x.text, fast) or Citation(path=x.text, code=False) for x in found
+            )
         else:
             values[field] = tuple(x.text for x in found)
 
@@ -743,7 +582,7 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
             end = heads[n + 1].line if n + 1 < len(heads) else csec.end
             m = CHECKPOINT_HEADING.match(h.title)
             assert m is not None
-            body, dspans, directives, content_end = _scan_entry(doc.lines, h.line, end)
+            body, dspans, directives, content_end = _scan_entry(doc, h.line, end)
             cps.append(
                 Checkpoint(
                     event=m.group("event"),

@@ -38,6 +38,7 @@ from typing import Any
 import attrs
 
 from ..errors import FormatError, SessionKitError
+from ..markdown import tokenize
 from ..model import Checkpoint, Citation, Observation, Session, Status
 from .profiles import BASIC_MEMORY
 
@@ -409,19 +410,23 @@ def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]
 def outside_notes(text: str) -> str:
     """A chain page without its notes' texts (the fenced blocks emptied): what
     is left is derived from the notes, so two pages with the same notes and
-    different ``outside_notes`` differ by an edit outside the blocks."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        if fence is None:
-            out.append(line)
-            m = _FENCE_OPEN.match(line)
-            if m is not None:
-                fence = m.group(1)
-        elif line == fence:
-            out.append(line)
-            fence = None
-    return "\n".join(out)
+    different ``outside_notes`` differ by an edit outside the blocks.
+
+    The blocks are the top-level code fences (as :func:`sessionkit.markdown.tokenize`
+    finds them) whose opening line is a note block's; their opening and
+    closing lines stay.
+    """
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])  # the text after the last line break, without one
+    emptied: set[int] = set()
+    for blk in tokenize(lines):
+        if blk.kind == "fence" and _FENCE_OPEN.match(parts[blk.start]):
+            emptied.update(range(blk.start + 1, blk.end - 1 if blk.closed else blk.end))
+    if not emptied:
+        return text
+    return "\n".join(part for i, part in enumerate(parts) if i not in emptied)
 
 
 def _is_block(cp: Checkpoint) -> bool:

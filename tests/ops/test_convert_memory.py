@@ -51,7 +51,7 @@ def test_flat_leaves_are_the_text_blocks_of_tokenize() -> None:
     assert leaves is not None
     want = []
     for block, _ in walk(tokenize(lines, tables=False)):
-        if block.kind in ("heading", "paragraph"):
+        if block.kind in ("heading", "paragraph", "hr"):
             want.append((block.kind, block.start, block.end, block.content))
     assert [leaf[:4] for leaf in leaves] == want
     assert flat_leaves(["> quote\n"]) is None
