@@ -106,7 +106,7 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
         1,
         None,
         (),
-        ("aws",),
+        ("secret",),  # (it needs "aws" too: "secret" is the literal secret-assignment has)
     ),
     ("gcp-api-key", r"(AIza[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])", 1, _TOKEN, ("AIza",), ()),
     ("gcp-oauth-token", r"(ya29\.[0-9A-Za-z_-]{20,})", 1, _TOKEN, ("ya29.",), ()),
@@ -172,7 +172,7 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
         r"(https://hooks\.slack\.com/(?:services|workflows)/T[0-9A-Z]+/[0-9A-Za-z/]{20,})",
         1,
         None,
-        ("hooks.slack.com",),
+        ("://hooks.slack.com",),
         (),
     ),
     (
@@ -695,71 +695,107 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     ]
 
 
-_Prefilter = tuple[tuple[Any, ...], tuple["re.Pattern[Any]", ...], tuple[Any, ...]]
+#: characters from the most to the least common in notes: a literal is looked for at its
+#: least common character, which a one-byte search (``memchr``) finds or rules out at once
+_COMMON = (
+    " etaoinsrhldcu\n-mpfgwybv.,:/`0123456789*#_k()[]x@'\"TASCPDMRIBEFNHLOGW~"
+    "jqzUKVYJQXZ=|^$%&+;<>?!\\{}"
+)
+#: where the seldom characters begin in ``_COMMON``, and where the most common end
+_SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
+#: (the anchor character, a pattern of the literals anchored there) for the exact
+#: literals and for the lowered ones
+_Anchored = tuple[tuple[Any, "re.Pattern[Any]"], ...]
+_Prefilter = tuple[_Anchored, _Anchored]
 _PREFILTER: dict[type, _Prefilter] = {}
 
 
+def _rank(ch: str) -> int:
+    """How seldom ``ch`` is in a note (characters not in ``_COMMON``: the most seldom)."""
+    at = _COMMON.find(ch)
+    return len(_COMMON) if at < 0 else at
+
+
+def _anchored(literals: set[str]) -> dict[str, str]:
+    """The literals grouped by an anchor character of theirs, each group one pattern.
+
+    Every pattern begins with its anchor character, so ``re`` searches for that
+    literal character first and tries the rest only there (a literal's part
+    before its anchor is checked by a lookbehind).  A literal with a seldom
+    character (:data:`_SELDOM` on) is anchored there: a text without it (a
+    one-byte search) needs no search for it.  The others share as few anchors
+    as they can (each a search over the text), none of the most common
+    characters (:data:`_FREQUENT`) unless a literal has nothing else: ``re``
+    tries the rest of the group at every place its anchor is.
+    """
+    anchor_of: dict[str, str] = {}
+    left: dict[str, set[str]] = {}
+    for lit in literals:
+        rarest = max(lit, key=_rank)
+        if _rank(rarest) >= _SELDOM:
+            anchor_of[lit] = rarest
+        else:
+            usable = {ch for ch in lit if _rank(ch) >= _FREQUENT}
+            left[lit] = usable or {rarest}
+    while left:
+        counts: dict[str, int] = {}
+        for chars in left.values():
+            for ch in chars:
+                counts[ch] = counts.get(ch, 0) + 1
+        best = max(counts, key=lambda ch: (counts[ch], _rank(ch)))
+        for lit in [lit for lit, chars in left.items() if best in chars]:
+            anchor_of[lit] = best
+            del left[lit]
+    groups: dict[str, list[str]] = {}
+    for lit in sorted(literals):
+        anchor = anchor_of[lit]
+        at = lit.index(anchor)
+        behind = f"(?<={re.escape(lit)})" if at else ""
+        groups.setdefault(anchor, []).append(re.escape(lit[at + 1 :]) + behind)
+    return {
+        anchor: re.escape(anchor) + "(?:" + "|".join(sorted(alts, key=len, reverse=True)) + ")"
+        for anchor, alts in sorted(groups.items())
+    }
+
+
 def _prefilter(kind: type) -> _Prefilter:
-    """The detectors' literals as few scans, for ``bytes`` or ``str`` (``kind``):
-    (literals, prefix groups, lowered literals).
+    """The detectors' literals as few searches, for ``bytes`` or ``str`` (``kind``):
+    (anchor, pattern) pairs for the exact literals and for the lowered ones.
 
     Made from :data:`_DETECTORS`, so it cannot drift from them.  A literal that
     holds another, or whose lower case holds a lowered one (``private_key_id``
-    holds ``private``), is found by that one.  Literals sharing their first
-    two characters, or a first character that is no lower-case letter
-    (``AKIA``, ``ASIA``, … share ``A``), are one regular expression with that
-    literal prefix: ``re`` finds the prefix as fast as ``in`` and tries the
-    rest only there.
+    holds ``private``), is found by that one.  The rest are grouped by their
+    least common character (:func:`_anchored`): a text without that character
+    (a one-byte search) needs none of the group's patterns.
     """
     done = _PREFILTER.get(kind)
     if done is not None:
         return done
-    exact = {lit.encode() for d in _DETECTORS for lit in d[4]}
-    lowered = {lit.encode() for d in _DETECTORS for lit in d[5]}
+    exact = {lit for d in _DETECTORS for lit in d[4]}
+    lowered = {lit for d in _DETECTORS for lit in d[5]}
     lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
     exact = {
         w
         for w in exact
         if not any(v != w and v in w for v in exact) and not any(v in w.lower() for v in lowered)
     }
-    groups: dict[bytes, set[bytes]] = {}
-    for w in exact:
-        groups.setdefault(w[:2], set()).add(w)
-    merged: dict[bytes, set[bytes]] = {}
-    for head, members in groups.items():
-        first = head[:1]
-        key = head if len(members) > 1 or first.islower() else first
-        merged.setdefault(key, set()).update(members)
-    single = sorted(m for ms in merged.values() if len(ms) == 1 for m in ms)
-    patterns = [
-        re.escape(head)
-        + b"(?:"
-        + b"|".join(re.escape(m[len(head) :]) for m in sorted(ms, key=len, reverse=True))
-        + b")"
-        for head, ms in sorted(merged.items())
-        if len(ms) > 1
-    ]
-    low = sorted(lowered)
-    if kind is str:
-        done = (
-            tuple(w.decode() for w in single),
-            tuple(re.compile(p.decode()) for p in patterns),
-            tuple(w.decode() for w in low),
-        )
-    else:
-        done = (tuple(single), tuple(re.compile(p) for p in patterns), tuple(low))
+
+    def compiled(literals: set[str]) -> tuple[tuple[Any, re.Pattern[Any]], ...]:
+        pairs = _anchored(literals).items()
+        if kind is str:
+            return tuple((a, re.compile(p)) for a, p in pairs)
+        return tuple((a.encode(), re.compile(p.encode())) for a, p in pairs)
+
+    done = (compiled(exact), compiled(lowered))
     _PREFILTER[kind] = done
     return done
 
 
 def _may_hold(data: str | bytes) -> bool:
-    """Whether ``data`` holds a literal some detector needs (cheap substring searches)."""
-    single, patterns, lowered = _prefilter(str if isinstance(data, str) else bytes)
-    for lit in single:
-        if lit in data:
-            return True
-    for pattern in patterns:
-        if pattern.search(data) is not None:
+    """Whether ``data`` holds a literal some detector needs (cheap searches)."""
+    exact, lowered = _prefilter(str if isinstance(data, str) else bytes)
+    for anchor, pattern in exact:
+        if anchor in data and pattern.search(data) is not None:
             return True
     data = data.lower()  # lowers ASCII letters as the detectors do (and may find more)
-    return any(lit in data for lit in lowered)
+    return any(anchor in data and pattern.search(data) is not None for anchor, pattern in lowered)
