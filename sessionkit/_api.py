@@ -143,22 +143,21 @@ def lint_quick(
         return None
     if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
         return None
-    plain = data
-    if 13 in data:  # CR: CRLF line ends read as LF ones (same lines, same findings)
-        crlf = data.count(b"\r\n")
-        if crlf == 0 or crlf != data.count(b"\r"):  # a CR of its own: the general path
+    # a BOM is no part of the page's lines, and CRLF line ends read as LF ones: the
+    # same lines, the same findings (tests/test_lint_line_ends.py)
+    plain = data[3:] if data.startswith(_BOM) else data
+    if 13 in plain:  # CR
+        crlf = plain.count(b"\r\n")
+        if crlf == 0 or crlf != plain.count(b"\r"):  # a CR of its own: the general path
             return None
-        plain = data.replace(b"\r\n", b"\n")
+        plain = plain.replace(b"\r\n", b"\n")
     quick = _quick or _load_quick()
     found: list[Diagnostic] | None = quick.quick_lint_bytes(
         plain, path, schema, None if format is None else int(format[-1])
     )
     if found is not None:
-        from .redaction import lint_secrets
-
         _fastpaths.answered("quick-lint")
-
-        found = found + lint_secrets(data, path, format or "aiwiki")
+        found = found + _lint_secrets(data, path, format or "aiwiki")
     if found is not None and b"\x00" in data:
         return _with_nul(found, data.decode("utf-8", "replace"), path)
     return found
@@ -188,6 +187,13 @@ def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diag
 
 
 _quick: ModuleType | None = None
+_BOM = b"\xef\xbb\xbf"
+
+
+def _lint_secrets(data: bytes, path: str | None, format: str) -> list[Diagnostic]:
+    from .redaction import lint_secrets
+
+    return lint_secrets(data, path, format)
 
 
 def _load_quick() -> ModuleType:

@@ -39,6 +39,10 @@ LANES = {
     "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
     "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
     "clean-verdict": "a clean plain aiwiki page answered without its facts (sessionkit.lint)",
+    "verdict-findings": (
+        "a plain aiwiki page with a clean outline and findings in its frontmatter or "
+        "Files touched, linted without its facts (sessionkit.lint)"
+    ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",

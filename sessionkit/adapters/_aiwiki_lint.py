@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import itemgetter
 from typing import Any
@@ -57,10 +57,13 @@ from ._aiwiki_schema import Schema, builtin_schema
 __all__ = [
     "KNOWN_VERSIONS",
     "PageFacts",
+    "by_line",
     "facts_of",
+    "files_findings",
     "lint_facts",
     "lint_page",
     "meta_clean",
+    "meta_findings",
     "rules_for",
 ]
 
@@ -604,33 +607,7 @@ class _Linter(_MetaLinter):
             )
 
     def files_touched(self) -> None:
-        for start, text in self.facts.files or ():
-            quick = _QUICK_CODE_CITATION.match(text)
-            if quick is not None and quick.group(1):
-                continue  # the common case: a backticked citation with a SHA
-            state = citation_state(text)
-            if state == 2:
-                continue
-            c = parse_citation_lenient(text) if state else None
-            if c is None:
-                self.error(
-                    "AW011",
-                    start + 1,
-                    "Files touched entry is not a citation (path, path:line or "
-                    "path:start-end, with @sha7)",
-                )
-            elif not c.sha:
-                self.add(
-                    "AW012",
-                    Severity.WARNING,
-                    start + 1,
-                    f"citation {c.ref!r} has no @sha7 (lint --fix fills it from git)",
-                    fixable=True,
-                )
-        for line, raw in self.facts.files_loose:
-            text = raw.strip()
-            if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
-                self.error("AW011", line + 1, "Files touched holds a line that is not a citation")
+        self.found += files_findings(self.facts.files or (), self.facts.files_loose, self.path)
 
     def checkpoints(self) -> None:
         for line in self.facts.bad_checkpoints:
@@ -673,9 +650,83 @@ class _Linter(_MetaLinter):
         self.size()
         self.files_touched()
         self.checkpoints()
-        if len(self.found) > 1:
-            self.found.sort(key=lambda d: (d.line if d.line is not None else 0, d.code))
-        return self.found
+        return by_line(self.found)
+
+
+def files_findings(
+    files: Iterable[tuple[int, str]], loose: Iterable[tuple[int, str]], path: str | None
+) -> list[Diagnostic]:
+    """The findings (AW011, AW012) for the bullets (first line, text) of ``Files touched``
+    and its lines that belong to no bullet (line, text)."""
+    found: list[Diagnostic] = []
+    for start, text in files:
+        quick = _QUICK_CODE_CITATION.match(text)
+        if quick is not None and quick.group(1):
+            continue  # the common case: a backticked citation with a SHA
+        state = citation_state(text)
+        if state == 2:
+            continue
+        c = parse_citation_lenient(text) if state else None
+        if c is None:
+            found.append(
+                Diagnostic(
+                    code="AW011",
+                    severity=Severity.ERROR,
+                    line=start + 1,
+                    message="Files touched entry is not a citation (path, path:line or "
+                    "path:start-end, with @sha7)",
+                    path=path,
+                )
+            )
+        elif not c.sha:
+            found.append(
+                Diagnostic(
+                    code="AW012",
+                    severity=Severity.WARNING,
+                    line=start + 1,
+                    message=f"citation {c.ref!r} has no @sha7 (lint --fix fills it from git)",
+                    path=path,
+                    fixable=True,
+                )
+            )
+    for line, raw in loose:
+        text = raw.strip()
+        if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
+            found.append(
+                Diagnostic(
+                    code="AW011",
+                    severity=Severity.ERROR,
+                    line=line + 1,
+                    message="Files touched holds a line that is not a citation",
+                    path=path,
+                )
+            )
+    return found
+
+
+def meta_findings(
+    meta: dict[str, Any],
+    path: str | None,
+    key_line: Callable[[str], int | None],
+    schema: Schema,
+    version: int,
+) -> list[Diagnostic]:
+    """The findings of the frontmatter rules for ``meta`` (in the order :func:`lint_facts`
+    finds them; ``schema`` and ``version`` as :func:`rules_for` gives them)."""
+    linter = _MetaLinter(path, key_line, schema, version)
+    linter.meta(meta)
+    return linter.found
+
+
+def by_line(found: list[Diagnostic]) -> list[Diagnostic]:
+    """``found`` in the order :func:`lint_facts` reports: by line (none first), then code."""
+    if len(found) > 1:
+        found.sort(key=_line_code)
+    return found
+
+
+def _line_code(d: Diagnostic) -> tuple[int, str]:
+    return (d.line if d.line is not None else 0, d.code)
 
 
 def _known_version(version: Any) -> int | None:

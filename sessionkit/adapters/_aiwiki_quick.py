@@ -29,15 +29,18 @@ from ..markdown import atx_heading, tokenize
 from ._aiwiki_lint import (
     PageFacts,
     _plan,
+    by_line,
+    files_findings,
     lint_facts,
     meta_clean,
+    meta_findings,
     parse_timestamp,
     rules_for,
 )
 from ._aiwiki_parse import CHECKPOINT_HEADING, CHECKPOINTS, PLACEHOLDER
 from ._aiwiki_schema import Schema
 
-__all__ = ["clean_body", "lint_facts", "quick_facts", "quick_facts_bytes", "quick_lint_bytes"]
+__all__ = ["body_findings", "lint_facts", "quick_facts", "quick_facts_bytes", "quick_lint_bytes"]
 
 #: body byte strings the quick scan does not model outside code blocks: indented headings
 _NOT_QUICK = (b"\n #", b"\n  #", b"\n   #")
@@ -150,6 +153,41 @@ def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
         else:
             return None
     return files
+
+
+def _uncited(body: bytes, start: int) -> list[tuple[int, str]] | None:
+    """The bullets of a Files touched section body (from the line after its heading
+    ``start``) that are not citations with a SHA, as :func:`_files` reads them (its
+    ``None`` too): the cited ones are passed over by ``_ALL_CITED_BODY``."""
+    bullets: list[tuple[int, str]] = []
+    placeholder = False
+    at, end = 0, len(body)
+    while True:
+        at = _ALL_CITED_BODY.match(body, at).end()  # type: ignore[union-attr]
+        if at >= end:
+            return bullets
+        if at and body[at - 1] != 10:  # (a citation ending inside its line: not one)
+            at = body.rfind(b"\n", 0, at) + 1
+        eol = body.find(b"\n", at)
+        if eol < 0:
+            eol = end
+        raw = body[at:eol]
+        if raw[:2] in _BULLETS:
+            bullets.append((start + 1 + body.count(b"\n", 0, at), raw[2:].lstrip(b" ").decode()))
+        elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
+            pass
+        elif (
+            not placeholder
+            and not bullets
+            and not body[:at].strip()  # (no bullet before it, cited or not)
+            and raw.strip() == _PLACEHOLDER
+        ):
+            placeholder = True
+        else:
+            return None
+        at = eol + 1
+        if at > end:
+            return bullets
 
 
 def _stale_status_possible(section: bytes) -> bool:
@@ -421,12 +459,24 @@ class _BodyPlan:
         return ck_first, ck_end, files
 
 
-def clean_body(probe: bytes, data: bytes, schema: Schema, utf8: bool = True) -> bool:
-    """Is the body ``probe`` of the plain page ``data`` (see :func:`_front`, no code
-    blocks) free of every body finding of ``schema`` (AW005-AW012, AW015-AW017)?
+def body_findings(
+    probe: bytes,
+    data: bytes,
+    schema: Schema,
+    utf8: bool = True,
+    path: str | None = None,
+    first_line: int = 0,
+) -> list[Diagnostic] | None:
+    """The body findings of ``schema`` (AW005-AW012, AW015-AW017) for the body
+    ``probe`` of the plain page ``data`` (see :func:`_front`, no code blocks),
+    when its outline is clean; ``None``: split the page and run the rules.
 
-    ``utf8`` says whether ``probe`` is known to be UTF-8; if not, it is checked
-    here.  ``False`` means only: split the page and run the rules.
+    ``[]`` for a clean body.  Findings are found here only in ``Files touched``
+    (a bullet that is no citation, a citation without a SHA: the usual
+    finding); a body with any other finding, or one over a line cap, is
+    ``None``.  ``utf8`` says whether ``probe`` is known to be UTF-8; if not, it
+    is checked here.  ``first_line`` is the line (0-based) before the body's
+    first.
     """
     rules = _plan(schema)  # (the schema's plan for the rules keeps its body plan too)
     plan: _BodyPlan | None = rules.body
@@ -437,35 +487,41 @@ def clean_body(probe: bytes, data: bytes, schema: Schema, utf8: bool = True) -> 
     del keys[0]
     outline = plan.outline(tuple([_DEEPER if k[:1] == b"#" else k for k in keys]))
     if outline is None:
-        return False
-    if not utf8:  # (split at ASCII: the parts are UTF-8 when the whole is)
-        for part in parts:
-            if not part.isascii() and not _utf8(part):
-                return False
+        return None
+    if not utf8 and not _utf8(probe):
+        return None
     cap, soft = schema.hard_cap, schema.soft_target
     if cap is not None or soft is not None:
         nlines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
         if (cap is not None and nlines > cap) or (soft is not None and nlines > soft[1]):
-            return False
+            return None
     ck_first, ck_end, files = outline
-    if files and not _ALL_CITED_BODY.fullmatch(parts[files].partition(b"\n")[2]):
-        return False
+    found: list[Diagnostic] = []
+    if files:
+        body = parts[files].partition(b"\n")[2]
+        if not _ALL_CITED_BODY.fullmatch(body):
+            # the heading's line: one line break before each part, and those inside them
+            start = first_line + files + sum(map(bytes.count, parts[:files], repeat(b"\n")))
+            bullets = _uncited(body, start)
+            if bullets is None:
+                return None
+            found = files_findings(bullets, (), path)
     if ck_first:
         if probe.find(b"unconsumed") >= 0:
             own = b"\n".join(parts[ck_first - 1 : ck_end])
             if _stale_status_possible(own):
-                return False
+                return None
         heads = keys[ck_first - 1 : ck_end - 1]
         if heads:
             stamps = _CHECKPOINT_KEYS.findall(b"\n".join(heads))
             if len(stamps) != len(heads):
-                return False  # (a heading of another shape, or a time that is none)
+                return None  # (a heading of another shape, or a time that is none)
             if len(stamps) > 1 and stamps != sorted(stamps):  # (text order is time order)
-                return False
+                return None
             for stamp in stamps:
                 if stamp[8:10] > b"28" and parse_timestamp(stamp.decode()) is None:
-                    return False
-    return True
+                    return None
+    return found
 
 
 #: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8)
@@ -582,8 +638,9 @@ def quick_lint_bytes(
 
     ``None`` also for a page that is not an aiwiki session page of a known
     ``schema_version``.  ``version`` is the format's version when the caller
-    names one (``None``: the page's own).  A clean page (the common case) is
-    recognised by :func:`clean_body` and the frontmatter rules alone.
+    names one (``None``: the page's own).  A page whose body outline is clean
+    (the common case, findings or not) is linted by :func:`body_findings` and
+    the frontmatter rules alone; any other page by its facts.
     """
     front = _front(data)
     if front is None:
@@ -597,13 +654,15 @@ def quick_lint_bytes(
     if version is None:
         version = declared
     rules, rules_version = rules_for(meta, schema, version)
-    if (
-        not front[4]
-        and clean_body(front[2], data, rules, front[5])
-        and meta_clean(meta, path, rules, rules_version)
-    ):
-        _fastpaths.answered("clean-verdict")
-        return []
+    if not front[4]:
+        found = body_findings(front[2], data, rules, front[5], path, front[3])
+        if found is not None:
+            if meta_clean(meta, path, rules, rules_version):
+                _fastpaths.answered("verdict-findings" if found else "clean-verdict")
+                return found
+            _fastpaths.answered("verdict-findings")
+            key_line = _fm_key_line(front[1])
+            return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
     facts = _facts(front, path)
     if facts is None:
         return None

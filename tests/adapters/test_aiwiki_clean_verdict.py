@@ -186,6 +186,99 @@ def test_bytes_that_are_not_utf8_are_unreadable_wherever_they_are(where: str, fe
     assert all([d.code for d in one] == ["AW001"] for one in found[:-1])
 
 
+def _lane(text: str, path: str = PATH) -> str:
+    """``sessionkit.lint`` gives the general path's findings; the verdict lane that
+    answered (``clean-verdict``, ``verdict-findings``), else ``""``."""
+    lanes = ("clean-verdict", "verdict-findings", "quick-lint")
+    before = taken()
+    found = sessionkit.lint(text, path)
+    after = taken()
+    assert found == _general(text, path)
+    took = [lane for lane in lanes if after[lane] > before[lane]]
+    if took[:1] == ["clean-verdict"]:
+        assert found == []
+    if took[:1] == ["verdict-findings"]:
+        assert found != [] and "quick-lint" in took
+    return took[0] if took and took[0] != "quick-lint" else ""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "codes"),
+    [
+        ("- `src/b.py@abcdef1`", "- `src/b.py:3`", ["AW012"]),  # a citation without SHA
+        ("- `src/b.py@abcdef1`", "- src/b.py", ["AW012"]),  # a bare one without SHA
+        ("- `src/b.py@abcdef1`", "- not a citation", ["AW011"]),
+        ("- `src/a.py:1-20@abc1234` — the reader", "- `a.py`\n- `b.py:2`", ["AW012", "AW012"]),
+        ("- `src/b.py@abcdef1`", "- `src/b.py@abcdef1`x", ["AW011"]),  # ends inside its line
+        ("## Files touched\n", "## Files touched\n(filled by /wrap)\n- `c.py`\n", ["AW012"]),
+        ("status: done\n", "status: active\n", ["AW019"]),
+        ("date_end: 2026-05-01", "date_end: 2026-04-30", ["AW014"]),
+        ("focus: clean", "focus: 12", ["AW003"]),
+        ("session_id: abcdef0-1111", "session_id: 1234567-1111", ["AW013"]),
+        ("status: done", "status: wip", ["AW003"]),
+    ],
+)
+@pytest.mark.parametrize("ends", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_pages_with_findings_take_the_lane_too(
+    old: str, new: str, codes: list[str], ends: str, bom: str
+) -> None:
+    """A plain page with findings in its frontmatter or Files touched (the usual
+    ones: a citation without a SHA, a v1 page's) is linted on the lane clean pages
+    take, whatever its line ends and with or without a BOM: the general path's
+    findings, found without the page's facts."""
+    text = (FRONT + CLEAN_BODY).replace(old, new, 1)
+    assert text != FRONT + CLEAN_BODY
+    text = bom + text.replace("\n", ends)
+    assert _lane(text) == "verdict-findings"
+    assert sorted(d.code for d in sessionkit.lint(text, PATH)) == codes
+
+
+@pytest.mark.parametrize("ends", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_a_clean_page_takes_the_verdict_whatever_its_line_ends(ends: str, bom: str) -> None:
+    assert _lane(bom + (FRONT + CLEAN_BODY).replace("\n", ends)) == "clean-verdict"
+
+
+def test_a_v1_page_takes_the_lane() -> None:
+    """A v1 page (AW018 and its own schema's rules) takes the lane, read as its own
+    version; as v2 it has the v2 rules."""
+    front = FRONT.replace("schema_version: 2", "schema_version: 1").replace(
+        "session_id: abcdef0-1111\n", ""
+    )
+    body = CLEAN_BODY.split("## Files touched")[1]
+    text = front + "\n## Files touched" + body
+    assert _lane(text, "aiwiki/sessions/2026-05-01-clean.md") == "verdict-findings"
+    assert [d.code for d in sessionkit.lint(text, "aiwiki/sessions/2026-05-01-clean.md")] == [
+        "AW018"
+    ]
+    for format in ("aiwiki-v1", "aiwiki-v2"):
+        found = sessionkit.lint(text, PATH, format)
+        assert found == _general_as(text, PATH, format)
+
+
+def _general_as(text: str, path: str, format: str) -> list[Any]:
+    with general_paths():
+        return list(sessionkit.lint(text, path, format))
+
+
+@pytest.mark.parametrize("kind", ["clean", "finding", "mix"])
+def test_the_cli_benchmark_corpora_take_the_lane(kind: str) -> None:
+    """Every page of the CLI benchmark's corpora (clean, each with a finding, and the
+    mix of v1, CRLF, BOM and long pages) is linted on the verdict lane, with the
+    general path's findings."""
+    from _corpus import cli_page
+
+    lanes = set()
+    for i in range(40):
+        name, data = cli_page(kind, i)
+        lane = _lane(data.decode("utf-8"), f"aiwiki/sessions/{name}")
+        assert lane, (kind, i)
+        lanes.add(lane)
+    expected = {"clean": {"clean-verdict"}, "finding": {"verdict-findings"}}
+    assert lanes == expected.get(kind, {"clean-verdict", "verdict-findings"})
+
+
 def test_a_schema_without_strict_order_has_no_verdict() -> None:
     text = FRONT + CLEAN_BODY
     schema = builtin_schema(2)
