@@ -13,7 +13,6 @@ import json
 import os
 import re
 import sys
-import tomllib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -140,6 +139,8 @@ def _parse_option(item: str) -> tuple[str, Any]:
     name, sep, raw = item.partition("=")
     if not sep or not name.strip():
         raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--storage-option")
+    import tomllib
+
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:

@@ -26,17 +26,18 @@ refuses secret-looking keys and :func:`describe` masks them.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
 from .errors import SessionKitError
+
+if TYPE_CHECKING:
+    import tomllib
 
 __all__ = [
     "PROJECT_FILE",
@@ -454,6 +455,8 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 def _parse_dotted(s: str, i: int = 0) -> tuple[tuple[str, ...], int]:
     """Parse a TOML dotted key at ``s[i]``; return its parts and the index after it."""
+    import tomllib
+
     parts: list[str] = []
     n = len(s)
     while True:
@@ -536,6 +539,8 @@ def _split(text: str) -> list[str]:
 
 
 def _parses(value_text: str) -> bool:
+    import tomllib
+
     try:
         tomllib.loads(f"v = {value_text}")
     except tomllib.TOMLDecodeError:
@@ -635,6 +640,8 @@ def edit_toml(text: str, path: tuple[str, ...], value: Any) -> str:
         ConfigError: the text is not TOML, or the edit cannot be made by
             changing lines (say, the table is an inline table).
     """
+    import tomllib
+
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -793,6 +800,8 @@ def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
     Raises:
         ConfigError: bad TOML, unknown table or key, wrong type (file, line, key named).
     """
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -1111,12 +1120,18 @@ def describe(config: Config) -> list[dict[str, Any]]:
     return rows
 
 
+def _json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
 def format_config(config: Config) -> str:
     """``config show`` text: ``key = value  # source`` per line, secrets masked."""
     out = []
     for row in describe(config):
         value = row["value"]
-        shown = "(unset)" if value is None else json.dumps(value, ensure_ascii=False)
+        shown = "(unset)" if value is None else _json_text(value)
         source = Source(**row["source"])
         out.append(f"{row['key']} = {shown}  # {source}")
     return "\n".join(out) + "\n"
@@ -1126,6 +1141,8 @@ def format_config(config: Config) -> str:
 
 
 def _convert_cli_value(path: tuple[str, ...], raw: str) -> Any:
+    import tomllib
+
     if path[0] == _SO:
         # a TOML literal (true, 42, "quoted") when it is one, else the string itself
         try:

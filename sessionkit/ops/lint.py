@@ -264,10 +264,13 @@ class WikiSchemas:
         """
         key = Path(os.path.abspath(root))
         if key not in self._roots:
-            from ..adapters.aiwiki import load_schema
-
             page = key / SCHEMA_PAGE
-            self._roots[key] = self._usable(load_schema(page)) if page.is_file() else None
+            own = None
+            if page.is_file():  # (the reader is imported only for a wiki that has one)
+                from ..adapters.aiwiki import load_schema
+
+                own = self._usable(load_schema(page))
+            self._roots[key] = own
         return self._roots[key]
 
     def for_note(self, path: str | os.PathLike[str]) -> Schema | None:
