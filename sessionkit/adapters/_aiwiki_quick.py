@@ -144,7 +144,7 @@ def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
     k = start
     for raw in body.split(b"\n"):
         k += 1
-        if raw[:2] in _BULLETS:
+        if raw[:2] in _BULLETS and not _rule(raw):
             files.append((k, raw[2:].lstrip(b" ").decode()))
         elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
             continue
@@ -172,7 +172,7 @@ def _uncited(body: bytes, start: int) -> list[tuple[int, str]] | None:
         if eol < 0:
             eol = end
         raw = body[at:eol]
-        if raw[:2] in _BULLETS:
+        if raw[:2] in _BULLETS and not _rule(raw):
             bullets.append((start + 1 + body.count(b"\n", 0, at), raw[2:].lstrip(b" ").decode()))
         elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
             pass
@@ -188,6 +188,13 @@ def _uncited(body: bytes, start: int) -> list[tuple[int, str]] | None:
         at = eol + 1
         if at > end:
             return bullets
+
+
+def _rule(line: bytes) -> bool:
+    """Is a line that starts like a bullet (``- ``, ``* ``) a thematic break (``- - -``)?
+    (Then it is no list item; the quick scan leaves it to the general path.)"""
+    mark = line[:1]
+    return mark != b"+" and line.count(mark) >= 3 and not line.strip(mark + b" ")
 
 
 def _stale_status_possible(section: bytes) -> bool:

@@ -237,6 +237,17 @@ def test_files_touched_entries_read_the_same_both_ways(entries: list[str], more:
     _check(text)
 
 
+@pytest.mark.parametrize(
+    "entry", ["- --", "* * *", "- - -", "-  -  -  ", "* **", "- ---", "- -- x", "+ ++"]
+)
+@pytest.mark.parametrize("cited", [False, True])
+def test_a_thematic_break_in_files_touched_is_no_entry(entry: str, cited: bool) -> None:
+    """``- --`` or ``* * *`` starts like a bullet but is a thematic break (no entry, no
+    finding), with or without cited entries around it; ``- -- x`` is an entry."""
+    around = "- `a.py:1@abc1234`\n" if cited else ""
+    _check(FRONT + "\n## Files touched\n\n" + around + entry + "\n" + around)
+
+
 def test_cited_pages_take_the_quick_lint() -> None:
     for entry in ("- `src/a.py:1-20@abc1234` — the reader", "- `b.py@abcdef1`", "- `a.py:1`"):
         assert _check(FRONT + "\n## Files touched\n\n" + entry + "\n")
