@@ -76,13 +76,16 @@ def check_writable(st: os.stat_result, shown: str) -> None:
         )
 
 
-def make_temp(full: str, data: bytes, *, like: os.stat_result | None = None) -> tuple[str, int]:
+def make_temp(
+    full: str, data: bytes, *, like: os.stat_result | None = None, sync: bool = True
+) -> tuple[str, int]:
     """Write ``data`` to a new synced temp file next to ``full``; returns ``(path, fd)``.
 
     The caller keeps ``fd`` open (it holds the temp file's ``flock``) until
     the temp file is renamed or removed, then closes it.  ``like``: the stat
     of the file being replaced, whose mode (and owner where allowed) the
-    temp file takes.
+    temp file takes.  ``sync=False``: the caller fsyncs ``fd`` itself before
+    the temp file is moved into place (to overlap several files' flushes).
     """
     folder, name = os.path.split(full)
     tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
@@ -99,7 +102,8 @@ def make_temp(full: str, data: bytes, *, like: os.stat_result | None = None) -> 
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):

@@ -19,8 +19,9 @@ proves itself with the conformance suite in :mod:`sessionkit.testing`.
 from __future__ import annotations
 
 import abc
+import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from typing import Any
 
@@ -187,6 +188,41 @@ class Store(abc.ABC):
     def exists(self, key: str) -> bool:
         """Whether a note with this key exists."""
         return key in set(self.keys())
+
+    def write_texts(
+        self, items: Sequence[tuple[str, str]], *, create: bool = False
+    ) -> list[SessionKitError | None]:
+        """:meth:`write_text` of several notes, each with its guarantees: per note,
+        in order, ``None`` when it was written or the error that stopped it.
+
+        Stores that can overlap the writes do (the built-in stores on a local
+        disk, inside :meth:`batch`).
+        """
+        out: list[SessionKitError | None] = []
+        for key, text in items:
+            try:
+                self.write_text(key, text, create=create)
+            except SessionKitError as exc:
+                out.append(exc)
+            else:
+                out.append(None)
+        return out
+
+    def update_texts(
+        self, keys: Sequence[str], fn: Callable[[str, str | None], str | None]
+    ) -> list[str | SessionKitError | None]:
+        """:meth:`update_text` of several notes, ``fn(key, current)`` for each: per
+        note, in order, its text afterwards (``None`` if it does not exist) or the
+        error that stopped it (raised by the store or by ``fn``).  ``fn`` may be
+        called more than once for a note.
+        """
+        out: list[str | SessionKitError | None] = []
+        for key in keys:
+            try:
+                out.append(self.update_text(key, functools.partial(fn, key)))
+            except SessionKitError as exc:
+                out.append(exc)
+        return out
 
     def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
         """(key, text) for each key, in order; errors are yielded, not raised.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .._yaml import load_mapping
@@ -76,6 +76,13 @@ class FileStore(Store):
         if self.folder:
             check_key(self.folder)
         self.url = url or storage.url
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the secrets found so far (a copy sent to a worker
+        process starts with none; the caller relays what the worker finds)."""
+        state = self.__dict__.copy()
+        state["redactions"] = []
+        return state
 
     # -- paths ----------------------------------------------------------------
     def path_of(self, key: str) -> str:
@@ -156,6 +163,62 @@ class FileStore(Store):
         """Group many writes (see :meth:`Storage.batch`): on local disk the folder
         is fsynced once when the block exits instead of after every note."""
         return self.storage.batch()
+
+    def write_texts(
+        self, items: Sequence[tuple[str, str]], *, create: bool = False
+    ) -> builtins.list[SessionKitError | None]:
+        """Write several notes (see :meth:`Store.write_texts`); on a local disk,
+        inside :meth:`batch`, new notes are written and synced concurrently."""
+        out: builtins.list[SessionKitError | None] = [None] * len(items)
+        places: builtins.list[int] = []
+        pairs: builtins.list[tuple[str, bytes]] = []
+        for i, (key, text) in enumerate(items):
+            try:
+                path = self.path_of(key)
+                pairs.append((path, self._outgoing(path, text)))
+            except SessionKitError as exc:
+                out[i] = exc
+                continue
+            places.append(i)
+        for i, result in zip(places, self.storage.write_many(pairs, create=create), strict=True):
+            out[i] = result
+        return out
+
+    def update_texts(
+        self, keys: Sequence[str], fn: Callable[[str, str | None], str | None]
+    ) -> builtins.list[str | SessionKitError | None]:
+        """Read-modify-write several notes (see :meth:`Store.update_texts`); on a
+        local disk the new notes are written and synced concurrently and the
+        folder's lock is taken once (:meth:`LocalStorage.update_many`)."""
+        out: builtins.list[str | SessionKitError | None] = [None] * len(keys)
+        places: builtins.list[int] = []
+        paths: builtins.list[str] = []
+        key_of: dict[str, str] = {}  # storage path -> key
+        for i, key in enumerate(keys):
+            try:
+                path = self.path_of(key)
+            except SessionKitError as exc:
+                out[i] = exc
+                continue
+            places.append(i)
+            paths.append(path)
+            key_of[path] = key
+
+        def edit(path: str, data: bytes | None) -> bytes | None:
+            key = key_of[path]
+            new = fn(key, None if data is None else _decode(data, key))
+            return None if new is None else self._outgoing(path, new)
+
+        got = self.storage.update_many(paths, edit)
+        for i, result in zip(places, got, strict=True):
+            if isinstance(result, bytes):
+                try:
+                    out[i] = _decode(result, keys[i])
+                except SessionKitError as exc:
+                    out[i] = exc
+            else:
+                out[i] = result
+        return out
 
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
         """Read-modify-write without lost updates (lock or compare-and-swap).

@@ -26,8 +26,12 @@ from __future__ import annotations
 import abc
 import builtins
 import contextlib
+import errno
+import functools
 import os
 import random
+import secrets
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,10 +46,16 @@ from ..errors import (
     MissingDependencyError,
     NotFoundError,
     PathSafetyError,
+    SessionKitError,
     StoreError,
 )
 from ._base import check_key
 from ._netfail import name_network_failures
+
+try:  # POSIX: the lock file is an flock
+    import fcntl as _fcntl
+except ImportError:  # pragma: no cover - Windows
+    _fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "FileEntry",
@@ -157,6 +167,45 @@ class Storage(abc.ABC):
     def mtime(self, path: str) -> float | None:
         """Modification time of one file (one stat), ``None`` if unknown."""
 
+    def write_many(
+        self, items: Sequence[tuple[str, bytes]], *, create: bool = False
+    ) -> builtins.list[SessionKitError | None]:
+        """:meth:`write` of several files, each with its guarantees; per file, in
+        order, ``None`` when it was written or the :class:`SessionKitError` that
+        stopped it (``ConflictError`` for an existing name with ``create``).
+
+        Storages that can overlap the writes do (local disk, inside a
+        :meth:`batch`: the temp files are written and synced concurrently).
+        """
+        out: builtins.list[SessionKitError | None] = []
+        for path, data in items:
+            try:
+                self.write(path, data, create=create)
+            except SessionKitError as exc:
+                out.append(exc)
+            else:
+                out.append(None)
+        return out
+
+    def update_many(
+        self, paths: Sequence[str], fn: Callable[[str, bytes | None], bytes | None]
+    ) -> builtins.list[bytes | SessionKitError | None]:
+        """:meth:`update` of several files: ``fn(path, current)`` for each.
+
+        Per file, in order: its bytes afterwards (``None`` if it still does not
+        exist), or the :class:`SessionKitError` that stopped it (raised by the
+        storage or by ``fn``); each file keeps :meth:`update`'s guarantees and
+        ``fn`` may be called more than once for a file.  A local disk prepares
+        the new files concurrently and takes the folder's lock once.
+        """
+        out: builtins.list[bytes | SessionKitError | None] = []
+        for path in paths:
+            try:
+                out.append(self.update(path, functools.partial(fn, path)))
+            except SessionKitError as exc:
+                out.append(exc)
+        return out
+
     def batch(self) -> contextlib.AbstractContextManager[None]:
         """Group many writes made by this thread; each keeps its own guarantees.
 
@@ -179,7 +228,7 @@ class LocalStorage(Storage):
     Writes go to a temporary dotfile in the same folder, are flushed with
     ``fsync`` and moved into place with :func:`os.replace`, so a reader sees
     the old or the new file, never a mix.  Read-modify-writes hold a lock file
-    (``.sessionkit.lock`` in the note's folder) for the duration.
+    (``.sessionkit.lock`` in the note's folder, an ``flock``) for the duration.
 
     Args:
         root: the folder (need not exist yet; it is created on first write).
@@ -196,8 +245,9 @@ class LocalStorage(Storage):
         self.refused: list[str] = []
         #: open batches by thread id (a plain dict: storages are pickled to workers)
         self._batches: dict[int, _Batch] = {}
-        #: folders already swept of stale temp files
-        self._swept: set[str] = set()
+        #: this storage (and its copies in worker processes): folders it has
+        #: swept of stale temp files are remembered per process under this token
+        self._token = secrets.token_hex(8)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle without open batches: a copy in a worker process starts outside any."""
@@ -209,6 +259,27 @@ class LocalStorage(Storage):
     def _inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
 
+    def _outside(self, path: str, full: str) -> str | None:
+        """Where ``full`` (``path`` below the root) really leads when that is outside
+        the root, else ``None``.
+
+        The root is already resolved, so only the parts below it are looked at
+        (one ``lstat`` each); a symlink among them is followed all the way
+        (:func:`os.path.realpath`).  A missing part ends the walk: nothing below
+        it exists to lead anywhere.
+        """
+        cur = self.root
+        for part in path.split("/"):
+            cur = os.path.join(cur, part)
+            try:
+                mode = os.lstat(cur).st_mode
+            except OSError:
+                return None
+            if stat.S_ISLNK(mode):
+                real = os.path.realpath(full)
+                return None if self._inside(real) else real
+        return None
+
     def resolve(self, path: str) -> str:
         """The absolute local path of ``path``, refused if it leaves the root.
 
@@ -217,8 +288,8 @@ class LocalStorage(Storage):
         """
         check_key(path)
         full = os.path.join(self.root, *path.split("/"))
-        real = os.path.realpath(full)
-        if not self._inside(real):
+        real = self._outside(path, full)
+        if real is not None:
             raise PathSafetyError(
                 f"refused {path!r}: it resolves to {real!r}, outside the store root {self.root!r}",
                 path=path,
@@ -271,17 +342,20 @@ class LocalStorage(Storage):
         found.sort()
         return found
 
-    def read(self, path: str) -> bytes:
-        full = self.resolve(path)
+    @staticmethod
+    def _read_full(full: str, path: str) -> bytes:
         try:
-            with open(full, "rb") as fh:
-                return fh.read()
+            with open(full, "rb", buffering=0) as fh:
+                return fh.readall()
         except (FileNotFoundError, NotADirectoryError):
             raise NotFoundError(f"no file {path!r}", path=path) from None
         except IsADirectoryError:
             raise StoreError(f"{path!r} is a folder", path=path) from None
         except OSError as exc:
             raise StoreError(f"cannot read {path!r}: {exc.strerror}", path=path) from None
+
+    def read(self, path: str) -> bytes:
+        return self._read_full(self.resolve(path), path)
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
         out: dict[str, bytes | StoreError] = {}
@@ -316,17 +390,13 @@ class LocalStorage(Storage):
     # -- writing --------------------------------------------------------------
     @contextlib.contextmanager
     def _lock(self, path: str) -> Iterator[None]:
-        from filelock import FileLock, Timeout
-
+        """Hold the lock file of ``path``'s folder (created and checked first)."""
         folder = self._folder(path)
         self._makedirs(folder)
-        from .._gitignore import exclude_in_git
-
-        exclude_in_git(folder)  # the lock file is no untracked noise in git status
-        lock = FileLock(os.path.join(folder, LOCK_NAME), timeout=self.lock_timeout)
+        lock_path = os.path.join(folder, LOCK_NAME)
         try:
-            lock.acquire()
-        except Timeout:
+            release = _lock_file(lock_path, self.lock_timeout)
+        except TimeoutError:
             raise ConflictError(
                 f"timed out after {self.lock_timeout} s waiting for the lock on {path!r}",
                 path=path,
@@ -336,7 +406,7 @@ class LocalStorage(Storage):
         try:
             yield
         finally:
-            lock.release()
+            release()
 
     def _makedirs(self, folder: str) -> None:
         state = self._batch()
@@ -353,9 +423,13 @@ class LocalStorage(Storage):
             raise _os_error(exc, f"cannot create folder {folder}", None) from None
         if not self._inside(os.path.realpath(folder)):
             raise PathSafetyError(f"refused folder {folder!r}: it resolves outside the root")
-        if folder not in self._swept:  # once per folder: what a killed writer left
-            self._swept.add(folder)
+        done = (self._token, folder)
+        if done not in _PREPARED:  # once per folder and process: what a killed writer left
+            _PREPARED.add(done)
             sweep_temps(folder)
+            from .._gitignore import exclude_in_git
+
+            exclude_in_git(folder)  # the lock file is no untracked noise in git status
         if state is not None:
             state.made.add(folder)
 
@@ -378,7 +452,14 @@ class LocalStorage(Storage):
     _sync_dir = staticmethod(fsync_dir)
 
     def _replace(
-        self, path: str, full: str, data: bytes, *, create: bool, link_only: bool = False
+        self,
+        path: str,
+        full: str,
+        data: bytes,
+        *,
+        create: bool,
+        link_only: bool = False,
+        like: os.stat_result | bool | None = True,
     ) -> bool:
         """Put ``data`` at ``full`` through a synced temp file moved into place.
 
@@ -387,16 +468,21 @@ class LocalStorage(Storage):
         ``link_only``: a create-only write made without the lock; returns
         ``False``, writing nothing, when this filesystem has no hard links.
         A replaced file keeps its mode (and owner where allowed); a read-only
-        one is refused.
+        one is refused.  ``like``: the replaced file's stat when the caller has
+        just taken it (``True``: take it here).
         """
         folder = os.path.dirname(full)
         self._makedirs(folder)
-        like = None if create else self._existing(full, path)
+        if create:
+            like = None
+        elif like is True:
+            like = self._existing(full, path)
         for attempt in (1, 2):
             try:
-                tmp, fd = make_temp(full, data, like=like)
+                tmp, fd = make_temp(full, data, like=like or None)
             except OSError as exc:
                 raise _os_error(exc, f"cannot write {path!r}", path) from None
+            placed = False
             try:
                 if create:
                     try:
@@ -413,9 +499,11 @@ class LocalStorage(Storage):
                         if os.path.lexists(full):
                             raise ConflictError(f"{path!r} already exists", path=path) from None
                         os.replace(tmp, full)
+                        placed = True
                 else:
                     try:
                         os.replace(tmp, full)
+                        placed = True
                     except FileNotFoundError:
                         if os.path.lexists(tmp) or attempt == 2:
                             raise
@@ -423,8 +511,9 @@ class LocalStorage(Storage):
             except OSError as exc:
                 raise _os_error(exc, f"cannot write {path!r}", path) from None
             finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+                if not placed:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(tmp)
                 os.close(fd)
             break
         self._renamed_in(folder)
@@ -456,7 +545,9 @@ class LocalStorage(Storage):
           the link is atomic and refuses an existing name by itself, so it
           cannot overwrite a note another writer made or is updating (without
           hard links they take the locked path as usual);
-        * a folder is created and checked once.
+        * a folder is created and checked once;
+        * :meth:`write_many` and :meth:`update_many` write and sync their temp
+          files concurrently (the disk's flushes overlap).
 
         Batches nest; the outermost one does the fsyncs, also when the block raises.
         """
@@ -486,21 +577,169 @@ class LocalStorage(Storage):
             self.resolve(path)  # the folder may have changed while we waited
             self._replace(path, full, data, create=create)
 
+    def write_many(
+        self, items: Sequence[tuple[str, bytes]], *, create: bool = False
+    ) -> builtins.list[SessionKitError | None]:
+        """:meth:`write` of several files; inside a :meth:`batch`, new files
+        (``create``) are written and synced concurrently, then linked into place
+        one by one (each link atomic and create-only, as :meth:`write` does)."""
+        state = self._batch()
+        if not create or state is None or not state.links or len(items) < 2:
+            return super().write_many(items, create=create)
+        out: builtins.list[SessionKitError | None] = [None] * len(items)
+        specs: builtins.list[tuple[int, str, str]] = []
+        for i, (path, _) in enumerate(items):
+            try:
+                full = self.resolve(path)
+                self._makedirs(os.path.dirname(full))
+            except SessionKitError as exc:
+                out[i] = exc
+                continue
+            specs.append((i, path, full))
+        made = _make_temps([(full, items[i][1], None) for i, _, full in specs])
+        folders: set[str] = set()
+        try:
+            for (i, path, full), temp in zip(specs, made, strict=True):
+                if isinstance(temp, OSError):
+                    out[i] = _os_error(temp, f"cannot write {path!r}", path)
+                    continue
+                try:
+                    os.link(temp[0], full)
+                    folders.add(os.path.dirname(full))
+                except FileExistsError:
+                    out[i] = (
+                        StoreError(f"{path!r} is a folder", path=path)
+                        if os.path.isdir(full)
+                        else ConflictError(f"{path!r} already exists", path=path)
+                    )
+                except OSError:  # no hard links here, or our temp was swept before its lock
+                    if os.path.lexists(temp[0]):
+                        state.links = False
+                    try:
+                        self.write(path, items[i][1], create=True)
+                    except SessionKitError as exc:
+                        out[i] = exc
+        finally:
+            _drop_temps(made)
+        for folder in sorted(folders):
+            self._renamed_in(folder)
+        return out
+
     def update(self, path: str, fn: Updater) -> bytes | None:
         full = self.resolve(path)
         with self._lock(path):
-            self.resolve(path)
+            full = self.resolve(path)  # the folder may have changed while we waited
+            return self._update_locked(path, full, fn)
+
+    def _update_locked(self, path: str, full: str, fn: Updater) -> bytes | None:
+        """:meth:`update`'s read, ``fn`` and write, with the folder's lock held."""
+        try:
+            current: bytes | None = self._read_full(full, path)
+        except NotFoundError:
+            current = None
+        like = self._existing(full, path) if current is not None else None
+        # (a read-only note is refused before any work)
+        new = fn(current)
+        if new is None or new == current:
+            return current
+        self._replace(path, full, new, create=current is None, like=like)
+        return new
+
+    def update_many(
+        self, paths: Sequence[str], fn: Callable[[str, bytes | None], bytes | None]
+    ) -> builtins.list[bytes | SessionKitError | None]:
+        """:meth:`update` of several files, optimistically: each file is read and
+        ``fn`` run without the lock, the new files are written and synced
+        concurrently, then under the folder's lock (taken once) each is moved
+        into place only if the file is still exactly what ``fn`` saw (same bytes,
+        same inode, mode and owner); a file changed meanwhile is done again the
+        plain way, under that lock.  No edit is lost, and a crash leaves each
+        file old or new, as with :meth:`update`."""
+        if len(paths) < 2:
+            return super().update_many(paths, fn)
+        out: builtins.list[bytes | SessionKitError | None] = [None] * len(paths)
+        staged: builtins.list[tuple[int, str, str, bytes, os.stat_result, bytes]] = []
+        for i, path in enumerate(paths):
             try:
-                current: bytes | None = self.read(path)
-            except NotFoundError:
-                current = None
-            if current is not None:
-                self._existing(full, path)  # a read-only note: refused before any work
-            new = fn(current)
+                full = self.resolve(path)
+                try:
+                    current: bytes | None = self._read_full(full, path)
+                except NotFoundError:
+                    current = None
+                st = self._existing(full, path) if current is not None else None
+                new = fn(path, current)
+            except SessionKitError as exc:
+                out[i] = exc
+                continue
             if new is None or new == current:
-                return current
-            self._replace(path, full, new, create=current is None)
-            return new
+                out[i] = current
+            elif current is None or st is None:  # a new file: the plain way
+                try:
+                    out[i] = self.update(path, functools.partial(fn, path))
+                except SessionKitError as exc:
+                    out[i] = exc
+            else:
+                staged.append((i, path, full, current, st, new))
+        if not staged:
+            return out
+        made = _make_temps([(full, new, st) for _, _, full, _, st, new in staged])
+        placed: set[int] = set()
+        try:
+            by_folder: dict[str, builtins.list[int]] = {}
+            for n, item in enumerate(staged):
+                by_folder.setdefault(os.path.dirname(item[2]), []).append(n)
+            for folder, members in by_folder.items():
+                try:
+                    with self._lock(staged[members[0]][1]):
+                        self._place(staged, members, made, placed, fn, out)
+                except SessionKitError as exc:  # the lock, or the folder
+                    for n in members:
+                        if n not in placed:
+                            out[staged[n][0]] = exc
+                self._renamed_in(folder)
+        finally:
+            _drop_temps(made, placed)
+        return out
+
+    def _place(
+        self,
+        staged: Sequence[tuple[int, str, str, bytes, os.stat_result, bytes]],
+        members: Sequence[int],
+        made: Sequence[tuple[str, int] | OSError],
+        placed: set[int],
+        fn: Callable[[str, bytes | None], bytes | None],
+        out: builtins.list[bytes | SessionKitError | None],
+    ) -> None:
+        """:meth:`update_many`'s moves into place, with the folder's lock held."""
+        for n in members:
+            i, path, _, seen, st, new = staged[n]
+            temp = made[n]
+            try:
+                full = self.resolve(path)  # the folder may have changed while we waited
+                try:
+                    now: bytes | None = self._read_full(full, path)
+                    st_now: os.stat_result | None = os.stat(full)
+                except (NotFoundError, FileNotFoundError):
+                    now, st_now = None, None
+                unchanged = now == seen and st_now is not None and _same_file(st, st_now)
+                if unchanged and not isinstance(temp, OSError):
+                    try:
+                        os.replace(temp[0], full)
+                    except FileNotFoundError:  # our temp was swept before its lock
+                        if os.path.lexists(temp[0]):
+                            raise
+                    else:
+                        placed.add(n)
+                        out[i] = new
+                        continue
+                elif unchanged and isinstance(temp, OSError):
+                    raise temp
+                # changed since fn saw it: the plain way, under the lock held
+                out[i] = self._update_locked(path, full, functools.partial(fn, path))
+            except SessionKitError as exc:
+                out[i] = exc
+            except OSError as exc:
+                out[i] = _os_error(exc, f"cannot write {path!r}", path)
 
     def delete(self, path: str) -> None:
         full = self.resolve(path)
@@ -516,7 +755,6 @@ class LocalStorage(Storage):
 def _os_error(exc: OSError, what: str, path: str | None) -> StoreError:
     """A :class:`StoreError` naming the cause precisely (``No space left on device``,
     ``Permission denied``…), never a temp file's name."""
-    import errno
 
     cause = exc.strerror or str(exc)
     if exc.errno == errno.ENOSPC:
@@ -542,6 +780,136 @@ class _Batch:
         self.unsynced: set[str] = set()
         #: hard links work here (create-only writes need no lock)
         self.links = True
+
+
+#: (storage token, folder) pairs this process has swept of stale temp files
+_PREPARED: set[tuple[str, str]] = set()
+
+#: threads writing and syncing one group's temp files at once (the disk's
+#: flushes overlap: on ext4 several fsyncs share a journal commit)
+WRITE_THREADS = 8
+
+
+def _make_temps(
+    specs: Sequence[tuple[str, bytes, os.stat_result | None]],
+) -> builtins.list[tuple[str, int] | OSError]:
+    """:func:`make_temp` of each ``(full, data, like)``: per spec, in order,
+    ``(temp path, fd holding its flock)`` or the error.  The files are written
+    here and fsynced on :data:`WRITE_THREADS` threads at once."""
+    made: builtins.list[tuple[str, int] | OSError] = []
+    for full, data, like in specs:
+        try:
+            made.append(make_temp(full, data, like=like, sync=len(specs) < 2))
+        except OSError as exc:
+            made.append(exc)
+    if len(specs) < 2:
+        return made
+
+    def flush(temp: tuple[str, int] | OSError) -> OSError | None:
+        if isinstance(temp, OSError):
+            return temp
+        try:
+            os.fsync(temp[1])
+        except OSError as exc:
+            return exc
+        return None
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(WRITE_THREADS, len(specs))) as pool:
+        failed = builtins.list(pool.map(flush, made))
+    for n, problem in enumerate(failed):
+        temp = made[n]
+        if problem is not None and not isinstance(temp, OSError):  # not synced: not used
+            with contextlib.suppress(OSError):
+                os.unlink(temp[0])
+            os.close(temp[1])
+            made[n] = problem
+    return made
+
+
+def _drop_temps(
+    made: Sequence[tuple[str, int] | OSError], placed: set[int] | frozenset[int] = frozenset()
+) -> None:
+    """Close every temp file's descriptor (its flock goes with it) and remove the
+    temp files not moved into place (``placed``: their indices)."""
+    for n, temp in enumerate(made):
+        if isinstance(temp, OSError):
+            continue
+        if n not in placed:
+            with contextlib.suppress(OSError):
+                os.unlink(temp[0])
+        os.close(temp[1])
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    """Whether two stats are of the same file, with the same mode and owner."""
+    return (a.st_ino, a.st_dev, a.st_mode, a.st_uid, a.st_gid) == (
+        b.st_ino,
+        b.st_dev,
+        b.st_mode,
+        b.st_uid,
+        b.st_gid,
+    )
+
+
+def _lock_file(path: str, timeout: float) -> Callable[[], None]:
+    """Take the exclusive lock on the lock file ``path`` (created if missing),
+    waiting up to ``timeout`` seconds; returns the function that releases it.
+
+    An ``flock`` on the file, as :mod:`filelock` takes it on POSIX (the two
+    exclude each other); where ``flock`` is missing (Windows, or a filesystem
+    without it) :mod:`filelock` itself.
+
+    Raises:
+        TimeoutError: the lock was not free within ``timeout``.
+        OSError: the lock file cannot be opened.
+    """
+    if _fcntl is not None:
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags, 0o644)
+        except PermissionError:  # a lock file made by another user: flock needs no write
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        deadline: float | None = None
+        delay = 0.001
+        try:
+            while True:
+                try:
+                    _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+                except BlockingIOError:
+                    now = time.monotonic()
+                    if deadline is None:
+                        deadline = now + timeout
+                    if now >= deadline:
+                        raise TimeoutError(path) from None
+                    time.sleep(min(delay, deadline - now))
+                    delay = min(2 * delay, 0.05)
+                    continue
+                except OSError as exc:
+                    if exc.errno not in (errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP):
+                        raise
+                    break  # no flock on this filesystem: filelock's own fallback
+                else:
+
+                    def release() -> None:
+                        with contextlib.suppress(OSError):
+                            _fcntl.flock(fd, _fcntl.LOCK_UN)
+                        os.close(fd)
+
+                    return release
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(path, timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise TimeoutError(path) from None
+    return lambda: lock.release()
 
 
 # --------------------------------------------------------------------------- fsspec

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["default_jobs", "ordered_map"]
+__all__ = ["default_jobs", "ordered_map", "ordered_map_chunks"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -56,6 +56,23 @@ def _run_chunk(
     return done, None
 
 
+def _run_whole(
+    func: Callable[[list[T]], list[R]], chunk: list[T], around: ChunkContext | None = None
+) -> tuple[list[R], BaseException | None]:
+    """:func:`_run_chunk` for a function of the whole chunk (all its results, or none)."""
+    try:
+        with around() if around is not None else contextlib.nullcontext():
+            done = list(func(chunk))
+    except Exception as exc:
+        return [], exc
+    if len(done) != len(chunk):
+        return [], ValueError(f"{len(done)} results for a chunk of {len(chunk)} items")
+    return done, None
+
+
+Runner = Callable[[Any, list[Any], "ChunkContext | None"], tuple[list[Any], BaseException | None]]
+
+
 def ordered_map(
     func: Callable[[T], R],
     items: Iterable[T],
@@ -64,6 +81,7 @@ def ordered_map(
     chunk_size: int = 64,
     min_parallel: int = MIN_PARALLEL,
     around: ChunkContext | None = None,
+    in_flight: int = 3,
 ) -> Iterator[R]:
     """Yield ``func(item)`` for every item, in input order, over ``jobs`` processes.
 
@@ -78,36 +96,85 @@ def ordered_map(
             ``chunk_size`` items runs inside (in-process too, chunk by chunk),
             such as a store's ``batch``; a chunk's results are yielded only
             after its context has exited.
+        in_flight: chunks sent ahead per worker (the workers keep converting
+            while this process is busy with earlier results; each holds its
+            chunk's results until they are taken).
 
     An exception raised by ``func`` is raised here, at that item's place in
     the order (results before it have been yielded).
 
     Raises:
-        ValueError: ``jobs`` or ``chunk_size`` is below 1.
+        ValueError: ``jobs``, ``chunk_size`` or ``in_flight`` is below 1.
     """
+    return _ordered(_run_chunk, func, items, jobs, chunk_size, min_parallel, around, in_flight)
+
+
+def ordered_map_chunks(
+    func: Callable[[list[T]], list[R]],
+    items: Iterable[T],
+    *,
+    jobs: int | None = None,
+    chunk_size: int = 64,
+    min_parallel: int = MIN_PARALLEL,
+    around: ChunkContext | None = None,
+    in_flight: int = 3,
+) -> Iterator[R]:
+    """:func:`ordered_map` for a function of a whole chunk: ``func(chunk)`` returns
+    one result per item, in order (so a chunk's work can be done together, such as
+    a store's :meth:`~sessionkit.backends.Store.update_texts`).
+
+    An exception raised by ``func`` is raised here, at the place of its chunk's
+    first item (no result of that chunk is yielded).
+    """
+    return _ordered(_run_whole, func, items, jobs, chunk_size, min_parallel, around, in_flight)
+
+
+def _ordered(
+    run: Runner,
+    func: Any,
+    items: Iterable[T],
+    jobs: int | None,
+    chunk_size: int,
+    min_parallel: int,
+    around: ChunkContext | None,
+    in_flight: int,
+) -> Iterator[Any]:
     workers = default_jobs() if jobs is None else jobs
     if workers < 1:
         raise ValueError(f"jobs must be at least 1, not {workers}")
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, not {chunk_size}")
-    it = iter(items)
+    if in_flight < 1:
+        raise ValueError(f"in_flight must be at least 1, not {in_flight}")
+    return _generate(run, func, iter(items), workers, chunk_size, min_parallel, around, in_flight)
+
+
+def _generate(
+    run: Runner,
+    func: Any,
+    it: Iterator[T],
+    workers: int,
+    chunk_size: int,
+    min_parallel: int,
+    around: ChunkContext | None,
+    in_flight: int,
+) -> Iterator[Any]:
     if workers == 1:
-        yield from _serial(func, it, chunk_size, around)
+        yield from _serial(run, func, it, chunk_size, around)
         return
     head = list(itertools.islice(it, max(min_parallel, chunk_size * workers)))
     if len(head) < min_parallel:
-        yield from _serial(func, iter(head), chunk_size, around)
+        yield from _serial(run, func, iter(head), chunk_size, around)
         return
     chunks = _chunks(itertools.chain(head, it), chunk_size, workers)
     del head
-    in_flight = workers * 3
     # (imported here: concurrent.futures and multiprocessing cost a one-job run ~10 ms)
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[tuple[list[R], BaseException | None]]] = deque()
-        for chunk in itertools.islice(chunks, in_flight):
-            pending.append(pool.submit(_run_chunk, func, chunk, around))
+        pending: deque[Future[tuple[list[Any], BaseException | None]]] = deque()
+        for chunk in itertools.islice(chunks, workers * in_flight):
+            pending.append(pool.submit(run, func, chunk, around))
         while pending:
             results, failure = pending.popleft().result()
             yield from results
@@ -117,19 +184,20 @@ def ordered_map(
                 raise failure
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.append(pool.submit(_run_chunk, func, nxt, around))
+                pending.append(pool.submit(run, func, nxt, around))
 
 
 def _serial(
-    func: Callable[[T], R], it: Iterator[T], chunk_size: int, around: ChunkContext | None
-) -> Iterator[R]:
-    """:func:`ordered_map` in this process: item by item, or chunk by chunk inside ``around``."""
-    if around is None:
+    run: Runner, func: Any, it: Iterator[T], chunk_size: int, around: ChunkContext | None
+) -> Iterator[Any]:
+    """:func:`ordered_map` in this process: item by item, or chunk by chunk inside
+    ``around`` (or for a function of whole chunks)."""
+    if around is None and run is _run_chunk:
         for item in it:
             yield func(item)
         return
     while chunk := list(itertools.islice(it, chunk_size)):
-        results, failure = _run_chunk(func, chunk, around)
+        results, failure = run(func, chunk, around)
         yield from results
         if failure is not None:
             raise failure

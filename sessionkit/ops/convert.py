@@ -344,13 +344,21 @@ def _same_frontmatter_text(doc: Document) -> bool:
 
 @attrs.frozen(kw_only=True)
 class _Job:
-    """What every note of one :func:`convert` run shares (sent to workers once per chunk)."""
+    """What every note of one :func:`convert` run shares (sent to workers once per chunk).
+
+    ``target``: the target store (its secrets policy and paths: each converted
+    note is checked for secrets where it is made).  ``source``: the source
+    store when the workers read the notes themselves (a local aiwiki wiki;
+    its items then come without their text).
+    """
 
     src: str
     dst: str
     project: str | None
     folder: str
     today: str
+    target: Any = None
+    source: Any = None
 
 
 @attrs.frozen
@@ -368,13 +376,72 @@ class _Chain:
     notes: tuple[tuple[str, str], ...]
 
 
-#: what one source item converts into: a note, the notes of a chain page, ``None``
-#: (not a session: skipped) or why it failed
-_Result = Converted | list[Converted] | str | None
+#: a source note the worker reads itself (:attr:`_Job.source`)
+_READ_THERE: None = None
+
+#: what one source item converts into: a note, the notes of a chain page (each, or
+#: why it cannot be written), ``None`` (not a session: skipped) or why it failed
+_Result = Converted | list[Converted | str] | str | None
+
+#: a source item: ``(key, text)``, the text read by this process (or why it could
+#: not be), a chain, or :data:`_READ_THERE`
+_Item = tuple[str, str | _Unreadable | _Chain | None]
 
 
-def _convert_job(job: _Job, item: tuple[str, str | _Unreadable | _Chain]) -> tuple[str, _Result]:
-    """Convert one source note ``(key, text)`` (in a worker when ``jobs > 1``).
+@attrs.frozen
+class _Done:
+    """One source item converted: its key, the result, the secrets found on the
+    way (redacted or refused) and the process that found them."""
+
+    key: str
+    result: _Result
+    found: tuple[Finding, ...] = ()
+    pid: int = 0
+
+
+def _convert_job(job: _Job, item: _Item) -> _Done:
+    """Convert one source item (in a worker when ``jobs > 1``): read it when the
+    worker reads (:attr:`_Job.source`), redact its secrets, convert it, and check
+    the result for secrets as the target would hold it (:func:`_without_secrets`)."""
+    from ..redaction import collect
+
+    with collect() as found:
+        key, result = _convert_one(job, item)
+    return _Done(key, result, tuple(found), os.getpid())
+
+
+def _convert_one(job: _Job, item: _Item) -> tuple[str, _Result]:
+    key, text = item
+    if text is None:  # _READ_THERE
+        try:
+            text = job.source.read_text(key)
+        except SessionKitError as exc:
+            return key, str(exc)
+        text = _redacted_source(job.target, job.source, key, text)
+    key, result = _convert_item(job, (key, text))
+    if isinstance(result, list):
+        notes: list[Converted | str] = list(result)
+        return key, notes if job.target is None else [_checked(job.target, n) for n in notes]
+    if job.target is None or not isinstance(result, Converted):
+        return key, result
+    return key, _checked(job.target, result)
+
+
+def _checked(target: Store, result: Converted | str) -> Converted | str:
+    """:func:`_without_secrets`, with its digest; or why it cannot be written."""
+    if isinstance(result, str):
+        return result
+    try:
+        done = _without_secrets(target, result)
+    except SessionKitError as exc:
+        return str(exc)
+    return done if done is result else attrs.evolve(done, sha=_sha(done.text))
+
+
+def _convert_item(
+    job: _Job, item: tuple[str, str | _Unreadable | _Chain]
+) -> tuple[str, Converted | list[Converted] | str | None]:
+    """Convert one source note ``(key, text)``.
 
     Returns ``(key, result)``: the converted note (a chain of checkpoints gives
     one page, a chain page its notes), ``None`` for a note that is not a
@@ -412,21 +479,27 @@ def _convert_job(job: _Job, item: tuple[str, str | _Unreadable | _Chain]) -> tup
         return key, str(exc.with_path(key))
 
 
-def _run_jobs(
-    job: _Job, items: Iterable[tuple[str, str | _Unreadable | _Chain]], jobs: int | None
-) -> Iterator[tuple[str, _Result]]:
+def _run_jobs(job: _Job, items: Iterable[_Item], jobs: int | None) -> Iterator[_Done]:
     """``_convert_job`` over ``items`` in order, streaming (results come as chunks finish)."""
     import functools
 
     from ._parallel import ordered_map
 
     one = functools.partial(_convert_job, job)
+    # chunks sent ahead: the workers keep converting while this process writes a
+    # group (up to _READ_BATCH notes) and merges the record
+    ahead = max(3, -(-2 * _READ_BATCH // _CHUNK))
     if jobs is None:  # every core, for runs big enough to pay for a pool
-        return ordered_map(one, items, jobs=None, chunk_size=32)
+        return ordered_map(one, items, jobs=None, chunk_size=_CHUNK, in_flight=ahead)
     if jobs <= 1:
         return map(one, items)
-    return ordered_map(one, items, jobs=jobs, chunk_size=32, min_parallel=2 * jobs)
+    return ordered_map(
+        one, items, jobs=jobs, chunk_size=_CHUNK, min_parallel=2 * jobs, in_flight=ahead
+    )
 
+
+#: source notes per task sent to a worker
+_CHUNK = 32
 
 #: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores);
 #: also the largest group of target notes written at once (the record is merged once a group)
@@ -544,8 +617,18 @@ def convert(
         from ..backends.basic_memory import project_name
 
         project = project_name(target)
-    job = _Job(src=src_family, dst=dst_family, project=project, folder=folder, today=today_utc())
-    from ..redaction import collect
+    local_target = _notes_folder(target) is not None
+    reads_there = src_family == "aiwiki" and _notes_folder(source) is not None
+    job = _Job(
+        src=src_family,
+        dst=dst_family,
+        project=project,
+        folder=folder,
+        today=today_utc(),
+        target=target if local_target else None,  # (a local store pickles cheaply)
+        source=source if reads_there else None,
+    )
+    from ..redaction import collect, relay
 
     with collect() as secrets:  # every write of this run is made in this process
         keys = source.keys()
@@ -554,12 +637,18 @@ def convert(
         existing = set(target.keys())
         seen: dict[str, str] = {}
         total = len(keys)
-        items: Iterable[tuple[str, str | _Unreadable | _Chain]]
-        items = _redacted_sources(target, source, _sources(source, keys))
+        items: Iterable[_Item]
         sizes: dict[str, int] = {}  # a chain's item key -> how many source notes it is
-        if src_family == BASIC_MEMORY and dst_family != BASIC_MEMORY:
-            items = _with_chains(items, sizes)
+        if reads_there:  # each worker reads (and redacts) its own notes
+            items = ((key, _READ_THERE) for key in keys)
+        else:
+            items = _redacted_sources(target, source, _sources(source, keys))
+            if src_family == BASIC_MEMORY and dst_family != BASIC_MEMORY:
+                items = _with_chains(items, sizes)
         run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
+        run.checked = job.target is not None
+        here = os.getpid()
+        log = getattr(target, "redactions", None)
         done = 0
         last: str | None = None  # the source key placed last (a chain page's notes share one)
 
@@ -578,7 +667,12 @@ def convert(
         # (and a small run is written in more than one go), a big run merges its
         # record about once per 256 notes
         size = min(8, _READ_BATCH)
-        for key, result in _run_jobs(job, items, jobs):
+        for item in _run_jobs(job, items, jobs):
+            if item.found and item.pid != here:  # found in a worker: as if found here
+                if isinstance(log, list):
+                    log.extend(item.found)
+                relay(item.found)
+            key, result = item.key, item.result
             group.extend((key, one) for one in (result if isinstance(result, list) else [result]))
             if len(group) >= size:
                 placed_all(group)
@@ -593,7 +687,16 @@ def convert(
 def _redacted_sources(
     target: Store, source: Store, items: Iterable[tuple[str, str | _Unreadable]]
 ) -> Iterator[tuple[str, str | _Unreadable]]:
-    """Source notes with their secrets redacted before they are converted.
+    """Source notes with their secrets redacted before they are converted
+    (:func:`_redacted_source`)."""
+    for key, text in items:
+        if isinstance(text, str):
+            text = _redacted_source(target, source, key, text)
+        yield key, text
+
+
+def _redacted_source(target: Store, source: Store, key: str, text: str) -> str | _Unreadable:
+    """A source note with its secrets redacted before it is converted.
 
     Under the target's policy (``secrets.redact``): so titles, permalinks and
     file names made from a note's text never carry a secret either.  Under
@@ -603,15 +706,10 @@ def _redacted_sources(
     from ..redaction import SecretError, guard
 
     path_of = getattr(source, "path_of", None)
-    for key, text in items:
-        if isinstance(text, str):
-            try:
-                text = guard(
-                    target, str(path_of(key)) if callable(path_of) else key, text, strict=True
-                )
-            except SecretError as exc:
-                text = _Unreadable(str(exc))
-        yield key, text
+    try:
+        return guard(target, str(path_of(key)) if callable(path_of) else key, text, strict=True)
+    except SecretError as exc:
+        return _Unreadable(str(exc))
 
 
 def _without_secrets(target: Store, result: Converted) -> Converted:
@@ -673,6 +771,8 @@ class _Run:
         self.pending: dict[str, Any] = {}
         #: each target note's record entry before this run wrote ahead for it
         self._before: dict[str, dict[str, Any] | None] = {}
+        #: the results come checked for secrets (:func:`_checked`, in the workers)
+        self.checked = False
 
     def _merge(self, changes: Mapping[str, Any]) -> str | None:
         """Merge changes into the record; the error message when it cannot be written."""
@@ -686,7 +786,7 @@ class _Run:
 
     def group(self, items: Sequence[tuple[str, Converted | str | None]]) -> Iterator[str]:
         """Handle one group of ``(source key, result)``; yields each source key when done."""
-        from ..backends._record import WAS, entry_accepts
+        from ..backends._record import WAS
 
         plans: list[tuple[str, Converted, str | None]] = []  # (source, result, current sha)
         planned: list[tuple[str, Converted, str | None] | None] = []  # per item, in order
@@ -723,12 +823,10 @@ class _Run:
         batch = getattr(self.target, "batch", None)
         try:
             with batch() if batch is not None and not self.dry_run else contextlib.nullcontext():
-                for (key, _), plan in zip(items, planned, strict=True):
-                    if plan is not None and self._write(*plan, entry_accepts):
-                        written.add(plan[1].key)
-                    yield key  # progress as each note is placed, in source order
+                written = self._write_all(plans)
         except SessionKitError as exc:  # the batch's final fsync
             self.report.record_error = str(exc)
+        yield from (key for key, _ in items)  # progress, in source order
         for source_key, result, _ in plans:
             tkey = result.key
             if tkey in written:
@@ -753,11 +851,12 @@ class _Run:
         if isinstance(result, str):
             report.failures.append(ConversionIssue(source=key, target=None, message=result))
             return None
-        try:
-            result = _without_secrets(self.target, result)
-        except SessionKitError as exc:
-            report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
-            return None
+        if not self.checked:
+            try:
+                result = _without_secrets(self.target, result)
+            except SessionKitError as exc:
+                report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
+                return None
         tkey, text = result.key, result.text
         if tkey in self.seen:
             report.failures.append(
@@ -813,47 +912,74 @@ class _Run:
             return None
         return key, result, now
 
-    def _write(self, source_key: str, result: Converted, now: str | None, accepts: Any) -> bool:
-        """Write one planned note; report it; whether it was written."""
+    def _write_all(self, plans: Sequence[tuple[str, Converted, str | None]]) -> set[str]:
+        """Write a group's planned notes (new ones together, then the updates
+        together: on a local disk their flushes overlap); report each, in the
+        group's order; the target keys written."""
+        creates = [n for n, plan in enumerate(plans) if plan[2] is None]
+        updates = [n for n, plan in enumerate(plans) if plan[2] is not None]
+        outcome: dict[int, SessionKitError | bool | None] = {}
+        if creates:
+            made = self.target.write_texts(
+                [(plans[n][1].key, plans[n][1].text) for n in creates], create=True
+            )
+            outcome.update(zip(creates, made, strict=True))
+        if updates:
+            by_key = {plans[n][1].key: plans[n] for n in updates}
+            took: dict[str, bool] = {}
+
+            def edit(tkey: str, current: str | None) -> str | None:
+                _, result, now = by_key[tkey]
+                took[tkey] = current is not None and _sha(current) == now
+                return result.text if took[tkey] else None
+
+            got = self.target.update_texts([plans[n][1].key for n in updates], edit)
+            for n, value in zip(updates, got, strict=True):
+                tkey = plans[n][1].key
+                outcome[n] = value if isinstance(value, SessionKitError) else took.get(tkey, False)
+        written: set[str] = set()
+        for n, (source_key, result, now) in enumerate(plans):
+            if self._report_write(source_key, result, now, outcome[n]):
+                written.add(result.key)
+        return written
+
+    def _report_write(
+        self,
+        source_key: str,
+        result: Converted,
+        now: str | None,
+        outcome: SessionKitError | bool | None,
+    ) -> bool:
+        """Report one planned note's write (``outcome``: ``None`` a new note
+        written, ``True``/``False`` an update made or found changed meanwhile, or
+        the error); whether the note now holds what was converted."""
         report, tkey, text = self.report, result.key, result.text
-        try:
-            if now is None:
-                self.target.write_text(tkey, text, create=True)
-                report.created.append(tkey)
-                return True
-            changed: list[bool] = []
-
-            def edit(current: str | None) -> str | None:
-                changed.clear()
-                if current is None or _sha(current) != now:
-                    changed.append(False)
-                    return None
-                changed.append(True)
-                return text
-
-            self.target.update_text(tkey, edit)
-            if changed and not changed[0]:
-                report.conflicts.append(
-                    ConversionIssue(
-                        source=source_key,
-                        target=tkey,
-                        message=f"{tkey}: changed by someone else while converting",
-                    )
-                )
-                return False
+        if outcome is None:
+            report.created.append(tkey)
+            return True
+        if outcome is True:
             report.updated.append(tkey)
             return True
-        except ConflictError as exc:
+        if outcome is False:
+            report.conflicts.append(
+                ConversionIssue(
+                    source=source_key,
+                    target=tkey,
+                    message=f"{tkey}: changed by someone else while converting",
+                )
+            )
+            return False
+        if isinstance(outcome, ConflictError):
             if now is None and self._same(tkey, text):  # another run made the same note
                 report.unchanged.append(tkey)
                 return True
             report.conflicts.append(
-                ConversionIssue(source=source_key, target=tkey, message=str(exc))
+                ConversionIssue(source=source_key, target=tkey, message=str(outcome))
             )
-        except SessionKitError as exc:
-            report.failures.append(
-                ConversionIssue(source=source_key, target=tkey, message=f"not written: {exc}")
-            )
+            return False
+        report.failures.append(
+            ConversionIssue(source=source_key, target=tkey, message=f"not written: {outcome}")
+        )
         return False
 
     def _same(self, tkey: str, text: str) -> bool:

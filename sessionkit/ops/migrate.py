@@ -261,13 +261,73 @@ def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | 
 
 
 def _migrate_key(store: Store, to: str, dry_run: bool, backup: str | None, key: str) -> FileResult:
-    """Worker entry point for the pool: :func:`_migrate_one` with picklable arguments,
-    and the secrets its write redacted (which a worker process cannot report itself)."""
+    """:func:`_migrate_one` with picklable arguments, and the secrets its write
+    redacted (which a worker process cannot report itself)."""
     from ..redaction import collect
 
     with collect() as found:
         result = _migrate_one(store, key, to, dry_run, None if backup is None else Path(backup))
     return attrs.evolve(result, redacted=tuple(found)) if found else result
+
+
+def _migrate_keys(
+    store: Store, to: str, dry_run: bool, backup: str | None, keys: list[str]
+) -> list[FileResult]:
+    """Worker entry point for the pool: a chunk of pages migrated together
+    (:meth:`Store.update_texts`: on a local disk the new pages are written and
+    synced concurrently and the folder's lock is taken once), each with the
+    secrets its write redacted."""
+    if dry_run or len(keys) < 2:
+        return [_migrate_key(store, to, dry_run, backup, key) for key in keys]
+    from .._api import read_document
+    from ..adapters.aiwiki import migrate_document
+    from ..redaction import collect
+
+    folder = None if backup is None else Path(backup)
+    paths = {key: _path_of(store, key) for key in keys}
+    changed: set[str] = set()
+
+    def transform(key: str, text: str | None) -> str | None:
+        changed.discard(key)
+        path = paths[key]
+        if text is None:
+            raise NotFoundError("the page disappeared during the migration", path=path)
+        doc = read_document(text, path)
+        new = migrate_document(doc, to=to)
+        if new is doc or new.text == text:
+            return None
+        changed.add(key)
+        if folder is not None:
+            _save_backup(folder, path, text)
+        return str(new.text)
+
+    with collect() as found:
+        got = store.update_texts(keys, transform)
+    secrets: dict[str, list[Finding]] = {}
+    for finding in dict.fromkeys(found):  # (a page written again after a race: once)
+        secrets.setdefault(finding.path or "", []).append(finding)
+    results = []
+    for key, outcome in zip(keys, got, strict=True):
+        path = paths[key]
+        if isinstance(outcome, SessionKitError):
+            result = FileResult(
+                key=key,
+                path=path,
+                outcome=Outcome.FAILED,
+                line=outcome.line,
+                reason=outcome.message,
+            )
+        elif key in changed:
+            result = FileResult(
+                key=key,
+                path=path,
+                outcome=Outcome.MIGRATED,
+                redacted=tuple(secrets.get(path, ())),
+            )
+        else:
+            result = FileResult(key=key, path=path, outcome=Outcome.CURRENT)
+        results.append(result)
+    return results
 
 
 # -- the store --------------------------------------------------------------------------
@@ -389,10 +449,10 @@ def migrate(
         backup_dir = _check_backup(store, backup)
     keys = store.keys()
     workers, min_parallel = _workers(jobs, store)
-    from ._parallel import ordered_map
+    from ._parallel import ordered_map_chunks
 
-    one = functools.partial(
-        _migrate_key, store, to, dry_run, None if backup_dir is None else str(backup_dir)
+    chunk = functools.partial(
+        _migrate_keys, store, to, dry_run, None if backup_dir is None else str(backup_dir)
     )
     from ..redaction import collect, relay
 
@@ -401,8 +461,8 @@ def migrate(
     # fsynced once per chunk, before its results come back, not once per page)
     around = None if dry_run else getattr(store, "batch", None)
     with collect() as here:  # the secrets this process's writes found
-        for result in ordered_map(
-            one, keys, jobs=workers, min_parallel=min_parallel, around=around
+        for result in ordered_map_chunks(
+            chunk, keys, jobs=workers, min_parallel=min_parallel, around=around
         ):
             results.append(result)
             if progress is not None:

@@ -165,23 +165,19 @@ def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
     assert a == b and len([k for k in a if not k.split("/")[-1].startswith(".")]) == len(PAGES)
 
 
-def test_sources_stream_in_batches_and_an_unreadable_note_keeps_its_place(
+def test_workers_read_a_local_wiki_and_an_unreadable_note_keeps_its_place(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     src = _wiki(tmp_path)
     names = sorted(p.name for p in PAGES)
     bad = names[2][:-3] + "-bad.md"  # sorts between the third and the fourth page
     (src / bad).write_bytes(b"---\nschema_version: 2\n---\n\xff\xfe not UTF-8\n")
-    monkeypatch.setattr(OPS, "_READ_BATCH", 2)
     asked: list[list[str]] = []
     real = FileStore.read_many
-
-    progressed: list[int] = []  # notes done when each read was asked for
 
     def spy(self: FileStore, keys: Any) -> Any:
         keys = list(keys)
         asked.append(keys)
-        progressed.append(len(calls))
         return real(self, keys)
 
     monkeypatch.setattr(FileStore, "read_many", spy)
@@ -201,11 +197,55 @@ def test_sources_stream_in_batches_and_an_unreadable_note_keeps_its_place(
         )
         order = sorted([*names, bad])
         assert calls == [(i, len(order), key) for i, key in enumerate(order, start=1)]
+    assert asked == []  # each note is read where it is converted, not here first
+    one, two = reports
+    assert [f.source for f in one.failures] == [bad]
+    assert "UTF-8" in one.failures[0].message
+    assert len(one.created) == len(PAGES)
+    assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
+
+
+def test_sources_read_here_stream_in_batches_and_an_unreadable_note_keeps_its_place(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    _wiki(tmp_path)
+    OPS.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", project="p", jobs=1)
+    folder = tmp_path / "bm" / "sessions"
+    names = sorted(p.name for p in folder.glob("*.md"))
+    bad = names[2][:-3] + " bad.md"  # sorts between the third and the fourth note
+    (folder / bad).write_bytes(b"---\ntype: session\n---\n\xff\xfe not UTF-8\n")
+    monkeypatch.setattr(OPS, "_READ_BATCH", 2)
+    asked: list[list[str]] = []
+    real = FileStore.read_many
+    progressed: list[int] = []  # notes done when each read was asked for
+
+    def spy(self: FileStore, keys: Any) -> Any:
+        keys = list(keys)
+        asked.append(keys)
+        progressed.append(len(calls))
+        return real(self, keys)
+
+    monkeypatch.setattr(FileStore, "read_many", spy)
+    reports = []
+    calls: list[tuple[int, int, str]] = []
+    for jobs, out in ((1, "a1"), (2, "a2")):
+        calls.clear()
+        reports.append(
+            OPS.convert(
+                tmp_path / "bm",
+                tmp_path / out,
+                to="aiwiki-v2",
+                jobs=jobs,
+                progress=lambda *a: calls.append(a),
+            )
+        )
+        order = sorted([*names, bad])
+        assert calls == [(i, len(order), key) for i, key in enumerate(order, start=1)]
     # two notes a read, each run; in process, each read comes when the notes before are done
     assert [len(keys) for keys in asked] == [2, 2, 2, 1] * 2
     assert progressed[:4] == [0, 2, 4, 6]
     one, two = reports
     assert [f.source for f in one.failures] == [bad]
     assert "UTF-8" in one.failures[0].message
-    assert len(one.created) == len(PAGES)
+    assert len(one.created) == len(names)
     assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}

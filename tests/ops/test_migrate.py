@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from click.testing import CliRunner
 
 import sessionkit
 from sessionkit._cli import cli
+from sessionkit.backends import Store
 from sessionkit.diagnostics import Severity
+from sessionkit.errors import SessionKitError
 from sessionkit.ops.migrate import FileResult, MigrationReport, Outcome, migrate
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "aiwiki-v1"
@@ -299,9 +302,46 @@ def test_a_concurrent_edit_is_kept(wiki: Path) -> None:
         return real_update(k, fn)
 
     store.update_text = racing_update  # type: ignore[method-assign]
+    # (note by note, as a store without its own update_texts does)
+    store.update_texts = functools.partial(Store.update_texts, store)  # type: ignore[method-assign]
     assert migrate(store, jobs=1).ok
     text = path.read_bytes()
     assert text.endswith(b"- added by someone else\n") and b"session_id: ~" in text
+
+
+def test_an_edit_made_after_the_page_was_migrated_and_before_it_is_written_is_kept(
+    wiki: Path,
+) -> None:
+    """A chunk of pages is migrated without the lock and moved into place under it:
+    a page edited in between is migrated again from its new text, under the lock."""
+    store = sessionkit.open_store(wiki, layout="aiwiki")
+    keys = store.keys()
+    assert len(keys) >= 3
+    path = wiki / SESSIONS / keys[1]
+    real_many = store.update_texts
+    calls: list[str] = []
+
+    def racing_many(
+        ks: Sequence[str], fn: Callable[[str, str | None], str | None]
+    ) -> list[str | SessionKitError | None]:
+        def racing_fn(k: str, text: str | None) -> str | None:
+            calls.append(k)
+            out = fn(k, text)
+            if k == keys[1] and calls.count(k) == 1:  # computed from the old text
+                with open(path, "ab") as fh:
+                    fh.write(b"- added by someone else\n")
+            return out
+
+        return real_many(ks, racing_fn)
+
+    store.update_texts = racing_many  # type: ignore[method-assign]
+    report = migrate(store, jobs=1)
+    assert report.ok and len(report.migrated) == len(keys)
+    assert calls.count(keys[1]) == 2 and calls.count(keys[0]) == 1
+    text = path.read_bytes()
+    assert text.endswith(b"- added by someone else\n") and b"session_id: ~" in text
+    for key in keys:
+        assert b"schema_version: 2" in (wiki / SESSIONS / key).read_bytes()
 
 
 def test_progress_reports_every_page_in_order(wiki: Path) -> None:
