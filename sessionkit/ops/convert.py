@@ -633,7 +633,7 @@ def convert(
     with collect() as secrets:  # every write of this run is made in this process
         keys = source.keys()
         record = _record(target)
-        manifest = record.read() if record is not None else {}
+        manifest = record.read(fold=not dry_run) if record is not None else {}
         existing = set(target.keys())
         seen: dict[str, str] = {}
         total = len(keys)
@@ -729,15 +729,9 @@ def _without_secrets(target: Store, result: Converted) -> Converted:
     return Converted(key=result.key, text=text, carried=result.carried)
 
 
-def _revert(
-    ours: dict[str, Any], before: dict[str, Any] | None
-) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
-    """A record change putting ``before`` back where the entry is still ``ours``."""
-
-    def change(current: dict[str, Any] | None) -> dict[str, Any] | None:
-        return before if current == ours else current
-
-    return change
+#: a journal of at most this many bytes (or at most the record's size) is folded
+#: into the record when a run ends; a larger one, by the next run that reads it
+_FOLD_LIMIT = 2 << 20
 
 
 class _Run:
@@ -775,18 +769,19 @@ class _Run:
         self.checked = False
 
     def _merge(self, changes: Mapping[str, Any]) -> str | None:
-        """Merge changes into the record; the error message when it cannot be written."""
+        """Add changes to the record (:meth:`Record.append`: on a local disk a line of
+        its journal, not a rewrite); the error message when it cannot be written."""
         if self.record is None or self.dry_run or not changes:
             return None
         try:
-            self.manifest = self.record.merge(changes)
+            self.record.append(changes)
         except SessionKitError as exc:
             return str(exc)
         return None
 
     def group(self, items: Sequence[tuple[str, Converted | str | None]]) -> Iterator[str]:
         """Handle one group of ``(source key, result)``; yields each source key when done."""
-        from ..backends._record import WAS
+        from ..backends._record import WAS, IfStill
 
         plans: list[tuple[str, Converted, str | None]] = []  # (source, result, current sha)
         planned: list[tuple[str, Converted, str | None] | None] = []  # per item, in order
@@ -829,14 +824,14 @@ class _Run:
         yield from (key for key, _ in items)  # progress, in source order
         for source_key, result, _ in plans:
             tkey = result.key
+            before = self._before.pop(tkey, None)
             if tkey in written:
-                self.pending[tkey] = {
-                    "sha256": result.sha or _sha(result.text),
-                    "source": source_key,
-                }
+                done = {"sha256": result.sha or _sha(result.text), "source": source_key}
+                if ahead[tkey] != done:  # (a new note's entry is already what it should be)
+                    self.pending[tkey] = done
             else:  # not written: the entry goes back to what it was, unless someone
                 # else has recorded theirs meanwhile (a concurrent run made that note)
-                self.pending[tkey] = _revert(ahead[tkey], self._before.get(tkey))
+                self.pending[tkey] = IfStill(ahead[tkey], before)
 
     def _decide(
         self, key: str, result: Converted | str | None
@@ -869,8 +864,7 @@ class _Run:
             return None
         self.seen[tkey] = key
         entry = {"sha256": result.sha or _sha(text), "source": key}
-        recorded = self.manifest.get(tkey)
-        self._before.setdefault(tkey, recorded)
+        recorded = self.manifest.pop(tkey, None)  # (each target note is decided once)
         if result.carried:
             report.carried.append(tkey)
         current: str | None = None
@@ -888,6 +882,7 @@ class _Run:
             if self.dry_run:
                 report.created.append(tkey)
                 return None
+            self._before[tkey] = recorded
             return key, result, None
         if current == text:
             report.unchanged.append(tkey)
@@ -910,6 +905,7 @@ class _Run:
         if self.dry_run:
             report.updated.append(tkey)
             return None
+        self._before[tkey] = recorded
         return key, result, now
 
     def _write_all(self, plans: Sequence[tuple[str, Converted, str | None]]) -> set[str]:
@@ -989,8 +985,13 @@ class _Run:
             return False
 
     def finish(self) -> None:
-        """Merge the last confirmations into the record."""
+        """Add the last confirmations to the record, and fold its journal into it
+        unless that is large (then the next run that reads the record folds it)."""
         problem = self._merge(self.pending)
         if problem is not None:
             self.report.record_error = problem
         self.pending = {}
+        self.manifest = {}
+        if self.record is not None and not self.dry_run:
+            with contextlib.suppress(SessionKitError):  # (the journal keeps it all meanwhile)
+                self.record.fold(limit=_FOLD_LIMIT)

@@ -124,12 +124,13 @@ def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None
 def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from sessionkit.backends._record import Record
+    from sessionkit.backends._record import JOURNAL_SUFFIX, Record
 
     _wiki(tmp_path)
     events: list[str] = []
     real_sync = LocalStorage._sync_dir
     real_merge = Record.merge
+    real_append = Record.append
 
     def sync(folder: str) -> None:
         events.append("sync " + os.path.basename(folder))
@@ -139,17 +140,47 @@ def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
         events.append("record")
         return real_merge(self, changes)
 
+    def append(self: Any, changes: Any) -> Any:
+        events.append("journal " + ",".join(sorted({str(v.get("was")) for v in changes.values()})))
+        return real_append(self, changes)
+
     monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(sync))
     monkeypatch.setattr(Record, "merge", merge)
+    monkeypatch.setattr(Record, "append", append)
     dst = tmp_path / "project"
     report = OPS.convert(tmp_path / "wiki", dst, to="basic-memory")
     assert report.ok and len(report.created) == len(PAGES)
-    # the record says what is about to be written (durably: its replace syncs),
-    # then every note is written and the folder synced once, then the record confirms
-    # (new notes' entries need no change then: the record is not rewritten)
-    assert events == ["record", "sync sessions", "sync sessions", "record"]
+    # the record's journal says what is about to be written (durably: the line is
+    # fsynced, and the new journal's folder too), then every note is written and the
+    # folder synced once; new notes' entries need no confirmation; at the end the
+    # journal is folded into the record (replaced whole: synced)
+    assert events == [
+        "journal None",
+        "sync sessions",
+        "sync sessions",
+        "record",
+        "sync sessions",
+    ]
+    folder = dst / "sessions"
+    assert not (folder / (OPS.MANIFEST_NAME + JOURNAL_SUFFIX)).exists()
+    assert len(Record(LocalStorage(dst), "sessions/" + OPS.MANIFEST_NAME).read()) == len(PAGES)
+    for page in PAGES:  # an update is recorded ahead with the digest it replaces
+        (tmp_path / "wiki" / "aiwiki" / "sessions" / page.name).write_text(
+            page.read_text() + "\nedited\n"
+        )
+    events.clear()
     again = OPS.convert(tmp_path / "wiki", dst, to="basic-memory")
-    assert again.written == [] and again.ok
+    assert len(again.updated) == len(PAGES) and again.ok
+    assert events[0].startswith("journal ['")  # ahead: each with the digest it replaces
+    # then the notes, then the confirmations (the "was" digests go), then the fold
+    assert events[1:] == [
+        "sync sessions",
+        "sync sessions",
+        "journal None",
+        "record",
+        "sync sessions",
+    ]
+    assert OPS.convert(tmp_path / "wiki", dst, to="basic-memory").written == []
 
 
 def test_convert_with_jobs_gives_the_same_files(tmp_path: Path) -> None:
