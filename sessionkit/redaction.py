@@ -670,8 +670,6 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     A note's bytes are first checked for the detectors' literals, so a note
     without any is not decoded or scanned.
     """
-    from .diagnostics import Diagnostic, Severity
-
     if format.startswith("aiwiki"):
         code = AIWIKI_CODE
     elif format == "basic-memory":
@@ -682,6 +680,8 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
         if not _may_hold(data):
             return []
         data = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    from .diagnostics import Diagnostic, Severity
+
     return [
         Diagnostic(
             code=code,
@@ -703,9 +703,9 @@ _COMMON = (
 )
 #: where the seldom characters begin in ``_COMMON``, and where the most common end
 _SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
-#: (the anchor character, a pattern of the literals anchored there) for the exact
-#: literals and for the lowered ones
-_Anchored = tuple[tuple[Any, "re.Pattern[Any]"], ...]
+#: (the anchor character, the search of a pattern of the literals anchored there) for
+#: the exact literals and for the lowered ones
+_Anchored = tuple[tuple[Any, Any], ...]
 _Prefilter = tuple[_Anchored, _Anchored]
 _PREFILTER: dict[type, _Prefilter] = {}
 
@@ -780,11 +780,11 @@ def _prefilter(kind: type) -> _Prefilter:
         if not any(v != w and v in w for v in exact) and not any(v in w.lower() for v in lowered)
     }
 
-    def compiled(literals: set[str]) -> tuple[tuple[Any, re.Pattern[Any]], ...]:
+    def compiled(literals: set[str]) -> tuple[tuple[Any, Any], ...]:
         pairs = _anchored(literals).items()
         if kind is str:
-            return tuple((a, re.compile(p)) for a, p in pairs)
-        return tuple((a.encode(), re.compile(p.encode())) for a, p in pairs)
+            return tuple((a, re.compile(p).search) for a, p in pairs)
+        return tuple((a.encode(), re.compile(p.encode()).search) for a, p in pairs)
 
     done = (compiled(exact), compiled(lowered))
     _PREFILTER[kind] = done
@@ -793,9 +793,14 @@ def _prefilter(kind: type) -> _Prefilter:
 
 def _may_hold(data: str | bytes) -> bool:
     """Whether ``data`` holds a literal some detector needs (cheap searches)."""
-    exact, lowered = _prefilter(str if isinstance(data, str) else bytes)
-    for anchor, pattern in exact:
-        if anchor in data and pattern.search(data) is not None:
+    exact, lowered = _PREFILTER.get(type(data)) or _prefilter(
+        str if isinstance(data, str) else bytes
+    )
+    for anchor, search in exact:
+        if anchor in data and search(data) is not None:
             return True
     data = data.lower()  # lowers ASCII letters as the detectors do (and may find more)
-    return any(anchor in data and pattern.search(data) is not None for anchor, pattern in lowered)
+    for anchor, search in lowered:  # noqa: SIM110 (a loop: no generator for each note)
+        if anchor in data and search(data) is not None:
+            return True
+    return False

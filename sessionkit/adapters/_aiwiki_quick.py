@@ -23,7 +23,7 @@ from operator import add, is_not, itemgetter
 from typing import Any
 
 from .. import fastpaths as _fastpaths
-from .._yaml_fast import _remember, fast_mapping
+from .._yaml_fast import _mapping, _remember
 from ..diagnostics import Diagnostic
 from ..markdown import atx_heading, tokenize
 from ._aiwiki_lint import (
@@ -42,10 +42,14 @@ from ._aiwiki_schema import Schema
 
 __all__ = ["body_findings", "lint_facts", "quick_facts", "quick_facts_bytes", "quick_lint_bytes"]
 
-#: body byte strings the quick scan does not model outside code blocks: indented headings
-_NOT_QUICK = (b"\n #", b"\n  #", b"\n   #")
-#: and HTML blocks
-_HTML = (b"\n<", b"\n <", b"\n  <", b"\n   <")
+#: what the quick scan does not model outside code blocks: indented headings and HTML
+#: blocks; looked for only in a body with an indented line (``_INDENTED``) or a "<"
+_NOT_QUICK = re.compile(rb"\n(?: {1,3}#| {0,3}<)")
+#: (``re`` finds a two-byte literal by its first byte: ``bytes.find`` of "\n " tries
+#: every blank)
+_INDENTED = re.compile(rb"\n ")
+#: a code fence's mark (``re``: ``bytes.find`` of a repeated character is slow)
+_BACKTICKS = re.compile(rb"```")
 _BULLETS = (b"- ", b"* ", b"+ ")
 _FENCE_MARKS = (b"```", b"~~~")
 _PLACEHOLDER = PLACEHOLDER.encode()
@@ -544,9 +548,18 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
+def _flat_mapping(frontmatter: str) -> dict[str, Any] | None:
+    """:func:`~sessionkit._yaml_fast.fast_mapping` for callers that know the fast lanes
+    are on (the quick scan is one)."""
+    meta = _mapping(frontmatter)
+    if meta is not None:
+        _fastpaths.answered("flat-frontmatter")
+    return meta
+
+
 def _front(data: bytes) -> _Front | None:
     """(meta, frontmatter, probe, first line, code blocks, UTF-8 checked) of a plain
-    page, or ``None``.
+    page, or ``None`` (for callers that know the fast lanes are on).
 
     ``probe`` is the body with the line break before its first line (so
     ``b"\n#"`` finds every heading); ``first line`` is the closing fence's
@@ -571,13 +584,13 @@ def _front(data: bytes) -> _Front | None:
         frontmatter = data[4 : close + 1].decode()
     except UnicodeDecodeError:
         return None
-    meta = fast_mapping(frontmatter)
+    meta = _flat_mapping(frontmatter)
     if meta is None:
         return None
     probe = data[close + 4 :] if after < size else b"\n"
     first_line = frontmatter.count("\n") + 1
     blocks: list[tuple[int, int]] = []
-    if probe.find(b"```") >= 0 or _has_tildes(probe):
+    if _BACKTICKS.search(probe) is not None or _has_tildes(probe):
         if not checked:  # (fence lines are decoded below)
             if not _utf8(probe):
                 return None
@@ -587,15 +600,12 @@ def _front(data: bytes) -> _Front | None:
             return None
         blocks = found_blocks
     # HTML blocks and indented headings (inside code blocks they change nothing)
-    indented = probe.find(b"\n ") >= 0
-    html = 60 in probe  # "<"
-    if indented or html:
-        for pattern in (_NOT_QUICK if indented else ()) + (_HTML if html else ()):
-            at = probe.find(pattern)
-            while at >= 0:
-                if not blocks or not any(start < at < end for start, end in blocks):
-                    return None
-                at = probe.find(pattern, at + 1)
+    if 60 not in probe and _INDENTED.search(probe) is None:  # (60: "<")
+        return meta, frontmatter, probe, first_line, blocks, checked
+    for found in _NOT_QUICK.finditer(probe):
+        at = found.start()
+        if not blocks or not any(start < at < end for start, end in blocks):
+            return None
     return meta, frontmatter, probe, first_line, blocks, checked
 
 
@@ -634,6 +644,8 @@ def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
     :func:`~sessionkit.adapters._aiwiki_lint.facts_of` then.  Otherwise the
     result equals ``facts_of(parse(data.decode(), path))``.
     """
+    if not _fastpaths.enabled():
+        return None
     front = _front(data)
     return None if front is None else _facts(front, path)
 
@@ -645,7 +657,8 @@ def quick_lint_bytes(
 
     ``None`` also for a page that is not an aiwiki session page of a known
     ``schema_version``.  ``version`` is the format's version when the caller
-    names one (``None``: the page's own).  A page whose body outline is clean
+    names one (``None``: the page's own).  For callers that know the fast lanes are
+    on (:func:`sessionkit.fastpaths.enabled`).  A page whose body outline is clean
     (the common case, findings or not) is linted by :func:`body_findings` and
     the frontmatter rules alone; any other page by its facts.
     """
