@@ -12,6 +12,7 @@ finds and reads it once per root, and the schema travels with the work item.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .._api import decode, lint_general, lint_quick
 from ..diagnostics import Diagnostic, Severity
 from ..errors import ParseError
-from ._parallel import ordered_map
+from ._parallel import MIN_PARALLEL, default_jobs, ordered_map
 
 if TYPE_CHECKING:
     from ..adapters.aiwiki import Schema
@@ -144,15 +145,174 @@ def lint_many(
 ) -> Iterator[list[Diagnostic]]:
     """Each item's findings, in input order, linted over ``jobs`` processes.
 
-    Items are read lazily; only a few chunks are in memory at once.
+    Items are read lazily; only a few chunks are in memory at once.  Where
+    processes can be forked (Linux, no other thread running), this process
+    lints its share too and ``jobs - 1`` forked workers the rest
+    (:func:`_shared`); elsewhere a process pool does the work
+    (:func:`~sessionkit.ops._parallel.ordered_map`).
 
     Raises:
         OSError: a local file cannot be read (at its place in the order).
         ValueError: ``jobs`` is below 1.
     """
+    workers = default_jobs() if jobs is None else jobs
+    if workers < 1:
+        raise ValueError(f"jobs must be at least 1, not {workers}")
+    job = _Job(limit)
+    if workers > 1 and _can_fork():
+        return _shared(job, iter(items), workers)
     # (512 pages a task: the pool's own cost per task is about half a millisecond of
     # the parent's time, which on two cores is taken from the workers)
-    return ordered_map(_Job(limit), items, jobs=jobs, chunk_size=512)
+    return ordered_map(job, items, jobs=workers, chunk_size=512)
+
+
+#: pages a forked worker is given at a time (see :func:`_shared`)
+_CHUNK = 256
+
+
+def _can_fork() -> bool:
+    """Whether :func:`_shared` may fork: Linux, and no thread but this one (a fork
+    copies only the calling thread, and locks other threads hold stay held)."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list[Diagnostic]]:
+    """:func:`lint_many` over ``workers`` processes: this one and ``workers - 1`` forks.
+
+    The items go out in rounds of one chunk (:data:`_CHUNK` items) per process,
+    in input order: the first chunk of a round is linted here, the others are
+    sent to the workers (pickled through a pipe) before it and their findings
+    read back after it, so each worker lints while this process does; the next
+    round goes out before this round's findings are yielded.  The first note is
+    linted before the workers are forked, so that they share what it imported.
+    Nothing but the chunks in flight is held.  Fewer items than ``MIN_PARALLEL`` are linted
+    here alone.  A failure (an unreadable file) is raised at its item's place.
+    """
+    import itertools
+
+    chunks = iter(lambda: list(itertools.islice(items, _CHUNK)), [])
+    first = list(itertools.islice(chunks, workers))
+    if sum(map(len, first)) < MIN_PARALLEL:
+        for chunk in first:
+            yield from map(job, chunk)
+        yield from map(job, items)
+        return
+    # the first note is linted before the fork: what lint imports and compiles on its
+    # first note is then every worker's too
+    head = [job(first[0].pop(0))]
+    pool: list[_Worker] = []
+    try:
+        for _ in range(workers - 1):
+            pool.append(_Worker(job, pool))
+        round_ = first
+        for worker, chunk in zip(pool, round_[1:], strict=False):
+            worker.send(chunk)
+        while round_:
+            own, failure = _run(job, round_[0])
+            own[:0], head = head, []
+            if failure is not None:
+                yield from own
+                raise failure
+            theirs = [worker.receive() for worker in pool[: len(round_) - 1]]
+            round_ = list(itertools.islice(chunks, workers))
+            for worker, chunk in zip(pool, round_[1:], strict=False):
+                worker.send(chunk)
+            yield from own
+            for found, failure in theirs:
+                yield from found
+                if failure is not None:
+                    raise failure
+    finally:
+        for worker in pool:
+            worker.close()
+
+
+def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[list[Diagnostic]], Exception | None]:
+    """Each item's findings up to the first failure, and that failure."""
+    done: list[list[Diagnostic]] = []
+    try:
+        for item in chunk:
+            done.append(job(item))
+    except Exception as exc:  # raised by the caller at the item's place in the order
+        return done, exc
+    return done, None
+
+
+class _Worker:
+    """A forked process that lints the chunks it is sent (see :func:`_shared`)."""
+
+    def __init__(self, job: _Job, others: list[_Worker]) -> None:
+        to_worker, self._in = os.pipe()
+        self._out, from_worker = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker
+            code = 1
+            try:
+                # (the ends this process does not use, its own and the other workers':
+                # a worker sees the end of its input only when no one else holds it)
+                for fd in (self._in, self._out, *(f for w in others for f in w.fds())):
+                    os.close(fd)
+                _serve(job, to_worker, from_worker)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(to_worker)
+        os.close(from_worker)
+        self._reader = os.fdopen(self._out, "rb")
+
+    def send(self, chunk: list[LintItem]) -> None:
+        """Give the worker a chunk to lint."""
+        import pickle
+
+        payload = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
+        _write(self._in, len(payload).to_bytes(8, "little") + payload)
+
+    def receive(self) -> tuple[list[list[Diagnostic]], Exception | None]:
+        """The findings of the chunk sent last (waits for them)."""
+        import pickle
+
+        size = int.from_bytes(_read(self._reader, 8), "little")
+        found: tuple[list[list[Diagnostic]], Exception | None] = pickle.loads(
+            _read(self._reader, size)
+        )
+        return found
+
+    def fds(self) -> tuple[int, int]:
+        """This process's ends of the worker's pipes."""
+        return self._in, self._out
+
+    def close(self) -> None:
+        """End the worker (its input closed: it stops) and wait for it."""
+        os.close(self._in)
+        self._reader.close()
+        os.waitpid(self.pid, 0)
+
+
+def _serve(job: _Job, inbox: int, outbox: int) -> None:
+    """A worker's loop: read a chunk, lint it, write back the findings, until the end."""
+    import pickle
+
+    with os.fdopen(inbox, "rb") as reader:
+        while header := reader.read(8):
+            chunk = pickle.loads(_read(reader, int.from_bytes(header, "little")))
+            payload = pickle.dumps(_run(job, chunk), protocol=pickle.HIGHEST_PROTOCOL)
+            _write(outbox, len(payload).to_bytes(8, "little") + payload)
+
+
+def _read(reader: Any, size: int) -> bytes:
+    data = reader.read(size)
+    if len(data) != size:
+        raise OSError("a lint worker ended before it answered")
+    return bytes(data)
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 # -- the notes of a local folder ----------------------------------------------------

@@ -1,0 +1,102 @@
+"""Bulk lint over several processes: this one lints a share and forked workers the rest.
+
+No timing here (speed lives in ``benchmarks/``): any number of jobs gives the
+findings of one job, in the same order; an unreadable note stops the run at
+its place, whichever process read it; a run left early leaves no process
+behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from sessionkit.ops.lint import lint_many
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """1,100 pages (more than four chunks) of the CLI benchmark's mixed corpus, and an
+    unreadable note, a note of bytes and a store's read error among them."""
+    from _corpus import cli_page
+
+    folder = tmp_path_factory.mktemp("wiki") / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    paths = []
+    for i in range(1100):
+        name, data = cli_page("mix" if i % 3 else "finding", i)
+        (folder / name).write_bytes(data)
+        paths.append(str(folder / name))
+    return sorted(paths)
+
+
+def _items(paths: list[str]) -> list[tuple[object, ...]]:
+    items: list[tuple[object, ...]] = [("file", p, None) for p in paths]
+    items.insert(300, ("data", "mem/x.md", b"---\nschema_id: session\n\xff\n---\n"))
+    items.insert(700, ("error", "mem/y.md", ("bad bytes", 3)))
+    return items
+
+
+def _children() -> set[int]:
+    """The processes this one started that are still there."""
+    me = os.getpid()
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
+                found.add(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_any_number_of_jobs_gives_the_findings_of_one(pages: list[str], jobs: int) -> None:
+    items = _items(pages)
+    serial = list(lint_many(items, limit=1 << 20, jobs=1))
+    assert len(serial) == len(items) and sum(map(len, serial)) > 500
+    assert list(lint_many(iter(items), limit=1 << 20, jobs=jobs)) == serial
+    assert not _children()
+
+
+@pytest.mark.parametrize("at", [10, 300, 600, 1000])
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_an_unreadable_note_stops_the_run_at_its_place(
+    pages: list[str], tmp_path: Path, at: int, jobs: int
+) -> None:
+    """A note that cannot be read raises at its place in the order, after every finding
+    before it, whether this process or a worker read it."""
+    items = _items(pages)
+    items[at] = ("file", str(tmp_path / "missing.md"), None)
+    before = list(lint_many(items[:at], limit=1 << 20, jobs=1))
+    got = []
+    with pytest.raises(FileNotFoundError, match="missing.md"):
+        for found in lint_many(items, limit=1 << 20, jobs=jobs):
+            got.append(found)
+    assert got == before
+    assert not _children()
+
+
+def test_a_run_left_early_leaves_no_worker_behind(pages: list[str]) -> None:
+    run = lint_many(_items(pages), limit=1 << 20, jobs=3)
+    first = [next(run) for _ in range(600)]
+    assert first == list(lint_many(_items(pages)[:600], limit=1 << 20, jobs=1))
+    assert _children()  # the workers are there while the run is
+    run.close()
+    assert not _children()
+
+
+def test_a_few_notes_are_linted_here(pages: list[str]) -> None:
+    """Fewer notes than a pool is worth: no worker at all."""
+    items = _items(pages)[:40]
+    run = lint_many(iter(items), limit=1 << 20, jobs=2)
+    assert next(run) == list(lint_many(items[:1], limit=1 << 20, jobs=1))[0]
+    assert not _children()
+    assert [next(run), *run] == list(lint_many(items[1:], limit=1 << 20, jobs=1))
