@@ -13,13 +13,15 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
 from . import __version__
+from ._lint_cmd import _one_line, failure_text, local_items, report
+from ._lint_cmd import _silence_stdout as _silence_stdout
 from .config import (
     Config,
     config_file,
@@ -32,7 +34,6 @@ from .config import (
     storage_options_for,
     user_config_path,
 )
-from .diagnostics import Diagnostic, Severity
 from .errors import ParseError, SessionKitError
 
 __all__ = ["cli", "run"]
@@ -56,28 +57,8 @@ class Failure(click.ClickException):
         click.echo(f"sessionkit: {self.message}", err=True)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(part.strip() for part in text.splitlines() if part.strip()) or text
-
-
-def _os_message(exc: OSError) -> str:
-    reason = exc.strerror or str(exc) or type(exc).__name__
-    if exc.filename is not None:
-        return f"{os.fsdecode(exc.filename)}: {reason}"
-    return reason
-
-
 def _failure(exc: BaseException) -> Failure:
-    if isinstance(exc, SessionKitError):
-        return Failure(_one_line(exc.cli_text()))
-    from .backends._netfail import unreachable
-
-    why = unreachable(exc)  # a remote store's endpoint refused or never answered
-    if why is not None:
-        return Failure(f"cannot reach the store: {why}")
-    if isinstance(exc, OSError):
-        return Failure(_one_line(_os_message(exc)))
-    return Failure(_one_line(f"internal error: {type(exc).__name__}: {exc}"))
+    return Failure(failure_text(exc))
 
 
 class _Group(click.Group):
@@ -316,7 +297,7 @@ def _lint_targets(
     A note inside a wiki carries the wiki's own schema page, when it has one
     (read once per wiki; a broken one stops the run, exit 2).
     """
-    from .ops.lint import WikiSchemas, notes_under
+    from .ops.lint import WikiSchemas
 
     schemas = WikiSchemas()
     for target in paths:
@@ -334,24 +315,7 @@ def _lint_targets(
                 else:
                     yield ("data", shown, text.encode("utf-8"), own)
             continue
-        local = Path(_local(target))
-        if local.is_dir():
-            refused: list[str] = []  # behind a link leading outside the folder: not read
-            notes: Iterable[str] = notes_under(local, refused)
-        else:
-            refused = []
-            local.stat()  # a missing path is an error (exit 2), not an empty lint
-            notes = [str(local)]
-        for note in notes:
-            yield ("file", note, None, schemas.for_note(note))
-        for path in refused:
-            real = os.path.realpath(path)
-            yield ("error", path, (f"refused: it resolves to {real}, outside {local}", None))
-
-
-def _json_item(diag: Diagnostic) -> str:
-    """One finding as ``json.dumps(list, indent=2)`` prints a list element."""
-    return "  " + json.dumps(diag.to_dict(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        yield from local_items(target, schemas)
 
 
 #: ``--jobs N``, shared by the bulk commands (lint, ls, migrate, convert)
@@ -399,22 +363,7 @@ def lint(
     if fix:
         _fix(targets)
     items = _lint_targets(targets, layout, fmt, storage_option)
-    errors = False
-    count = 0
-    # (one write a finding into stdout's own buffer: click.echo flushes every line,
-    # a system call per finding; a terminal's stdout is line-buffered anyway)
-    write = sys.stdout.write
-    for found in lint_many(items, limit=limit, jobs=jobs):
-        for diag in found:
-            errors = errors or diag.severity is Severity.ERROR
-            if as_json:
-                write(("[\n" if not count else ",\n") + _json_item(diag))
-            else:
-                write(f"{diag}\n")
-            count += 1
-    if as_json:
-        write("\n]\n" if count else "[]\n")
-    sys.stdout.flush()
+    errors = report(lint_many(items, limit=limit, jobs=jobs), as_json)
     _exit(FINDINGS if errors else OK)
 
 
@@ -1619,11 +1568,3 @@ def run(args: Sequence[str]) -> int:
         _silence_stdout()
         return FINDINGS
     return result if isinstance(result, int) else OK
-
-
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass

@@ -43,6 +43,7 @@ LANES = {
         "a plain aiwiki page with a clean outline and findings in its frontmatter or "
         "Files touched, linted without its facts (sessionkit.lint)"
     ),
+    "cli-lint": "sessionkit lint of local paths run without click (sessionkit._lint_cmd)",
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",

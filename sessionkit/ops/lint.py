@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._api import decode, lint_general, lint_quick
+from .._api import MAX_NOTE_BYTES, decode, lint_general, lint_quick
 from ..diagnostics import Diagnostic, Severity
 from ..errors import ParseError
 from ._parallel import MIN_PARALLEL, default_jobs, ordered_map
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..adapters.aiwiki import Schema
 
 __all__ = [
+    "MAX_NOTE_BYTES",
     "SCHEMA_PAGE",
     "LintItem",
     "WikiSchemas",

@@ -1,0 +1,46 @@
+"""Whether any configuration source exists, found without the configuration module.
+
+:func:`sessionkit.config.load_config` reads the environment, the project file
+``.sessionkit.toml`` above the start folder and the user file; with none of
+them it returns the built-in defaults.  A command that only needs a default or
+two (``lint`` of local paths: the size limit and the secrets allowlist) asks
+:func:`config_sources_exist` first and imports the configuration module (and
+attrs) only when a source exists.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["PROJECT_FILE", "config_sources_exist", "user_config_file"]
+
+#: name of the project configuration file (as :data:`sessionkit.config.PROJECT_FILE`)
+PROJECT_FILE = ".sessionkit.toml"
+#: variables of that prefix that are no configuration setting (read where they are used)
+_NOT_CONFIG = frozenset({"SESSIONKIT_DEBUG", "SESSIONKIT_FAST_PATHS"})
+
+
+def user_config_file() -> str:
+    """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it)."""
+    explicit = os.environ.get("SESSIONKIT_CONFIG")
+    if explicit:
+        return os.path.expanduser(explicit)
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir("sessionkit"), "config.toml")
+
+
+def config_sources_exist(start: str) -> bool:
+    """Whether any configuration source exists for a command started in ``start``: a
+    ``SESSIONKIT_*`` variable, a project file at or above ``start``, the user file."""
+    if any(k.startswith("SESSIONKIT_") and k not in _NOT_CONFIG for k in os.environ):
+        return True
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(here, PROJECT_FILE)):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return os.path.isfile(user_config_file())

@@ -1,0 +1,201 @@
+"""``sessionkit lint`` of local paths, the run people make most, without click.
+
+``sessionkit lint DIR``, in a pre-commit hook or CI, pays for every module it
+imports before it reads a page, and click with what it imports is about a
+third of a short run.  :func:`main` runs the plain form of the command itself:
+local paths (at least one), ``--json`` and ``--jobs N`` (``-j N``,
+``--jobs=N``), nothing else.  Any other form, ``--help`` included, is the
+click command's (:func:`sessionkit._cli.lint`), and so is every form when the
+fast lanes are off (:mod:`sessionkit.fastpaths`, lane ``cli-lint``): both
+share this module's steps (:func:`local_items`, :func:`report`,
+:func:`failure_text`), and ``tests/test_cli_lint_fast.py`` checks that they
+print the same and exit the same.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import fastpaths as _fastpaths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any
+
+    from .diagnostics import Diagnostic
+
+__all__ = ["failure_text", "local_items", "main", "report"]
+
+#: exit codes (as the click commands have them)
+OK, FINDINGS, UNUSABLE = 0, 1, 2
+
+
+def _plain(argv: Sequence[str]) -> tuple[list[str], bool, int | None] | None:
+    """(paths, ``--json``, ``--jobs``) of the plain form of ``lint``'s arguments, else
+    ``None`` (anything else: an option it does not take, a URL, no path)."""
+    paths: list[str] = []
+    as_json = False
+    jobs: int | None = None
+    args = iter(argv)
+    for arg in args:
+        value: str | None = None
+        if arg == "--json" and not as_json:
+            as_json = True
+            continue
+        if arg in ("--jobs", "-j") and jobs is None:
+            value = next(args, None)
+        elif arg.startswith("--jobs=") and jobs is None:
+            value = arg[len("--jobs=") :]
+        elif arg[:1] != "-" and "://" not in arg:
+            paths.append(arg)
+            continue
+        else:
+            return None
+        if value is None or not value.isascii() or not value.isdigit() or value[0] == "0":
+            return None  # (click says what is wrong with it)
+        jobs = int(value)
+    return (paths, as_json, jobs) if paths else None
+
+
+def main(argv: Sequence[str]) -> int | None:
+    """Run ``sessionkit lint ARGV`` when it is the plain form; its exit code, else ``None``
+    (then the click command runs it)."""
+    if not _fastpaths.enabled() or "_SESSIONKIT_COMPLETE" in os.environ:
+        return None
+    plain = _plain(argv)
+    if plain is None:
+        return None
+    _fastpaths.answered("cli-lint")
+    paths, as_json, jobs = plain
+    try:
+        return _lint(paths, as_json, jobs)
+    except BrokenPipeError:
+        _silence_stdout()
+        return FINDINGS
+    except KeyboardInterrupt:
+        sys.stderr.write("\nsessionkit: aborted\n")
+        return 130
+    except Exception as exc:
+        from .errors import SessionKitError
+
+        if not isinstance(exc, OSError | SessionKitError) and os.environ.get("SESSIONKIT_DEBUG"):
+            raise
+        sys.stderr.write(f"sessionkit: {failure_text(exc)}\n")
+        return UNUSABLE
+
+
+def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
+    from . import redaction
+    from ._config_sources import config_sources_exist
+    from .ops.lint import MAX_NOTE_BYTES, WikiSchemas, lint_many
+
+    limit = MAX_NOTE_BYTES
+    if config_sources_exist(os.getcwd()):  # (else the built-in defaults: no config module)
+        from .config import load_config
+
+        config = load_config(None)
+        limit = config.limits.max_note_bytes
+        redaction.LINT_ALLOW = config.secrets.allow_values()
+    else:
+        redaction.LINT_ALLOW = frozenset()
+    schemas = WikiSchemas()
+    items = (item for path in paths for item in local_items(path, schemas))
+    errors = report(lint_many(items, limit=limit, jobs=jobs), as_json)
+    return FINDINGS if errors else OK
+
+
+def local_items(target: str, schemas: Any) -> Iterator[Any]:
+    """The lint work items (:data:`sessionkit.ops.lint.LintItem`) of a local path: a
+    note, or every note of a folder (those behind a link leading outside it are
+    refused), each with its wiki's own schema (``schemas``, a
+    :class:`~sessionkit.ops.lint.WikiSchemas`).
+
+    Raises:
+        OSError: the path is not there (exit 2), raised when its turn comes.
+    """
+    from pathlib import Path
+
+    from .ops.lint import notes_under
+
+    local = Path(target[len("file://") :] if target.startswith("file://") else target)
+    if local.is_dir():
+        refused: list[str] = []  # behind a link leading outside the folder: not read
+        notes: Iterable[str] = notes_under(local, refused)
+    else:
+        refused = []
+        local.stat()  # a missing path is an error (exit 2), not an empty lint
+        notes = [str(local)]
+    for note in notes:
+        yield ("file", note, None, schemas.for_note(note))
+    for path in refused:
+        real = os.path.realpath(path)
+        yield ("error", path, (f"refused: it resolves to {real}, outside {local}", None))
+
+
+def report(findings: Iterable[list[Diagnostic]], as_json: bool) -> bool:
+    """Print every finding as it comes (``path:line: CODE severity: message``, or a
+    JSON list); whether one is an error."""
+    from .diagnostics import Severity
+
+    errors = False
+    count = 0
+    # (one write a finding into stdout's own buffer: a flush per finding would be a
+    # system call per finding; a terminal's stdout is line-buffered anyway)
+    write = sys.stdout.write
+    for found in findings:
+        for diag in found:
+            errors = errors or diag.severity is Severity.ERROR
+            if as_json:
+                write(("[\n" if not count else ",\n") + _json_item(diag))
+            else:
+                write(f"{diag}\n")
+            count += 1
+    if as_json:
+        write("\n]\n" if count else "[]\n")
+    sys.stdout.flush()
+    return errors
+
+
+def _json_item(diag: Diagnostic) -> str:
+    """One finding as ``json.dumps(list, indent=2)`` prints a list element."""
+    import json
+
+    return "  " + json.dumps(diag.to_dict(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in text.splitlines() if part.strip()) or text
+
+
+def _os_message(exc: OSError) -> str:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is not None:
+        return f"{os.fsdecode(exc.filename)}: {reason}"
+    return reason
+
+
+def failure_text(exc: BaseException) -> str:
+    """The one line (after ``sessionkit: ``) that reports an error stopping a command."""
+    from .errors import SessionKitError
+
+    if isinstance(exc, SessionKitError):
+        return _one_line(exc.cli_text())
+    from .backends._netfail import unreachable
+
+    why = unreachable(exc)  # a remote store's endpoint refused or never answered
+    if why is not None:
+        return f"cannot reach the store: {why}"
+    if isinstance(exc, OSError):
+        return _one_line(_os_message(exc))
+    return _one_line(f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device (a closed pipe: nothing more to say there)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
