@@ -14,8 +14,9 @@ agent-hook path.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # (typing itself is not imported: see the module doc)
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -145,7 +146,9 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'sessionkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from . import fastpaths as _fastpaths
 from .adapters import _is_builtin, detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
-from .document import Document, parse
+from .document import MAX_NOTE_BYTES, decode, read_document
 from .errors import ParseError, SessionKitError
 from .model import Session
 
@@ -16,67 +16,6 @@ if TYPE_CHECKING:
     from .adapters.aiwiki import Schema
 
 __all__ = ["decode", "dumps", "lint", "loads", "read_document"]
-
-#: default cap on the size of one note, in bytes (see docs/reliability.md)
-MAX_NOTE_BYTES = 8 * 1024 * 1024
-
-
-def decode(data: bytes, path: str | None = None) -> str:
-    """Decode a note's bytes as UTF-8 (a BOM is kept in the text).
-
-    Raises:
-        ParseError: not UTF-8, with the line of the first bad byte.
-    """
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-            path=path,
-            line=line,
-        ) from None
-
-
-def _too_big(text: str, limit: int) -> int | None:
-    """The UTF-8 size of ``text`` when it is over ``limit`` bytes, else ``None``."""
-    if len(text) * 4 <= limit:  # a character is at most 4 bytes: no need to encode
-        return None
-    size = len(text) if len(text) > limit else len(text.encode("utf-8", "surrogatepass"))
-    return size if size > limit else None
-
-
-def read_document(text: str, path: str | None = None, *, max_bytes: int | None = None) -> Document:
-    """Parse text into a Document after the size check.
-
-    Args:
-        text: the whole note.
-        path: its path, for messages.
-        max_bytes: the size limit in UTF-8 bytes (default :data:`MAX_NOTE_BYTES`;
-            ``limits.max_note_bytes`` in the configuration).
-
-    Raises:
-        LimitExceededError: the note is over the limit (line 1).
-        ParseError: its line ends are CR alone (line 1; see docs/reliability.md).
-    """
-    limit = MAX_NOTE_BYTES if max_bytes is None else max_bytes
-    size = _too_big(text, limit)
-    if size is not None:
-        from .errors import LimitExceededError
-
-        raise LimitExceededError(
-            f"note is {size} bytes or more, over the limit of {limit} (limits.max_note_bytes)",
-            path=path,
-            line=1,
-        )
-    if "\r" in text and "\n" not in text:
-        raise ParseError(
-            "the line ends are CR alone (classic Mac OS); sessionkit reads notes with LF "
-            "or CRLF line ends: convert them first (tr '\\r' '\\n')",
-            path=path,
-            line=1,
-        )
-    return parse(text, path)
 
 
 def loads(

@@ -17,24 +17,26 @@ would not read back as the same value.
 from __future__ import annotations
 
 import functools
-import re
-from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._lazyre import lazy
 from ._yaml_fast import fast_mapping
 from .errors import LimitExceededError, ParseError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    import yaml
 
 __all__ = ["MAX_ALIASES", "MAX_DEPTH", "load_mapping", "load_value", "scalar"]
 
 MAX_ALIASES = 64
 MAX_DEPTH = 64
 
-if TYPE_CHECKING:
-    import yaml
-
-_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
-_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
-_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_INT = lazy(r"^[-+]?(?:0|[1-9][0-9]*)$")
+_FLOAT = lazy(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
+_BOOL = lazy(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL = lazy(r"^(?:~|null|Null|NULL|)$")
 
 
 def _construct_bool(loader: Any, node: yaml.Node) -> bool:
@@ -54,7 +56,7 @@ def _construct_int(loader: Any, node: yaml.Node) -> int:
         raise ParseError(f"invalid YAML: {text[:40]!r} is not an integer", line=line) from None
 
 
-_TIMESTAMP = re.compile(
+_TIMESTAMP = lazy(
     r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
     r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$"
@@ -275,7 +277,7 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
 
 #: ``key: [a, b]``: a flow list of plain items with no character that means
 #: something in a flow (``,[]{}``), a quote, a comment mark, ``:`` or a tab
-_FLOW_LINE = re.compile(
+_FLOW_LINE = lazy(
     r"([A-Za-z_][A-Za-z0-9_-]*): \[([^\[\]{},'\"#:\t\n]+(?:, [^\[\]{},'\"#:\t\n]+)*)\]"
 )
 
@@ -333,7 +335,7 @@ def load_mapping(text: str, *, line_offset: int = 0) -> dict[str, Any]:
     return value
 
 
-_PLAIN_SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_ ./()+-]*$")
+_PLAIN_SAFE = lazy(r"^[A-Za-z_][A-Za-z0-9_ ./()+-]*$")
 
 
 def scalar(value: Any) -> str:

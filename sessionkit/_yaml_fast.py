@@ -31,19 +31,23 @@ from __future__ import annotations
 
 import re
 from operator import itemgetter
-from typing import Any
 
 from . import fastpaths as _fastpaths
+from ._lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["fast_mapping"]
 
-_ITEM = re.compile(r"( {0,2})- (.*)\Z")
+_ITEM = lazy(r"( {0,2})- (.*)\Z")
 # characters allowed here: printable and \n; no other YAML line break (CR, NEL, LS, PS), no BOM
-_UNSAFE = re.compile(
+_UNSAFE = lazy(
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
-_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
-_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+_INT = lazy(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+_FLOAT = lazy(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NULLS = frozenset({"~", "null", "Null", "NULL"})
 _NOT_KEYS = frozenset(_BOOLS) | _NULLS
@@ -121,7 +125,7 @@ def _scalar_memo(text: str) -> Any:
     return value
 
 
-_KEY_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_KEY_TEXT = lazy(r"[A-Za-z_][A-Za-z0-9_-]*")
 _UNSEEN = object()
 
 
@@ -184,7 +188,7 @@ def _new_pair(line: str) -> tuple[str, Any] | None:
 # new lines of a page (a superset of the bool and null words is left to _pair)
 _NOT_WORD = "(?![tTfFnN](?:rue|RUE|alse|ALSE|ull|ULL)"
 _TEXT = "[A-Za-z0-9 _./,()+-]"
-_NEW_LINES = re.compile(
+_NEW_LINES = lazy(
     # a simple key that is not a bool or null word
     rf"^{_NOT_WORD}:)([A-Za-z_][A-Za-z0-9_-]*): '?("
     # a single-quoted scalar without quotes inside: its inner text

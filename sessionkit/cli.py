@@ -13,23 +13,24 @@ traceback reaches a user.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["main"]
 
 
 def _hook_main() -> Any:
     """``sessionkit.hooks.main`` when that module exists, else ``None``."""
-    import importlib
-
     try:
-        module = importlib.import_module("sessionkit.hooks")
-    except ModuleNotFoundError as exc:
+        from . import hooks
+    except ModuleNotFoundError as exc:  # (ImportError: a name the module lacks)
         if exc.name != "sessionkit.hooks":
             raise
         return None
-    return module.main
+    return hooks.main
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,19 +13,31 @@ anything shown to a person (errors, diagnostics) adds 1.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import Any
 
-from . import _yaml
+from ._lazyre import lazy
 from .errors import ParseError
 from .markdown import Block, atx_heading, tokenize, top_headings
 
-__all__ = ["Document", "Heading", "Section", "atx_heading", "parse", "split_lines"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-_FENCE_LINE = re.compile(r"^---[ \t]*\r?\n?$")
-_KEY_LINE = re.compile(
+__all__ = [
+    "MAX_NOTE_BYTES",
+    "Document",
+    "Heading",
+    "Section",
+    "atx_heading",
+    "decode",
+    "parse",
+    "read_document",
+    "split_lines",
+]
+
+_FENCE_LINE = lazy(r"^---[ \t]*\r?\n?$")
+_KEY_LINE = lazy(
     r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'"""  # quoted keys
     r"""|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))"""  # plain keys
     r"""[ \t]*:(?:[ \t]|\r?\n?$)"""
@@ -210,6 +222,8 @@ class Document:
         if "\x00" in text:
             idx = text[: text.index("\x00")].count("\n")
             raise ParseError("NUL byte in frontmatter", path=self.path, line=idx + 2)
+        from . import _yaml
+
         try:
             return _yaml.load_mapping(text.replace("\r\n", "\n"), line_offset=1)
         except ParseError as exc:
@@ -401,3 +415,65 @@ class Document:
 def parse(text: str, path: str | None = None) -> Document:
     """Parse ``text`` into a :class:`Document`; never raises, never loses a byte."""
     return Document(text, path)
+
+
+#: default cap on the size of one note, in bytes (see docs/reliability.md)
+MAX_NOTE_BYTES = 8 * 1024 * 1024
+
+
+def decode(data: bytes, path: str | None = None) -> str:
+    """Decode a note's bytes as UTF-8 (a BOM is kept in the text).
+
+    Raises:
+        ParseError: not UTF-8, with the line of the first bad byte.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            path=path,
+            line=line,
+        ) from None
+
+
+def _too_big(text: str, limit: int) -> int | None:
+    """The UTF-8 size of ``text`` when it is over ``limit`` bytes, else ``None``."""
+    if len(text) * 4 <= limit:  # a character is at most 4 bytes: no need to encode
+        return None
+    size = len(text) if len(text) > limit else len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
+
+
+def read_document(text: str, path: str | None = None, *, max_bytes: int | None = None) -> Document:
+    """Parse text into a Document after the size check.
+
+    Args:
+        text: the whole note.
+        path: its path, for messages.
+        max_bytes: the size limit in UTF-8 bytes (default :data:`MAX_NOTE_BYTES`;
+            ``limits.max_note_bytes`` in the configuration).
+
+    Raises:
+        LimitExceededError: the note is over the limit (line 1).
+        ParseError: its line ends are CR alone (line 1; see docs/reliability.md).
+    """
+    limit = MAX_NOTE_BYTES if max_bytes is None else max_bytes
+    size = _too_big(text, limit)
+    if size is not None:
+        from .errors import LimitExceededError
+
+        raise LimitExceededError(
+            f"note is {size} bytes or more, over the limit of {limit} (limits.max_note_bytes)",
+            path=path,
+            line=1,
+        )
+    if "\r" in text and "\n" not in text:
+        raise ParseError(
+            "the line ends are CR alone (classic Mac OS); sessionkit reads notes with LF "
+            "or CRLF line ends: convert them first (tr '\\r' '\\n')",
+            path=path,
+            line=1,
+        )
+    return parse(text, path)

@@ -84,6 +84,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from . import fastpaths as _fastpaths
+from ._lazyre import lazy
 from .fastpaths import general_paths
 
 __all__ = [
@@ -205,15 +206,15 @@ def walk(blocks: Sequence[Block], depth: int = 0) -> Iterator[tuple[Block, int]]
 
 _HTML_OPEN = [
     (
-        re.compile(r"^<(?a:script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE),
-        re.compile(r"</(?a:script|pre|style|textarea)>", re.IGNORECASE),
+        lazy(r"^<(?a:script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE),
+        lazy(r"</(?a:script|pre|style|textarea)>", re.IGNORECASE),
     ),
-    (re.compile(r"^<!--"), re.compile(r"-->")),
-    (re.compile(r"^<\?"), re.compile(r"\?>")),
-    (re.compile(r"^<![A-Za-z]"), re.compile(r">")),
-    (re.compile(r"^<!\[CDATA\["), re.compile(r"\]\]>")),
+    (lazy(r"^<!--"), lazy(r"-->")),
+    (lazy(r"^<\?"), lazy(r"\?>")),
+    (lazy(r"^<![A-Za-z]"), lazy(r">")),
+    (lazy(r"^<!\[CDATA\["), lazy(r"\]\]>")),
     (
-        re.compile(
+        lazy(
             r"^</?(?a:address|article|aside|base|basefont|blockquote|body|caption|center|col|"
             r"colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|"
             r"frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|"
@@ -224,7 +225,7 @@ _HTML_OPEN = [
         None,
     ),
     (
-        re.compile(
+        lazy(
             r"^(?:<[A-Za-z][A-Za-z0-9\-]*(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*"
             r"(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
             r"|</[A-Za-z][A-Za-z0-9\-]*\s*>)\s*$"
@@ -232,10 +233,10 @@ _HTML_OPEN = [
         None,
     ),
 ]
-_DELIM_CELL = re.compile(r"^:?-+:?$")
-_BAD_PROTOCOL = re.compile(r"^(?:vbscript|javascript|file|data):", re.IGNORECASE)
-_GOOD_DATA = re.compile(r"^data:image/(?:gif|png|jpeg|webp);", re.IGNORECASE)
-_WS_RUN = re.compile(r"\s+")
+_DELIM_CELL = lazy(r"^:?-+:?$")
+_BAD_PROTOCOL = lazy(r"^(?:vbscript|javascript|file|data):", re.IGNORECASE)
+_GOOD_DATA = lazy(r"^data:image/(?:gif|png|jpeg|webp);", re.IGNORECASE)
+_WS_RUN = lazy(r"\s+")
 
 # markdown-it's terminator lists (which rules may end a block of each kind):
 #: table, fence, blockquote, hr, list, html, heading (paragraphs and references)
@@ -1531,7 +1532,7 @@ def steps() -> int:
 #: block: a backtick, a tilde, ``<`` or a blank (whitespace, see may_open_block)
 _OPENERS = "`~<"
 #: a line start followed by one of them; a CR that ends the line is no blank
-_LINE_MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n\r]|\r(?!\n))")
+_LINE_MAY_OPEN = lazy(r"\n(?:[`~<]|[^\S\n\r]|\r(?!\n))")
 
 
 def may_open_block(text: str) -> bool:

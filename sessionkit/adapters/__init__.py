@@ -8,12 +8,14 @@ zero-argument callable returning one).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from ..document import Document
 from ..errors import MissingDependencyError, SessionKitError, UnsupportedFormatError
-from ._base import Adapter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..document import Document
+    from ._base import Adapter
 
 __all__ = ["Adapter", "available_formats", "detect_format", "get_adapter", "register_format"]
 
@@ -84,8 +86,10 @@ def get_adapter(name: str) -> Adapter:
     adapter: Any = target
     if isinstance(target, str):
         module_name, _, attr = target.partition(":")
+        from importlib import import_module
+
         try:
-            module = importlib.import_module(module_name)
+            module = import_module(module_name)
         except ImportError as exc:
             raise MissingDependencyError(
                 f"format {name!r} needs {exc.name or 'a missing module'}: "
@@ -127,3 +131,13 @@ def detect_format(doc: Document) -> str:
             option="format",
         )
     return best
+
+
+def __getattr__(name: str) -> Any:
+    # ``Adapter`` (the protocol) is imported on first use: the light modules of this
+    # package (``aiwiki_page``, ``profiles``) must not pay for the model it names
+    if name == "Adapter":
+        from ._base import Adapter
+
+        return Adapter
+    raise AttributeError(f"module 'sessionkit.adapters' has no attribute {name!r}")
