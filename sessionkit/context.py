@@ -26,10 +26,10 @@ This module imports nothing heavy: the hooks import it on every session start.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-import attrs
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -85,7 +85,6 @@ def check_budget(budget: int, unit: str = "chars") -> str | None:
     return None
 
 
-@attrs.frozen(kw_only=True)
 class Context:
     """A rendered context.
 
@@ -103,17 +102,54 @@ class Context:
         rest: the command that prints the whole context.
     """
 
-    text: str
-    key: str
-    source: str
-    budget: int
-    unit: str
-    size: int
-    unconsumed: int
-    shown: int
-    left_out: dict[str, int] = attrs.field(factory=dict)
-    left_out_size: int = 0
-    rest: str = ""
+    __slots__ = (
+        "budget",
+        "key",
+        "left_out",
+        "left_out_size",
+        "rest",
+        "shown",
+        "size",
+        "source",
+        "text",
+        "unconsumed",
+        "unit",
+    )
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        key: str,
+        source: str,
+        budget: int,
+        unit: str,
+        size: int,
+        unconsumed: int,
+        shown: int,
+        left_out: dict[str, int] | None = None,
+        left_out_size: int = 0,
+        rest: str = "",
+    ) -> None:
+        self.text = text
+        self.key = key
+        self.source = source
+        self.budget = budget
+        self.unit = unit
+        self.size = size
+        self.unconsumed = unconsumed
+        self.shown = shown
+        self.left_out = {} if left_out is None else left_out
+        self.left_out_size = left_out_size
+        self.rest = rest
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Context and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # (it holds a dict)
+
+    def __repr__(self) -> str:
+        return f"Context(key={self.key!r}, source={self.source!r}, text={self.text!r})"
 
     @property
     def complete(self) -> bool:

@@ -278,11 +278,9 @@ class Directive:
 
     def field(self, name: str) -> str | None:
         """The value of an item ``Name: value`` (case-insensitive name), if any."""
-        prefix = name.lower() + ":"
-        for item in self.items:
-            if item.lower().startswith(prefix):
-                return item[len(prefix) :].strip()
-        return None
+        from .adapters._aiwiki_parse import item_field  # (the one rule, light to import)
+
+        return item_field(self.items, name)
 
     @property
     def action(self) -> str | None:

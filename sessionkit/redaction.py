@@ -29,16 +29,19 @@ remote store, and every conversion, refuses a note that carries a secret
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
 
-import attrs
-
+from ._lazyre import lazy
+from ._plain import Plain
 from .errors import StoreError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (light to import: the hooks redact what they write on every run)
+    from collections.abc import Iterable, Iterator, Sequence
+    from contextlib import AbstractContextManager
+    from typing import Any
 
 __all__ = [
     "AIWIKI_CODE",
@@ -71,7 +74,7 @@ def placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+\]|REDACTED:[a-z0-9-]+")
+_PLACEHOLDER = lazy(r"\[REDACTED:[a-z0-9-]+\]|REDACTED:[a-z0-9-]+")
 
 # -- detectors -------------------------------------------------------------------------
 # (kind, pattern, group holding the secret, what may not come right before it, literals
@@ -298,7 +301,7 @@ def _entropy(value: str) -> float:
 
 
 # words, file names and paths, dates and times: assigned values that are not credentials
-_NOT_RANDOM = re.compile(
+_NOT_RANDOM = lazy(
     r"(?i)[a-z]+(?:[_-][a-z]+)*"
     r"|[\w./~-]*\.(?:md|txt|json|ya?ml|toml|ini|cfg|py|js|ts|sh|env|pem|key|crt|log)"
     r"|\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?"
@@ -324,8 +327,7 @@ def _random_looking(value: str) -> bool:
     return _entropy(value) >= 3.0
 
 
-@attrs.frozen(kw_only=True)
-class Finding:
+class Finding(Plain):
     """One detected secret: where and what kind, never its value.
 
     Attributes:
@@ -336,11 +338,16 @@ class Finding:
         redacted: whether it was replaced (``False``: written as is, ``warn``).
     """
 
-    kind: str
-    line: int
-    column: int
-    path: str | None = None
-    redacted: bool = True
+    __slots__ = ("column", "kind", "line", "path", "redacted")
+
+    def __init__(
+        self, *, kind: str, line: int, column: int, path: str | None = None, redacted: bool = True
+    ) -> None:
+        self.kind = kind
+        self.line = line
+        self.column = column
+        self.path = path
+        self.redacted = redacted
 
     def __str__(self) -> str:
         return f"{self.path or '<text>'}:{self.line}: {self.kind}"
@@ -356,16 +363,18 @@ class Finding:
         }
 
 
-@attrs.frozen(kw_only=True)
-class _Span:
-    start: int
-    end: int
-    kind: str
+class _Span(Plain):
+    __slots__ = ("end", "kind", "start")
+
+    def __init__(self, *, start: int, end: int, kind: str) -> None:
+        self.start = start
+        self.end = end
+        self.kind = kind
 
 
 # kinds looked for only on the lines as they are (no fixed shape, or multi-line already)
 _LINE_KINDS = frozenset({"private-key", "secret-assignment", "bearer-token", "basic-auth-url"})
-_JOIN = re.compile(r"(?<=[A-Za-z0-9+/=_.-])\r?\n[ \t>]*(?=[A-Za-z0-9+/=_.-])")
+_JOIN = lazy(r"(?<=[A-Za-z0-9+/=_.-])\r?\n[ \t>]*(?=[A-Za-z0-9+/=_.-])")
 
 
 def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
@@ -477,12 +486,14 @@ def find_secrets(text: str, *, allow: Iterable[str] = (), path: str | None = Non
     ]
 
 
-@attrs.frozen(kw_only=True)
-class Redacted:
+class Redacted(Plain):
     """The result of :func:`redact`: the new text and what was replaced."""
 
-    text: str
-    findings: tuple[Finding, ...] = ()
+    __slots__ = ("findings", "text")
+
+    def __init__(self, *, text: str, findings: tuple[Finding, ...] = ()) -> None:
+        self.text = text
+        self.findings = findings
 
 
 def _frontmatter_end(text: str) -> int:
@@ -536,12 +547,7 @@ def redact(text: str, *, allow: Iterable[str] = (), path: str | None = None) -> 
 # -- policy and the store choke point ------------------------------------------------------
 
 
-def _frozen(values: Iterable[str]) -> frozenset[str]:
-    return frozenset(values)
-
-
-@attrs.frozen(kw_only=True)
-class Policy:
+class Policy(Plain):
     """What a store does with secrets in what it writes.
 
     Attributes:
@@ -550,13 +556,13 @@ class Policy:
         allow: known-safe values that are never redacted.
     """
 
-    mode: str = attrs.field(default="on")
-    allow: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
+    __slots__ = ("allow", "mode")
 
-    @mode.validator
-    def _check(self, attribute: Any, value: str) -> None:
-        if value not in MODES:
-            raise ValueError(f"redact must be one of {', '.join(MODES)}, not {value!r}")
+    def __init__(self, *, mode: str = "on", allow: Iterable[str] = frozenset()) -> None:
+        if mode not in MODES:
+            raise ValueError(f"redact must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.allow = frozenset(allow)
 
     @classmethod
     def from_config(cls, config: Any) -> Policy:
@@ -576,15 +582,21 @@ _STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-@contextlib.contextmanager
-def collect() -> Iterator[list[Finding]]:
+class _Collect:
+    """The context of :func:`collect` (a class: :mod:`contextlib` is not imported here)."""
+
+    def __enter__(self) -> list[Finding]:
+        self.found: list[Finding] = []
+        self.token = _COLLECTORS.set((*_COLLECTORS.get(), self.found))
+        return self.found
+
+    def __exit__(self, *exc: object) -> None:
+        _COLLECTORS.reset(self.token)
+
+
+def collect() -> AbstractContextManager[list[Finding]]:
     """Collect every :class:`Finding` the stores redact (or warn about) inside the block."""
-    found: list[Finding] = []
-    token = _COLLECTORS.set((*_COLLECTORS.get(), found))
-    try:
-        yield found
-    finally:
-        _COLLECTORS.reset(token)
+    return _Collect()
 
 
 def relay(findings: Iterable[Finding]) -> None:
@@ -595,14 +607,19 @@ def relay(findings: Iterable[Finding]) -> None:
         found.extend(findings)
 
 
-@contextlib.contextmanager
-def strict() -> Iterator[None]:
+class _Strict:
+    """The context of :func:`strict`."""
+
+    def __enter__(self) -> None:
+        self.token = _STRICT.set(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _STRICT.reset(self.token)
+
+
+def strict() -> AbstractContextManager[None]:
     """Inside the block every store refuses a secret it would write in clear (conversions)."""
-    token = _STRICT.set(True)
-    try:
-        yield
-    finally:
-        _STRICT.reset(token)
+    return _Strict()
 
 
 def _record(store: Any, findings: Sequence[Finding]) -> None:
@@ -645,7 +662,13 @@ def guard(
             path=path,
             line=done.findings[0].line,
         )
-    _record(store, [attrs.evolve(f, redacted=False) for f in done.findings])
+    _record(
+        store,
+        [
+            Finding(kind=f.kind, line=f.line, column=f.column, path=f.path, redacted=False)
+            for f in done.findings
+        ],
+    )
     return text
 
 
@@ -705,7 +728,7 @@ _COMMON = (
 _SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
 #: (the anchor character, the search of a pattern of the literals anchored there) for
 #: the exact literals and for the lowered ones
-_Anchored = tuple[tuple[Any, Any], ...]
+_Anchored = tuple[tuple["Any", "Any"], ...]
 _Prefilter = tuple[_Anchored, _Anchored]
 _PREFILTER: dict[type, _Prefilter] = {}
 

@@ -16,70 +16,89 @@ Mapping decisions (also in the docs):
 * lines of a list section that belong to no bullet (prose, the
   ``(filled by /wrap)`` placeholder) and text between ``## Checkpoints``
   and its first entry stay in the document but have no model field.
+
+**One reader, two builds.**  The reader is light to import (no attrs, no
+model, no YAML: the agent hooks use it on every run).  What it builds from
+the parts it finds is a :class:`Kinds`: :func:`model_kinds` makes the
+:class:`~sessionkit.model.Session` parts (what :func:`read_page` and
+:func:`scan` return, the model imported on first use), :data:`LIGHT` makes
+plain :class:`Parts` (:func:`read_parts`: what the hooks and the context
+rendering read).  Both go through the same functions, line for line.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-import attrs
-
-from ..document import Document, Section
+from .._lazyre import lazy
+from .._plain import Plain
 from ..errors import FormatError, ParseError, SessionKitError
-from ..markdown import Block as MdBlock
 from ..markdown import fast_paths_enabled, flat_leaves, may_open_block, tokenize
-from ..model import (
-    Block,
-    Checkpoint,
-    Citation,
-    Directive,
-    DirectiveState,
-    ExtraSection,
-    Session,
-    Status,
-)
-from .profiles import AIWIKI
+from ._aiwiki_words import FORMAT_KEYS as _FORMAT_KEYS
+from ._aiwiki_words import KEYS, SECTIONS, STATUS_WORDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..document import Document, Section
+    from ..markdown import Block as MdBlock
+    from ..model import Block, Citation, Session
 
 __all__ = [
+    "LIGHT",
     "LIST_FIELDS",
     "PLACEHOLDER",
+    "BlockParts",
+    "CheckpointParts",
     "CheckpointSpan",
+    "DirectiveParts",
     "DirectiveSpan",
     "ItemSpan",
+    "Kinds",
     "Layout",
+    "Parts",
+    "SectionParts",
+    "checkpoint_lines",
+    "directive_header",
+    "directive_lines",
+    "item_field",
+    "item_lines",
+    "model_kinds",
     "parse_citation",
     "parse_citation_lenient",
+    "read_parts",
     "scan",
 ]
 
 PLACEHOLDER = "(filled by /wrap)"
 
 #: section title -> Session field of bullet texts (``files_touched`` holds citations)
-LIST_FIELDS: dict[str, str] = dict(AIWIKI.sections)
+LIST_FIELDS: dict[str, str] = dict(SECTIONS)
 CHECKPOINTS = "Checkpoints"
 
 #: the rule that closes a checkpoint entry
-_RULE = re.compile(r"^---[ \t]*$")
+_RULE = lazy(r"^---[ \t]*$")
 _TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
-CHECKPOINT_HEADING = re.compile(rf"^(?P<event>\S.*?) at (?P<at>{_TIMESTAMP})$")
-DIRECTIVE_HEADER = re.compile(
+CHECKPOINT_HEADING = lazy(rf"^(?P<event>\S.*?) at (?P<at>{_TIMESTAMP})$")
+DIRECTIVE_HEADER = lazy(
     r"^\*\*(?P<kind>[^*\s](?:[^*]*[^*\s])?) directive "
     r"\((?:(?P<un>unconsumed)|consumed at (?P<at>[^()\s]+))\):\*\*[ \t]*$"
 )
-_STATUS_ITEM = re.compile(r"^Status:[ \t]*(?P<value>.*)$")
+_STATUS_ITEM = lazy(r"^Status:[ \t]*(?P<value>.*)$")
 
 _REF = (
     r"(?P<path>[^\s`]+?)"
     r"(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
     r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
 )
-_CODE_CITATION = re.compile(rf"^`{_REF}`(?: (?P<note>.*))?$", re.DOTALL)
-_BARE_CITATION = re.compile(rf"^{_REF}(?: (?P<note>.*))?$", re.DOTALL)
+_CODE_CITATION = lazy(rf"^`{_REF}`(?: (?P<note>.*))?$", re.DOTALL)
+_BARE_CITATION = lazy(rf"^{_REF}(?: (?P<note>.*))?$", re.DOTALL)
 # a backticked citation whose path has no ':', '@' or '`': the lazy path of _CODE_CITATION
 # cannot stop earlier there, so this reads the same parts (one line only; group 1 is the SHA)
-_QUICK_CODE_CITATION = re.compile(
+_QUICK_CODE_CITATION = lazy(
     r"`[^\s`:@]+(?::(?:0|[1-9][0-9]*)(?:-(?:0|[1-9][0-9]*))?)?(?:@([0-9a-fA-F]{4,40}))?`(?: |\Z)"
 )
 
@@ -88,10 +107,23 @@ def _strip(line: str) -> str:
     return line.rstrip("\r\n") if line.endswith("\n") else line.rstrip("\r")
 
 
+_MODEL: Any = None
+
+
+def _model() -> Any:
+    """:mod:`sessionkit.model`, imported on first use (the light reads never need it)."""
+    global _MODEL
+    if _MODEL is None:
+        from .. import model
+
+        _MODEL = model
+    return _MODEL
+
+
 def _citation_from(m: re.Match[str], code: bool) -> Citation:
     start = m.group("start")
     end = m.group("end")
-    return Citation(
+    return _model().Citation(  # type: ignore[no-any-return]
         path=m.group("path"),
         start=None if start is None else int(start),
         end=None if end is None else int(end),
@@ -109,7 +141,7 @@ def _path_like(c: Citation) -> bool:
 #: the lazy path there cannot stop earlier either (the rest of the pattern needs one of
 #: them, or a blank, next), so this finds the same groups, without backtracking; it ends
 #: at the very end where ``$`` also takes a last ``\n`` (that text goes the general way)
-_QUICK_CITATION = re.compile(
+_QUICK_CITATION = lazy(
     r"`(?P<path>[^\s`:@]+)(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
     r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?`(?: (?P<note>.*))?\Z",
     re.DOTALL,
@@ -192,7 +224,7 @@ def citation_state(text: str) -> int:
 
 def citation_from_text(text: str) -> Citation:
     """A bullet's citation, or the verbatim fallback for a non-citation bullet."""
-    return parse_citation(text) or Citation(path=text, code=False)
+    return parse_citation(text) or _model().Citation(path=text, code=False)
 
 
 def is_verbatim(c: Citation) -> bool:
@@ -200,48 +232,341 @@ def is_verbatim(c: Citation) -> bool:
     return parse_citation(c.render()) != c
 
 
-@attrs.frozen
-class ItemSpan:
+class ItemSpan(Plain):
     """A list item: its text (without the marker), lines [start, end) and its marker."""
 
-    text: str
-    start: int
-    end: int
-    marker: str = "-"
+    __slots__ = ("end", "marker", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int, marker: str = "-") -> None:
+        self.text = text
+        self.start = start
+        self.end = end
+        self.marker = marker
 
 
-@attrs.frozen
-class DirectiveSpan:
+class DirectiveSpan(Plain):
     """Where a directive is: header line, item spans, the ``Status:`` item and the block end."""
 
-    header: int
-    items: tuple[ItemSpan, ...]
-    status: ItemSpan | None
-    end: int
+    __slots__ = ("end", "header", "items", "status")
+
+    def __init__(
+        self, header: int, items: tuple[ItemSpan, ...], status: ItemSpan | None, end: int
+    ) -> None:
+        self.header = header
+        self.items = items
+        self.status = status
+        self.end = end
 
 
-@attrs.frozen
-class CheckpointSpan:
+class CheckpointSpan(Plain):
     """A checkpoint entry: heading line, content end (exclusive, after the rule) and directives."""
 
-    heading: int
-    end: int
-    content_end: int
-    directives: tuple[DirectiveSpan, ...]
+    __slots__ = ("content_end", "directives", "end", "heading")
+
+    def __init__(
+        self, heading: int, end: int, content_end: int, directives: tuple[DirectiveSpan, ...]
+    ) -> None:
+        self.heading = heading
+        self.end = end
+        self.content_end = content_end
+        self.directives = directives
 
 
-@attrs.frozen
-class Layout:
+class Layout(Plain):
     """Where each part of a page is (0-based line indices into ``doc.lines``)."""
 
-    known: dict[str, Section]
-    extra: tuple[Section, ...]
-    items: dict[str, tuple[ItemSpan, ...]]
-    placeholders: dict[str, int]
-    loose: dict[str, tuple[int, ...]]
-    checkpoints: tuple[CheckpointSpan, ...]
-    bad_checkpoint_headings: tuple[int, ...]
-    preamble: tuple[int, int]
+    __slots__ = (
+        "bad_checkpoint_headings",
+        "checkpoints",
+        "extra",
+        "items",
+        "known",
+        "loose",
+        "placeholders",
+        "preamble",
+    )
+
+    def __init__(
+        self,
+        *,
+        known: dict[str, Section],
+        extra: tuple[Section, ...],
+        items: dict[str, tuple[ItemSpan, ...]],
+        placeholders: dict[str, int],
+        loose: dict[str, tuple[int, ...]],
+        checkpoints: tuple[CheckpointSpan, ...],
+        bad_checkpoint_headings: tuple[int, ...],
+        preamble: tuple[int, int],
+    ) -> None:
+        self.known = known
+        self.extra = extra
+        self.items = items
+        self.placeholders = placeholders
+        self.loose = loose
+        self.checkpoints = checkpoints
+        self.bad_checkpoint_headings = bad_checkpoint_headings
+        self.preamble = preamble
+
+
+# -- what the reader builds: the model's parts, or light ones -------------------------
+
+
+def item_field(items: Sequence[str], name: str) -> str | None:
+    """The value of a directive item ``Name: value`` (case-insensitive name), if any."""
+    prefix = name.lower() + ":"
+    for item in items:
+        if item.lower().startswith(prefix):
+            return item[len(prefix) :].strip()
+    return None
+
+
+class DirectiveParts(Plain):
+    """A directive as :func:`read_parts` reads it (the fields of
+    :class:`~sessionkit.model.Directive`; ``state`` is ``"unconsumed"`` or ``"consumed"``)."""
+
+    __slots__ = ("consumed_at", "items", "kind", "state", "status")
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        state: str,
+        consumed_at: str | None = None,
+        items: tuple[str, ...] = (),
+        status: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.state = state
+        self.consumed_at = consumed_at
+        self.items = items
+        self.status = status
+
+    @property
+    def action(self) -> str | None:
+        """The ``Action:`` item's value, if any."""
+        return item_field(self.items, "Action")
+
+
+class CheckpointParts(Plain):
+    """A checkpoint entry as :func:`read_parts` reads it (the fields of
+    :class:`~sessionkit.model.Checkpoint`)."""
+
+    __slots__ = ("at", "body", "directives", "event")
+
+    def __init__(
+        self, *, event: str, at: str, body: str = "", directives: tuple[DirectiveParts, ...] = ()
+    ) -> None:
+        self.event = event
+        self.at = at
+        self.body = body
+        self.directives = directives
+
+
+class SectionParts(Plain):
+    """A section the page has no field for (:class:`~sessionkit.model.ExtraSection`)."""
+
+    __slots__ = ("body", "title")
+
+    def __init__(self, *, title: str, body: str = "") -> None:
+        self.title = title
+        self.body = body
+
+
+class BlockParts(Plain):
+    """One block of a list section (:class:`~sessionkit.model.Block`)."""
+
+    __slots__ = ("gap", "marker", "text")
+
+    def __init__(self, *, text: str, marker: str | None = None, gap: int = 0) -> None:
+        self.text = text
+        self.marker = marker
+        self.gap = gap
+
+
+class Parts(Plain):
+    """A page as :func:`read_parts` reads it: the fields of
+    :class:`~sessionkit.model.Session` an aiwiki page holds, plainly.
+
+    ``status`` is the status word; ``files_touched`` holds the bullet texts;
+    ``checkpoints``, ``sections`` and ``blocks`` hold :class:`CheckpointParts`,
+    :class:`SectionParts` and :class:`BlockParts`.
+    """
+
+    __slots__ = (
+        "blocks",
+        "checkpoints",
+        "decisions",
+        "ended",
+        "extra",
+        "files_touched",
+        "focus",
+        "gotchas",
+        "id",
+        "last_commit",
+        "next_steps",
+        "questions",
+        "sections",
+        "started",
+        "status",
+    )
+    title = None  # (an aiwiki page has no title: read as the model reads it)
+
+    def __init__(
+        self,
+        *,
+        status: str = "active",
+        id: str | None = None,
+        focus: str | None = None,
+        started: str | None = None,
+        ended: str | None = None,
+        last_commit: str | None = None,
+        extra: dict[str, Any] | None = None,
+        checkpoints: tuple[CheckpointParts, ...] = (),
+        files_touched: tuple[str, ...] = (),
+        decisions: tuple[str, ...] = (),
+        gotchas: tuple[str, ...] = (),
+        questions: tuple[str, ...] = (),
+        next_steps: tuple[str, ...] = (),
+        sections: tuple[SectionParts, ...] = (),
+        blocks: dict[str, tuple[BlockParts, ...]] | None = None,
+    ) -> None:
+        self.status = status
+        self.id = id
+        self.focus = focus
+        self.started = started
+        self.ended = ended
+        self.last_commit = last_commit
+        self.extra = extra or {}
+        self.checkpoints = checkpoints
+        self.files_touched = files_touched
+        self.decisions = decisions
+        self.gotchas = gotchas
+        self.questions = questions
+        self.next_steps = next_steps
+        self.sections = sections
+        self.blocks = blocks or {}
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'Parts'")
+
+
+class Kinds:
+    """What the reader makes of the parts it finds: each field a class (or a
+    function) called as the model's classes are, by keyword."""
+
+    __slots__ = (
+        "block",
+        "checkpoint",
+        "citation",
+        "consumed",
+        "directive",
+        "section",
+        "session",
+        "status",
+        "unconsumed",
+    )
+
+    def __init__(
+        self,
+        *,
+        checkpoint: Callable[..., Any],
+        directive: Callable[..., Any],
+        section: Callable[..., Any],
+        block: Callable[..., Any],
+        session: Callable[..., Any],
+        citation: Callable[[str, bool], Any],
+        status: Callable[[str], Any],
+        unconsumed: Any,
+        consumed: Any,
+    ) -> None:
+        self.checkpoint = checkpoint
+        self.directive = directive
+        self.section = section
+        self.block = block
+        self.session = session
+        self.citation = citation
+        self.status = status
+        self.unconsumed = unconsumed
+        self.consumed = consumed
+
+
+#: light parts (:class:`Parts` and its kin): what :func:`read_parts` builds
+LIGHT = Kinds(
+    checkpoint=CheckpointParts,
+    directive=DirectiveParts,
+    section=SectionParts,
+    block=BlockParts,
+    session=Parts,
+    citation=lambda text, fast: text,  # (the bullet's text)
+    status=str,
+    unconsumed="unconsumed",
+    consumed="consumed",
+)
+_MODEL_KINDS: Kinds | None = None
+
+
+def _model_citation(text: str, fast: bool) -> Citation:
+    """A Files touched bullet's citation, or the verbatim fallback (``fast``: the
+    quick pattern's lane may answer, see :func:`parse_citation`)."""
+    return _parse_citation(text, fast) or _model().Citation(path=text, code=False)
+
+
+def model_kinds() -> Kinds:
+    """The model's classes (:class:`~sessionkit.model.Session` and its parts), as
+    :func:`read_page` and :func:`scan` build them (the model imported on first use)."""
+    global _MODEL_KINDS
+    if _MODEL_KINDS is None:
+        m = _model()
+        _MODEL_KINDS = Kinds(
+            checkpoint=m.Checkpoint,
+            directive=m.Directive,
+            section=m.ExtraSection,
+            block=m.Block,
+            session=m.Session,
+            citation=_model_citation,
+            status=m.Status,
+            unconsumed=m.DirectiveState.UNCONSUMED,
+            consumed=m.DirectiveState.CONSUMED,
+        )
+    return _MODEL_KINDS
+
+
+# -- rendering an entry (the writer's spelling; light, for the hooks' splice too) ------
+
+
+def item_lines(text: str) -> list[str]:
+    """The lines of a bullet whose text is ``text``."""
+    return ("- " + text).split("\n")
+
+
+def directive_header(d: Any) -> str:
+    """The bold header line of a directive (a model or a light one)."""
+    if d.state == "unconsumed":
+        return f"**{d.kind} directive (unconsumed):**"
+    return f"**{d.kind} directive (consumed at {d.consumed_at or 'unknown'}):**"
+
+
+def directive_lines(d: Any) -> list[str]:
+    """A directive: header, its items, then ``- Status:`` when it has one."""
+    out = [directive_header(d)]
+    for item in d.items:
+        out.extend(item_lines(item))
+    if d.status is not None:
+        out.append(f"- Status: {d.status}")
+    return out
+
+
+def checkpoint_lines(cp: Any) -> list[str]:
+    """A checkpoint entry in the skeleton's shape, ending with its ``---`` rule."""
+    out = [f"### {cp.event} at {cp.at}", ""]
+    if cp.body:
+        out.extend(cp.body.split("\n"))
+        out.append("")
+    for d in cp.directives:
+        out.extend(directive_lines(d))
+        out.append("")
+    out.append("---")
+    return out
 
 
 def scan_items(
@@ -304,7 +629,7 @@ def scan_items(
     return items, placeholder, loose
 
 
-_MARKER = re.compile(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+_MARKER = lazy(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 
 
 def _content_end(lines: Sequence[str], start: int, end: int) -> int:
@@ -360,8 +685,8 @@ def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
 
 
 def _directive_block(
-    lines: Sequence[str], i: int, end: int, m: re.Match[str]
-) -> tuple[Directive, DirectiveSpan]:
+    lines: Sequence[str], i: int, end: int, m: re.Match[str], kinds: Kinds
+) -> tuple[Any, DirectiveSpan]:
     """The directive whose header (matched by ``m``) is line ``i``, and its span."""
     # its bullets follow (blank lines allowed before the first)
     j = i + 1
@@ -384,8 +709,8 @@ def _directive_block(
             status, status_value = item, sm.group("value")
         else:
             texts.append(item.text)
-    state = DirectiveState.UNCONSUMED if m.group("un") else DirectiveState.CONSUMED
-    directive = Directive(
+    state = kinds.unconsumed if m.group("un") else kinds.consumed
+    directive = kinds.directive(
         kind=m.group("kind"),
         state=state,
         consumed_at=m.group("at"),
@@ -414,8 +739,8 @@ def _entry_end(lines: Sequence[str], heading: int, end: int, body: list[str]) ->
 
 
 def _scan_entry(
-    doc: Document, heading: int, end: int
-) -> tuple[str, tuple[DirectiveSpan, ...], list[Directive], int]:
+    doc: Document, heading: int, end: int, kinds: Kinds | None = None
+) -> tuple[str, tuple[DirectiveSpan, ...], list[Any], int]:
     """Body text, directive spans and directives of one checkpoint entry.
 
     A directive header is aiwiki's line rule (the schema's hooks find it by
@@ -451,14 +776,15 @@ def _scan_entry(
             if blk.end > first and blk.kind in ("fence", "html"):
                 inside.update(range(blk.start, blk.end))
         headers = [(i, m) for i, m in headers if i not in inside]
+    kinds = kinds or model_kinds()
     body: list[str] = []
     spans: list[DirectiveSpan] = []
-    directives: list[Directive] = []
+    directives: list[Any] = []
     pos = first  # the first line not yet read
     for n, (i, m) in enumerate(headers):
         body.extend(_strip(x) for x in lines[pos:i])
         limit = headers[n + 1][0] if n + 1 < len(headers) else end
-        directive, span = _directive_block(lines, i, limit, m)
+        directive, span = _directive_block(lines, i, limit, m, kinds)
         directives.append(directive)
         spans.append(span)
         pos = span.end
@@ -468,7 +794,10 @@ def _scan_entry(
 
 
 def list_blocks_of(
-    lines: Sequence[str], found: Sequence[ItemSpan], loose: Sequence[int]
+    lines: Sequence[str],
+    found: Sequence[ItemSpan],
+    loose: Sequence[int],
+    kinds: Kinds | None = None,
 ) -> tuple[Block, ...] | None:
     """The blocks of a list section (see :class:`~sessionkit.model.Block`) from its
     items and loose lines; ``None`` when it holds only ``-`` items.
@@ -489,13 +818,14 @@ def list_blocks_of(
             run = []
         run.append(i)
     spans.sort()
+    block = (kinds or model_kinds()).block
     out: list[Block] = []
     prev_end: int | None = None
     for start, end, marker, text in spans:
         gap = 0
         if prev_end is not None:
             gap = sum(1 for k in range(prev_end, start) if not lines[k].strip())
-        out.append(Block(text=text, marker=marker, gap=gap))
+        out.append(block(text=text, marker=marker, gap=gap))
         prev_end = end
     return tuple(out)
 
@@ -507,8 +837,14 @@ def _section_body(doc: Document, start: int, end: int) -> str:
     return "\n".join(lines)
 
 
-def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
-    """Find the body's parts: returns field values (by Session field name) and their layout."""
+def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Layout]:
+    """Find the body's parts: returns field values (by Session field name) and their layout.
+
+    The values are the model's (:class:`~sessionkit.model.Checkpoint`,
+    :class:`~sessionkit.model.Citation`…) unless ``kinds`` says otherwise
+    (:data:`LIGHT`: :class:`CheckpointParts`, bullet texts…).
+    """
+    kinds = kinds or model_kinds()
     values: dict[str, Any] = {}
     known: dict[str, Section] = {}
     extra_secs: list[Section] = []
@@ -519,20 +855,20 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
             extra_secs.append(sec)
     first = doc.sections[0].start if doc.sections else len(doc.lines)
     preamble = (doc.body_start, first)
-    extras: list[ExtraSection] = []
+    extras: list[Any] = []
     pre_text = _section_body(doc, doc.body_start, first)
     if pre_text.strip() or (
         extra_secs and extra_secs[0] is doc.sections[0] and not extra_secs[0].title
     ):
-        extras.append(ExtraSection(title="", body=pre_text if pre_text.strip() else ""))
+        extras.append(kinds.section(title="", body=pre_text if pre_text.strip() else ""))
     for sec in extra_secs:
         extras.append(
-            ExtraSection(title=sec.title, body=_section_body(doc, sec.start + 1, sec.end))
+            kinds.section(title=sec.title, body=_section_body(doc, sec.start + 1, sec.end))
         )
     values["sections"] = tuple(extras)
 
     items: dict[str, tuple[ItemSpan, ...]] = {}
-    blocks: dict[str, tuple[Block, ...]] = {}
+    blocks: dict[str, tuple[Any, ...]] = {}
     placeholders: dict[str, int] = {}
     loose: dict[str, tuple[int, ...]] = {}
     for title, field in LIST_FIELDS.items():
@@ -543,7 +879,7 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
         found, ph, lo = scan_items(
             doc.lines, lsec.start + 1, lsec.end, ordered=field != "files_touched"
         )
-        laid = list_blocks_of(doc.lines, found, lo)
+        laid = list_blocks_of(doc.lines, found, lo, kinds)
         if laid is not None:
             blocks[field] = laid
         items[title] = tuple(found)
@@ -552,13 +888,12 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
         loose[title] = tuple(lo)
         if field == "files_touched":
             fast = fast_paths_enabled()
-            values[field] = tuple(
-                _parse_citation(x.text, fast) or Citation(path=x.text, code=False) for x in found
-            )
+            citation = kinds.citation
+            values[field] = tuple(citation(x.text, fast) for x in found)
         else:
             values[field] = tuple(x.text for x in found)
 
-    cps: list[Checkpoint] = []
+    cps: list[Any] = []
     cp_spans: list[CheckpointSpan] = []
     bad: list[int] = []
     csec = known.get(CHECKPOINTS)
@@ -577,14 +912,14 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
         while pre and not pre[0].strip():
             pre.pop(0)
         if pre:  # text before the first entry: held as a block of the log
-            blocks["checkpoints"] = (Block(text="\n".join(pre)),)
+            blocks["checkpoints"] = (kinds.block(text="\n".join(pre)),)
         for n, h in enumerate(heads):
             end = heads[n + 1].line if n + 1 < len(heads) else csec.end
             m = CHECKPOINT_HEADING.match(h.title)
             assert m is not None
-            body, dspans, directives, content_end = _scan_entry(doc, h.line, end)
+            body, dspans, directives, content_end = _scan_entry(doc, h.line, end, kinds)
             cps.append(
-                Checkpoint(
+                kinds.checkpoint(
                     event=m.group("event"),
                     at=m.group("at"),
                     body=body,
@@ -609,8 +944,8 @@ def scan(doc: Document) -> tuple[dict[str, Any], Layout]:
 
 
 #: frontmatter key -> Session field (``schema_id``/``schema_version`` are format-level)
-KEY_FIELDS: dict[str, str] = dict(AIWIKI.keys)
-FORMAT_KEYS = AIWIKI.format_keys
+KEY_FIELDS: dict[str, str] = dict(KEYS)
+FORMAT_KEYS = _FORMAT_KEYS
 RESERVED_KEYS = frozenset(KEY_FIELDS) | frozenset(FORMAT_KEYS)
 
 
@@ -633,6 +968,21 @@ def read_page(doc: Document) -> tuple[Session, Layout]:
         ParseError: unclosed frontmatter, bad YAML, not a mapping (with line).
         FormatError: ``schema_id`` is not ``session``; ``status`` is not a known value.
     """
+    session, layout = _read(doc, model_kinds())
+    return session, layout
+
+
+def read_parts(doc: Document) -> tuple[Parts, Layout]:
+    """:func:`read_page` without the model: the page's :class:`Parts` and its layout.
+
+    The same reader, the same errors; what it builds is plain (:data:`LIGHT`).
+    """
+    parts, layout = _read(doc, LIGHT)
+    return parts, layout
+
+
+def _read(doc: Document, kinds: Kinds) -> tuple[Any, Layout]:
+    """:func:`read_page` building with ``kinds``."""
     try:
         meta = doc.meta
     except SessionKitError as exc:
@@ -653,20 +1003,19 @@ def read_page(doc: Document) -> tuple[Session, Layout]:
     fields: dict[str, Any] = {}
     raw_status = meta.get("status")
     if raw_status is None:
-        fields["status"] = Status.ACTIVE
+        fields["status"] = kinds.status(STATUS_WORDS[0])
+    elif raw_status in STATUS_WORDS and isinstance(raw_status, str):
+        fields["status"] = kinds.status(raw_status)
     else:
-        try:
-            fields["status"] = Status(raw_status)
-        except ValueError:
-            raise FormatError(
-                f"status {raw_status!r} is not one of active, done, abandoned",
-                path=doc.path,
-                line=doc.key_line("status"),
-            ) from None
+        raise FormatError(
+            f"status {raw_status!r} is not one of {', '.join(STATUS_WORDS)}",
+            path=doc.path,
+            line=doc.key_line("status"),
+        )
     for key, field in KEY_FIELDS.items():
         if key != "status":
             fields[field] = _text_value(doc, key, meta.get(key))
     fields["extra"] = {k: v for k, v in meta.items() if k not in RESERVED_KEYS}
-    values, layout = scan(doc)
+    values, layout = scan(doc, kinds)
     fields.update(values)
-    return Session(**fields), layout
+    return kinds.session(**fields), layout

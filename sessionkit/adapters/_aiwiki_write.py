@@ -20,8 +20,6 @@ from ..model import (
     Block,
     Checkpoint,
     Citation,
-    Directive,
-    DirectiveState,
     ExtraSection,
     Session,
     list_blocks,
@@ -35,11 +33,21 @@ from ._aiwiki_parse import (
     CheckpointSpan,
     ItemSpan,
     Layout,
+    checkpoint_lines,
+    directive_header,
+    item_lines,
     read_page,
 )
 from ._aiwiki_schema import Schema
 
-__all__ = ["edit_page", "render_page", "yaml_text"]
+__all__ = [
+    "checkpoint_lines",
+    "directive_header",
+    "edit_page",
+    "item_lines",
+    "render_page",
+    "yaml_text",
+]
 
 # a splice: (start, end, new lines without line ends, sequence number)
 _Edit = tuple[int, int, list[str], int]
@@ -140,44 +148,9 @@ def _key_values(session: Session) -> dict[str, Any]:
 # -- rendering pieces ---------------------------------------------------------
 
 
-def item_lines(text: str) -> list[str]:
-    """The lines of a bullet whose text is ``text``."""
-    return ("- " + text).split("\n")
-
-
 def citation_text(c: Citation) -> str:
     """A Files touched bullet's text for a citation (or a verbatim fallback)."""
     return c.render()
-
-
-def directive_header(d: Directive) -> str:
-    """The bold header line of a directive."""
-    if d.state is DirectiveState.UNCONSUMED:
-        return f"**{d.kind} directive (unconsumed):**"
-    return f"**{d.kind} directive (consumed at {d.consumed_at or 'unknown'}):**"
-
-
-def directive_lines(d: Directive) -> list[str]:
-    """A directive: header, its items, then ``- Status:`` when it has one."""
-    out = [directive_header(d)]
-    for item in d.items:
-        out.extend(item_lines(item))
-    if d.status is not None:
-        out.append(f"- Status: {d.status}")
-    return out
-
-
-def checkpoint_lines(cp: Checkpoint) -> list[str]:
-    """A checkpoint entry in the skeleton's shape, ending with its ``---`` rule."""
-    out = [f"### {cp.event} at {cp.at}", ""]
-    if cp.body:
-        out.extend(cp.body.split("\n"))
-        out.append("")
-    for d in cp.directives:
-        out.extend(directive_lines(d))
-        out.append("")
-    out.append("---")
-    return out
 
 
 CHECKPOINT_BLOCKS = "checkpoints"

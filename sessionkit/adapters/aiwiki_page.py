@@ -1,14 +1,19 @@
 """An aiwiki session page, section by section: the public read and render of its parts.
 
-Light to import (no YAML emitter, no schema pages): hooks, stores and
-operations that need one part of a page (its citations, where its sections
-are) use these instead of the whole adapter.
+Light to import (no attrs, no model, no YAML emitter, no schema pages): the
+agent hooks read a page with it on every run, and stores and operations that
+need one part of a page (its citations, where its sections are) use it
+instead of the whole adapter.
 
 * :func:`read_page` reads a page into a :class:`~sessionkit.model.Session`
-  and its :class:`Layout` (where every part is); :func:`scan` finds the
-  parts alone.
+  and its :class:`Layout` (where every part is); :func:`read_parts` reads it
+  into plain :class:`Parts` (no model: the same reader, building light parts);
+  :func:`scan` finds the body's parts alone.
 * :func:`parse_citation` / :func:`parse_citation_lenient` read a ``Files
   touched`` bullet.
+* :func:`checkpoint_lines` renders a checkpoint entry as the writer spells it
+  (from the model's :class:`~sessionkit.model.Checkpoint` or the light
+  :class:`CheckpointParts`).
 * :func:`list_section_lines` renders one list section's body as the writer
   spells it (its :class:`~sessionkit.model.Block` layout, or plain items, or
   the placeholder).
@@ -16,21 +21,25 @@ are) use these instead of the whole adapter.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ._aiwiki_parse import (
     CHECKPOINTS,
     LIST_FIELDS,
     PLACEHOLDER,
+    CheckpointParts,
+    DirectiveParts,
     ItemSpan,
     Layout,
+    Parts,
+    checkpoint_lines,
     list_blocks_of,
     parse_citation,
     parse_citation_lenient,
     read_page,
+    read_parts,
     scan,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..model import Session
 
@@ -38,13 +47,18 @@ __all__ = [
     "CHECKPOINTS",
     "LIST_FIELDS",
     "PLACEHOLDER",
+    "CheckpointParts",
+    "DirectiveParts",
     "ItemSpan",
     "Layout",
+    "Parts",
+    "checkpoint_lines",
     "list_blocks_of",
     "list_section_lines",
     "parse_citation",
     "parse_citation_lenient",
     "read_page",
+    "read_parts",
     "scan",
 ]
 

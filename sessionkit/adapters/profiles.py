@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 
 from ..model import Status
+from . import _aiwiki_words
 from ._bm_permalink import filename_for_title, generate_permalink, normalize_project_name
 
 __all__ = [
@@ -175,25 +176,12 @@ def bm_filename(title: str) -> str:
 #: the aiwiki session page (schema v1 and v2)
 AIWIKI = FormatProfile(
     name="aiwiki",
-    status_words={"active": Status.ACTIVE, "done": Status.DONE, "abandoned": Status.ABANDONED},
+    status_words={word: Status(word) for word in _aiwiki_words.STATUS_WORDS},
     status_default=None,
-    status_write={Status.ACTIVE: "active", Status.DONE: "done", Status.ABANDONED: "abandoned"},
-    sections={
-        "Files touched": "files_touched",
-        "Decisions made": "decisions",
-        "Gotchas surfaced": "gotchas",
-        "Open questions": "questions",
-        "Next steps": "next_steps",
-    },
-    keys={
-        "status": "status",
-        "date_start": "started",
-        "date_end": "ended",
-        "session_id": "id",
-        "focus": "focus",
-        "last_commit": "last_commit",
-    },
-    format_keys=("schema_id", "schema_version"),
+    status_write={Status(word): word for word in _aiwiki_words.STATUS_WORDS},
+    sections=_aiwiki_words.SECTIONS,
+    keys=_aiwiki_words.KEYS,
+    format_keys=_aiwiki_words.FORMAT_KEYS,
     key_prefix="aiwiki_",
     section_prefix="aiwiki: ",
     filename=aiwiki_filename,
