@@ -22,12 +22,11 @@ holds (never another writer's file in flight), so a rerun cleans up what a
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import secrets
 import stat
-from pathlib import Path
+
+from ._lazyre import lazy
 
 __all__ = [
     "TEMP_PATTERN",
@@ -39,7 +38,7 @@ __all__ = [
 ]
 
 #: names of sessionkit's temp files: ``.NAME.<12 lowercase hex>.tmp``
-TEMP_PATTERN = re.compile(r"^\..+\.[0-9a-f]{12}\.tmp$")
+TEMP_PATTERN = lazy(r"^\..+\.[0-9a-f]{12}\.tmp$")
 
 try:  # POSIX: writers hold an flock on their temp file
     import fcntl
@@ -56,8 +55,10 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
     except OSError:  # pragma: no cover
         return
     try:
-        with contextlib.suppress(OSError):  # some filesystems refuse it
+        try:  # noqa: SIM105 (contextlib is not imported on the hook path)
             os.fsync(fd)
+        except OSError:  # some filesystems refuse it
+            pass
     finally:
         os.close(fd)
 
@@ -88,15 +89,17 @@ def make_temp(
     the temp file is moved into place (to overlap several files' flushes).
     """
     folder, name = os.path.split(full)
-    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+    tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")  # (secrets.token_hex)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)
         if like is not None:
             if (like.st_uid, like.st_gid) != (os.getuid(), os.getgid()) and hasattr(os, "fchown"):
-                with contextlib.suppress(OSError):  # only where the process may
+                try:  # noqa: SIM105 (contextlib is not imported on the hook path)
                     os.fchown(fd, like.st_uid, like.st_gid)
+                except OSError:  # only where the process may
+                    pass
             if hasattr(os, "fchmod"):  # (not on Windows before Python 3.13)
                 os.fchmod(fd, stat.S_IMODE(like.st_mode))
         view = memoryview(data)
@@ -106,8 +109,10 @@ def make_temp(
             os.fsync(fd)
     except BaseException:
         os.close(fd)
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib is not imported on the hook path)
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
     return tmp, fd
 
@@ -164,6 +169,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         PermissionError: the existing file has no write bit (see :func:`check_writable`).
         OSError: the write failed (the old file is untouched).
     """
+    from pathlib import Path
+
     target = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -178,8 +185,10 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     try:
         os.replace(tmp, target)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib is not imported on the hook path)
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
     finally:
         os.close(fd)

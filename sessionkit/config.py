@@ -439,13 +439,9 @@ def repository_root(start_dir: str | os.PathLike[str] | None = None) -> Path:
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     """The user file: ``$SESSIONKIT_CONFIG``, else ``<user config dir>/sessionkit/config.toml``."""
-    env = os.environ if env is None else env
-    explicit = env.get("SESSIONKIT_CONFIG")
-    if explicit:
-        return Path(os.path.expanduser(explicit))
-    import platformdirs
+    from ._userconfig import user_config_file
 
-    return Path(platformdirs.user_config_dir("sessionkit")) / "config.toml"
+    return Path(user_config_file(env))
 
 
 # -- a small line-based TOML scanner (for line numbers and minimal edits) --------

@@ -23,8 +23,10 @@ False
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
 
 __all__ = ["ENV", "LANES", "answered", "enabled", "general_paths", "taken"]
 
@@ -45,6 +47,8 @@ LANES = {
     ),
     "cli-lint": "sessionkit lint of local paths run without click (sessionkit._lint_cmd)",
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
+    "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
+    "hook-args": "the hooks' usual arguments read without argparse",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",
 }
@@ -61,15 +65,21 @@ def enabled() -> bool:
     return value is None or value.strip().lower() not in ("0", "false", "no", "off")
 
 
-@contextmanager
-def general_paths() -> Iterator[None]:
-    """Run the block inside with every fast lane off (the general readers only)."""
-    global _forced_general
-    _forced_general += 1
-    try:
-        yield
-    finally:
+class _General:
+    """The context of :func:`general_paths` (a class: no :mod:`contextlib` on the hook path)."""
+
+    def __enter__(self) -> None:
+        global _forced_general
+        _forced_general += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _forced_general
         _forced_general -= 1
+
+
+def general_paths() -> AbstractContextManager[None]:
+    """Run the block inside with every fast lane off (the general readers only)."""
+    return _General()
 
 
 def taken() -> dict[str, int]:

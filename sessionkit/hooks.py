@@ -35,18 +35,18 @@ Claude Code's ``systemMessage`` (on stdout, shown to the user) and on stderr.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
 
 from . import fastpaths as _fastpaths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (this module imports little: see the module doc and docs/hooks.md)
+    import argparse
+    from typing import IO, Any
 
 __all__ = ["DEADLINE_MS", "DeadlineExceeded", "main", "read_payload", "session_start_text"]
 
@@ -119,23 +119,39 @@ class _Deadline:
         raise DeadlineExceeded(self.stage, self.seconds)
 
     def _set_timer(self) -> None:
+        signal = _signal_module()
+
         signal.setitimer(signal.ITIMER_REAL, max(self.remaining(), 0.001))
 
     def arm(self) -> None:
+        signal = _signal_module()
+
         if self._armed or not hasattr(signal, "setitimer"):
             return
-        if threading.current_thread() is not threading.main_thread():
-            return  # signals only reach the main thread: the bounded reads still hold
-        self._previous = signal.signal(signal.SIGALRM, self._fire)
+        try:
+            self._previous = signal.signal(signal.SIGALRM, self._fire)
+        except ValueError:  # not the main thread: signals only reach that one
+            return  # (the bounded reads still hold)
         self._armed = True
         self._set_timer()
 
     def disarm(self) -> None:
+        signal = _signal_module()
+
         if not self._armed:
             return
         self._armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
+
+
+def _signal_module() -> Any:
+    """The signal functions: ``_signal``, the C module :mod:`signal` wraps (whose import
+    builds its enums, a tenth of a hook run's own work), else :mod:`signal` itself."""
+    module = sys.modules.get("signal") or sys.modules.get("_signal")  # (loaded at start-up)
+    if module is None:  # pragma: no cover - not CPython
+        import signal as module
+    return module
 
 
 #: seconds kept back from the budget for the interpreter's exit
@@ -378,12 +394,9 @@ def _in_repository(start: str) -> bool:
 
 def _user_config_file() -> str:
     """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it)."""
-    explicit = os.environ.get("SESSIONKIT_CONFIG")
-    if explicit:
-        return os.path.expanduser(explicit)
-    import platformdirs
+    from ._userconfig import user_config_file
 
-    return os.path.join(platformdirs.user_config_dir("sessionkit"), "config.toml")
+    return user_config_file()
 
 
 def _config_sources_exist(start: str) -> bool:
@@ -493,10 +506,16 @@ class _Settings:
             self.url, layout=self.layout, format=self.format, base=self.start, **options
         )
         if self.secrets is not None and hasattr(store, "redaction"):
-            from .redaction import Policy
-
-            store.redaction = Policy(mode=self.secrets.redact, allow=self.secrets.allow_values())
+            store.redaction = self.policy()
         return store
+
+    def policy(self) -> Any:
+        """The configured :class:`~sessionkit.redaction.Policy` (``None``: the default, redact)."""
+        if self.secrets is None:
+            return None
+        from .redaction import Policy
+
+        return Policy(mode=self.secrets.redact, allow=self.secrets.allow_values())
 
     def local_aiwiki_root(self) -> str | None:
         """The repository root when the store is a plain local aiwiki folder, else ``None``."""
@@ -572,6 +591,8 @@ def _bounded_options(
     if process_wide:
         # s3fs's own retry loop (five attempts with back-off) is a class attribute,
         # not an argument; this process is one hook run, so set it for the class
+        import contextlib
+
         with contextlib.suppress(Exception):
             fsspec.get_filesystem_class(protocol).retries = 1
     return {**options, "config_kwargs": config}
@@ -591,7 +612,7 @@ def _option(item: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
-def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
+def _pre_compact(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
     deadline.enter("reading stdin")
     payload, problem = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     start = _start_dir(payload)
@@ -601,20 +622,40 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _D
     deadline.enter("loading the configuration")
     settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
     _configured_deadline(deadline, settings)
-    from .ops.lifecycle import DirectiveSpec, record_checkpoint
+    report: Any = None
+    root = settings.local_aiwiki_root()
+    if root is not None:  # an existing page of a local aiwiki folder: the light lane
+        from .ops.checkpoint import record_local
 
-    deadline.enter("opening the store")
-    store = settings.open(deadline)
-    # reading the transcript and the work manifest, listing the store, writing the note
-    deadline.enter("recording the checkpoint")
-    report = record_checkpoint(
-        store,
-        payload,
-        repo_root=settings.repo_root,
-        directive=DirectiveSpec.from_config(settings.hooks),
-        project=settings.project(),
-    )
-    found = getattr(store, "redactions", None) or []
+        # reading the work manifest, listing the folder, writing the note
+        deadline.enter("recording the checkpoint")
+        hooks = settings.hooks
+        report = record_local(
+            root,
+            payload,
+            repo_root=settings.repo_root,
+            kind=str(hooks.directive_kind),
+            scope=str(hooks.directive_scope),
+            action=str(hooks.directive_action),
+            lock_timeout=max(0.2, deadline.remaining() - 0.3),
+            redaction=settings.policy(),
+        )
+        found = report.findings if report is not None else []
+    if report is None:
+        from .ops.lifecycle import DirectiveSpec, record_checkpoint
+
+        deadline.enter("opening the store")
+        store = settings.open(deadline)
+        # reading the transcript and the work manifest, listing the store, writing the note
+        deadline.enter("recording the checkpoint")
+        report = record_checkpoint(
+            store,
+            payload,
+            repo_root=settings.repo_root,
+            directive=DirectiveSpec.from_config(settings.hooks),
+            project=settings.project(),
+        )
+        found = getattr(store, "redactions", None) or []
     if found:
         where = ", ".join(f"{f.path}:{f.line} {f.kind}" for f in found[:10])
         verb = "redacted" if found[0].redacted else "wrote in clear (warn)"
@@ -628,7 +669,46 @@ def _pre_compact(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _D
 
 # -- session-start ---------------------------------------------------------------------
 
-_DATED = None  # compiled on first use
+#: a dated note's name: its date (the rule of AiwikiStore.latest)
+_DATED: Any = None
+
+
+class _NotPlain(Exception):
+    """The sessions folder holds more than plain files: the store's walk decides."""
+
+
+def _dated() -> Any:
+    global _DATED
+    if _DATED is None:
+        from ._lazyre import lazy
+
+        _DATED = lazy(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
+    return _DATED
+
+
+def _newest_names(names: list[str]) -> list[str]:
+    """The notes among ``names`` that :meth:`AiwikiStore.latest` chooses between: those of
+    the newest date in their names, else (no name has one) every undated note."""
+    from .ops.checkpoint import joined, names_with
+
+    dated = _dated()
+    rest = list(names)
+    day = None
+    for _ in range(8):  # the newest dated name is the greatest: a few undated ones may be above
+        if not rest:
+            break
+        top = max(rest)
+        m = dated.match(top)
+        if m is not None:
+            day = m.group(1)
+            break
+        rest.remove(top)
+    else:  # many undated names: in order, then
+        rest.sort(reverse=True)
+        day = next((m.group(1) for m in map(dated.match, rest) if m is not None), None)
+    if day is not None:
+        return [n for n in names_with(joined(names), "\0" + day) if dated.match(n)]
+    return [n for n in names if n.endswith(".md") and n[:1] != "." and n != "INDEX.md"]
 
 
 def _local_latest(root: str) -> tuple[str, str] | None:
@@ -637,62 +717,34 @@ def _local_latest(root: str) -> tuple[str, str] | None:
     The rule of :meth:`sessionkit.backends.aiwiki.AiwikiStore.latest`: the
     newest filename date, then the newest modification time among that date's
     pages (only those are stat-ed); undated names count only when no name has
-    a date.  Dotfiles, dot-folders and ``INDEX.md`` are skipped, and so are
-    symlinks that lead outside the root.  One directory scan, no page parsed.
-    """
-    import re
+    a date; dotfiles and ``INDEX.md`` are no notes.  One listing of the folder,
+    no page parsed.
 
-    global _DATED
-    if _DATED is None:
-        _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
+    Raises:
+        _NotPlain: the folder holds a subfolder or a symlink (then the store walks it).
+    """
+    from .ops.checkpoint import note_names
+
     base = os.path.join(root, "aiwiki", "sessions")
-    real_root = os.path.realpath(root)
-    best: list[tuple[str, str, str]] = []  # (date, key, path) sharing the best date
-    top = ""
-    undated: list[tuple[str, str, str]] = []
-    stack = [(base, "")]
-    while stack:
-        folder, rel = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            if entry.is_symlink():
-                real = os.path.realpath(entry.path)
-                if not (real == real_root or real.startswith(real_root.rstrip("/") + "/")):
-                    continue
-            if entry.is_dir():
-                stack.append((entry.path, f"{rel}{name}/"))
-                continue
-            if not name.endswith(".md") or name == "INDEX.md" or not entry.is_file():
-                continue
-            m = _DATED.match(name)
-            key = f"{rel}{name}"
-            if m is None:
-                undated.append(("", key, entry.path))
-            elif m.group(1) > top:
-                top = m.group(1)
-                best = [(top, key, entry.path)]
-            elif m.group(1) == top:
-                best.append((top, key, entry.path))
-    pool = best or undated
+    if not os.path.isdir(base):
+        return None
+    names = note_names(base)
+    if names is None:
+        raise _NotPlain(base)
+    pool = _newest_names(names)  # (dotfiles are never dated: they fall out)
     if not pool:
         return None
     if len(pool) == 1:
-        return pool[0][1], pool[0][2]
+        return pool[0], os.path.join(base, pool[0])
 
-    def when(item: tuple[str, str, str]) -> tuple[float, str]:
+    def when(name: str) -> tuple[float, str]:
         try:
-            return os.stat(item[2]).st_mtime, item[1]
+            return os.stat(os.path.join(base, name)).st_mtime, name
         except OSError:
-            return 0.0, item[1]
+            return 0.0, name
 
     chosen = max(pool, key=when)
-    return chosen[1], chosen[2]
+    return chosen, os.path.join(base, chosen)
 
 
 def _context_text(
@@ -734,12 +786,11 @@ def _local_session_start_text(
         from .errors import LimitExceededError
 
         raise LimitExceededError(f"note is larger than {max_bytes} bytes", path=key)
-    from ._api import decode
-    from .adapters.aiwiki_page import read_page
-    from .document import parse
+    from .adapters.aiwiki_page import read_parts
+    from .document import decode, parse
 
-    session, _ = read_page(parse(decode(data, key), key))
-    return _context_text(key, session, _checkpoint_directives(session), render)
+    page, _ = read_parts(parse(decode(data, key), key))
+    return _context_text(key, page, _checkpoint_directives(page), render)
 
 
 def session_start_text(store: Any, render: Mapping[str, Any] | None = None) -> str | None:
@@ -767,7 +818,7 @@ def _date_in(key: str) -> str | None:
     return m.group(0) if m else None
 
 
-def _session_start(args: argparse.Namespace, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
+def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
     deadline.enter("reading stdin")
     payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
     start = _start_dir(payload)
@@ -833,13 +884,68 @@ def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
     }
 
 
+def _is_key_value(item: str) -> bool:
+    return "=" in item and bool(item.partition("=")[0].strip())
+
+
 def _key_value(item: str) -> str:
-    if "=" not in item or not item.partition("=")[0].strip():
+    if not _is_key_value(item):
+        import argparse
+
         raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
     return item
 
 
+class _Args:
+    """The parsed arguments, as :func:`_parser`'s namespace holds them."""
+
+    def __init__(self, event: str) -> None:
+        self.event = event
+        self.store: str | None = None
+        self.storage_option: list[str] = []
+        if event == "session-start":
+            self.plain: bool | None = None
+
+
+def _quick_args(argv: Sequence[str]) -> _Args | None:
+    """The usual arguments read without argparse (it costs a tenth of a hook run to
+    import); ``None`` for anything else (help, a usage error, an abbreviation, an
+    attached value): :func:`_parser` reads those.  A fast lane (``hook-args``)."""
+    if not argv or argv[0] not in ("pre-compact", "session-start"):
+        return None
+    args = _Args(argv[0])
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("--plain", "--json") and args.event == "session-start":
+            plain = arg == "--plain"
+            if args.plain is not None and args.plain != plain:
+                return None  # (both: argparse says they exclude each other)
+            args.plain = plain
+            i += 1
+            continue
+        name, eq, value = arg.partition("=")
+        if eq and name in ("--store", "--storage-option"):
+            i += 1
+        elif arg in ("--store", "--storage-option", "-o") and i + 1 < len(argv):
+            name, value = arg, argv[i + 1]
+            if value.startswith("-"):
+                return None
+            i += 2
+        else:
+            return None
+        if name == "--store":
+            args.store = value
+        elif _is_key_value(value):
+            args.storage_option.append(value)
+        else:
+            return None
+    return args
+
+
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="sessionkit hook",
         description="Claude Code hook commands (read the hook's JSON payload on stdin).",
@@ -884,10 +990,14 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
     """
     args_list = list(sys.argv[2:] if argv is None else argv)
     _NOTICES.clear()
-    try:
-        args = _parser().parse_args(args_list)
-    except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 1
+    args: Any = _quick_args(args_list) if _fastpaths.enabled() else None
+    if args is not None:
+        _fastpaths.answered("hook-args")
+    else:
+        try:
+            args = _parser().parse_args(args_list)
+        except SystemExit as exc:
+            return 0 if exc.code in (0, None) else 1
     try:
         return _run(args, stdin)
     finally:
@@ -895,7 +1005,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
             _notify()
 
 
-def _run(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
+def _run(args: Any, stdin: IO[bytes] | None) -> int:
     """:func:`main` after the arguments are parsed."""
     if stdin is None:
         stdin = getattr(sys.stdin, "buffer", None)
@@ -903,6 +1013,12 @@ def _run(args: argparse.Namespace, stdin: IO[bytes] | None) -> int:
     process_entry = sys.argv[1:2] == ["hook"]  # the console script, not a caller's process
     deadline = _Deadline(budget, since_start=_process_age() if process_entry else 0.0)
     deadline.process_entry = process_entry
+    if process_entry:
+        import gc
+
+        # a short process that makes many small objects (a folder's names) and no cycles
+        # worth collecting: the collector's passes over them are pure cost
+        gc.disable()
     try:
         deadline.arm()
         try:

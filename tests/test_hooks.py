@@ -470,31 +470,116 @@ def test_twenty_concurrent_pre_compacts_leave_twenty_checkpoints(repo: Path, hom
 
 # -- import weight ---------------------------------------------------------------------------
 
+#: what a hook run may import of sessionkit (on a local aiwiki wiki with its note made and no
+#: configuration file): adding a module here is a decision, each one costs every agent start
+_LIGHT_COMMON = {
+    "sessionkit",
+    "sessionkit._lazyre",
+    "sessionkit._plain",
+    "sessionkit._userconfig",
+    "sessionkit._yaml",
+    "sessionkit._yaml_fast",
+    "sessionkit.adapters",
+    "sessionkit.adapters._aiwiki_parse",
+    "sessionkit.adapters._aiwiki_words",
+    "sessionkit.adapters.aiwiki_page",
+    "sessionkit.cli",
+    "sessionkit.document",
+    "sessionkit.errors",
+    "sessionkit.fastpaths",
+    "sessionkit.hooks",
+    "sessionkit.markdown",
+    "sessionkit.ops",
+    "sessionkit.ops.checkpoint",
+}
+LIGHT_IMPORTS = {
+    "session-start": _LIGHT_COMMON | {"sessionkit.context"},
+    "pre-compact": _LIGHT_COMMON
+    | {"sessionkit._atomic", "sessionkit._gitignore", "sessionkit.redaction"},
+}
+#: never on the light path (each costs milliseconds: attrs and the model, typing, pathlib,
+#: platformdirs, filelock, PyYAML, tomllib, argparse...)
+NOT_LIGHT = [
+    "attr",
+    "attrs",
+    "sessionkit.model",
+    "sessionkit.backends",
+    "sessionkit.config",
+    "sessionkit._api",
+    "sessionkit.ops.lifecycle",
+    "typing",
+    "pathlib",
+    "platformdirs",
+    "filelock",
+    "yaml",
+    "tomllib",
+    "argparse",
+    "datetime",
+    "secrets",
+    "difflib",
+    "threading",
+    "contextlib",
+    "dataclasses",
+    "inspect",
+    "click",
+    "fsspec",
+    "cattrs",
+    "multiprocessing",
+]
 
-@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
-def test_hook_path_imports_no_heavy_modules(repo: Path, home: Path, event: str) -> None:
-    probe = home / "modules.json"
-    heavy = ["fsspec", "cattrs", "click", "multiprocessing"]
-    if event == "session-start":  # flat frontmatter: the YAML fast lane, no PyYAML
-        heavy.append("yaml")
+
+def _imported(event: str, cwd: Path, home: Path, stdin: bytes) -> tuple[int, list[str]]:
+    """The modules a hook run imports (beyond the interpreter's start), in a fresh process."""
+    probe = home / f"modules-{event}.json"
     code = (
         "import json, sys\n"
+        "before = set(sys.modules)\n"
         "from sessionkit.cli import main\n"
-        f"code = main(['sessionkit', 'hook', {event!r}])\n"
-        f"heavy = [m for m in {heavy!r} if m in sys.modules]\n"
-        f"open({str(probe)!r}, 'w').write(json.dumps([code, heavy]))\n"
+        f"sys.argv = ['sessionkit', 'hook', {event!r}]\n"
+        "code = main()\n"
+        "new = sorted(set(sys.modules) - before)\n"
+        f"open({str(probe)!r}, 'w').write(json.dumps([code, new]))\n"
     )
-    run(["hook", "pre-compact"], home, payload(repo))
     res = subprocess.run(
         [sys.executable, "-c", code],
-        input=payload(repo),
+        input=stdin,
         capture_output=True,
-        cwd=repo,
+        cwd=cwd,
         env=_env(home),
         timeout=120,
     )
     assert res.returncode == 0, res.stderr
-    assert json.loads(probe.read_text()) == [0, []]
+    code_, modules = json.loads(probe.read_text())
+    return code_, modules
+
+
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_hook_path_imports_only_the_light_set(tmp_path: Path, home: Path, event: str) -> None:
+    repo = tmp_path / "plain"
+    (repo / ".git").mkdir(parents=True)
+    run(["hook", "pre-compact"], home, payload(repo))  # the note (and the store's lock file)
+    run(["hook", "pre-compact"], home, payload(repo))
+    before = pages(repo)[0].read_text(encoding="utf-8").count("### PreCompact at")
+    stdin = payload(repo, hook_event_name="SessionStart" if event == "session-start" else None)
+    code, modules = _imported(event, repo, home, stdin)
+    assert code == 0
+    assert [m for m in modules if m.startswith("sessionkit")] == sorted(LIGHT_IMPORTS[event])
+    assert [m for m in NOT_LIGHT if m in modules] == []
+    after = pages(repo)[0].read_text(encoding="utf-8").count("### PreCompact at")
+    assert after == before + (event == "pre-compact")  # (and it did its work)
+
+
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_hook_path_imports_no_heavy_modules(repo: Path, home: Path, event: str) -> None:
+    """With a work manifest to read (YAML past the flat lane) the hooks stay free of the
+    heaviest packages; session-start does not read the manifest at all."""
+    heavy = ["fsspec", "cattrs", "click", "multiprocessing", "attrs", "platformdirs"]
+    if event == "session-start":  # flat frontmatter: the YAML fast lane, no PyYAML
+        heavy.append("yaml")
+    run(["hook", "pre-compact"], home, payload(repo))
+    code, modules = _imported(event, repo, home, payload(repo))
+    assert code == 0
+    assert [m for m in heavy if m in modules] == []
 
 
 # -- the light session-start path agrees with the store path ------------------------------------

@@ -43,6 +43,20 @@ import attrs
 from .._atomic import write_atomic
 from ..errors import NotFoundError, SessionKitError, ValidationError
 from ..model import Checkpoint, Citation, Directive, DirectiveState, Observation, Session, Status
+from .checkpoint import DATED_KEY as _DATED_KEY
+from .checkpoint import (
+    NO_ID,
+    checkpoint_body,
+    directive_items,
+    find_work,
+    iso_now,
+    key_for_id7,
+    payload_ids,
+    safe_short_id,
+)
+from .checkpoint import UNSAFE_ID as _UNSAFE_ID
+from .checkpoint import one_line as _one_line
+from .checkpoint import text_field as _text_field
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..backends import Store
@@ -74,8 +88,6 @@ __all__ = [
     "set_status",
 ]
 
-#: short id used when the payload has no usable session id
-NO_ID = "0000000"
 #: ``sessionkit add`` kinds -> Session attribute
 ADD_KINDS: dict[str, str] = {
     "next-step": "next_steps",
@@ -90,8 +102,6 @@ HOOK_COMMANDS: dict[str, str] = {
     "SessionStart": "sessionkit hook session-start",
 }
 
-_UNSAFE_ID = re.compile(r"[^0-9A-Za-z_-]")
-_DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
 _BM_DIRECTIVE = "directive"
 _BM_STATE_TAG = re.compile(r"\s#(unconsumed|consumed)\b")
 
@@ -99,37 +109,10 @@ _BM_STATE_TAG = re.compile(r"\s#(unconsumed|consumed)\b")
 # -- small helpers ---------------------------------------------------------------
 
 
-def iso_now(now: datetime | None = None) -> str:
-    """``now`` (default: the current time) as a UTC ISO timestamp ``YYYY-MM-DDTHH:MM:SSZ``."""
-    when = now if now is not None else datetime.now(UTC)
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def safe_short_id(session_id: object) -> str:
-    """The filename id part: the first 7 characters of ``[0-9A-Za-z_-]`` in the id.
-
-    Every other character (``/``, ``.``, spaces, NUL…) is dropped first, so a
-    payload can never steer a path; :data:`NO_ID` when nothing is left or the
-    id is not a string.
-    """
-    if not isinstance(session_id, str):
-        return NO_ID
-    return _UNSAFE_ID.sub("", session_id)[:7] or NO_ID
-
-
 def _is_bm(store: Store) -> bool:
     return str(getattr(store, "format", "")).startswith("basic-memory") or (
         getattr(store, "layout", "") == "basic-memory"
     )
-
-
-def _text_field(payload: Mapping[str, Any], name: str, limit: int = 4096) -> str | None:
-    value = payload.get(name)
-    if not isinstance(value, str) or not value or "\x00" in value:
-        return None
-    return value[:limit]
 
 
 # -- the active work item -----------------------------------------------------------
@@ -152,27 +135,6 @@ class WorkItem:
     phases: tuple[tuple[str, str], ...] = ()
 
 
-def _manifest_status(text: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
-    try:
-        from .._yaml import load_mapping
-
-        data: Mapping[str, Any] = load_mapping(text)
-    except (SessionKitError, ValueError, TypeError):
-        m = re.search(r"(?m)^status:[ \t]*['\"]?([^'\"#\n]*?)['\"]?[ \t]*(?:#.*)?$", text)
-        return (m.group(1).strip() if m else None), ()
-    status = data.get("status")
-    phases: list[tuple[str, str]] = []
-    artifacts = data.get("artifacts")
-    if isinstance(artifacts, Mapping):
-        for phase, value in artifacts.items():
-            if isinstance(value, Mapping) and "locked_at" in value:
-                locked = value["locked_at"]
-                phases.append(
-                    (f"artifacts.{phase}.locked_at", "~" if locked is None else str(locked))
-                )
-    return (None if status is None else str(status).strip()), tuple(phases)
-
-
 def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
     """The in-progress work item under ``repo_root``, when there is exactly one.
 
@@ -180,59 +142,17 @@ def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
     when its ``status`` is ``in-progress``.  Unreadable manifests, those over
     256 KB and anything that is not a regular file (a FIFO, a device) are skipped.
     """
-    if repo_root is None:
+    work = find_work(repo_root)
+    if work is None:
         return None
-    base = Path(repo_root) / ".forge" / "work"
-    found: list[WorkItem] = []
-    try:
-        manifests = sorted(base.glob("*/*/manifest.yaml"))
-    except OSError:
-        return None
-    from .._safe_read import read_regular
-
-    cap = 256 * 1024
-    for path in manifests[:1000]:
-        # regular files only, never a FIFO or a device (those would block the hook)
-        data = read_regular(path, cap + 1)
-        if data is None or len(data) > cap:
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        status, phases = _manifest_status(text)
-        if status != "in-progress":
-            continue
-        kind, name = path.parent.parent.name, path.parent.name
-        found.append(
-            WorkItem(
-                name=f"{kind}/{name}",
-                manifest=f".forge/work/{kind}/{name}/manifest.yaml",
-                status=status,
-                phases=phases,
-            )
-        )
-    return found[0] if len(found) == 1 else None
+    return WorkItem(name=work.name, manifest=work.manifest, status=work.status, phases=work.phases)
 
 
 # -- finding a session ------------------------------------------------------------
 
 
 def _aiwiki_key_for_id7(store: Store, id7: str, today: str | None = None) -> str | None:
-    best: tuple[str, str] | None = None
-    keys: list[str] = store.keys()
-    tail = f"-{id7}.md"
-    for key in keys:
-        if not key.endswith(tail):  # a cheap test first: one of 10,000 keys matches
-            continue
-        m = _DATED_KEY.match(key)
-        if not m or m.group(2) != id7:
-            continue
-        if today is not None and m.group(1) != today:
-            continue
-        if best is None or (m.group(1), key) > best:
-            best = (m.group(1), key)
-    return None if best is None else best[1]
+    return key_for_id7(store.keys(), id7, today)
 
 
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
@@ -348,33 +268,13 @@ class CheckpointReport:
     payload_ok: bool = True
 
 
-def _checkpoint_body(work: WorkItem | None) -> str:
-    lines: list[str] = []
-    if work is not None:
-        lines += [f"Active work: {work.name}", f"Manifest: {work.manifest}", ""]
-        lines += ["Phase status (from manifest):", "```yaml", f"status: {work.status}"]
-        lines += [f"{k}: {v}" for k, v in work.phases]
-        lines += ["```"]
-    else:
-        lines += ["Active work: none found"]
-    return "\n".join(lines)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _aiwiki_checkpoint(
     at: str, work: WorkItem | None, trigger: str | None, spec: DirectiveSpec
 ) -> Checkpoint:
-    items = []
-    if spec.scope:
-        items.append(f"Scope: {_one_line(spec.scope)}")
-    items.append(f"Trigger: pre-compact ({trigger or 'unknown'})")
-    items.append(f"Action: {_one_line(spec.action)}")
-    directive = Directive(kind=_one_line(spec.kind) or "Dream", items=tuple(items))
+    items = directive_items(spec.scope, trigger, spec.action)
+    directive = Directive(kind=_one_line(spec.kind) or "Dream", items=items)
     return Checkpoint(
-        event="PreCompact", at=at, body=_checkpoint_body(work), directives=(directive,)
+        event="PreCompact", at=at, body=checkpoint_body(work), directives=(directive,)
     )
 
 
@@ -506,16 +406,7 @@ def record_checkpoint(
     under the store's lock: nothing is lost, nothing is half-written.
     """
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
-    session_id = _text_field(data, "session_id", 256)
-    if session_id is not None and _UNSAFE_ID.search(session_id):
-        session_id = None  # not an id (ids are UUIDs): never let it near a path
-    id7 = safe_short_id(session_id)
-    if id7 == NO_ID:
-        session_id = None
-    payload_ok = isinstance(payload, Mapping) and session_id is not None
-    trigger = _text_field(data, "trigger", 64)
-    if trigger is not None:
-        trigger = _one_line(trigger)
+    session_id, id7, payload_ok, trigger = payload_ids(payload)
     spec = directive or DirectiveSpec()
     root = repo_root if repo_root is not None else _text_field(data, "cwd")
     work = find_work_item(root) if root else None

@@ -1,0 +1,55 @@
+"""Where the user configuration file is, without importing platformdirs.
+
+The hooks look for configuration files on every run and read them only when
+they exist, so finding the user file must cost nothing: on Linux (and other
+Unix) and macOS this is platformdirs' own rule for ``user_config_dir``
+(``$XDG_CONFIG_HOME`` when it is an absolute path, else ``~/.config``; on
+macOS ``~/Library/Application Support``), written out; anywhere else, or
+when the home folder is not a plain absolute ``$HOME``, platformdirs itself
+decides.  ``tests/test_config.py`` checks the two against each other.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["APP", "user_config_file"]
+
+#: the application folder's name
+APP = "sessionkit"
+
+
+def _config_dir(env: Mapping[str, str]) -> str | None:
+    """platformdirs' ``user_config_dir(APP)`` where the rule is plain, else ``None``."""
+    if sys.platform not in ("linux", "darwin") and not sys.platform.startswith(
+        ("freebsd", "openbsd", "netbsd")
+    ):
+        return None
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if xdg.startswith("/"):  # (an absolute path; anything else is not used)
+        return os.path.join(xdg, APP)
+    home = env.get("HOME")
+    if not home or not home.startswith("/"):
+        return None  # (platformdirs then asks the password database)
+    home = home.rstrip("/")
+    base = "Library/Application Support" if sys.platform == "darwin" else ".config"
+    return os.path.join(f"{home}/{base}", APP)
+
+
+def user_config_file(env: Mapping[str, str] | None = None) -> str:
+    """The user file: ``$SESSIONKIT_CONFIG``, else ``<user config dir>/sessionkit/config.toml``."""
+    env = os.environ if env is None else env
+    explicit = env.get("SESSIONKIT_CONFIG")
+    if explicit:
+        return os.path.expanduser(explicit)
+    folder = _config_dir(env) if env is os.environ else None
+    if folder is None:
+        import platformdirs
+
+        folder = platformdirs.user_config_dir(APP)
+    return os.path.join(folder, "config.toml")
