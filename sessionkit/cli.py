@@ -41,6 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = list(sys.argv if argv is None else argv)
     if args[1:2] == ["hook"]:
+        if argv is None:  # the console script: this process is one hook run
+            import gc
+
+            # a short process that makes many small objects (its modules' functions, a
+            # folder's names) and no garbage worth a collector's pass over them
+            gc.disable()
         try:
             hook_main = _hook_main()
         except Exception as exc:  # a hook must never break the agent: report, exit 0

@@ -269,10 +269,12 @@ def _checkpoint_lines(session: Any) -> tuple[str | None, list[str]]:
 
 
 def _header(key: str, session: Any) -> str:
-    import re
+    day = (session.started or "")[:10]
+    if not day:  # the first date in the note's name
+        import re
 
-    m = re.search(r"\d{4}-\d{2}-\d{2}", key)
-    day = (session.started or "")[:10] or (m.group(0) if m else "") or "undated"
+        m = re.search(r"\d{4}-\d{2}-\d{2}", key)
+        day = (m.group(0) if m else "") or "undated"
     label = _one_line(session.focus or session.title or "unset")
     return f"Latest session note {_one_line(key)}: {day}, status {session.status}, focus: {label}"
 

@@ -36,7 +36,22 @@ __all__ = [
     "split_lines",
 ]
 
-_FENCE_LINE = lazy(r"^---[ \t]*\r?\n?$")
+
+def _is_fence(line: str) -> bool:
+    r"""Whether ``line`` is a frontmatter fence: ``re.match(r"^---[ \t]*\r?\n?$", line)``,
+    read from its end without compiling the pattern (every parse asks it)."""
+    if not line.startswith("---"):
+        return False
+    rest = line[3:]
+    if rest[-1:] == "\n":  # ($ also matches before a last line break)
+        rest = rest[:-1]
+    if rest[-1:] == "\n":
+        rest = rest[:-1]
+    if rest[-1:] == "\r":
+        rest = rest[:-1]
+    return not rest.strip(" \t")
+
+
 _KEY_LINE = lazy(
     r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'"""  # quoted keys
     r"""|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))"""  # plain keys
@@ -147,7 +162,7 @@ def _closing_fence(lines: Sequence[str], text: str) -> int | None:
     while at >= 0:
         i += text.count("\n", last, at + 1)  # the line starting at offset at + 1
         last = at + 1
-        if _FENCE_LINE.match(lines[i]):
+        if _is_fence(lines[i]):
             return i
         at = text.find("\n---", at + 1)
     return None
@@ -184,7 +199,7 @@ class Document:
         self.fm_close: int | None = None
         self.problem: ParseError | None = None
         self.body_start = 0
-        if self.lines and _FENCE_LINE.match(self.lines[0]):
+        if self.lines and _is_fence(self.lines[0]):
             close = _closing_fence(self.lines, rest)
             if close is not None:
                 self.fm_close = close

@@ -669,45 +669,46 @@ def _pre_compact(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int
 
 # -- session-start ---------------------------------------------------------------------
 
-#: a dated note's name: its date (the rule of AiwikiStore.latest)
-_DATED: Any = None
-
 
 class _NotPlain(Exception):
     """The sessions folder holds more than plain files: the store's walk decides."""
 
 
-def _dated() -> Any:
-    global _DATED
-    if _DATED is None:
-        from ._lazyre import lazy
+def _note_day(name: str) -> str | None:
+    r"""The date a note's name starts with, by the rule of ``AiwikiStore.latest``: a note
+    (a ``.md`` name) whose name ``re.match(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")``
+    dates, read without compiling the pattern."""
+    from ._listing import is_day
 
-        _DATED = lazy(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
-    return _DATED
+    day = name[:10]
+    if not name.endswith(".md") or not is_day(day):
+        return None
+    rest = name[10:]
+    if rest == ".md" or (len(rest) > 4 and rest[0] == "-" and "\n" not in rest):
+        return day
+    return None
 
 
 def _newest_names(names: list[str]) -> list[str]:
     """The notes among ``names`` that :meth:`AiwikiStore.latest` chooses between: those of
     the newest date in their names, else (no name has one) every undated note."""
-    from .ops.checkpoint import joined, names_with
+    from ._listing import joined, names_with
 
-    dated = _dated()
     rest = list(names)
     day = None
     for _ in range(8):  # the newest dated name is the greatest: a few undated ones may be above
         if not rest:
             break
         top = max(rest)
-        m = dated.match(top)
-        if m is not None:
-            day = m.group(1)
+        day = _note_day(top)
+        if day is not None:
             break
         rest.remove(top)
     else:  # many undated names: in order, then
         rest.sort(reverse=True)
-        day = next((m.group(1) for m in map(dated.match, rest) if m is not None), None)
+        day = next((d for d in map(_note_day, rest) if d is not None), None)
     if day is not None:
-        return [n for n in names_with(joined(names), "\0" + day) if dated.match(n)]
+        return [n for n in names_with(joined(names), "\0" + day) if _note_day(n) is not None]
     return [n for n in names if n.endswith(".md") and n[:1] != "." and n != "INDEX.md"]
 
 
@@ -723,7 +724,7 @@ def _local_latest(root: str) -> tuple[str, str] | None:
     Raises:
         _NotPlain: the folder holds a subfolder or a symlink (then the store walks it).
     """
-    from .ops.checkpoint import note_names
+    from ._listing import note_names
 
     base = os.path.join(root, "aiwiki", "sessions")
     if not os.path.isdir(base):
@@ -867,13 +868,24 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
     return 0
 
 
-def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
-    """The context's source (the payload's), budget, unit and the command showing all of it."""
+#: what shlex.quote leaves unquoted: ASCII letters, digits and ``_@%+=:,./-``
+_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
+
+
+def _quoted(text: str) -> str:
+    """``shlex.quote(text)``; a text it leaves as it is (a plain path) without importing it."""
+    if text and _SHELL_SAFE.issuperset(text):
+        return text
     import shlex
 
+    return shlex.quote(text)
+
+
+def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
+    """The context's source (the payload's), budget, unit and the command showing all of it."""
     source = payload.get("source") if isinstance(payload, Mapping) else None
     source = source if source in ("startup", "resume", "clear", "compact") else "startup"
-    rest = f"sessionkit context --budget 0 --store {shlex.quote(settings.url)}"
+    rest = f"sessionkit context --budget 0 --store {_quoted(settings.url)}"
     if source == "compact":
         rest += " --source compact"
     return {

@@ -475,6 +475,7 @@ def test_twenty_concurrent_pre_compacts_leave_twenty_checkpoints(repo: Path, hom
 _LIGHT_COMMON = {
     "sessionkit",
     "sessionkit._lazyre",
+    "sessionkit._listing",
     "sessionkit._plain",
     "sessionkit._userconfig",
     "sessionkit._yaml",
@@ -489,13 +490,17 @@ _LIGHT_COMMON = {
     "sessionkit.fastpaths",
     "sessionkit.hooks",
     "sessionkit.markdown",
-    "sessionkit.ops",
-    "sessionkit.ops.checkpoint",
 }
 LIGHT_IMPORTS = {
     "session-start": _LIGHT_COMMON | {"sessionkit.context"},
     "pre-compact": _LIGHT_COMMON
-    | {"sessionkit._atomic", "sessionkit._gitignore", "sessionkit.redaction"},
+    | {
+        "sessionkit._atomic",
+        "sessionkit._gitignore",
+        "sessionkit.ops",
+        "sessionkit.ops.checkpoint",
+        "sessionkit.redaction",
+    },
 }
 #: never on the light path (each costs milliseconds: attrs and the model, typing, pathlib,
 #: platformdirs, filelock, PyYAML, tomllib, argparse...)

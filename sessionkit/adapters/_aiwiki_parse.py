@@ -80,14 +80,12 @@ LIST_FIELDS: dict[str, str] = dict(SECTIONS)
 CHECKPOINTS = "Checkpoints"
 
 #: the rule that closes a checkpoint entry
-_RULE = lazy(r"^---[ \t]*$")
 _TIMESTAMP = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 CHECKPOINT_HEADING = lazy(rf"^(?P<event>\S.*?) at (?P<at>{_TIMESTAMP})$")
 DIRECTIVE_HEADER = lazy(
     r"^\*\*(?P<kind>[^*\s](?:[^*]*[^*\s])?) directive "
     r"\((?:(?P<un>unconsumed)|consumed at (?P<at>[^()\s]+))\):\*\*[ \t]*$"
 )
-_STATUS_ITEM = lazy(r"^Status:[ \t]*(?P<value>.*)$")
 
 _REF = (
     r"(?P<path>[^\s`]+?)"
@@ -704,9 +702,9 @@ def _directive_block(
     status_value: str | None = None
     texts: list[str] = []
     for item in item_spans:
-        sm = _STATUS_ITEM.match(item.text)
-        if sm and status is None and "\n" not in item.text:
-            status, status_value = item, sm.group("value")
+        text = item.text  # a one-line "Status: value" item (the first one)
+        if status is None and text.startswith("Status:") and "\n" not in text:
+            status, status_value = item, text[7:].lstrip(" \t")
         else:
             texts.append(item.text)
     state = kinds.unconsumed if m.group("un") else kinds.consumed
@@ -721,12 +719,20 @@ def _directive_block(
     return directive, DirectiveSpan(i, tuple(item_spans), status, block_end)
 
 
+def _is_rule(line: str) -> bool:
+    r"""The rule that closes a checkpoint entry: ``re.match(r"^---[ \t]*$", line)``."""
+    if not line.startswith("---"):
+        return False
+    rest = line[3:-1] if line[-1:] == "\n" else line[3:]
+    return not rest.strip(" \t")
+
+
 def _entry_end(lines: Sequence[str], heading: int, end: int, body: list[str]) -> tuple[str, int]:
     """An entry's text from its body lines (blank lines and the closing rule trimmed),
     and its content end."""
     while body and not body[-1].strip():
         body.pop()
-    if body and _RULE.match(body[-1]):
+    if body and _is_rule(body[-1]):
         body.pop()
         while body and not body[-1].strip():
             body.pop()

@@ -30,6 +30,7 @@ import time
 from collections.abc import Mapping
 
 from .._lazyre import lazy
+from .._listing import is_day, joined, names_with, note_names
 from .._plain import Plain
 
 TYPE_CHECKING = False
@@ -48,11 +49,8 @@ __all__ = [
     "directive_items",
     "find_work",
     "iso_now",
-    "joined",
     "key_for_id7",
     "manifest_status",
-    "names_with",
-    "note_names",
     "one_line",
     "payload_ids",
     "record_local",
@@ -64,6 +62,8 @@ __all__ = [
 NO_ID = "0000000"
 #: a character that may not be in a session id (ids are UUIDs)
 UNSAFE_ID = lazy(r"[^0-9A-Za-z_-]")
+#: the characters a session id may hold (:data:`UNSAFE_ID` is any other)
+SAFE_ID_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
 #: an aiwiki note's key: its date and its short id
 DATED_KEY = lazy(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
 #: a manifest's ``status`` line, when the manifest is not YAML the loader reads
@@ -92,6 +92,8 @@ def safe_short_id(session_id: object) -> str:
     """
     if not isinstance(session_id, str):
         return NO_ID
+    if SAFE_ID_CHARS.issuperset(session_id):  # (the usual id: nothing to drop)
+        return session_id[:7] or NO_ID
     return UNSAFE_ID.sub("", session_id)[:7] or NO_ID
 
 
@@ -117,7 +119,7 @@ def payload_ids(payload: Any) -> tuple[str | None, str, bool, str | None]:
     """
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id = text_field(data, "session_id", 256)
-    if session_id is not None and UNSAFE_ID.search(session_id):
+    if session_id is not None and not SAFE_ID_CHARS.issuperset(session_id):
         session_id = None  # not an id (ids are UUIDs): never let it near a path
     id7 = safe_short_id(session_id)
     if id7 == NO_ID:
@@ -260,6 +262,17 @@ def directive_items(scope: str, trigger: str | None, action: str) -> tuple[str, 
     return tuple(items)
 
 
+def _key_day(key: str, id7: str) -> str | None:
+    """The date of ``key`` when it is a note of short id ``id7`` by :data:`DATED_KEY`
+    (``{date}-{id7}.md`` after the last ``/``), else ``None``."""
+    if "\n" in key or not SAFE_ID_CHARS.issuperset(id7):  # (the pattern's own reading)
+        m = DATED_KEY.match(key)
+        return m.group(1) if m is not None and m.group(2) == id7 else None
+    name = key.rsplit("/", 1)[-1]
+    day = name[:10]
+    return day if is_day(day) and name[10:] == f"-{id7}.md" else None
+
+
 def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str | None:
     """The note of short id ``id7`` among ``keys``: the newest date, then the greatest key.
 
@@ -271,13 +284,13 @@ def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str 
     for key in keys:
         if not key.endswith(tail):  # a cheap test first: one of 10,000 keys matches
             continue
-        m = DATED_KEY.match(key)
-        if not m or m.group(2) != id7:
+        day = _key_day(key, id7)
+        if day is None:
             continue
-        if today is not None and m.group(1) != today:
+        if today is not None and day != today:
             continue
-        if best is None or (m.group(1), key) > best:
-            best = (m.group(1), key)
+        if best is None or (day, key) > best:
+            best = (day, key)
     return None if best is None else best[1]
 
 
@@ -304,46 +317,6 @@ class Recorded(Plain):
 
 def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def note_names(folder: str) -> list[str] | None:
-    """Every name in ``folder`` when each is a regular file (dotfiles too), else ``None``.
-
-    ``None`` also for a missing folder: a subfolder or a symlink is a case for
-    the store's own walk.  One directory listing, no stat.
-    """
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:  # (listed by its descriptor: the entries do not each join a path)
-        with os.scandir(fd) as it:
-            entries = list(it)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    names = [e.name for e in entries if e.is_file(follow_symlinks=False)]
-    return names if len(names) == len(entries) else None
-
-
-def joined(names: Sequence[str]) -> str:
-    """``names`` as one string, each between NUL characters (no file name holds one),
-    for :func:`names_with` to search in C rather than name by name."""
-    return "\0" + "\0".join(names) + "\0"
-
-
-def names_with(text: str, part: str) -> list[str]:
-    """The names in ``text`` (:func:`joined`) that hold ``part``: a name's start is
-    ``"\0" + prefix``, its end ``suffix + "\0"``."""
-    out = []
-    at = text.find(part)
-    while at >= 0:
-        start = text.rfind("\0", 0, at + 1 if part[0] == "\0" else at) + 1
-        end = text.find("\0", at + len(part) - 1 if part[-1] == "\0" else at + len(part))
-        out.append(text[start:end])
-        at = text.find(part, end)
-    return out
 
 
 class _Lock:
