@@ -814,11 +814,22 @@ def _prefilter(kind: type) -> _Prefilter:
     return done
 
 
+#: texts a process checks literal by literal before it builds the grouped searches
+#: (a hook writes one note: building and compiling the groups costs it more than this)
+_ONE_BY_ONE = [8]
+
+
 def _may_hold(data: str | bytes) -> bool:
     """Whether ``data`` holds a literal some detector needs (cheap searches)."""
-    exact, lowered = _PREFILTER.get(type(data)) or _prefilter(
-        str if isinstance(data, str) else bytes
-    )
+    kind = str if isinstance(data, str) else bytes
+    if kind is str and kind not in _PREFILTER and _ONE_BY_ONE[0] > 0:
+        _ONE_BY_ONE[0] -= 1  # every literal by itself: the same answer as the groups'
+        text: str = data  # type: ignore[assignment]
+        if any(lit in text for d in _DETECTORS for lit in d[4]):
+            return True
+        text = text.lower()
+        return any(lit in text for d in _DETECTORS for lit in d[5])
+    exact, lowered = _PREFILTER.get(type(data)) or _prefilter(kind)
     for anchor, search in exact:
         if anchor in data and search(data) is not None:
             return True

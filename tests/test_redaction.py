@@ -421,3 +421,38 @@ def test_convert_and_sync_reports_list_what_they_redacted(tmp_path: Path) -> Non
     _plant(sorted((clean / "aiwiki" / "sessions").glob("2026-*.md"))[-1])
     report, _ = _bulk("sync", str(clean), str(tmp_path / "bm2"))
     assert "aws-access-key" in [f["kind"] for f in report["redacted"]]
+
+
+def test_a_process_finds_the_same_secrets_before_and_after_it_builds_its_searches() -> None:
+    """A process checks its first texts for the detectors' literals one by one (a hook
+    writes one note: building the grouped searches would cost it more) and later
+    texts with the grouped searches: both find the same in every text."""
+    import json
+    import subprocess
+    import sys
+
+    texts = [template.format(secret) for template, secret in FAKES.values()]
+    texts += [t.upper() for t in texts] + [t.lower() for t in texts]
+    texts += ["nothing to see", "a TOKEN here", "Bearer x", "aws secret", "eyJ", ""]
+    code = (
+        "import json, sys\n"
+        "from sessionkit.redaction import find_secrets\n"
+        "texts = json.loads(sys.stdin.read())\n"
+        "seen = [[(f.kind, f.line, f.column) for f in find_secrets(t)] for t in texts]\n"
+        "print(json.dumps(seen))\n"
+    )
+
+    def run(order: list[str]) -> list[Any]:
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps(order),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return list(json.loads(out.stdout))
+
+    grouped = run(["plain text"] * 8 + texts)[8:]  # (after 8 texts: the grouped searches)
+    one_by_one = [found for i in range(0, len(texts), 8) for found in run(texts[i : i + 8])]
+    assert one_by_one == grouped
+    assert sum(1 for found in grouped if found) >= len(FAKES)
