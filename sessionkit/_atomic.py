@@ -25,13 +25,20 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 from ._lazyre import lazy
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = [
+    "LOCK_NAME",
     "TEMP_PATTERN",
     "check_writable",
     "fsync_dir",
+    "lock_file",
     "make_temp",
     "sweep_temps",
     "write_atomic",
@@ -193,3 +200,71 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     finally:
         os.close(fd)
     fsync_dir(target.parent)
+
+
+#: the per-folder lock file of a local store (a dotfile: ignored by the aiwiki glob and by
+#: Basic Memory's indexer); the pre-compact hook's lane holds the same one
+LOCK_NAME = ".sessionkit.lock"
+
+
+def lock_file(path: str, timeout: float) -> Callable[[], None]:
+    """Take the exclusive lock on the lock file ``path`` (created if missing),
+    waiting up to ``timeout`` seconds; returns the function that releases it.
+
+    An ``flock`` on the file, as :mod:`filelock` takes it on POSIX (the two
+    exclude each other); where ``flock`` is missing (Windows, or a filesystem
+    without it) :mod:`filelock` itself.
+
+    Raises:
+        TimeoutError: the lock was not free within ``timeout``.
+        OSError: the lock file cannot be opened.
+    """
+    if fcntl is not None:
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags, 0o644)
+        except PermissionError:  # a lock file made by another user: flock needs no write
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        deadline: float | None = None
+        delay = 0.001
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    now = time.monotonic()
+                    if deadline is None:
+                        deadline = now + timeout
+                    if now >= deadline:
+                        raise TimeoutError(path) from None
+                    time.sleep(min(delay, deadline - now))
+                    delay = min(2 * delay, 0.05)
+                    continue
+                except OSError as exc:
+                    import errno
+
+                    if exc.errno not in (errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP):
+                        raise
+                    break  # no flock on this filesystem: filelock's own fallback
+                else:
+
+                    def release() -> None:
+                        try:  # noqa: SIM105 (contextlib is not imported on the hook path)
+                            fcntl.flock(fd, fcntl.LOCK_UN)
+                        except OSError:
+                            pass
+                        os.close(fd)
+
+                    return release
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(path, timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise TimeoutError(path) from None
+    return lambda: lock.release()

@@ -40,7 +40,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from .._atomic import check_writable, fsync_dir, make_temp, sweep_temps
+from .._atomic import LOCK_NAME, check_writable, fsync_dir, make_temp, sweep_temps
+from .._atomic import lock_file as _lock_file
 from ..errors import (
     ConflictError,
     MissingDependencyError,
@@ -52,11 +53,6 @@ from ..errors import (
 from ._base import check_key
 from ._netfail import name_network_failures
 
-try:  # POSIX: the lock file is an flock
-    import fcntl as _fcntl
-except ImportError:  # pragma: no cover - Windows
-    _fcntl = None  # type: ignore[assignment]
-
 __all__ = [
     "FileEntry",
     "FsspecStorage",
@@ -66,9 +62,6 @@ __all__ = [
     "open_storage",
 ]
 
-#: name of the per-folder lock file on local disks (a dotfile: ignored by the
-#: aiwiki glob and by Basic Memory's indexer)
-LOCK_NAME = ".sessionkit.lock"
 #: suffix of temporary files (dotfiles ending ``.tmp``: ignored by both tools)
 TMP_SUFFIX = ".tmp"
 
@@ -851,65 +844,6 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
         b.st_uid,
         b.st_gid,
     )
-
-
-def _lock_file(path: str, timeout: float) -> Callable[[], None]:
-    """Take the exclusive lock on the lock file ``path`` (created if missing),
-    waiting up to ``timeout`` seconds; returns the function that releases it.
-
-    An ``flock`` on the file, as :mod:`filelock` takes it on POSIX (the two
-    exclude each other); where ``flock`` is missing (Windows, or a filesystem
-    without it) :mod:`filelock` itself.
-
-    Raises:
-        TimeoutError: the lock was not free within ``timeout``.
-        OSError: the lock file cannot be opened.
-    """
-    if _fcntl is not None:
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        try:
-            fd = os.open(path, flags, 0o644)
-        except PermissionError:  # a lock file made by another user: flock needs no write
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        deadline: float | None = None
-        delay = 0.001
-        try:
-            while True:
-                try:
-                    _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-                except BlockingIOError:
-                    now = time.monotonic()
-                    if deadline is None:
-                        deadline = now + timeout
-                    if now >= deadline:
-                        raise TimeoutError(path) from None
-                    time.sleep(min(delay, deadline - now))
-                    delay = min(2 * delay, 0.05)
-                    continue
-                except OSError as exc:
-                    if exc.errno not in (errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP):
-                        raise
-                    break  # no flock on this filesystem: filelock's own fallback
-                else:
-
-                    def release() -> None:
-                        with contextlib.suppress(OSError):
-                            _fcntl.flock(fd, _fcntl.LOCK_UN)
-                        os.close(fd)
-
-                    return release
-        except BaseException:
-            os.close(fd)
-            raise
-        os.close(fd)
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(path, timeout=timeout)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise TimeoutError(path) from None
-    return lambda: lock.release()
 
 
 # --------------------------------------------------------------------------- fsspec

@@ -13,14 +13,15 @@ note of a short id (:func:`key_for_id7`).
   pre-compact``) takes an existing v2 page of a local aiwiki folder, found
   by one listing of that folder, and splices the same entry at the same
   place (:func:`sessionkit.adapters.aiwiki_page.checkpoint_lines` after the
-  last entry) under the same lock file, then writes it the way the store
+  last entry) under the store's lock file, held as the store holds it
+  (:func:`sessionkit._atomic.lock_file`), then writes it the way the store
   does (a synced temp file renamed into place, the mode kept, a read-only
   note refused).  It imports neither the model nor the store, and says
   ``None`` (take the general way) for anything it does not handle: a new
   note, a page it cannot read or that is not plainly v2, no ``session_id``
-  on the page, a lock file not made yet, subfolders or symlinks in the
-  folder.  ``tests/ops/test_checkpoint_lane.py`` holds its bytes to the
-  general way's through :mod:`sessionkit.fastpaths` (``pre-compact`` lane).
+  on the page, subfolders or symlinks in the folder.
+  ``tests/ops/test_checkpoint_lane.py`` holds its bytes to the general
+  way's through :mod:`sessionkit.fastpaths` (``pre-compact`` lane).
 """
 
 from __future__ import annotations
@@ -296,9 +297,6 @@ def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str 
 
 # -- the light lane ----------------------------------------------------------------------
 
-#: the store's lock file, beside the notes (``backends/_storage.py``)
-LOCK_NAME = ".sessionkit.lock"
-_POLL = 0.05  # seconds between tries for the lock (as filelock polls)
 _TEMP_TAIL = ".tmp"
 
 
@@ -317,64 +315,6 @@ class Recorded(Plain):
 
 def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
-class _Lock:
-    """The store's lock file of a folder, held with ``flock`` as ``filelock`` holds it.
-
-    Only an existing lock file is used (the store makes it, with filelock's
-    own rules, the first time); :meth:`acquire` says ``False`` when there is
-    none or ``flock`` is not supported there.
-    """
-
-    def __init__(self, folder: str) -> None:
-        self.path = os.path.join(folder, LOCK_NAME)
-        self.fd: int | None = None
-
-    def acquire(self, timeout: float, shown: str) -> bool:
-        import fcntl
-
-        flags = os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
-        try:
-            fd = os.open(self.path, flags)
-        except OSError:
-            return False
-        end = time.monotonic() + timeout
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= end:
-                        from ..errors import ConflictError
-
-                        raise ConflictError(
-                            f"timed out after {timeout} s waiting for the lock on {shown!r}",
-                            path=shown,
-                        ) from None
-                    time.sleep(_POLL)
-            if os.fstat(fd).st_nlink == 0:  # removed while we waited: the store decides
-                os.close(fd)
-                return False
-        except OSError:  # no flock here (ENOSYS, EOPNOTSUPP…): the store's soft lock
-            os.close(fd)
-            return False
-        except BaseException:
-            os.close(fd)
-            raise
-        self.fd = fd
-        return True
-
-    def release(self) -> None:
-        if self.fd is not None:
-            import fcntl
-
-            fd, self.fd = self.fd, None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
 
 
 def record_local(
@@ -432,13 +372,22 @@ def record_local(
     exclude_in_git(folder)
     shown = f"aiwiki/sessions/{key}"
     full = os.path.join(folder, key)
-    lock = _Lock(folder)
-    if not lock.acquire(lock_timeout, shown):
-        return None
+    from .._atomic import LOCK_NAME, lock_file
+
+    try:  # the store's own lock file, held the way the store holds it
+        release = lock_file(os.path.join(folder, LOCK_NAME), lock_timeout)
+    except TimeoutError:
+        from ..errors import ConflictError
+
+        raise ConflictError(
+            f"timed out after {lock_timeout} s waiting for the lock on {shown!r}", path=shown
+        ) from None
+    except OSError:
+        return None  # the store's way meets it again and names it
     try:
         written = _splice(full, key, session_id, work, trigger, kind, scope, action, redaction)
     finally:
-        lock.release()
+        release()
     if written is None:
         return None
     fastpaths.answered("pre-compact")
