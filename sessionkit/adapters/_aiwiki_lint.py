@@ -661,8 +661,14 @@ def files_findings(
     found: list[Diagnostic] = []
     for start, text in files:
         quick = _QUICK_CODE_CITATION.match(text)
-        if quick is not None and quick.group(1):
-            continue  # the common case: a backticked citation with a SHA
+        if quick is not None:  # the common shape: what parse_citation_lenient reads too
+            if quick.group(1):
+                continue  # a citation with a SHA
+            # one without: the citation is what the backticks hold (quick.group(0) ends
+            # with the closing backtick and a blank, or the backtick at the end)
+            ref = text[1 : quick.end() - (2 if quick.group(0)[-1] == " " else 1)]
+            found.append(_no_sha(ref, start, path))
+            continue
         state = citation_state(text)
         if state == 2:
             continue
@@ -679,16 +685,7 @@ def files_findings(
                 )
             )
         elif not c.sha:
-            found.append(
-                Diagnostic(
-                    code="AW012",
-                    severity=Severity.WARNING,
-                    line=start + 1,
-                    message=f"citation {c.ref!r} has no @sha7 (lint --fix fills it from git)",
-                    path=path,
-                    fixable=True,
-                )
-            )
+            found.append(_no_sha(c.ref, start, path))
     for line, raw in loose:
         text = raw.strip()
         if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
@@ -702,6 +699,18 @@ def files_findings(
                 )
             )
     return found
+
+
+def _no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
+    """AW012 for the citation ``ref`` of the bullet starting on line ``start`` (0-based)."""
+    return Diagnostic(
+        code="AW012",
+        severity=Severity.WARNING,
+        line=start + 1,
+        message=f"citation {ref!r} has no @sha7 (lint --fix fills it from git)",
+        path=path,
+        fixable=True,
+    )
 
 
 def meta_findings(

@@ -159,10 +159,10 @@ def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
     return files
 
 
-def _uncited(body: bytes, start: int) -> list[tuple[int, str]] | None:
-    """The bullets of a Files touched section body (from the line after its heading
-    ``start``) that are not citations with a SHA, as :func:`_files` reads them (its
-    ``None`` too): the cited ones are passed over by ``_ALL_CITED_BODY``."""
+def _uncited(body: bytes) -> list[tuple[int, str]] | None:
+    """(offset in ``body``, text) of the bullets of a Files touched section body that
+    are not citations with a SHA, as :func:`_files` reads them (its ``None`` too): the
+    cited ones are passed over by ``_ALL_CITED_BODY``."""
     bullets: list[tuple[int, str]] = []
     placeholder = False
     at, end = 0, len(body)
@@ -177,7 +177,7 @@ def _uncited(body: bytes, start: int) -> list[tuple[int, str]] | None:
             eol = end
         raw = body[at:eol]
         if raw[:2] in _BULLETS and not _rule(raw):
-            bullets.append((start + 1 + body.count(b"\n", 0, at), raw[2:].lstrip(b" ").decode()))
+            bullets.append((at, raw[2:].lstrip(b" ").decode()))
         elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
             pass
         elif (
@@ -510,13 +510,15 @@ def body_findings(
     found: list[Diagnostic] = []
     if files:
         body = parts[files].partition(b"\n")[2]
-        if not _ALL_CITED_BODY.fullmatch(body):
+        bullets = _uncited(body)
+        if bullets is None:
+            return None
+        if bullets:
             # the heading's line: one line break before each part, and those inside them
             start = first_line + files + sum(map(bytes.count, parts[:files], repeat(b"\n")))
-            bullets = _uncited(body, start)
-            if bullets is None:
-                return None
-            found = files_findings(bullets, (), path)
+            found = files_findings(
+                [(start + 1 + body.count(b"\n", 0, at), text) for at, text in bullets], (), path
+            )
     if ck_first:
         if probe.find(b"unconsumed") >= 0:
             own = b"\n".join(parts[ck_first - 1 : ck_end])
