@@ -15,7 +15,7 @@ from .model import Session
 if TYPE_CHECKING:
     from .adapters.aiwiki import Schema
 
-__all__ = ["decode", "dumps", "lint", "loads", "read_document"]
+__all__ = ["MAX_NOTE_BYTES", "decode", "dumps", "lint", "loads", "read_document"]
 
 
 def loads(

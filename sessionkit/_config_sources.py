@@ -16,18 +16,19 @@ __all__ = ["PROJECT_FILE", "config_sources_exist", "user_config_file"]
 
 #: name of the project configuration file (as :data:`sessionkit.config.PROJECT_FILE`)
 PROJECT_FILE = ".sessionkit.toml"
-#: variables of that prefix that are no configuration setting (read where they are used)
-_NOT_CONFIG = frozenset({"SESSIONKIT_DEBUG", "SESSIONKIT_FAST_PATHS"})
+#: variables of that prefix that are no configuration setting (read where they are used:
+#: the hook reads its deadline's variable itself, and hooks.deadline_ms is for it alone)
+_NOT_CONFIG = frozenset(
+    {"SESSIONKIT_DEBUG", "SESSIONKIT_FAST_PATHS", "SESSIONKIT_HOOK_DEADLINE_MS"}
+)
 
 
 def user_config_file() -> str:
-    """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it)."""
-    explicit = os.environ.get("SESSIONKIT_CONFIG")
-    if explicit:
-        return os.path.expanduser(explicit)
-    import platformdirs
+    """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it:
+    platformdirs' rule, written out where it is plain, see :mod:`sessionkit._userconfig`)."""
+    from ._userconfig import user_config_file as found
 
-    return os.path.join(platformdirs.user_config_dir("sessionkit"), "config.toml")
+    return found()
 
 
 def config_sources_exist(start: str) -> bool:

@@ -57,8 +57,6 @@ DEADLINE_MS = 5000
 _DEADLINE_ENV = "SESSIONKIT_HOOK_DEADLINE_MS"
 #: share of the budget a stdin that never closes may take (the rest is for the store)
 _STDIN_SHARE = 0.4
-_ENV_PREFIX = "SESSIONKIT_"
-_PROJECT_FILE = ".sessionkit.toml"
 
 
 class DeadlineExceeded(BaseException):
@@ -392,29 +390,6 @@ def _in_repository(start: str) -> bool:
         here = parent
 
 
-def _user_config_file() -> str:
-    """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it)."""
-    from ._userconfig import user_config_file
-
-    return user_config_file()
-
-
-def _config_sources_exist(start: str) -> bool:
-    """Whether any configuration source exists: a ``SESSIONKIT_*`` variable, a file."""
-    own = ("SESSIONKIT_DEBUG", _DEADLINE_ENV)  # read here directly, not a reason to load config
-    if any(k.startswith(_ENV_PREFIX) and k not in own for k in os.environ):
-        return True
-    here = start
-    while True:
-        if os.path.isfile(os.path.join(here, _PROJECT_FILE)):
-            return True
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    return os.path.isfile(_user_config_file())
-
-
 def _repository_root(start: str) -> str:
     """The nearest ancestor holding ``aiwiki/`` or ``.git``, else ``start``.
 
@@ -471,7 +446,9 @@ class _Settings:
         self.secrets: Any = None  # the configuration's secrets settings (None: redact)
         self.max_note_bytes = 8 * 1024 * 1024
         from_config = False
-        if _config_sources_exist(start):
+        from ._config_sources import config_sources_exist
+
+        if config_sources_exist(start):
             from .config import hook_store_url, load_config, storage_options_for
 
             config = load_config(start)

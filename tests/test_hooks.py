@@ -474,6 +474,7 @@ def test_twenty_concurrent_pre_compacts_leave_twenty_checkpoints(repo: Path, hom
 #: configuration file): adding a module here is a decision, each one costs every agent start
 _LIGHT_COMMON = {
     "sessionkit",
+    "sessionkit._config_sources",
     "sessionkit._lazyre",
     "sessionkit._listing",
     "sessionkit._plain",
