@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from . import fastpaths as _fastpaths
 from .adapters import _is_builtin, detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
 from .document import MAX_NOTE_BYTES, decode, read_document
 from .errors import ParseError, SessionKitError
-from .model import Session
 
+TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
     from .adapters.aiwiki import Schema
+    from .model import Session
 
 __all__ = ["MAX_NOTE_BYTES", "decode", "dumps", "lint", "loads", "read_document"]
 

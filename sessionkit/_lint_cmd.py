@@ -115,18 +115,16 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
     Raises:
         OSError: the path is not there (exit 2), raised when its turn comes.
     """
-    from pathlib import Path
+    from .ops.lint import notes_under, spelled
 
-    from .ops.lint import notes_under
-
-    local = Path(target[len("file://") :] if target.startswith("file://") else target)
-    if local.is_dir():
+    local = spelled(target[len("file://") :] if target.startswith("file://") else target)
+    if os.path.isdir(local):
         refused: list[str] = []  # behind a link leading outside the folder: not read
         notes: Iterable[str] = notes_under(local, refused)
     else:
         refused = []
-        local.stat()  # a missing path is an error (exit 2), not an empty lint
-        notes = [str(local)]
+        os.stat(local)  # a missing path is an error (exit 2), not an empty lint
+        notes = [local]
     for note in notes:
         yield ("file", note, None, schemas.for_note(note))
     for path in refused:

@@ -4,7 +4,9 @@
 classes the agent hooks build (a page's parts and layout, the context, a
 redaction finding) derive from :class:`Plain`: each lists its fields in
 ``__slots__`` and sets them in its own ``__init__``; equality, hash and repr
-come from those fields, in that order.
+come from those fields, in that order.  :class:`Frozen` values (lint's
+findings and the aiwiki schema, on ``sessionkit lint``'s path) cannot be
+changed once made: :meth:`Frozen.replace` makes a changed copy.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Plain"]
+__all__ = ["Frozen", "Plain"]
 
 
 class Plain:
@@ -35,3 +37,42 @@ class Plain:
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({inner})"
+
+
+class Frozen(Plain):
+    """A :class:`Plain` value whose fields its ``__init__`` sets once (:meth:`_set`)."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be set")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self), self._values())
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with the fields named in ``changes`` set to their values.
+
+        Raises:
+            TypeError: a name that is no field.
+        """
+        unknown = set(changes) - set(self.__slots__)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
+        values = [changes.get(name, getattr(self, name)) for name in self.__slots__]
+        return _rebuild(type(self), values)
+
+
+def _rebuild(cls: type[Frozen], values: Any) -> Frozen:
+    """A ``cls`` value with these field values (for pickling and :meth:`Frozen.replace`)."""
+    new = object.__new__(cls)
+    for name, value in zip(cls.__slots__, values, strict=True):
+        object.__setattr__(new, name, value)
+    return new

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-import attrs
+from ._plain import Frozen
 
 __all__ = ["Diagnostic", "Severity"]
 
@@ -20,9 +20,8 @@ class Severity(enum.StrEnum):
         return self.value
 
 
-@attrs.frozen(kw_only=True)
-class Diagnostic:
-    """One lint finding.
+class Diagnostic(Frozen):
+    """One lint finding (a frozen value: :meth:`replace` makes a changed copy).
 
     Attributes:
         code: stable rule code (``AW003``, ``BM001``).
@@ -33,12 +32,28 @@ class Diagnostic:
         fixable: ``sessionkit lint --fix`` can repair it.
     """
 
+    # (the fields in their order: repr and equality take them so)
+    __slots__ = ("code", "severity", "line", "message", "path", "fixable")  # noqa: RUF023
     code: str
     severity: Severity
     line: int | None
     message: str
-    path: str | None = None
-    fixable: bool = False
+    path: str | None
+    fixable: bool
+
+    def __init__(
+        self,
+        *,
+        code: str,
+        severity: Severity,
+        line: int | None,
+        message: str,
+        path: str | None = None,
+        fixable: bool = False,
+    ) -> None:
+        self._set(
+            code=code, severity=severity, line=line, message=message, path=path, fixable=fixable
+        )
 
     def to_dict(self) -> dict[str, object]:
         """The JSON shape printed by ``sessionkit lint --json``."""

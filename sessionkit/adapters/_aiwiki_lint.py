@@ -34,9 +34,6 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import itemgetter
-from typing import Any
-
-import attrs
 
 from .. import fastpaths as _fastpaths
 from ..diagnostics import Diagnostic, Severity
@@ -53,6 +50,10 @@ from ._aiwiki_parse import (
     scan,
 )
 from ._aiwiki_schema import Schema, builtin_schema
+
+TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -104,7 +105,6 @@ def parse_timestamp(value: str) -> dt.datetime | None:
     return stamp
 
 
-@attrs.define(eq=False)
 class PageFacts:
     """What the rules look at, found once per page (by :func:`facts_of` or the quick scan).
 
@@ -129,17 +129,46 @@ class PageFacts:
             ``(unconsumed)`` directive headers.
     """
 
-    path: str | None
-    meta: dict[str, Any] | None
-    problem: tuple[int | None, str] | None
-    key_line: Callable[[str], int | None]
-    sections: list[tuple[str, int]]
-    nlines: int
-    files: list[tuple[int, str]] | None
-    files_loose: list[tuple[int, str]]
-    bad_checkpoints: list[int]
-    checkpoints: list[tuple[int, str]]
-    stale_status: list[int]
+    __slots__ = (
+        "bad_checkpoints",
+        "checkpoints",
+        "files",
+        "files_loose",
+        "key_line",
+        "meta",
+        "nlines",
+        "path",
+        "problem",
+        "sections",
+        "stale_status",
+    )
+
+    def __init__(
+        self,
+        *,
+        path: str | None,
+        meta: dict[str, Any] | None,
+        problem: tuple[int | None, str] | None,
+        key_line: Callable[[str], int | None],
+        sections: list[tuple[str, int]],
+        nlines: int,
+        files: list[tuple[int, str]] | None,
+        files_loose: list[tuple[int, str]],
+        bad_checkpoints: list[int],
+        checkpoints: list[tuple[int, str]],
+        stale_status: list[int],
+    ) -> None:
+        self.path = path
+        self.meta = meta
+        self.problem = problem
+        self.key_line = key_line
+        self.sections = sections
+        self.nlines = nlines
+        self.files = files
+        self.files_loose = files_loose
+        self.bad_checkpoints = bad_checkpoints
+        self.checkpoints = checkpoints
+        self.stale_status = stale_status
 
 
 def facts_of(doc: Document) -> PageFacts:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from itertools import accumulate, compress, repeat
 from operator import add, is_not, itemgetter
-from typing import Any
 
 from .. import fastpaths as _fastpaths
 from .._yaml_fast import _mapping, _remember
@@ -39,6 +38,13 @@ from ._aiwiki_lint import (
 )
 from ._aiwiki_parse import CHECKPOINT_HEADING, CHECKPOINTS, PLACEHOLDER
 from ._aiwiki_schema import Schema
+
+TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8)
+    _Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]], bool]
 
 __all__ = ["body_findings", "lint_facts", "quick_facts", "quick_facts_bytes", "quick_lint_bytes"]
 
@@ -535,10 +541,6 @@ def body_findings(
                 if stamp[8:10] > b"28" and parse_timestamp(stamp.decode()) is None:
                     return None
     return found
-
-
-#: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8)
-_Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]], bool]
 
 
 def _utf8(data: bytes) -> bool:

@@ -11,20 +11,21 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 
-import attrs
-
+from .._plain import Frozen
 from ..errors import FormatError, ParseError, SessionKitError
+
+TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["KeyRule", "Schema", "builtin_schema", "load_schema", "schema_for_root"]
 
 _TYPES = frozenset({"string", "integer", "enum", "date"})
 
 
-@attrs.frozen(kw_only=True)
-class KeyRule:
-    """What the schema asks of one frontmatter key.
+class KeyRule(Frozen):
+    """What the schema asks of one frontmatter key (a frozen value).
 
     Attributes:
         name: the key.
@@ -34,16 +35,29 @@ class KeyRule:
         optional: the key may be absent or null.
     """
 
+    # (the fields in their order: repr and equality take them so)
+    __slots__ = ("name", "type", "values", "equals", "optional")  # noqa: RUF023
     name: str
     type: str
-    values: tuple[str, ...] = ()
-    equals: Any = None
-    optional: bool = False
+    values: tuple[str, ...]
+    equals: Any
+    optional: bool
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        type: str,
+        values: tuple[str, ...] = (),
+        equals: Any = None,
+        optional: bool = False,
+    ) -> None:
+        self._set(name=name, type=type, values=values, equals=equals, optional=optional)
 
 
-@attrs.frozen(kw_only=True)
-class Schema:
-    """An aiwiki page schema (read from a schema page's frontmatter).
+class Schema(Frozen):
+    """An aiwiki page schema (read from a schema page's frontmatter; a frozen value:
+    :meth:`~sessionkit._plain.Frozen.replace` makes a changed copy).
 
     Attributes:
         schema_id: the page kind it describes (``session``).
@@ -58,16 +72,56 @@ class Schema:
         source: where the schema was read from (``builtin:v2`` or a path).
     """
 
+    # (the fields in their order: repr and equality take them so)
+    __slots__ = (  # noqa: RUF023
+        "schema_id",
+        "version",
+        "keys",
+        "sections",
+        "required_sections",
+        "strict_order",
+        "hard_cap",
+        "soft_target",
+        "filename_pattern",
+        "source",
+    )
     schema_id: str
     version: int
     keys: tuple[KeyRule, ...]
     sections: tuple[str, ...]
-    required_sections: tuple[str, ...] = ()
-    strict_order: bool = True
-    hard_cap: int | None = None
-    soft_target: tuple[int, int] | None = None
-    filename_pattern: str | None = None
-    source: str = ""
+    required_sections: tuple[str, ...]
+    strict_order: bool
+    hard_cap: int | None
+    soft_target: tuple[int, int] | None
+    filename_pattern: str | None
+    source: str
+
+    def __init__(
+        self,
+        *,
+        schema_id: str,
+        version: int,
+        keys: tuple[KeyRule, ...],
+        sections: tuple[str, ...],
+        required_sections: tuple[str, ...] = (),
+        strict_order: bool = True,
+        hard_cap: int | None = None,
+        soft_target: tuple[int, int] | None = None,
+        filename_pattern: str | None = None,
+        source: str = "",
+    ) -> None:
+        self._set(
+            schema_id=schema_id,
+            version=version,
+            keys=keys,
+            sections=sections,
+            required_sections=required_sections,
+            strict_order=strict_order,
+            hard_cap=hard_cap,
+            soft_target=soft_target,
+            filename_pattern=filename_pattern,
+            source=source,
+        )
 
     def key(self, name: str) -> KeyRule | None:
         """The rule for frontmatter key ``name``, if the schema has one."""

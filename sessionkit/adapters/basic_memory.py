@@ -1291,7 +1291,7 @@ class BasicMemoryAdapter:
         found = _lint(note, self.schemas)
         if lead:
             shift = _lead_lines(lead)
-            found = [d if d.line is None else attrs.evolve(d, line=d.line + shift) for d in found]
+            found = [d if d.line is None else d.replace(line=d.line + shift) for d in found]
         return found
 
 

@@ -13,18 +13,20 @@ import contextlib
 import itertools
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
 
+TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from concurrent.futures import Future
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+    R = TypeVar("R")
+    #: what :func:`ordered_map` runs each chunk inside (a store's ``batch``)
+    ChunkContext = Callable[[], contextlib.AbstractContextManager[Any]]
+    Runner = Callable[[Any, list[Any], ChunkContext | None], tuple[list[Any], BaseException | None]]
 
 __all__ = ["default_jobs", "ordered_map", "ordered_map_chunks"]
-
-T = TypeVar("T")
-R = TypeVar("R")
-#: what :func:`ordered_map` runs each chunk inside (a store's ``batch``)
-ChunkContext = Callable[[], contextlib.AbstractContextManager[Any]]
 
 #: fewer items than this run in-process: a pool costs more than it saves
 MIN_PARALLEL = 64
@@ -68,9 +70,6 @@ def _run_whole(
     if len(done) != len(chunk):
         return [], ValueError(f"{len(done)} results for a chunk of {len(chunk)} items")
     return done, None
-
-
-Runner = Callable[[Any, list[Any], "ChunkContext | None"], tuple[list[Any], BaseException | None]]
 
 
 def ordered_map(

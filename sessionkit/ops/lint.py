@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from .._api import MAX_NOTE_BYTES, decode, lint_general, lint_quick
+from .._api import decode, lint_general, lint_quick
 from ..diagnostics import Diagnostic, Severity
+from ..document import MAX_NOTE_BYTES
 from ..errors import ParseError
-from ._parallel import MIN_PARALLEL, default_jobs, ordered_map
 
+TYPE_CHECKING = False  # (typing and pathlib are not imported at run time: lint's start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from pathlib import Path
+    from typing import Any
+
     from ..adapters.aiwiki import Schema
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "lint_item",
     "lint_many",
     "notes_under",
+    "spelled",
     "wiki_root",
 ]
 
@@ -42,7 +45,10 @@ __all__ = [
 #: or ``("error", shown path, (message, line))`` for a note a store could not read;
 #: a fourth element, when present, is the :class:`Schema` to lint an aiwiki page
 #: with (the wiki's own schema page) or ``None`` for the built-in one
-LintItem = tuple[Any, ...]
+if TYPE_CHECKING:
+    LintItem = tuple[Any, ...]
+else:
+    LintItem = tuple
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 
@@ -82,9 +88,7 @@ def lint_data(data: bytes, path: str, limit: int, schema: Schema | None = None) 
         return [unreadable(exc.message, exc.line, path)]
     found = lint_general(text, path=path, max_bytes=limit, schema=schema)
     if any(not d.path for d in found):
-        import attrs
-
-        found = [d if d.path else attrs.evolve(d, path=path) for d in found]
+        found = [d if d.path else d.replace(path=path) for d in found]
     return found
 
 
@@ -156,6 +160,8 @@ def lint_many(
         OSError: a local file cannot be read (at its place in the order).
         ValueError: ``jobs`` is below 1.
     """
+    from ._parallel import default_jobs, ordered_map
+
     workers = default_jobs() if jobs is None else jobs
     if workers < 1:
         raise ValueError(f"jobs must be at least 1, not {workers}")
@@ -193,6 +199,8 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
     here alone.  A failure (an unreadable file) is raised at its item's place.
     """
     import itertools
+
+    from ._parallel import MIN_PARALLEL
 
     chunks = iter(lambda: list(itertools.islice(items, _CHUNK)), [])
     first = list(itertools.islice(chunks, workers))
@@ -334,14 +342,35 @@ def notes_under(folder: str | os.PathLike[str], refused: list[str] | None = None
     folder, or a note, that is a symbolic link resolving outside it is left
     out and its path appended to ``refused`` (when given).
     """
-    sessions = Path(folder) / "aiwiki" / "sessions"
-    base = sessions if sessions.is_dir() else Path(folder)
+    top = spelled(folder)
+    sessions = os.path.join(top, "aiwiki", "sessions") if top != "." else "aiwiki/sessions"
+    base = sessions if os.path.isdir(sessions) else top
     root = os.path.realpath(folder)
     if base is sessions and not _inside(os.path.realpath(base), root):
         if refused is not None:
-            refused.append(str(base))
+            refused.append(base)
         return
-    yield from _walk(str(base), root, refused)
+    yield from _walk(base, root, refused)
+
+
+def spelled(path: str | os.PathLike[str]) -> str:
+    """``str(pathlib.Path(path))``: the path as :class:`~pathlib.Path` spells it (no
+    ``.`` part, no doubled or trailing separator), worked out here for a path that is
+    spelled so already (pathlib is imported for the others)."""
+    text = os.fspath(path)
+    parts = text.split("/")
+    if (
+        os.sep == "/"
+        and text
+        and "//" not in text
+        and (text == "/" or not text.endswith("/"))
+        and "." not in parts[1:]
+        and (parts[0] != "." or text == ".")
+    ):
+        return text
+    from pathlib import Path
+
+    return str(Path(text))
 
 
 def _inside(real: str, root: str) -> bool:
@@ -392,11 +421,24 @@ def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[str]:
 
 def wiki_root(path: str | os.PathLike[str]) -> Path | None:
     """The root of the wiki holding a note under ``<root>/aiwiki/sessions/``, else ``None``."""
-    full = Path(os.path.abspath(path))
-    for parent in full.parents:
-        if parent.name == "sessions" and parent.parent.name == "aiwiki":
-            return parent.parent.parent
-    return None
+    root = _wiki_root(os.fspath(path))
+    if root is None:
+        return None
+    from pathlib import Path
+
+    return Path(root)
+
+
+def _wiki_root(path: str) -> str | None:
+    """:func:`wiki_root` as a string (no pathlib: lint asks once per folder)."""
+    here = os.path.dirname(os.path.abspath(path))
+    while True:
+        up = os.path.dirname(here)
+        if os.path.basename(here) == "sessions" and os.path.basename(up) == "aiwiki":
+            return os.path.dirname(up)
+        if up == here:
+            return None
+        here = up
 
 
 class WikiSchemas:
@@ -409,7 +451,7 @@ class WikiSchemas:
     """
 
     def __init__(self) -> None:
-        self._roots: dict[Path, Schema | None] = {}
+        self._roots: dict[str, Schema | None] = {}
         self._folders: dict[str, Schema | None] = {}
 
     @staticmethod
@@ -423,11 +465,11 @@ class WikiSchemas:
             ParseError, FormatError: the schema page is broken (with its path
                 and line).
         """
-        key = Path(os.path.abspath(root))
+        key = os.path.abspath(root)
         if key not in self._roots:
-            page = key / SCHEMA_PAGE
+            page = os.path.join(key, SCHEMA_PAGE)
             own = None
-            if page.is_file():  # (the reader is imported only for a wiki that has one)
+            if os.path.isfile(page):  # (the reader is imported only for a wiki that has one)
                 from ..adapters.aiwiki import load_schema
 
                 own = self._usable(load_schema(page))
@@ -444,7 +486,7 @@ class WikiSchemas:
             return self._folders[folder]
         except KeyError:
             pass
-        root = wiki_root(path)
+        root = _wiki_root(os.fspath(path))
         found = None if root is None else self.for_root(root)
         self._folders[folder] = found
         return found

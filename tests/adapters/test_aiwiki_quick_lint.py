@@ -17,7 +17,6 @@ import json
 import sys
 from pathlib import Path
 
-import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -336,7 +335,7 @@ def test_filename_rule_matches_its_reference(
 ) -> None:
     """AW013 (a file name off the schema's pattern), through ``sessionkit.lint`` with a
     schema of that pattern, both ways, is the reference rule's verdict."""
-    schema = attrs.evolve(builtin_schema(2), filename_pattern=pattern)
+    schema = builtin_schema(2).replace(filename_pattern=pattern)
     meta = {"schema_id": "session", "schema_version": 2, "date_start": date, "session_id": sid}
     text = "---\n" + _frontmatter(meta) + "---\n\n## Next steps\n"
     found, _ = _lint_both(text, f"aiwiki/sessions/{name}", schema=schema)

@@ -105,3 +105,26 @@ def test_schema_per_folder_is_the_schema_per_note(tmp_path: Path) -> None:
     assert cached.for_note(str(notes[1])) is not None  # still the outer wiki
     assert cached.for_note(str(notes[2])) is None  # the inner wiki has no schema page
     assert cached.for_note(str(notes[3])) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", ".", "..", "/", "//", "x.md", " "]), max_size=7))
+def test_paths_are_spelled_as_pathlib_spells_them(parts: list[str]) -> None:
+    """The walk spells its folder without importing pathlib when it can: as pathlib does."""
+    from sessionkit.ops.lint import spelled
+
+    text = "".join(parts)
+    assert spelled(text) == str(Path(text))
+    assert spelled(Path(text)) == str(Path(text))
+
+
+@pytest.mark.parametrize("form", ["wiki", "./wiki", "wiki/", "./wiki//", "wiki/.", "."])
+def test_a_folder_spelled_any_way_walks_as_pathlib_spells_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    folder = tmp_path / "wiki" / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    (folder / "2026-05-01-abcdef0.md").write_text("x")
+    monkeypatch.chdir(tmp_path / "wiki" if form == "." else tmp_path)
+    assert list(notes_under(form)) == _reference(Path(form))
+    assert wiki_root(next(notes_under(form))) == (tmp_path / "wiki")
