@@ -374,10 +374,11 @@ def test_generated_near_clean_pages(front: str, body: str) -> None:
 
 
 def test_the_generator_reaches_the_verdict() -> None:
-    """The property above is not vacuous: many generated pages take the verdict."""
+    """The property above is not vacuous: many generated pages take the verdict (about
+    one in six: 400 examples keep the count clear of the bound)."""
     taken = 0
 
-    @settings(max_examples=200, deadline=None, database=None)
+    @settings(max_examples=400, deadline=None, database=None)
     @given(_sections())
     def count(body: str) -> None:
         nonlocal taken
