@@ -27,6 +27,7 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
+    from typing import Any
 
 __all__ = ["ENV", "LANES", "answered", "enabled", "general_paths", "taken"]
 
@@ -61,8 +62,22 @@ def enabled() -> bool:
     """Whether the fast lanes are on (the default)."""
     if _forced_general:
         return False
-    value = os.environ.get(ENV)
+    value: str | None
+    if _ENVIRON is not None:  # (os.environ's own table: no KeyError raised for every note)
+        raw = _ENVIRON.get(_KEY)
+        value = None if raw is None else os.environ.decodevalue(raw)
+    else:  # pragma: no cover - an os.environ without its table
+        value = os.environ.get(ENV)
     return value is None or value.strip().lower() not in ("0", "false", "no", "off")
+
+
+#: the table behind ``os.environ`` (changed in place by ``os.environ[...] = ...``, ``del``
+#: and monkeypatching) and the variable's key in it: ``os.environ.get`` raises and catches
+#: a KeyError when the variable is not set, which costs lint a few microseconds a note
+_ENVIRON: Any = getattr(os.environ, "_data", None)
+_KEY: Any = os.environ.encodekey(ENV) if hasattr(os.environ, "encodekey") else None
+if _KEY is None:  # pragma: no cover
+    _ENVIRON = None
 
 
 class _General:
