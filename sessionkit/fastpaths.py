@@ -52,6 +52,8 @@ LANES = {
     "hook-args": "the hooks' usual arguments read without argparse",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",
+    "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",
+    "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
 }
 
 _forced_general = 0

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import attrs
 import yaml
 
+from .. import fastpaths as _fastpaths
 from ..diagnostics import Diagnostic, Severity
 from ..document import Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -99,14 +100,19 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     ``CSafeDumper``, which is many times faster, fed the node tree that
     ``SafeRepresenter`` would build (:func:`_c_dump`).  Simpler still, flat
     data of short, unremarkable scalars is written as text directly
-    (:func:`_plain_dump`; proven by a differential test too).
+    (:func:`_plain_dump`; proven by a differential test too).  Both are fast
+    lanes (``direct-yaml``, ``c-yaml``): :mod:`sessionkit.fastpaths` turns
+    them off, and then PyYAML writes everything.
     """
     data = dict(data)
-    text = _plain_dump(data)
-    if text is not None:
-        return text
-    if _C_DUMPER is not None and _c_emits_alike(data):
-        return _c_dump(data)
+    if _fastpaths.enabled():
+        text = _plain_dump(data)
+        if text is not None:
+            _fastpaths.answered("direct-yaml")
+            return text
+        if _C_DUMPER is not None and _c_emits_alike(data):
+            _fastpaths.answered("c-yaml")
+            return _c_dump(data)
     return _dump(data, _NelSafeDumper if _has_nel(data) else yaml.SafeDumper)
 
 

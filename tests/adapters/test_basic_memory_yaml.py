@@ -1,11 +1,13 @@
-"""dump_yaml takes libyaml's emitter only where it writes PyYAML's exact bytes.
+"""dump_yaml's fast lanes write PyYAML's exact bytes.
 
-Differential: ``dump_yaml`` (C emitter inside :func:`_c_emits_alike`'s domain,
-fed nodes built by :func:`_c_dump` instead of PyYAML's representer; flat
-short scalars written directly by :func:`_plain_dump`)
-against PyYAML's pure ``SafeDumper`` with the same options, over every
-frontmatter of the test corpora and the examples, the frontmatter fresh
-writes produce for them, and Hypothesis data inside and outside that domain.
+``dump_yaml`` writes flat data of short, unremarkable scalars as text itself
+(the ``direct-yaml`` lane) and hands other data in the domain where libyaml's
+emitter writes the same bytes to it (``c-yaml``); with the lanes off
+(:mod:`sessionkit.fastpaths`) PyYAML's pure ``SafeDumper`` writes everything.
+Differential, through the public switch: every frontmatter of the test
+corpora and the examples, the frontmatter fresh writes produce for them, and
+Hypothesis data inside and outside the lanes' domains give the same text both
+ways; ``fastpaths.taken()`` shows the lanes answer.
 """
 
 from __future__ import annotations
@@ -20,19 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionkit._yaml import load_mapping
-from sessionkit.adapters.basic_memory import (
-    BASIC_MEMORY,
-    _c_dump,
-    _c_emits_alike,
-    _dump,
-    _frontmatter,
-    _has_nel,
-    _NelSafeDumper,
-    _plain_dump,
-    dump_yaml,
-)
+from sessionkit.adapters.basic_memory import BASIC_MEMORY, dump_yaml
 from sessionkit.document import parse
 from sessionkit.errors import SessionKitError
+from sessionkit.fastpaths import general_paths, taken
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOTES = sorted(
@@ -43,8 +36,18 @@ NOTES = sorted(
 
 
 def pure(data: dict[str, Any]) -> str:
-    """PyYAML's text (double quotes for a string with U+0085, which PyYAML would lose)."""
-    return _dump(data, _NelSafeDumper if _has_nel(data) else yaml.SafeDumper)
+    """``dump_yaml`` with the fast lanes off: PyYAML's own text."""
+    with general_paths():
+        return dump_yaml(data)
+
+
+def alike(data: dict[str, Any]) -> str:
+    """``dump_yaml(data)`` with the lanes on, twice (what a lane remembers, too), checked
+    against the lanes off; the text."""
+    fast = dump_yaml(data)
+    assert dump_yaml(data) == fast
+    assert fast == pure(data), data
+    return fast
 
 
 def test_nel_reads_back() -> None:
@@ -54,9 +57,22 @@ def test_nel_reads_back() -> None:
     assert load_mapping(text) == data
 
 
-def test_c_emitter_is_in_use() -> None:
+def test_the_general_path_is_pyyaml() -> None:
+    data = {"title": "Session 2026-05-18 \u2014 x", "tags": ["a", "yes"], "n": None, "k": 1.5}
+    assert pure(data) == yaml.dump(
+        data, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
+
+
+def test_the_lanes_answer() -> None:
     assert getattr(yaml, "CSafeDumper", None) is not None
-    assert _c_emits_alike({"title": "Session 2026-05-18 — x", "tags": ["a", "b"], "n": None})
+    for data, lane in (
+        ({"title": "Session 2026-05-18 \u2014 x", "tags": ["a", "b"], "n": None}, "direct-yaml"),
+        ({"title": "R\u00e9union 2026-05-18 \u2014 x", "tags": ["a", "b"], "n": None}, "c-yaml"),
+    ):
+        before = taken()[lane]
+        alike(data)
+        assert taken()[lane] == before + 2, lane
 
 
 @pytest.mark.parametrize("note", NOTES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -67,13 +83,14 @@ def test_corpus_frontmatter_dumps_alike(note: Path) -> None:
     except SessionKitError:
         meta = {}
     if meta:
-        assert dump_yaml(meta) == pure(meta)
+        alike(meta)
     try:
         session = BASIC_MEMORY.read(doc)
     except SessionKitError:
         return
-    fresh = _frontmatter(session, "sessions", session.project)
-    assert dump_yaml(fresh) == pure(fresh)
+    fresh = BASIC_MEMORY.write(session).text  # a new note: its frontmatter by dump_yaml
+    with general_paths():
+        assert BASIC_MEMORY.write(session).text == fresh
 
 
 _key = st.one_of(
@@ -111,21 +128,26 @@ _any = st.dictionaries(
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_alike)
-def test_c_domain_dumps_alike(data: dict[str, Any]) -> None:
-    assert _c_emits_alike(data)
-    assert yaml.dump(
-        data, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True, default_flow_style=False
-    ) == pure(data)
+@given(_alike, st.data())
+def test_alike_data_dumps_alike(data: dict[str, Any], draw: Any) -> None:
+    """Data in libyaml's domain, a list object under a second key too (PyYAML writes an
+    anchor and an alias)."""
+    alike(data)
+    lists = [v for v in data.values() if type(v) is list]
+    if lists:
+        shared = dict(data)
+        shared[draw.draw(_key)] = draw.draw(st.sampled_from(lists))
+        alike(shared)
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_any)
 def test_any_data_dumps_alike(data: dict[str, Any]) -> None:
-    assert dump_yaml(data) == pure(data)
+    alike(data)
 
 
-def test_outside_the_domain_goes_pure() -> None:
+def test_corner_cases_dump_alike() -> None:
+    shared = ["a", "yes"]
     for data in (
         {"\U00075c92": ""},
         {"k": "line\nbreak"},
@@ -134,35 +156,14 @@ def test_outside_the_domain_goes_pure() -> None:
         {"k": 1.5},
         {"k": {"a": 1}},
         {"k": "\ufeffbom"},
-    ):
-        assert not _c_emits_alike(data)
-        assert dump_yaml(data) == pure(data)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_alike, st.data())
-def test_direct_nodes_dump_as_the_representer(data: dict[str, Any], draw: Any) -> None:
-    """``_c_dump`` (nodes built directly) writes PyYAML's bytes, aliases of a shared list too."""
-    assert _c_dump(data) == pure(data)
-    lists = [v for v in data.values() if type(v) is list]
-    if lists:  # the same list object under a second key: PyYAML writes an anchor and an alias
-        shared = dict(data)
-        shared[draw.draw(_key)] = draw.draw(st.sampled_from(lists))
-        assert _c_dump(shared) == pure(shared)
-
-
-def test_direct_nodes_corner_cases() -> None:
-    shared = ["a", "yes"]
-    for data in (
         {},
         {"k": []},
         {"a": shared, "b": shared, "c": ["a", "yes"]},
         {"n": None, "t": True, "f": False, "i": -12, "z": 0, "s": "", "q": "null", "o": "0o7"},
         {"long": "word " * 40, "colon": "a: b", "dash": "- x", "hash": "#c", "tilde": "~"},
+        {"e": "\u00e9", "a": shared, "b": shared},
     ):
-        assert _c_emits_alike(data)
-        assert _c_dump(data) == pure(data)
-        assert dump_yaml(data) == pure(data)
+        alike(data)
 
 
 _plain_chars = st.sampled_from(list("aZ09_/ ./+@()\u2014-:'#,\t\"é?!&*[]{}|>%`~=<"))
@@ -193,14 +194,17 @@ _plain_data = st.dictionaries(
 )
 
 
+def _direct(data: dict[str, Any]) -> bool:
+    """Whether the ``direct-yaml`` lane wrote ``data`` (checked against the lanes off)."""
+    before = taken()["direct-yaml"]
+    alike(data)
+    return taken()["direct-yaml"] > before
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_plain_data)
 def test_direct_text_is_pyyaml_text(data: dict[str, Any]) -> None:
-    """Where ``_plain_dump`` writes the text itself, it is PyYAML's text."""
-    text = _plain_dump(data)
-    if text is not None:
-        assert text == pure(data)
-    assert dump_yaml(data) == pure(data)
+    alike(data)
 
 
 def test_direct_text_corner_cases() -> None:
@@ -210,45 +214,26 @@ def test_direct_text_corner_cases() -> None:
         ({"started": "2024-01-03T11:46:26Z", "yes": 1, "t": True, "i": -3}, True),
         ({"tags": ["session", "auto-capture", "yes", None, 2], "e": []}, True),
         ({"p": "x" * 95, "q": "a " * 30 + "b"}, True),
+        ({"aiwiki_sessionkit": '{"added":["project"]}', "j": '[1,"it\'s"]'}, True),
         ({"q": "a " * 40 + "b"}, False),  # could fold at a space
         ({"a": shared, "b": shared}, False),  # an alias
         ({"d": "-12"}, False),
         ({"c": "a: b"}, False),
         ({"c": "x:"}, False),
-        ({"aiwiki_sessionkit": '{"added":["project"]}', "j": '[1,"it\'s"]'}, True),
         ({"j": '{"a": 1}'}, False),
         ({"h": "a #b"}, False),
         ({"s": "it's"}, False),
         ({}, False),
         ({"x" * 65: 1}, False),
     ):
-        text = _plain_dump(data)
-        assert (text is not None) == direct, data
-        assert dump_yaml(data) == pure(data)
-        if text is not None:
-            assert text == pure(data)
-
-
-@pytest.mark.parametrize("note", NOTES[:40], ids=lambda p: str(p.relative_to(ROOT)))
-def test_fresh_frontmatter_direct_text(note: Path) -> None:
-    try:
-        session = BASIC_MEMORY.read(
-            parse(note.read_text(encoding="utf-8"), f"sessions/{note.name}")
-        )
-    except SessionKitError:
-        return
-    fresh = _frontmatter(session, "sessions", session.project)
-    text = _plain_dump(fresh)
-    if text is not None:
-        assert text == pure(fresh)
+        # the usual shapes take the lane (the others are only held to PyYAML's text)
+        assert _direct(data) or not direct, data
 
 
 @settings(max_examples=500, deadline=None)
 @given(_key, st.one_of(_plain_value, st.lists(_plain_value, max_size=2)))
 def test_direct_text_one_entry(key: str, value: Any) -> None:
-    text = _plain_dump({key: value})
-    if text is not None:
-        assert text == pure({key: value})
+    alike({key: value})
 
 
 def test_direct_text_around_the_fold_width() -> None:
@@ -259,11 +244,7 @@ def test_direct_text_around_the_fold_width() -> None:
             for space_at in (1, length // 2, length - 2):
                 value = "x" * length
                 value = value[:space_at] + " " + value[space_at + 1 :]
-                data = {key: value}
-                text = _plain_dump(data)
-                if text is not None:
-                    assert text == pure(data), (key, length, space_at)
-                assert dump_yaml(data) == pure(data)
+                alike({key: value})
 
 
 def test_direct_text_spaces_either_side_of_the_fold_column() -> None:
@@ -275,35 +256,28 @@ def test_direct_text_spaces_either_side_of_the_fold_column() -> None:
             for gap in (" ", "  "):
                 value = ("x" * at + gap + "y" * 96)[:96]
                 for data in ({key: value}, {key: [value]}, {key: value.replace("x", "a b", 1)}):
-                    text = _plain_dump(data)
-                    if text is not None:
-                        assert text == pure(data), (key, at, gap)
-                    assert dump_yaml(data) == pure(data)
+                    alike(data)
     for width in range(1, 64):
         data = {"k" * width: "2001-12-14 21:59:43.10 -5"}
-        text = _plain_dump(data)
-        assert text is not None or width + 2 + 23 > 80
-        assert dump_yaml(data) == pure(data)
-        if text is not None:
-            assert text == pure(data)
+        assert _direct(data) or width + 2 + 23 > 80
 
 
 def test_direct_text_takes_long_titles() -> None:
     """A title past the width with no space past it (the common long session title)
     is written directly, and as PyYAML writes it."""
     title = "Session 2024-01-02 307f89f \u2014 Adapter fence atomic directive backend handoff"
-    data = {"title": title, "type": "session"}
     assert len("title: " + title) > 80
-    text = _plain_dump(data)
-    assert text is not None
-    assert text == pure(data)
+    assert _direct({"title": title, "type": "session"})
 
 
 @settings(max_examples=300, deadline=None)
-@given(_plain_str, st.integers(0, 70))
-def test_memoised_direct_scalar_equals_the_plain_one(text: str, room: int) -> None:
-    """``_plain_text`` is memoised: a miss and a hit give what the function gives."""
-    from sessionkit.adapters.basic_memory import _plain_text
-
-    for _ in range(2):
-        assert _plain_text(text, room) == _plain_text.__wrapped__(text, room)
+@given(_plain_str, st.sampled_from(["k", "title", "a_much_longer_key_name_of_forty_characters"]))
+def test_a_value_remembered_under_one_key_is_written_right_under_another(
+    text: str, key: str
+) -> None:
+    """The direct text of a scalar is remembered by its text and its room on the line:
+    the same value under keys of other lengths (and as a list item) folds where PyYAML
+    folds it."""
+    for name in ("k", key, "k"):
+        alike({name: text})
+        alike({name: [text]})
