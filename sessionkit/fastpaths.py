@@ -54,6 +54,10 @@ LANES = {
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",
     "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
+    "permalink": (
+        "Basic Memory permalinks and project slugs remembered, the slug's shortcuts "
+        "(profiles.generate_permalink, normalize_project_name)"
+    ),
 }
 
 _forced_general = 0

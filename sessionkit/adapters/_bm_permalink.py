@@ -14,6 +14,11 @@ Memory does) and a Unicode-decomposition fallback otherwise, which agrees on
 accented Latin letters and the common ligatures.  Only a ``.md`` /
 ``.markdown`` extension is dropped; Basic Memory asks the platform's MIME table
 instead, which agrees for Markdown notes.
+
+Permalinks and project slugs are remembered, and the slug takes shortcuts (one
+pattern finds CJK text, only non-ASCII characters are transliterated, each
+once): the ``permalink`` fast lane, off with :mod:`sessionkit.fastpaths`, which
+then looks at every character on its own and remembers nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import importlib
 import re
 import unicodedata
 from collections.abc import Callable
+
+from .. import fastpaths as _fastpaths
 
 __all__ = ["filename_for_title", "generate_permalink", "normalize_project_name"]
 
@@ -84,6 +91,11 @@ def _ascii_of_match(m: re.Match[str]) -> str:
     return _ascii_char(m.group())
 
 
+def _ascii_plain(text: str) -> str:
+    """:func:`_fallback_ascii` the long way: every character on its own, nothing remembered."""
+    return "".join(ch if ch.isascii() else _ascii_char.__wrapped__(ch) for ch in text)
+
+
 def _load_transliterator() -> Callable[[str], str]:
     try:
         module = importlib.import_module("unidecode")
@@ -120,13 +132,17 @@ _NOT_SLUG = re.compile(r"[^a-z0-9/\-.]")
 _DASHES = re.compile(r"-+")
 
 
-def _slug(base: str) -> str:
-    if not base.isascii() and _CJK_CHAR.search(base):
+def _slug(base: str, plain: bool = False) -> str:
+    """The slug of ``base``; ``plain``: the general path of the ``permalink`` lane (each
+    character asked whether it is CJK, the fallback transliteration remembering nothing)."""
+    to_ascii = _ascii_plain if plain and _to_ascii is _fallback_ascii else _to_ascii
+    cjk = any(map(_is_cjk, base)) if plain else (not base.isascii() and _CJK_CHAR.search(base))
+    if cjk:
         kept: list[str] = []
         for ch in base:
             if _FULLWIDTH[0] <= ch <= _FULLWIDTH[1]:
                 continue  # full-width punctuation is dropped
-            kept.append(ch if _is_cjk(ch) else _to_ascii(ch))
+            kept.append(ch if _is_cjk(ch) else to_ascii(ch))
         text = "".join(kept)
         text = re.sub(rf"([{_CJK}])([a-zA-Z0-9])", r"\1-\2", text)
         text = re.sub(rf"([a-zA-Z0-9])([{_CJK}])", r"\1-\2", text)
@@ -135,7 +151,7 @@ def _slug(base: str) -> str:
         text = text.replace("_", "-").replace("'", "")
         text = re.sub(rf"[^a-z0-9{_CJK}/\-.]", "-", text)
     else:
-        text = _to_ascii(base)
+        text = to_ascii(base)
         text = _CAMEL.sub(r"\1-\2", text)
         text = text.lower().replace("_", "-").replace("'", "")
         text = _NOT_SLUG.sub("-", text)
@@ -159,7 +175,10 @@ def generate_permalink(path: str, project: str | None = None) -> str:
         >>> generate_permalink("sessions/Alias test- a-b.md", project="demo")
         'demo/sessions/alias-test-a-b'
     """
-    return _permalink(path, project or None)
+    if _fastpaths.enabled():
+        _fastpaths.answered("permalink")
+        return _permalink(path, project or None)
+    return _permalink_of(path, project or None, plain=True)
 
 
 @functools.lru_cache(maxsize=512)
@@ -167,11 +186,15 @@ def _permalink(path: str, project: str | None) -> str:
     """:func:`generate_permalink`, memoised: a pure function of its two strings
     (a conversion asks for a note's permalink when it writes the note and again
     when it reads the note back)."""
+    return _permalink_of(path, project)
+
+
+def _permalink_of(path: str, project: str | None, plain: bool = False) -> str:
     posix = unicodedata.normalize("NFC", path.replace("\\", "/"))
-    slug = _slug(_strip_extension(posix))
+    slug = _slug(_strip_extension(posix), plain)
     if not project:
         return slug
-    prefix = _project_slug(project)
+    prefix = _slug(unicodedata.normalize("NFC", project), True) if plain else _project_slug(project)
     if not prefix or slug == prefix or slug.startswith(prefix + "/"):
         return slug
     return f"{prefix}/{slug}"
@@ -179,7 +202,10 @@ def _permalink(path: str, project: str | None) -> str:
 
 def normalize_project_name(name: str) -> str:
     """The key Basic Memory compares project names by (their permalink slug)."""
-    return _slug(unicodedata.normalize("NFC", name))
+    if _fastpaths.enabled():
+        _fastpaths.answered("permalink")
+        return _slug(unicodedata.normalize("NFC", name))
+    return _slug(unicodedata.normalize("NFC", name), True)
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,90 +1,73 @@
-"""The memoised permalink and file name functions give what the plain ones give.
+"""Permalinks, project slugs and file names: the remembered, shortcut way gives the plain one.
 
-:func:`generate_permalink` and :func:`filename_for_title` are pure functions of
-their strings; conversion asks for the same note's permalink when it writes
-the note and again when it reads it back, so both are memoised.  These tests
-call them repeatedly (cold and warm) and compare with the functions the memo
-wraps, including the empty project, which means "no project".
+:func:`generate_permalink` and :func:`normalize_project_name` remember their
+answers and take shortcuts in the slug (one pattern finds CJK text, only the
+non-ASCII characters are transliterated, each once).  That is the
+``permalink`` fast lane: these tests compare it, cold and warm, with the
+general path (every character on its own, nothing remembered) through the
+public switch :mod:`sessionkit.fastpaths`, and check with ``taken()`` that the
+lane answered.  :func:`filename_for_title` is remembered too; it is held to
+the rule its documentation states.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionkit.adapters import _bm_permalink as P
+from sessionkit.adapters.profiles import (
+    filename_for_title,
+    generate_permalink,
+    normalize_project_name,
+)
+from sessionkit.fastpaths import general_paths, taken
 
 _TEXT = st.text(st.sampled_from(list("aZ09 -_./\\:<>|?*\"'()é漢　Ａ")), max_size=24)
 
 
+def _both(path: str, project: str | None) -> str:
+    """The permalink with the lanes on (twice: a miss, then a hit) and off: the same."""
+    before = taken()["permalink"]
+    fast = generate_permalink(path, project)
+    assert generate_permalink(path, project) == fast
+    assert taken()["permalink"] >= before + 2  # (a project slug met first counts too)
+    with general_paths():
+        assert generate_permalink(path, project) == fast, (path, project)
+    return fast
+
+
 @settings(max_examples=200, deadline=None)
 @given(_TEXT, st.one_of(st.none(), _TEXT))
-def test_memoised_permalink_equals_the_plain_one(path: str, project: str | None) -> None:
-    plain = P._permalink.__wrapped__(path, project or None)
-    for _ in range(2):  # a miss, then a hit
-        assert P.generate_permalink(path, project) == plain
-        assert P.generate_permalink(path + ".md", project) == P._permalink.__wrapped__(
-            path + ".md", project or None
-        )
+def test_remembered_permalink_equals_the_general_one(path: str, project: str | None) -> None:
+    _both(path, project)
+    _both(path + ".md", project)
 
 
 def test_empty_project_is_no_project() -> None:
-    assert P.generate_permalink("sessions/A B.md", "") == P.generate_permalink("sessions/A B.md")
-    assert P.generate_permalink("sessions/A B.md", "demo") == "demo/sessions/a-b"
+    assert generate_permalink("sessions/A B.md", "") == generate_permalink("sessions/A B.md")
+    assert generate_permalink("sessions/A B.md", "demo") == "demo/sessions/a-b"
+
+
+def _file_name_rule(title: str) -> str:
+    """The rule :func:`filename_for_title` documents: separators and ``< > : " | ? *``
+    become ``-``, runs of ``-`` collapse, leading/trailing dots and dashes go."""
+    text = "".join("-" if ch in '/\\<>:"|?*' else ch for ch in title)
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text.strip(".").strip("-")
 
 
 @settings(max_examples=200, deadline=None)
 @given(_TEXT)
-def test_memoised_file_name_equals_the_plain_one(title: str) -> None:
-    for _ in range(2):
-        assert P.filename_for_title(title) == P._filename_for_title.__wrapped__(title)
+def test_remembered_file_name_follows_the_rule(title: str) -> None:
+    for _ in range(2):  # a miss, then a hit
+        assert filename_for_title(title) == _file_name_rule(title)
 
 
 # -- the slug's shortcuts ------------------------------------------------------
-#
-# ``_slug`` asks a regular expression whether a text has CJK characters, uses
-# precompiled patterns, and ``_fallback_ascii`` transliterates only the
-# non-ASCII characters (each on its own, memoised).  The references below are
-# the character-by-character forms they replace.
-
-
-def _reference_ascii(text: str) -> str:
-    out: list[str] = []
-    for ch in text:
-        if ch.isascii():
-            out.append(ch)
-        elif ch in P._EXTRA_ASCII:
-            out.append(P._EXTRA_ASCII[ch])
-        else:
-            out.append("".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii()))
-    return "".join(out)
-
-
-def _reference_slug(base: str) -> str:
-    to_ascii = _reference_ascii if P._to_ascii is P._fallback_ascii else P._to_ascii
-    if any(P._is_cjk(ch) for ch in base):
-        kept = [
-            ch if P._is_cjk(ch) else to_ascii(ch) for ch in base if not "\uff00" <= ch <= "\uffef"
-        ]
-        text = "".join(kept)
-        text = re.sub(rf"([{P._CJK}])([a-zA-Z0-9])", r"\1-\2", text)
-        text = re.sub(rf"([a-zA-Z0-9])([{P._CJK}])", r"\1-\2", text)
-        text = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text)
-        text = "".join(c.lower() if c.isascii() and c.isalpha() else c for c in text)
-        text = text.replace("_", "-").replace("'", "")
-        text = re.sub(rf"[^a-z0-9{P._CJK}/\-.]", "-", text)
-    else:
-        text = to_ascii(base)
-        text = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text)
-        text = text.lower().replace("_", "-").replace("'", "")
-        text = re.sub(r"[^a-z0-9/\-.]", "-", text)
-    text = re.sub(r"-+", "-", text)
-    return "/".join(segment.strip("-") for segment in text.split("/"))
-
 
 _SLUG_EDGES = [
     "",
@@ -100,10 +83,25 @@ _SLUG_EDGES = [
 ]
 
 
+def _slugs_agree(base: str) -> None:
+    """The slug of ``base`` as a permalink, as a project prefix and as a project name."""
+    _both(base, None)
+    _both("sessions/x.md", base)
+    fast = normalize_project_name(base)
+    with general_paths():
+        assert normalize_project_name(base) == fast, base
+
+
 @pytest.mark.parametrize("base", _SLUG_EDGES)
 def test_slug_edge_cases(base: str) -> None:
-    assert P._fallback_ascii(base) == _reference_ascii(base)
-    assert P._slug(base) == _reference_slug(base)
+    _slugs_agree(base)
+
+
+def test_slug_examples() -> None:
+    assert generate_permalink("\u6f22\u5b57abc\u3000\uff21\uff22 x.md") == "漢字-abc-\u3000-x"
+    assert generate_permalink("\u00c6sir \u00df \u0142\u00f3d\u017a.md") == "aesir-ss-lodz"
+    assert normalize_project_name("My Project") == "my-project"
+    assert re.fullmatch(r"[a-z0-9/.-]*", generate_permalink("a\u0301 e\u0308 \ufb01 \u2460"))
 
 
 _WIDE = st.text(
@@ -120,13 +118,5 @@ _WIDE = st.text(
 
 @settings(max_examples=400, deadline=None)
 @given(_WIDE)
-def test_slug_equals_the_reference(base: str) -> None:
-    assert P._fallback_ascii(base) == _reference_ascii(base)
-    assert P._slug(base) == _reference_slug(base)
-
-
-@settings(max_examples=100, deadline=None)
-@given(_WIDE)
-def test_project_prefix_memo(project: str) -> None:
-    for _ in range(2):
-        assert P._project_slug(project) == P.normalize_project_name(project)
+def test_slug_equals_the_general_one(base: str) -> None:
+    _slugs_agree(base)
