@@ -95,8 +95,34 @@ os.close(fd)
 '''
 
 
+LAUNCHER = """\
+import os, sys, time
+out = int(sys.argv[1])
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.close(out)
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+elapsed = time.perf_counter() - start
+code = os.waitstatus_to_exitcode(status)
+cpu = usage.ru_utime + usage.ru_stime
+os.write(out, f"{elapsed} {usage.ru_maxrss} {cpu} {code}".encode())
+"""
+
+
 class Bench:
-    """Runs processes in a clean environment and records wall time and peak RSS."""
+    """Runs processes in a clean environment and records wall time and peak RSS.
+
+    Each command is started by a small launcher process (:data:`LAUNCHER`),
+    which forks it, times it and reads its resource use with ``wait4``: Linux
+    counts the RSS a process had when it was forked in its peak RSS, so a
+    command started straight from this process (tens of MB after copying or
+    removing a 100,000-page corpus) would report at least this process's size.
+    """
 
     def __init__(self, base: Path) -> None:
         self.base = base
@@ -126,28 +152,40 @@ class Bench:
         ok: tuple[int, ...] = (0,),
     ) -> tuple[float, float, float]:
         """(seconds, peak RSS in MB, CPU seconds) of one process, output discarded."""
-        with tempfile.TemporaryFile() as err:
-            start = time.perf_counter()
-            with subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-                env=self.env,
-                cwd=cwd,
-            ) as proc:
-                assert proc.stdin is not None
-                proc.stdin.write(stdin)
-                proc.stdin.close()
-                _, status, usage = os.wait4(proc.pid, 0)
-                elapsed = time.perf_counter() - start
-                proc.returncode = os.waitstatus_to_exitcode(status)
-            if proc.returncode not in ok:
-                err.seek(0)
-                raise SystemExit(
-                    f"{' '.join(cmd)} exited {proc.returncode}: {err.read().decode()[-2000:]}"
-                )
-        return elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+        read, write = os.pipe()
+        try:
+            with tempfile.TemporaryFile() as err:
+                with subprocess.Popen(
+                    [sys.executable, "-S", "-c", LAUNCHER, str(write), *cmd],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                    env=self.env,
+                    cwd=cwd,
+                    pass_fds=(write,),
+                ) as proc:
+                    os.close(write)
+                    write = -1
+                    assert proc.stdin is not None
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+                    with os.fdopen(read, "rb") as fh:
+                        read = -1
+                        report = fh.read().decode()
+                if proc.returncode != 0 or not report:
+                    err.seek(0)
+                    raise SystemExit(f"launcher exited {proc.returncode}: {err.read().decode()}")
+                elapsed, rss, cpu, code = report.split()
+                if int(code) not in ok:
+                    err.seek(0)
+                    raise SystemExit(
+                        f"{' '.join(cmd)} exited {code}: {err.read().decode()[-2000:]}"
+                    )
+        finally:
+            for fd in (read, write):
+                if fd >= 0:
+                    os.close(fd)
+        return float(elapsed), int(rss) / 1024, float(cpu)
 
 
 Sample = tuple[float, float, float]  # wall seconds, peak RSS MB, CPU seconds

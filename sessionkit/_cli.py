@@ -1223,7 +1223,15 @@ def migrate_(
     store = _open_store(root, "aiwiki", None, storage_option)
     progress, holder = _progress_bar(sys.stderr.isatty() and not as_json, "migrating")
     try:
-        report = migrate(store, to=to, dry_run=dry_run, backup=backup, progress=progress, jobs=jobs)
+        report = migrate(
+            store,
+            to=to,
+            dry_run=dry_run,
+            backup=backup,
+            progress=progress,
+            jobs=jobs,
+            list_pages=as_json,  # (the summary needs only the counts and the failures)
+        )
     finally:
         if holder:
             holder[0].__exit__(None, None, None)
@@ -1375,6 +1383,7 @@ def convert_(
             jobs=jobs,
             project=project,
             from_=from_,
+            list_notes=as_json,  # (the summary needs only the counts)
         )
     except UnsupportedFormatError as exc:
         raise Failure(_one_line(exc.cli_text())) from None
@@ -1392,8 +1401,9 @@ def convert_(
         click.echo(f"sessionkit: the convert record: {_one_line(report.record_error)}", err=True)
     verb = "would write" if dry_run else "wrote"
     click.echo(
-        f"{report.target}: {verb} {len(report.created)} new, {len(report.updated)} updated; "
-        f"{len(report.unchanged)} unchanged, {len(report.conflicts)} conflicts, "
+        f"{report.target}: {verb} {report.counts['created']} new, "
+        f"{report.counts['updated']} updated; "
+        f"{report.counts['unchanged']} unchanged, {len(report.conflicts)} conflicts, "
         f"{len(report.failures)} failed (to {report.to})"
     )
     _exit(OK if report.ok else FINDINGS)

@@ -110,14 +110,11 @@ class FileStore(Store):
     # -- primitives -----------------------------------------------------------
     def keys(self) -> builtins.list[str]:
         """Every note key, sorted, from one listing call (no per-file stat)."""
-        prefix = f"{self.folder}/" if self.folder else ""
-        cut = len(prefix)
         is_note = self.is_note
-        return [
-            path[cut:]
-            for path in self.storage.list_paths(self.folder)
-            if path.startswith(prefix) and is_note(path[cut:])
-        ]
+        listed = self.storage.list_paths(self.folder, relative=True)
+        if all(is_note(key) for key in listed):  # (usually: no second list of them)
+            return listed
+        return [key for key in listed if is_note(key)]
 
     def read_text(self, key: str) -> str:
         """The exact text of a note. Raises :class:`NotFoundError`."""

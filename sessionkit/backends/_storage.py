@@ -111,13 +111,15 @@ class Storage(abc.ABC):
         temp files, or not notes).  A missing folder lists as empty.
         """
 
-    def list_paths(self, folder: str = "") -> builtins.list[str]:
+    def list_paths(self, folder: str = "", *, relative: bool = False) -> builtins.list[str]:
         """The paths :meth:`list` gives, sorted, without their entries.
 
         A local listing builds only the path strings (a listing of 100,000
         files then holds 100,000 strings, not 100,000 entries as well).
+        ``relative``: relative to ``folder`` instead of the root.
         """
-        return [entry.path for entry in self.list(folder)]
+        cut = len(folder) + 1 if folder and relative else 0
+        return [entry.path[cut:] for entry in self.list(folder)]
 
     @abc.abstractmethod
     def read(self, path: str) -> bytes:
@@ -302,12 +304,15 @@ class LocalStorage(Storage):
         """
         return [FileEntry(path=path) for path in self.list_paths(folder)]
 
-    def list_paths(self, folder: str = "") -> builtins.list[str]:
-        """The paths of :meth:`list`, from the same walk, as plain strings."""
+    def list_paths(self, folder: str = "", *, relative: bool = False) -> builtins.list[str]:
+        """The paths of :meth:`list`, from the same walk, as plain strings
+        (``relative``: relative to ``folder``; the names of a flat folder are then
+        the very strings the walk read)."""
         self.refused = []
         start = self.resolve(folder) if folder else self.root
         found: builtins.list[str] = []
         prefix = f"{folder}/" if folder else ""
+        outside = prefix if relative else ""  # what a refused path lacks
 
         def walk(abs_dir: str, rel: str) -> None:
             try:  # (iterated, not listed first: a big folder's entries are not all held)
@@ -320,18 +325,18 @@ class LocalStorage(Storage):
                 for entry in entries:
                     if entry.name.startswith("."):
                         continue
-                    rel_path = f"{rel}{entry.name}"
+                    rel_path = f"{rel}{entry.name}" if rel else entry.name
                     if entry.is_symlink():
                         real = os.path.realpath(entry.path)
                         if not self._inside(real):
-                            self.refused.append(rel_path)
+                            self.refused.append(outside + rel_path)
                             continue
                     if entry.is_dir():
                         walk(entry.path, rel_path + "/")
                     elif entry.is_file():
                         found.append(rel_path)
 
-        walk(start, prefix)
+        walk(start, "" if relative else prefix)
         found.sort()
         return found
 

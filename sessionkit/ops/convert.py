@@ -175,6 +175,9 @@ class ConversionReport:
             record update failed are not written and are listed in ``failures``.
         redacted: the secrets redacted from the source notes before they were
             converted (path, line, kind; never the value).
+        counts: how many notes went each way: ``created``, ``updated``,
+            ``unchanged``, ``carried``, ``skipped`` (the lengths of those lists, also
+            when :func:`convert` was asked not to list the notes).
     """
 
     source: str
@@ -190,6 +193,9 @@ class ConversionReport:
     failures: list[ConversionIssue] = attrs.field(factory=list)
     record_error: str | None = None
     redacted: list[Finding] = attrs.field(factory=list)
+    counts: dict[str, int] = attrs.field(
+        factory=lambda: dict.fromkeys(("created", "updated", "unchanged", "carried", "skipped"), 0)
+    )
 
     @property
     def written(self) -> list[str]:
@@ -223,6 +229,11 @@ class ConversionReport:
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _mark(key: str) -> bytes:
+    """A target key as the run remembers it (16 bytes, not the key's own string)."""
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _open(
@@ -558,6 +569,7 @@ def convert(
     *,
     from_: str | None = None,
     storage_options: Mapping[str, Any] | None = None,
+    list_notes: bool = True,
 ) -> ConversionReport:
     """Convert every session note of ``src`` into ``dst``.
 
@@ -579,6 +591,11 @@ def convert(
             store's project (``bm://NAME``) or its folder name.
         from_: source format; by default the source store's.
         storage_options: fsspec options for stores given as URLs.
+        list_notes: list each note's key in the report (``created``, ``updated``,
+            ``unchanged``, ``carried``, ``skipped``); with ``False`` those lists
+            stay empty and only :attr:`ConversionReport.counts` counts them, so the
+            run's memory does not grow with the number of notes (conflicts and
+            failures are always listed).
 
     Returns:
         A :class:`ConversionReport`.  A second run over the same source
@@ -635,7 +652,7 @@ def convert(
         record = _record(target)
         manifest = record.read(fold=not dry_run) if record is not None else {}
         existing = set(target.keys())
-        seen: dict[str, str] = {}
+        seen: dict[bytes, str] = {}  # each target key's mark -> its source
         total = len(keys)
         items: Iterable[_Item]
         sizes: dict[str, int] = {}  # a chain's item key -> how many source notes it is
@@ -647,7 +664,11 @@ def convert(
                 items = _with_chains(items, sizes)
         run = _Run(target, report, record, manifest, existing, seen, dry_run, force)
         run.checked = job.target is not None
+        run.list_notes = list_notes
         here = os.getpid()
+        # (a worker's result names its note with a string of its own: in key order,
+        # this process's string is kept instead, and the worker's is let go)
+        own = iter(keys) if reads_there else None
         log = getattr(target, "redactions", None)
         done = 0
         last: str | None = None  # the source key placed last (a chain page's notes share one)
@@ -673,6 +694,9 @@ def convert(
                     log.extend(item.found)
                 relay(item.found)
             key, result = item.key, item.result
+            if own is not None:
+                key = next(own)
+                assert key == item.key
             group.extend((key, one) for one in (result if isinstance(result, list) else [result]))
             if len(group) >= size:
                 placed_all(group)
@@ -754,7 +778,7 @@ class _Run:
         record: Any,
         manifest: dict[str, dict[str, Any]],
         existing: set[str],
-        seen: dict[str, str],
+        seen: dict[bytes, str],
         dry_run: bool,
         force: bool,
     ) -> None:
@@ -767,6 +791,14 @@ class _Run:
         self._before: dict[str, dict[str, Any] | None] = {}
         #: the results come checked for secrets (:func:`_checked`, in the workers)
         self.checked = False
+        #: list each note in the report (else only count it)
+        self.list_notes = True
+
+    def _add(self, what: str, key: str) -> None:
+        """Count a note under ``what`` (``created``…), and list it when asked."""
+        self.report.counts[what] += 1
+        if self.list_notes:
+            getattr(self.report, what).append(key)
 
     def _merge(self, changes: Mapping[str, Any]) -> str | None:
         """Add changes to the record (:meth:`Record.append`: on a local disk a line of
@@ -841,7 +873,7 @@ class _Run:
 
         report = self.report
         if result is None:
-            report.skipped.append(key)
+            self._add("skipped", key)
             return None
         if isinstance(result, str):
             report.failures.append(ConversionIssue(source=key, target=None, message=result))
@@ -853,20 +885,21 @@ class _Run:
                 report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
                 return None
         tkey, text = result.key, result.text
-        if tkey in self.seen:
+        mark = _mark(tkey)
+        if mark in self.seen:
             report.failures.append(
                 ConversionIssue(
                     source=key,
                     target=tkey,
-                    message=f"maps to the same target note as {self.seen[tkey]!r}",
+                    message=f"maps to the same target note as {self.seen[mark]!r}",
                 )
             )
             return None
-        self.seen[tkey] = key
+        self.seen[mark] = key
         entry = {"sha256": result.sha or _sha(text), "source": key}
         recorded = self.manifest.pop(tkey, None)  # (each target note is decided once)
         if result.carried:
-            report.carried.append(tkey)
+            self._add("carried", tkey)
         current: str | None = None
         if tkey in self.existing:
             try:
@@ -880,12 +913,12 @@ class _Run:
                 return None
         if current is None:
             if self.dry_run:
-                report.created.append(tkey)
+                self._add("created", tkey)
                 return None
             self._before[tkey] = recorded
             return key, result, None
         if current == text:
-            report.unchanged.append(tkey)
+            self._add("unchanged", tkey)
             if recorded != entry:
                 self.pending[tkey] = entry
             return None
@@ -903,7 +936,7 @@ class _Run:
             )
             return None
         if self.dry_run:
-            report.updated.append(tkey)
+            self._add("updated", tkey)
             return None
         self._before[tkey] = recorded
         return key, result, now
@@ -951,10 +984,10 @@ class _Run:
         the error); whether the note now holds what was converted."""
         report, tkey, text = self.report, result.key, result.text
         if outcome is None:
-            report.created.append(tkey)
+            self._add("created", tkey)
             return True
         if outcome is True:
-            report.updated.append(tkey)
+            self._add("updated", tkey)
             return True
         if outcome is False:
             report.conflicts.append(
@@ -967,7 +1000,7 @@ class _Run:
             return False
         if isinstance(outcome, ConflictError):
             if now is None and self._same(tkey, text):  # another run made the same note
-                report.unchanged.append(tkey)
+                self._add("unchanged", tkey)
                 return True
             report.conflicts.append(
                 ConversionIssue(source=source_key, target=tkey, message=str(outcome))

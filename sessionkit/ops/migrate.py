@@ -117,7 +117,10 @@ class MigrationReport:
         to: the target format (``aiwiki-v2``).
         dry_run: whether nothing was written.
         backup: the backup folder, if one was asked for.
-        files: one :class:`FileResult` per page, sorted by key.
+        files: one :class:`FileResult` per page, sorted by key (when
+            :func:`migrate` was asked not to list every page: the pages that
+            failed, had a secret redacted, or in a dry run have a diff).
+        totals: the pages of each outcome, when ``files`` does not list them all.
     """
 
     root: str
@@ -125,6 +128,7 @@ class MigrationReport:
     dry_run: bool
     backup: str | None
     files: tuple[FileResult, ...]
+    totals: dict[str, int] | None = None
 
     @property
     def redacted(self) -> list[Finding]:
@@ -165,6 +169,8 @@ class MigrationReport:
 
     def counts(self) -> dict[str, int]:
         """``{"migrated": n, "current": n, "failed": n}``."""
+        if self.totals is not None:
+            return dict(self.totals)
         out = {o.value: 0 for o in Outcome}
         for f in self.files:
             out[f.outcome.value] += 1
@@ -408,6 +414,7 @@ def migrate(
     backup: str | os.PathLike[str] | None = None,
     progress: ProgressCallback | None = None,
     jobs: int | None = None,
+    list_pages: bool = True,
 ) -> MigrationReport:
     """Migrate every session page of an aiwiki store to ``to``.
 
@@ -427,6 +434,11 @@ def migrate(
             Pages go to the workers in chunks and results come back in key
             order, so the report does not depend on it.  Stores on other
             filesystems always run in-process.
+        list_pages: list every page in :attr:`MigrationReport.files`; with
+            ``False`` only the pages that failed, had a secret redacted or (in a
+            dry run) have a diff are listed and :meth:`MigrationReport.counts`
+            counts them all, so the run's memory does not grow with the number
+            of pages.
 
     Returns:
         A :class:`MigrationReport` with one result per page, in key order.
@@ -457,29 +469,36 @@ def migrate(
     from ..redaction import collect, relay
 
     results: list[FileResult] = []
+    totals = {o.value: 0 for o in Outcome}
     # each chunk of pages is one store batch (on a local disk: the folder is
     # fsynced once per chunk, before its results come back, not once per page)
     around = None if dry_run else getattr(store, "batch", None)
     with collect() as here:  # the secrets this process's writes found
-        for result in ordered_map_chunks(
-            chunk, keys, jobs=workers, min_parallel=min_parallel, around=around
+        # pages a worker process wrote: their secrets reach this process's collectors
+        # (the CLI's stderr report) through the results
+        seen: collections.Counter[Finding] = collections.Counter()
+        taken = 0
+        for done, result in enumerate(
+            ordered_map_chunks(chunk, keys, jobs=workers, min_parallel=min_parallel, around=around),
+            start=1,
         ):
-            results.append(result)
+            seen.update(here[taken:])  # found here, by the pages done in this process
+            for finding in result.redacted:
+                if seen[finding]:
+                    seen[finding] -= 1
+                else:
+                    relay([finding])
+            taken = len(here)
+            totals[result.outcome.value] += 1
+            if list_pages or result.outcome is Outcome.FAILED or result.diff or result.redacted:
+                results.append(result)
             if progress is not None:
-                progress(len(results), len(keys), result.key)
-    # pages a worker process wrote: their secrets reach this process's collectors
-    # (the CLI's stderr report) through the results
-    seen = collections.Counter(here)
-    for result in results:
-        for finding in result.redacted:
-            if seen[finding]:
-                seen[finding] -= 1
-            else:
-                relay([finding])
+                progress(done, len(keys), result.key)
     return MigrationReport(
         root=store.url,
         to=to,
         dry_run=dry_run,
         backup=None if backup is None else os.fspath(backup),
         files=tuple(results),
+        totals=None if list_pages else totals,
     )

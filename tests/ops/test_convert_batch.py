@@ -280,3 +280,27 @@ def test_sources_read_here_stream_in_batches_and_an_unreadable_note_keeps_its_pl
     assert "UTF-8" in one.failures[0].message
     assert len(one.created) == len(names)
     assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_without_listing_the_notes_the_report_counts_them(tmp_path: Path, jobs: int) -> None:
+    src = _wiki(tmp_path)
+    first = sorted(p.name for p in PAGES)[0]
+    twin = first[:-3] + "-twin.md"  # the same session again: the same target note
+    (src / twin).write_bytes((src / first).read_bytes())
+    listed = OPS.convert(tmp_path / "wiki", tmp_path / "a", to="basic-memory", jobs=jobs)
+    counted = OPS.convert(
+        tmp_path / "wiki", tmp_path / "b", to="basic-memory", jobs=jobs, list_notes=False
+    )
+    one, two = sorted([first, twin])  # the second in key order is the one not written
+    assert [f.source for f in listed.failures] == [two]
+    assert "maps to the same target note as " + repr(one) in listed.failures[0].message
+    for what in ("created", "updated", "unchanged", "carried", "skipped"):
+        assert counted.counts[what] == len(getattr(listed, what)) == listed.counts[what]
+        assert getattr(counted, what) == []
+    assert counted.counts["created"] == len(PAGES)
+    assert counted.failures == listed.failures and counted.conflicts == listed.conflicts
+    again = OPS.convert(
+        tmp_path / "wiki", tmp_path / "b", to="basic-memory", jobs=jobs, list_notes=False
+    )
+    assert again.counts["unchanged"] == len(PAGES) and again.counts["created"] == 0

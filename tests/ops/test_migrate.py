@@ -516,3 +516,22 @@ def test_file_result_to_dict() -> None:
         "reason": "bad",
     }
     assert str(r) == "aiwiki/sessions/k.md:3: bad"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_without_listing_the_pages_the_report_counts_them(tmp_path: Path, jobs: int) -> None:
+    listed_root, counted_root = tmp_path / "a", tmp_path / "b"
+    for root in (listed_root, counted_root):
+        _wiki_with_failures(root)
+    listed = migrate(listed_root, jobs=jobs)
+    counted = migrate(counted_root, jobs=jobs, list_pages=False)
+    assert counted.counts() == listed.counts()
+    assert counted.counts()["failed"] and counted.counts()["migrated"]
+    assert counted.files == tuple(f for f in listed.files if f.outcome is Outcome.FAILED)
+    assert counted.failed == listed.failed and not counted.ok
+    assert counted.to_dict()["counts"] == listed.to_dict()["counts"]
+    for root in (listed_root, counted_root):
+        pages = sorted((root / SESSIONS).glob("*.md"))
+        assert [p.read_bytes() for p in pages] == [
+            p.read_bytes() for p in sorted((listed_root / SESSIONS).glob("*.md"))
+        ]
