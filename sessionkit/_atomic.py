@@ -135,18 +135,23 @@ def sweep_temps(folder: str | os.PathLike[str], name: str | None = None) -> int:
     if fcntl is None:  # pragma: no cover
         return 0
     removed = 0
-    try:
-        entries = list(os.scandir(folder))
+    prefix = f".{name}." if name is not None else "."
+    try:  # (only the temp files are held: a folder of 100,000 notes is not listed whole)
+        with os.scandir(folder) as entries:
+            found = [
+                entry.path
+                for entry in entries
+                if entry.name.startswith(prefix) and TEMP_PATTERN.match(entry.name)
+            ]
     except OSError:
         return 0
-    prefix = f".{name}." if name is not None else "."
-    for entry in entries:
-        if not entry.name.startswith(prefix) or not TEMP_PATTERN.match(entry.name):
-            continue
-        if name is not None and not re.fullmatch(r"[0-9a-f]{12}\.tmp", entry.name[len(prefix) :]):
+    for path in found:
+        if name is not None and not re.fullmatch(
+            r"[0-9a-f]{12}\.tmp", os.path.basename(path)[len(prefix) :]
+        ):
             continue
         try:
-            fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             continue
         try:
@@ -154,8 +159,8 @@ def sweep_temps(folder: str | os.PathLike[str], name: str | None = None) -> int:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 continue  # a live writer holds it
-            if os.fstat(fd).st_ino == os.lstat(entry.path).st_ino:
-                os.unlink(entry.path)
+            if os.fstat(fd).st_ino == os.lstat(path).st_ino:
+                os.unlink(path)
                 removed += 1
         except OSError:
             continue

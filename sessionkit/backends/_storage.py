@@ -243,6 +243,8 @@ class LocalStorage(Storage):
         #: this storage (and its copies in worker processes): folders it has
         #: swept of stale temp files are remembered per process under this token
         self._token = secrets.token_hex(8)
+        #: (device, inode) of the resolved root, once it exists
+        self._root_id: tuple[int, int] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle without open batches: a copy in a worker process starts outside any."""
@@ -258,11 +260,16 @@ class LocalStorage(Storage):
         """Where ``full`` (``path`` below the root) really leads when that is outside
         the root, else ``None``.
 
-        The root is already resolved, so only the parts below it are looked at
-        (one ``lstat`` each); a symlink among them is followed all the way
-        (:func:`os.path.realpath`).  A missing part ends the walk: nothing below
-        it exists to lead anywhere.
+        The root was resolved when the storage was opened; while the root's path
+        still leads to that very folder (:meth:`_root_holds`), only the parts
+        below it are looked at (one ``lstat`` each), and a symlink among them is
+        followed all the way (:func:`os.path.realpath`).  A missing part ends the
+        walk: nothing below it exists to lead anywhere.  Otherwise the whole path
+        is resolved.
         """
+        if not self._root_holds():
+            real = os.path.realpath(full)
+            return None if self._inside(real) else real
         cur = self.root
         for part in path.split("/"):
             cur = os.path.join(cur, part)
@@ -274,6 +281,20 @@ class LocalStorage(Storage):
                 real = os.path.realpath(full)
                 return None if self._inside(real) else real
         return None
+
+    def _root_holds(self) -> bool:
+        """Whether the root's path still leads to the folder it resolved to (the same
+        device and inode: no symlink put in its place, or above it, since)."""
+        try:
+            st = os.stat(self.root)
+        except OSError:
+            return False
+        ident = (st.st_dev, st.st_ino)
+        if self._root_id is None:
+            if os.path.realpath(self.root) != self.root:
+                return False
+            self._root_id = ident
+        return ident == self._root_id
 
     def resolve(self, path: str) -> str:
         """The absolute local path of ``path``, refused if it leaves the root.

@@ -133,3 +133,27 @@ def test_update_many_waits_for_the_lock(tmp_path: Path) -> None:
         f"note {i}\n".encode() for i in range(3)
     ]
     assert not [n for n in _names(tmp_path / "s") if n.endswith(".tmp")]
+
+
+def test_a_root_swapped_for_a_link_after_opening_is_refused(tmp_path: Path) -> None:
+    """The path checks look at the parts below the root, and at the root itself:
+    a root replaced by a symlink to elsewhere (after the store was opened) leads
+    outside, and nothing is read or written there."""
+    root = tmp_path / "wiki"
+    root.mkdir()
+    paths = _files(root, 3)
+    storage = LocalStorage(root)
+    assert storage.read(paths[0]) == b"note 0\n"
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "s").mkdir(parents=True)
+    (elsewhere / "s" / "n0.md").write_bytes(b"theirs\n")
+    root.rename(tmp_path / "moved")
+    root.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(PathSafetyError):
+        storage.read(paths[0])
+    with pytest.raises(PathSafetyError):
+        storage.write("s/new.md", b"x", create=True)
+    got = storage.update_many(paths, lambda p, b: (b or b"") + b"x")
+    assert all(isinstance(g, PathSafetyError) for g in got)
+    assert (elsewhere / "s" / "n0.md").read_bytes() == b"theirs\n"
+    assert sorted(p.name for p in (elsewhere / "s").iterdir()) == ["n0.md"]
