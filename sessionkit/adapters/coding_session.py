@@ -402,7 +402,8 @@ def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]
         held.append((key, head, eol, []))
     out = [(key, _with_entries(head, eol, entries)) for key, head, eol, entries in held]
     keys = [key for key, _ in out]
-    if list(session.extra[CHAIN_KEY]) != keys:
+    listed = session.extra[CHAIN_KEY]  # (edited by hand it may be anything)
+    if not isinstance(listed, list | tuple) or list(listed) != keys:
         raise FormatError(f"{CHAIN_KEY} does not list the checkpoints' notes in order", path=path)
     return out
 

@@ -205,6 +205,27 @@ def test_an_edit_no_checkpoint_note_can_carry_is_reported_and_nothing_written(
     assert not list((tmp_path / "bm2").rglob("*.md"))
 
 
+@pytest.mark.parametrize("value", ["5", "null", "true", "{a: 1}"])
+def test_a_chain_list_edited_into_no_list_is_a_failure_of_that_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """A hand-edited ``bm_chain`` that is no list is the page's failure (exit 1, the
+    key named), not an internal error stopping the run."""
+    bm = _bm(tmp_path / "bm", [FIRST, SECOND, THIRD])
+    assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").ok
+    page = tmp_path / "wiki" / "aiwiki" / "sessions" / PAGE
+    lines = page.read_text().split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("bm_chain:"))
+    lines[at] = f"bm_chain: {value}"
+    page.write_text("\n".join(lines))
+    code = main(["sessionkit", "convert", str(tmp_path / "wiki"), str(tmp_path / "bm2")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert f"{PAGE}: bm_chain does not list the checkpoints' notes in order" in err
+    assert "internal error" not in err and "Traceback" not in err
+    assert not list((tmp_path / "bm2").rglob("*.md"))
+
+
 def test_an_edited_chain_page_converts_back_into_the_notes_it_was_made_from(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
