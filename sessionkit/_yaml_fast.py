@@ -24,7 +24,9 @@ Lines are remembered (``_pairs``: the simple ``key: value`` lines; ``_odd_pairs`
 the others), as frontmatter repeats them page after page.  The lines of a page
 not yet remembered are read together by one regex (``_NEW_LINES``) when they are
 plainly ``key: string`` (ids, titles, dates, quoted hashes), else line by line
-(``tests/test_yaml_fast_newlines.py`` checks the one against the other).
+(``tests/test_yaml_fast_newlines.py`` checks the one against the other); the first
+few hundred new lines of a process go line by line (the pattern is not compiled for
+them).
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ _ITEM = lazy(r"( {0,2})- (.*)\Z")
 _UNSAFE = lazy(
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
-_INT = lazy(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 _FLOAT = lazy(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NULLS = frozenset({"~", "null", "Null", "NULL"})
@@ -80,7 +81,8 @@ def _scalar(text: str) -> Any:
         return _BOOLS[text]
     if first in _NUM_FIRST:
         digits = text[1:] if first in "+-" else text
-        if digits.isascii() and digits.isdigit() and _INT.match(text):  # (cheap test first)
+        # an int as the strict loader resolves it, [-+]?(?:0|[1-9][0-9]*): no leading zero
+        if digits.isascii() and digits.isdigit() and (digits[0] != "0" or digits == "0"):
             # past Python's int-string cap (4300 digits) int() raises: the full loader reports it
             return int(text) if len(text) <= 4000 else _MISSING
         if "." in text and _FLOAT.match(text):
@@ -112,7 +114,7 @@ def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
 def _simple_key(key: str) -> bool:
     ok = _keys_ok.get(key)
     if ok is None:
-        ok = _KEY_TEXT.fullmatch(key) is not None and key not in _NOT_KEYS
+        ok = _key_text(key) and key not in _NOT_KEYS
         _remember(_keys_ok, key, ok)
     return ok
 
@@ -125,7 +127,15 @@ def _scalar_memo(text: str) -> Any:
     return value
 
 
-_KEY_TEXT = lazy(r"[A-Za-z_][A-Za-z0-9_-]*")
+def _key_text(key: str) -> bool:
+    """``re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key)``, without compiling it (ASCII letters
+    and digits are what :meth:`str.isalnum` takes of an ASCII text)."""
+    if not key.isascii() or not (key[:1].isalpha() or key[:1] == "_"):
+        return False
+    rest = key[1:].replace("_", "").replace("-", "")
+    return not rest or rest.isalnum()
+
+
 _UNSEEN = object()
 
 
@@ -202,6 +212,13 @@ _NEW_LINES = lazy(
 )
 
 
+#: new lines a process reads line by line before it reads them with ``_NEW_LINES``:
+#: compiling that pattern costs about what reading a few hundred lines one by one does,
+#: which a hook (one page) or a short lint never reads
+_ONE_PASS_AFTER = 256
+_by_line = 0
+
+
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader.
 
@@ -223,6 +240,10 @@ def _mapping(text: str) -> dict[str, Any] | None:
     # memo passed _safe before; the new ones are read here, all in one regex pass
     new = set(lines).difference(_pairs)
     if new:
+        global _by_line
+        if _by_line < _ONE_PASS_AFTER:  # (see _ONE_PASS_AFTER)
+            _by_line += len(new)
+            return _read_new(text, lines)
         found = _NEW_LINES.findall("\n".join(new))
         if len(found) != len(new) or len(_pairs) + len(new) > _MEMO_LIMIT:
             return _read_new(text, lines)
