@@ -50,6 +50,7 @@ LANES = {
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
     "hook-args": "the hooks' usual arguments read without argparse",
+    "hook-json": "the hooks' payload and reply read and written by json's C functions alone",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",
     "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",

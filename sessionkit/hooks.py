@@ -35,7 +35,6 @@ Claude Code's ``systemMessage`` (on stdout, shown to the user) and on stderr.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -217,7 +216,7 @@ def _notify() -> None:
         return
     try:
         if sys.stdout is not None:
-            sys.stdout.write(json.dumps({"systemMessage": message}, ensure_ascii=False) + "\n")
+            sys.stdout.write(_json_dumps({"systemMessage": message}) + "\n")
             sys.stdout.flush()
     except (OSError, ValueError):  # stdout closed: stderr had it
         pass
@@ -231,12 +230,92 @@ def _fileno(stream: IO[bytes]) -> int | None:
     return fd if isinstance(fd, int) and fd >= 0 else None
 
 
+# -- JSON in and out --------------------------------------------------------------------
+#
+# A hook reads one small JSON object and writes one.  The json package compiles six
+# patterns and builds its encoder and decoder classes at import, a sixth of a hook
+# run's own work; the C functions it reads and writes with (``_json``) give the same
+# text and values without it.  A fast lane (``hook-json``): with the lanes off, or
+# where ``_json`` is missing, the json package does it.
+
+
+class _JsonSettings:
+    """What ``json.loads`` gives its C scanner (:class:`json.JSONDecoder`'s defaults)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    array_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {
+        "-Infinity": float("-inf"),
+        "Infinity": float("inf"),
+        "NaN": float("nan"),
+    }.__getitem__
+
+
+_JSON_BLANKS = " \t\n\r"  # what json.decoder's WHITESPACE pattern skips
+
+
+def _c_json() -> Any:
+    """The ``_json`` module when the hook-json lane may take this run, else ``None``."""
+    if not _fastpaths.enabled():
+        return None
+    try:
+        import _json
+    except ImportError:  # pragma: no cover - not CPython
+        return None
+    return _json
+
+
+def _json_loads(text: str) -> Any:
+    """``json.loads(text)``: the same value, or ``ValueError``/``RecursionError``."""
+    c_json = _c_json()
+    if c_json is None:
+        import json
+
+        return json.loads(text)
+    # json.loads refuses a BOM; its decoder skips blanks, scans one value, then
+    # wants nothing but blanks after it (each failure a ValueError there too)
+    if text.startswith("\ufeff"):
+        raise ValueError("Unexpected UTF-8 BOM")
+    start = len(text) - len(text.lstrip(_JSON_BLANKS))
+    try:
+        value, end = c_json.make_scanner(_JsonSettings)(text, start)
+    except StopIteration:
+        raise ValueError("Expecting value") from None
+    if text[end:].lstrip(_JSON_BLANKS):
+        raise ValueError("Extra data")
+    _fastpaths.answered("hook-json")
+    return value
+
+
+def _json_dumps(value: Mapping[str, Any]) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` of an object of strings and such objects."""
+    c_json = _c_json()
+    if c_json is None:
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+    _fastpaths.answered("hook-json")
+    return _json_object(value, c_json.encode_basestring)
+
+
+def _json_object(value: Mapping[str, Any], quote: Any) -> str:
+    items = []
+    for key, item in value.items():
+        text = quote(item) if isinstance(item, str) else _json_object(item, quote)
+        items.append(f"{quote(key)}: {text}")  # (json.dumps's separators: ", " and ": ")
+    return "{" + ", ".join(items) + "}"
+
+
 def _complete_json(data: bytes) -> bool:
     """Whether ``data`` already holds a whole JSON object (stdin may never close)."""
     if not data.rstrip().endswith(b"}"):
         return False
     try:
-        json.loads(data.decode("utf-8"))
+        _json_loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
     return True
@@ -312,7 +391,7 @@ def read_payload(
     if not data.strip():
         return {}, timed_out or "empty payload"
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = _json_loads(data.decode("utf-8"))
     except RecursionError:
         return {}, "payload is nested too deep to decode"
     except (UnicodeDecodeError, ValueError):
@@ -839,7 +918,7 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
         if message is not None:
             reply["systemMessage"] = message
             _NOTICES.clear()  # said once, in this reply
-        out = json.dumps(reply, ensure_ascii=False) + "\n"
+        out = _json_dumps(reply) + "\n"
     sys.stdout.write(out)
     sys.stdout.flush()
     return 0
@@ -1048,6 +1127,8 @@ def _deadline_message(event: str, exc: DeadlineExceeded) -> None:
     )
     _say(message.removeprefix("sessionkit hook "))
     _NOTICES.clear()  # said here, whole
+    import json  # (a rare path)
+
     try:
         if sys.stdout is not None:
             sys.stdout.write(json.dumps({"systemMessage": message}) + "\n")

@@ -7,6 +7,7 @@ session-start prints, and that 20 concurrent pre-compact runs lose nothing.
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import os
@@ -531,6 +532,7 @@ NOT_LIGHT = [
     "fsspec",
     "cattrs",
     "multiprocessing",
+    "json",
 ]
 
 
@@ -538,13 +540,13 @@ def _imported(event: str, cwd: Path, home: Path, stdin: bytes) -> tuple[int, lis
     """The modules a hook run imports (beyond the interpreter's start), in a fresh process."""
     probe = home / f"modules-{event}.json"
     code = (
-        "import json, sys\n"
+        "import sys\n"  # (not json: the hooks read and write JSON without it)
         "before = set(sys.modules)\n"
         "from sessionkit.cli import main\n"
         f"sys.argv = ['sessionkit', 'hook', {event!r}]\n"
         "code = main()\n"
         "new = sorted(set(sys.modules) - before)\n"
-        f"open({str(probe)!r}, 'w').write(json.dumps([code, new]))\n"
+        f"open({str(probe)!r}, 'w').write(repr([code, new]))\n"
     )
     res = subprocess.run(
         [sys.executable, "-c", code],
@@ -555,7 +557,7 @@ def _imported(event: str, cwd: Path, home: Path, stdin: bytes) -> tuple[int, lis
         timeout=120,
     )
     assert res.returncode == 0, res.stderr
-    code_, modules = json.loads(probe.read_text())
+    code_, modules = ast.literal_eval(probe.read_text())
     return code_, modules
 
 
