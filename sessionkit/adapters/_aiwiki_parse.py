@@ -11,8 +11,8 @@ Mapping decisions (also in the docs):
   becomes ``ExtraSection(title="")`` first in ``Session.sections`` when it
   has any non-blank line;
 * a ``Files touched`` bullet that is not a citation is kept verbatim as
-  ``Citation(path=<bullet text>, code=False)`` (no line, no SHA, no note);
-  :func:`is_citation_text` tells the two apart;
+  ``Citation(path=<bullet text>, code=False)`` (no line, no SHA, no note):
+  :func:`citation_from_text`, where :func:`parse_citation` says ``None``;
 * lines of a list section that belong to no bullet (prose, the
   ``(filled by /wrap)`` placeholder) and text between ``## Checkpoints``
   and its first entry stay in the document but have no model field.
@@ -62,6 +62,7 @@ __all__ = [
     "Parts",
     "SectionParts",
     "checkpoint_lines",
+    "citation_from_text",
     "directive_header",
     "directive_lines",
     "item_field",
@@ -220,14 +221,12 @@ def citation_state(text: str) -> int:
     return 2 if sha else 1
 
 
-def citation_from_text(text: str) -> Citation:
-    """A bullet's citation, or the verbatim fallback for a non-citation bullet."""
-    return parse_citation(text) or _model().Citation(path=text, code=False)
-
-
-def is_verbatim(c: Citation) -> bool:
-    """True for the fallback of a bullet that is not a citation."""
-    return parse_citation(c.render()) != c
+def citation_from_text(text: str, fast: bool | None = None) -> Citation:
+    """A Files touched bullet's citation, or the verbatim fallback for a bullet that is
+    not one (``fast``: whether the quick pattern's lane may answer, see
+    :func:`parse_citation`; ``None``: as the fast-path switch says)."""
+    found = parse_citation(text) if fast is None else _parse_citation(text, fast)
+    return found or _model().Citation(path=text, code=False)
 
 
 class ItemSpan(Plain):
@@ -503,12 +502,6 @@ LIGHT = Kinds(
 _MODEL_KINDS: Kinds | None = None
 
 
-def _model_citation(text: str, fast: bool) -> Citation:
-    """A Files touched bullet's citation, or the verbatim fallback (``fast``: the
-    quick pattern's lane may answer, see :func:`parse_citation`)."""
-    return _parse_citation(text, fast) or _model().Citation(path=text, code=False)
-
-
 def model_kinds() -> Kinds:
     """The model's classes (:class:`~sessionkit.model.Session` and its parts), as
     :func:`read_page` and :func:`scan` build them (the model imported on first use)."""
@@ -521,7 +514,7 @@ def model_kinds() -> Kinds:
             section=m.ExtraSection,
             block=m.Block,
             session=m.Session,
-            citation=_model_citation,
+            citation=citation_from_text,
             status=m.Status,
             unconsumed=m.DirectiveState.UNCONSUMED,
             consumed=m.DirectiveState.CONSUMED,

@@ -104,8 +104,6 @@ def coding_view(session: Session) -> Session:
     observations, and ``continues`` links stay relations.  A view for reading:
     write the note itself, not the view, back to Basic Memory.
     """
-    from ._aiwiki_parse import parse_citation
-
     files = list(session.files_touched)
     lists: dict[str, list[str]] = {
         "gotchas": list(session.gotchas),
@@ -117,8 +115,7 @@ def coding_view(session: Session) -> Session:
     for obs in session.observations:
         field = NOTE_TYPE.field_of(obs.category or "")
         if field == "files_touched":
-            text = obs.content if obs.context is None else f"{obs.content} ({obs.context})"
-            files.append(parse_citation(text) or Citation(path=text, code=False))
+            files.append(_view_value(field, obs))
         elif field in lists:
             lists[field].append(obs.content)
         else:
@@ -494,12 +491,15 @@ class _Slot:
 
 
 def _view_value(field: str, obs: Observation) -> Any:
-    from ._aiwiki_parse import parse_citation
+    """An observation as :func:`coding_view` holds it in ``field`` (a Files touched
+    item as a citation, its context in parentheses)."""
+    from ._aiwiki_parse import citation_from_text
 
     if field != "files_touched":
         return obs.content
-    text = obs.content if obs.context is None else f"{obs.content} ({obs.context})"
-    return parse_citation(text) or Citation(path=text, code=False)
+    return citation_from_text(
+        obs.content if obs.context is None else f"{obs.content} ({obs.context})"
+    )
 
 
 def _slots(raw: Session, field: str) -> list[_Slot]:
