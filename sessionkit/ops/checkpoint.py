@@ -19,7 +19,7 @@ note of a short id (:func:`key_for_id7`).
   note refused).  It imports neither the model nor the store, and says
   ``None`` (take the general way) for anything it does not handle: a new
   note, a page it cannot read or that is not plainly v2, no ``session_id``
-  on the page, subfolders or symlinks in the folder.
+  on the page while the payload has one, subfolders or symlinks in the folder.
   ``tests/ops/test_checkpoint_lane.py`` holds its bytes to the general
   way's through :mod:`sessionkit.fastpaths` (``pre-compact`` lane).
 """

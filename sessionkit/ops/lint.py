@@ -1,4 +1,4 @@
-"""Bulk lint: many notes, in order, over a process pool, one note in memory at a time.
+"""Bulk lint: many notes, in order, over worker processes, a few chunks in memory at a time.
 
 Each work item is one note: a local file (read in the worker) or bytes
 already fetched from a store.  :func:`lint_many` yields each note's findings
