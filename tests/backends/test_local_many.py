@@ -84,6 +84,25 @@ def test_update_many_refuses_read_only_files_and_reports_each_error(tmp_path: Pa
     assert outside.read_bytes() == b"outside\n"
 
 
+def test_update_many_refuses_a_file_made_read_only_after_fn_saw_it(tmp_path: Path) -> None:
+    """Same bytes, but the mode changed meanwhile (``chmod a-w`` by the user): the
+    file is checked again under the lock and refused, not replaced."""
+    storage = LocalStorage(tmp_path)
+    paths = _files(tmp_path)
+
+    def fn(path: str, data: bytes | None) -> bytes:
+        if path == paths[2]:
+            os.chmod(tmp_path / path, 0o444)  # after the read, before the lock
+        assert data is not None
+        return data + b"x\n"
+
+    got = storage.update_many(paths, fn)
+    assert isinstance(got[2], StoreError) and "read-only" in str(got[2])
+    assert (tmp_path / paths[2]).read_bytes() == b"note 2\n"
+    assert stat.S_IMODE(os.stat(tmp_path / paths[2]).st_mode) == 0o444
+    assert got[1] == (tmp_path / paths[1]).read_bytes() == b"note 1\nx\n"
+
+
 def test_write_many_creates_each_new_file_and_refuses_existing_ones(tmp_path: Path) -> None:
     storage = LocalStorage(tmp_path)
     (tmp_path / "s").mkdir()
