@@ -29,8 +29,6 @@ remote store, and every conversion, refuses a note that carries a secret
 
 from __future__ import annotations
 
-import contextvars
-import math
 import re
 
 from ._lazyre import lazy
@@ -41,6 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # (light to import: the hooks redact what they write on every run)
     from collections.abc import Iterable, Iterator, Sequence
     from contextlib import AbstractContextManager
+    from contextvars import ContextVar
     from typing import Any
 
 __all__ = [
@@ -297,7 +296,9 @@ def _entropy(value: str) -> float:
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    from math import log2  # (only here: a hook that meets no assignment never imports it)
+
+    return -sum(c / n * log2(c / n) for c in counts.values())
 
 
 # words, file names and paths, dates and times: assigned values that are not credentials
@@ -574,12 +575,32 @@ class Policy(Plain):
 
 
 DEFAULT_POLICY = Policy()
-_COLLECTORS: contextvars.ContextVar[tuple[list[Finding], ...]] = contextvars.ContextVar(
-    "sessionkit_redaction_collectors", default=()
-)
-_STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "sessionkit_redaction_strict", default=False
-)
+_Vars = tuple["ContextVar[tuple[list[Finding], ...]]", "ContextVar[bool]"]
+#: the open collect() blocks' lists and whether a strict() block is open, as context
+#: variables made by the first block (until then none is open: a hook that opens none
+#: never imports contextvars)
+_VARS: list[_Vars] = []
+
+
+def _vars() -> _Vars:
+    if not _VARS:
+        import contextvars
+
+        _VARS.append(  # (one append: two threads that both made them use the first)
+            (
+                contextvars.ContextVar("sessionkit_redaction_collectors", default=()),
+                contextvars.ContextVar("sessionkit_redaction_strict", default=False),
+            )
+        )
+    return _VARS[0]
+
+
+def _collectors() -> tuple[list[Finding], ...]:
+    return _VARS[0][0].get() if _VARS else ()
+
+
+def _strict_block() -> bool:
+    return _VARS[0][1].get() if _VARS else False
 
 
 class _Collect:
@@ -587,11 +608,11 @@ class _Collect:
 
     def __enter__(self) -> list[Finding]:
         self.found: list[Finding] = []
-        self.token = _COLLECTORS.set((*_COLLECTORS.get(), self.found))
+        self.token = _vars()[0].set((*_collectors(), self.found))
         return self.found
 
     def __exit__(self, *exc: object) -> None:
-        _COLLECTORS.reset(self.token)
+        _vars()[0].reset(self.token)
 
 
 def collect() -> AbstractContextManager[list[Finding]]:
@@ -603,7 +624,7 @@ def relay(findings: Iterable[Finding]) -> None:
     """Hand findings made elsewhere (a worker process of a bulk command) to the
     :func:`collect` blocks open in this one, as if its stores had made them."""
     findings = list(findings)
-    for found in _COLLECTORS.get():
+    for found in _collectors():
         found.extend(findings)
 
 
@@ -611,10 +632,10 @@ class _Strict:
     """The context of :func:`strict`."""
 
     def __enter__(self) -> None:
-        self.token = _STRICT.set(True)
+        self.token = _vars()[1].set(True)
 
     def __exit__(self, *exc: object) -> None:
-        _STRICT.reset(self.token)
+        _vars()[1].reset(self.token)
 
 
 def strict() -> AbstractContextManager[None]:
@@ -626,7 +647,7 @@ def _record(store: Any, findings: Sequence[Finding]) -> None:
     log = getattr(store, "redactions", None)
     if isinstance(log, list):
         log.extend(findings)
-    for found in _COLLECTORS.get():
+    for found in _collectors():
         found.extend(findings)
 
 
@@ -641,7 +662,7 @@ def guard(
     secret in clear.  Findings go to ``store.redactions`` and :func:`collect`.
     """
     policy: Policy = getattr(store, "redaction", None) or DEFAULT_POLICY
-    if policy.mode == "off" and not (strict or _STRICT.get()):
+    if policy.mode == "off" and not (strict or _strict_block()):
         if remote is None:
             remote = _is_remote(store)
         if not remote:
@@ -654,7 +675,7 @@ def guard(
         return done.text
     if remote is None:
         remote = _is_remote(store)
-    if remote or strict or _STRICT.get():
+    if remote or strict or _strict_block():
         where = ", ".join(f"line {f.line} ({f.kind})" for f in done.findings[:5])
         raise SecretError(
             f"refused: the note would carry {len(done.findings)} secret(s) in clear, at "

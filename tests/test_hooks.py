@@ -533,6 +533,8 @@ NOT_LIGHT = [
     "cattrs",
     "multiprocessing",
     "json",
+    "contextvars",
+    "math",
 ]
 
 
