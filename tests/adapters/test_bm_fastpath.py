@@ -2,19 +2,25 @@
 
 :mod:`sessionkit.adapters._bm_grammar` takes shortcuts on its hot path (one
 pass for "is it an observation" and "split it", literal pre-checks before
-regexes).  Each test here compares the facts with what the public functions
-give on the same generated text, so an optimisation that changes behaviour
-fails here before it reaches the interop differential.  (The block scanning
-is the tokenizer's, proven against markdown-it in ``tests/test_markdown.py``.)
+regexes).  Each test here compares the facts with what its documented
+functions give on the same generated text, or with the plain rule written
+out here, so an optimisation that changes behaviour fails here before it
+reaches the interop differential.  (The block scanning is the tokenizer's,
+proven against markdown-it in ``tests/test_markdown.py``.)
 """
 
 from __future__ import annotations
 
+import re
+
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sessionkit import dumps, loads
 from sessionkit.adapters import _bm_grammar as g
+from sessionkit.errors import FormatError
 
 # Characters that mean something to the grammar, plus plain letters and
 # blanks that are not spaces (tabs, NBSP, a Unicode space).
@@ -57,11 +63,13 @@ lines = st.one_of(st.sampled_from(_FRAGMENTS), texts)
 bodies = st.lists(lines, max_size=12)
 
 
-def _strip_directive_plain(content: str) -> tuple[str, bool]:
-    m = g._LINKS_TO_DIRECTIVE.search(content)
-    if not m:
-        return content, False
-    return content[: m.start()].rstrip(), True
+#: Basic Memory's ``#bm:links_to`` directive at the end of an observation
+_LINKS_TO = re.compile(r"\s+#bm:links_to\s*$")
+
+
+def _strip_directive_plain(content: str) -> str:
+    m = _LINKS_TO.search(content)
+    return content if not m else content[: m.start()].rstrip()
 
 
 def _tags_plain(content: str) -> tuple[str, ...]:
@@ -112,12 +120,27 @@ def test_observations_on_edge_cases(text: str) -> None:
     assert list(g.parse_facts([text]).observations) == [o for o in expected if o.content]
 
 
-@given(st.one_of(texts, st.just("a #bm:links_to"), st.just("a\t#bm:links_to \u00a0")))
+@given(
+    st.one_of(
+        texts,
+        st.just("a #bm:links_to"),
+        st.just("a\t#bm:links_to \u00a0"),
+        st.tuples(st.sampled_from(["[c] ", "", "#t "]), texts, texts).map(
+            lambda p: f"{p[0]}{p[1]} #bm:links_to{p[2]}"
+        ),
+    )
+)
 @settings(max_examples=300)
 def test_literal_prechecks_equal_the_regexes(text: str) -> None:
-    assert g._strip_directive(text) == _strip_directive_plain(text)
+    # the directive is cut as its pattern alone cuts it (the literal is looked for first)
+    plain = _strip_directive_plain(text.strip())
+    if not _LINKS_TO.search(plain):  # (a second directive would be cut again)
+        assert g.parse_observation(text, 3) == g.parse_observation(plain, 3)
+        assert g.is_observation(text) == g.is_observation(plain)
+        # without a category, an observation is a text with a tag: a word starting with #
+        if plain and plain[0] != "[":
+            assert g.is_observation(text) == any(w.startswith("#") for w in plain.split())
     assert g.parse_tags(text) == _tags_plain(text)
-    assert g._has_tag(text) == any(part.startswith("#") for part in text.split())
 
 
 def test_tabs_are_expanded_only_in_the_leading_blanks() -> None:
@@ -128,14 +151,28 @@ def test_tabs_are_expanded_only_in_the_leading_blanks() -> None:
     assert [r.content for r in runs] == ["para\n\tcontinued\tline", "x\ty"]
 
 
-@given(lines, st.sampled_from(["", "\n", "\r\n", "\r", "\r\r\n"]))
-@settings(max_examples=300)
-def test_item_line_check_needs_no_line_end_cut(line: str, eol: str) -> None:
-    from sessionkit.adapters.basic_memory import _is_item
-    from sessionkit.document import _strip_eol
+_NOTE = "---\ntitle: T\ntype: session\n---\n\n## Observations\n\n"
 
-    plain = _strip_eol(line + eol).lstrip(" ")[:2] in ("- ", "* ", "+ ")
-    assert _is_item(line + eol) == plain
+
+@pytest.mark.parametrize("eol", ["", "\n", "\r\n", "\r", "\r\r\n"])
+@pytest.mark.parametrize("marker", ["- ", "* ", "+ ", "   - ", " *  "])
+def test_an_item_is_edited_in_place_whatever_its_line_end(marker: str, eol: str) -> None:
+    # whether a fact is a list item line of its own is judged on the line as it is,
+    # its line end included: every line end lets the item be edited
+    text = f"{_NOTE}- [idea] first #t\n{marker}[idea] old #t{eol}"
+    session = loads(text)
+    first, old = session.observations
+    edited = dumps(attrs.evolve(session, observations=(first, attrs.evolve(old, content="new"))))
+    assert edited.startswith(f"{_NOTE}- [idea] first #t\n- [idea] new")
+    assert loads(edited).observations[1].content == "new"
+
+
+@pytest.mark.parametrize("eol", ["", "\n", "\r\n", "\r"])
+def test_a_fact_in_prose_is_not_edited(eol: str) -> None:
+    session = loads(f"{_NOTE}Some prose [idea] old #t{eol}")
+    (old,) = session.observations
+    with pytest.raises(FormatError, match="part of prose"):
+        dumps(attrs.evolve(session, observations=(attrs.evolve(old, content="new"),)))
 
 
 def test_read_builds_the_origin_session_equal_to_the_result() -> None:
