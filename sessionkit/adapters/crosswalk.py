@@ -1310,10 +1310,13 @@ _NOT_FAITHFUL, _SAME_SESSION, _SAME_TEXT = 0, 1, 2
 def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> int:
     """Whether the pivot writes back into its own format as the same session.
 
-    :data:`_SAME_TEXT` when the rendering is the note's own text, or the same
-    frontmatter and body, or the page but for blank lines: then the model
-    holds every word of the note; :data:`_SAME_SESSION` when it only reads
-    as the same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.
+    :data:`_SAME_TEXT` when the rendering reads as the same session and holds
+    every word of the note's body (:class:`WordCheck`): then the model holds
+    every word of the note; :data:`_SAME_SESSION` when it only reads as the
+    same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.  The rendering
+    that is the note's own text, or has the same frontmatter and body, or is
+    the page but for blank lines, is :data:`_SAME_TEXT` without a second
+    read (the ``same-note`` fast lane).
     """
     project = None
     if family == BASIC_MEMORY:
@@ -1334,6 +1337,9 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
             if want is None:
                 want = _plain(doc, family, pivot.read)
             if _plain(again, family) == want:
+                # (the words too, as the shortcuts find them: they hold the same body words)
+                if WordCheck(doc, family).kept(text, family):
+                    return _SAME_TEXT
                 return _SAME_SESSION
         return _NOT_FAITHFUL
     except SessionKitError:
