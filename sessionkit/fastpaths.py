@@ -53,6 +53,9 @@ LANES = {
     "hook-json": "the hooks' payload and reply read and written by json's C functions alone",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": "a conversion's self-check skipping a read of the same note (convert)",
+    "section-hints": (
+        "carrier sections a conversion wrote from a page taken as the page read them (convert)"
+    ),
     "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (

@@ -560,7 +560,9 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     Facts are taken from the ``## Observations`` and ``## Relations``
     sections only; facts Basic Memory finds in prose stay in their section.
     ``hints`` (:func:`_section_hints` of the aiwiki page the note was made
-    from) gives carrier sections whose lines it knows without reading them.
+    from) gives carrier sections whose lines it knows without reading them
+    (the ``section-hints`` fast lane: off with :mod:`sessionkit.fastpaths`,
+    every carrier section is read).
     """
     from ..adapters._bm_grammar import parse_facts
     from ..adapters._bm_permalink import generate_permalink
@@ -747,7 +749,8 @@ def _aiwiki_parts(
     """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
 
     A section whose body has exactly the lines of a hint (see
-    :func:`_section_hints`) is not read: it holds the hint's value.
+    :func:`_section_hints`) is not read: it holds the hint's value (the
+    ``section-hints`` fast lane, off with :mod:`sessionkit.fastpaths`).
 
     The sections are read together as one page (one read instead of one per
     section) when that page's level-1/2 headings are exactly the carriers'
@@ -758,12 +761,13 @@ def _aiwiki_parts(
     from ..adapters import get_adapter
 
     known: dict[str, Session] = {}
-    if hints:
+    if hints and _fastpaths.enabled():
         for title, body in parts:
             hint = hints.get(title)
             if hint is not None and body.split("\n") == hint[0]:
                 known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint[1]})
         if known:
+            _fastpaths.answered("section-hints")
             rest = [(title, body) for title, body in parts if title not in known]
             return {**known, **_aiwiki_parts(rest, path)} if rest else known
     if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):

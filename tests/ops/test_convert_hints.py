@@ -2,47 +2,66 @@
 
 Converting an aiwiki page to Basic Memory puts its checkpoints, citations and
 (some) lists in ``## aiwiki: <Section>`` carrier sections; the check reads
-them back as aiwiki.  When a carrier's lines are exactly the lines
-:func:`_section_hints` took from the source page's section, the read-back
-takes the page's own reading of that section instead of reading the carrier.
-These tests read every hint's lines the long way (:func:`_aiwiki_part`, a
-page with just that section) and compare, on generated pages full of lines
-that matter to the readers, and on pages the writer wrote with blank lines
-added (after directive headers, where the source pages of the benchmark have
-them, and anywhere else).
+them back as aiwiki.  When a carrier's lines are exactly the lines the source
+page's section had (the page's ``hints``), the read-back takes the page's own
+reading of that section instead of reading the carrier: the
+``section-hints`` fast lane.  These tests read the converted notes back with
+the hints, with the lanes on and off (:mod:`sessionkit.fastpaths`: then every
+carrier is read), and compare, on generated pages full of lines that matter
+to the readers, and on pages the writer wrote with blank lines added (after
+directive headers, where the source pages of the benchmark have them, and
+anywhere else).
 """
 
 from __future__ import annotations
 
-import attrs
+from typing import Any
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessionkit.adapters import crosswalk as C
+from sessionkit.adapters.crosswalk import Converted, convert_doc, pivot_from_aiwiki, pivot_from_bm
 from sessionkit.document import parse
+from sessionkit.errors import SessionKitError
+from sessionkit.fastpaths import general_paths, taken
 from tests.ops.test_convert_faithful import SLOW, _pages, _schema_shape, _written_and_spaced
 
 _PATH = "aiwiki/sessions/2024-01-01-abcdef0.md"
 
 
+def _converted(text: str) -> Converted:
+    return convert_doc(
+        parse(text, _PATH), "aiwiki", "basic-memory", project="demo", folder="sessions", today="x"
+    )
+
+
+def _carrier_note(hints: dict[str, Any]) -> str:
+    """A Basic Memory note whose ``## aiwiki: <title>`` carrier sections hold exactly
+    the lines of each hint (as a conversion writes them when it can)."""
+    body = "".join(
+        f"## aiwiki: {t}\n\n" + "\n".join(lines) + "\n\n" for t, (lines, _) in hints.items()
+    )
+    return "---\ntitle: T\ntype: session\npermalink: sessions/t\n---\n\n" + body
+
+
 def _hints_read_the_long_way(text: str) -> int:
-    """Assert every hint of the page equals the long reading; return how many there were."""
-    doc = parse(text, _PATH)
+    """Assert that every hint of the page reads as its lines read: a note carrying them,
+    read back with the hints and with the lanes off (every carrier read), holds the
+    same facts.  How many hints there were."""
     try:
-        pivot = C.pivot_from_aiwiki(doc)
-    except Exception:  # a page the converter refuses: no hints
+        pivot = pivot_from_aiwiki(parse(text, _PATH))
+    except SessionKitError:  # a page the converter refuses: no hints
         return 0
-    hints = pivot.hints or {}
-    for title, (lines, value) in hints.items():
-        field = C._HINT_FIELDS[title]
-        slow = getattr(C._aiwiki_part(title, "\n".join(lines), None), field)
-        # the same facts, compared as the conversion check compares them (JSON of to_dict)
-        assert C._json(attrs.evolve(C._EMPTY, **{field: value})) == C._json(
-            attrs.evolve(C._EMPTY, **{field: slow})
-        ), title
-        got = C._aiwiki_parts([(title, "\n".join(lines))], None, hints)
-        assert getattr(got[title], field) == value
-    return len(hints)
+    if not pivot.hints:
+        return 0
+    note = parse(_carrier_note(pivot.hints), "sessions/T.md")
+    before = taken()["section-hints"]
+    fast = pivot_from_bm(note, "sessions", pivot.hints)
+    # (an empty section is no carrier: no hint is taken for it)
+    assert taken()["section-hints"] == before + any(lines for lines, _ in pivot.hints.values())
+    with general_paths():
+        assert pivot_from_bm(note, "sessions", pivot.hints).key() == fast.key(), text
+    return len(pivot.hints)
 
 
 @SLOW
@@ -62,20 +81,24 @@ def test_hints_of_written_pages_with_blank_lines_added(text: str, data: st.DataO
 def test_the_schema_entry_shape_has_hints_and_the_conversion_uses_them() -> None:
     text = _schema_shape()
     assert _hints_read_the_long_way(text) >= 2
-    doc = parse(text, _PATH)
-    pivot = C.pivot_from_aiwiki(doc)
+    pivot = pivot_from_aiwiki(parse(text, _PATH))
     assert "Checkpoints" in pivot.hints
-    key, bm = C._natural(pivot, "basic-memory", project="demo", folder="sessions", today="x")
-    with_hints = C.pivot_from_bm(parse(bm, key), "sessions", pivot.hints)
-    without = C.pivot_from_bm(parse(bm, key), "sessions")
+    converted = _converted(text)
+    with_hints = pivot_from_bm(parse(converted.text, converted.key), "sessions", pivot.hints)
+    without = pivot_from_bm(parse(converted.text, converted.key), "sessions")
     assert with_hints.key() == without.key() == pivot.key()
 
 
 def test_a_hint_is_not_taken_for_other_lines() -> None:
-    doc = parse(_schema_shape(), _PATH)
-    pivot = C.pivot_from_aiwiki(doc)
+    text = _schema_shape()
+    pivot = pivot_from_aiwiki(parse(text, _PATH))
     lines, _ = pivot.hints["Checkpoints"]
+    converted = _converted(text)
     other = "\n".join([*lines[:-1], "extra line", lines[-1]])
-    got = C._aiwiki_parts([("Checkpoints", other)], None, pivot.hints)
-    assert got["Checkpoints"].checkpoints == C._aiwiki_part("Checkpoints", other, None).checkpoints
-    assert got["Checkpoints"].checkpoints != pivot.read.checkpoints
+    edited = converted.text.replace("\n".join(lines), other)
+    assert edited != converted.text
+    note = parse(edited, converted.key)
+    got = pivot_from_bm(note, "sessions", pivot.hints).session.checkpoints
+    with general_paths():
+        assert pivot_from_bm(note, "sessions", pivot.hints).session.checkpoints == got
+    assert got != pivot.session.checkpoints
