@@ -56,6 +56,7 @@ LANES = {
     "section-hints": (
         "carrier sections a conversion wrote from a page taken as the page read them (convert)"
     ),
+    "same-facts": "a conversion's check finding the same facts by value, not JSON text (convert)",
     "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (

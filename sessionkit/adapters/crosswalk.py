@@ -1640,10 +1640,12 @@ def _same_facts(back: _Pivot, pivot: _Pivot, want: list[str]) -> bool:
 
     Two pivots whose every value has the same type and value (floats by
     ``repr``), dict keys in the same order, give the same JSON text: the
-    text is made from nothing else.  Then no text is made; otherwise (a type
+    text is made from nothing else.  Then no text is made (the ``same-facts``
+    fast lane, off with :mod:`sessionkit.fastpaths`); otherwise (a type
     :func:`_strict_same` does not know, or any difference) the texts decide.
     """
-    if _strict_same(back, pivot):
+    if _fastpaths.enabled() and _strict_same(back, pivot):
+        _fastpaths.answered("same-facts")
         return True
     if not want:
         want.append(pivot.key())
