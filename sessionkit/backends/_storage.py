@@ -467,7 +467,7 @@ class LocalStorage(Storage):
             raise StoreError(str(exc.strerror), path=path) from None
         return st
 
-    #: fsync a folder (a class attribute, so tests can count the calls)
+    #: fsync a folder
     _sync_dir = staticmethod(fsync_dir)
 
     def _replace(

@@ -20,6 +20,7 @@ from sessionkit.backends._filestore import FileStore
 from sessionkit.backends._storage import LOCK_NAME, LocalStorage
 from sessionkit.errors import ConflictError
 from sessionkit.ops import convert as OPS
+from tests.fsyncs import folder_fsyncs
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "tests" / "corpus" / "aiwiki-v2").glob("*.md"))[:6]
@@ -34,21 +35,9 @@ def _wiki(tmp_path: Path) -> Path:
     return src
 
 
-def _syncs(monkeypatch: Any) -> list[str]:
-    seen: list[str] = []
-    real = LocalStorage._sync_dir
-
-    def spy(folder: str) -> None:
-        seen.append(folder)
-        real(folder)
-
-    monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(spy))
-    return seen
-
-
 def test_batch_fsyncs_each_folder_once_at_the_end(tmp_path: Path, monkeypatch: Any) -> None:
     storage = LocalStorage(tmp_path)
-    seen = _syncs(monkeypatch)
+    seen = folder_fsyncs(monkeypatch, tmp_path)
     with storage.batch():
         for i in range(5):
             storage.write(f"a/n{i}.md", b"x", create=True)
@@ -66,12 +55,13 @@ def test_batch_fsyncs_each_folder_once_at_the_end(tmp_path: Path, monkeypatch: A
 
 def test_batch_syncs_even_when_the_block_raises(tmp_path: Path, monkeypatch: Any) -> None:
     storage = LocalStorage(tmp_path)
-    seen = _syncs(monkeypatch)
+    seen = folder_fsyncs(monkeypatch, tmp_path)
     with pytest.raises(RuntimeError), storage.batch():
         storage.write("n.md", b"x", create=True)
         raise RuntimeError
     assert seen == [str(tmp_path)]
-    assert storage._batches == {}
+    storage.write("late.md", b"x", create=True)  # the batch is over: synced at once
+    assert seen == [str(tmp_path)] * 2
 
 
 def test_batch_create_needs_no_lock_but_replace_waits(tmp_path: Path) -> None:
@@ -111,7 +101,7 @@ def test_batch_without_hard_links_takes_the_locked_path(tmp_path: Path, monkeypa
 
 def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None:
     storage = LocalStorage(tmp_path)
-    seen = _syncs(monkeypatch)
+    seen = folder_fsyncs(monkeypatch, tmp_path)
     with storage.batch():
         storage.write("mine.md", b"x", create=True)
         other = threading.Thread(target=storage.write, args=("t.md", b"x"), kwargs={"create": True})
@@ -128,13 +118,8 @@ def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
 
     _wiki(tmp_path)
     events: list[str] = []
-    real_sync = LocalStorage._sync_dir
     real_merge = Record.merge
     real_append = Record.append
-
-    def sync(folder: str) -> None:
-        events.append("sync " + os.path.basename(folder))
-        real_sync(folder)
 
     def merge(self: Any, changes: Any) -> Any:
         events.append("record")
@@ -144,7 +129,7 @@ def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
         events.append("journal " + ",".join(sorted({str(v.get("was")) for v in changes.values()})))
         return real_append(self, changes)
 
-    monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(sync))
+    folder_fsyncs(monkeypatch, tmp_path, seen=lambda f: events.append("sync " + Path(f).name))
     monkeypatch.setattr(Record, "merge", merge)
     monkeypatch.setattr(Record, "append", append)
     dst = tmp_path / "project"

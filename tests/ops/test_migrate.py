@@ -420,7 +420,7 @@ def test_jobs_uses_a_pool_for_local_stores(wiki: Path, monkeypatch: pytest.Monke
 def test_the_folder_is_synced_once_per_chunk_not_per_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
-    from sessionkit.backends._storage import LocalStorage
+    from tests.fsyncs import folder_fsyncs
 
     root = tmp_path / "wiki"
     (root / SESSIONS).mkdir(parents=True)
@@ -428,14 +428,7 @@ def test_the_folder_is_synced_once_per_chunk_not_per_page(
         name, text = _v1(i)
         (root / SESSIONS / name).write_text(text, encoding="utf-8")
     log = tmp_path / "syncs"
-    real = LocalStorage._sync_dir
-
-    def spy(folder: str) -> None:  # a file: the workers' calls count too
-        with open(log, "a") as fh:
-            fh.write(folder + "\n")
-        real(folder)
-
-    monkeypatch.setattr(LocalStorage, "_sync_dir", staticmethod(spy))
+    folder_fsyncs(monkeypatch, root, log)  # into a file: the workers' fsyncs count too
     report = migrate(root, jobs=jobs)
     assert report.counts()["migrated"] == 150
     syncs = log.read_text().splitlines()
