@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 import threading
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sessionkit.backends._filestore import FileStore
 from sessionkit.backends._storage import LOCK_NAME, LocalStorage
+from sessionkit.backends.aiwiki import AiwikiStore
+from sessionkit.backends.basic_memory import BasicMemoryStore
 from sessionkit.errors import ConflictError
 from sessionkit.ops import convert as OPS
 from tests.fsyncs import folder_fsyncs
@@ -189,14 +191,14 @@ def test_workers_read_a_local_wiki_and_an_unreadable_note_keeps_its_place(
     bad = names[2][:-3] + "-bad.md"  # sorts between the third and the fourth page
     (src / bad).write_bytes(b"---\nschema_version: 2\n---\n\xff\xfe not UTF-8\n")
     asked: list[list[str]] = []
-    real = FileStore.read_many
+    real = AiwikiStore.read_many
 
-    def spy(self: FileStore, keys: Any) -> Any:
+    def spy(self: AiwikiStore, keys: Any) -> Any:
         keys = list(keys)
         asked.append(keys)
         return real(self, keys)
 
-    monkeypatch.setattr(FileStore, "read_many", spy)
+    monkeypatch.setattr(AiwikiStore, "read_many", spy)
     reports = []
     calls: list[tuple[int, int, str]] = []
     for jobs, out in ((1, "p1"), (2, "p2")):
@@ -221,31 +223,42 @@ def test_workers_read_a_local_wiki_and_an_unreadable_note_keeps_its_place(
     assert one.to_dict() | {"target": ""} == two.to_dict() | {"target": ""}
 
 
+#: more Basic Memory notes than one read of the sources takes (256 notes a read)
+_MANY = 300
+
+
 def test_sources_read_here_stream_in_batches_and_an_unreadable_note_keeps_its_place(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    _wiki(tmp_path)
-    OPS.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", project="p", jobs=1)
     folder = tmp_path / "bm" / "sessions"
+    folder.mkdir(parents=True)
+    for i in range(_MANY):
+        day = (date(2020, 1, 1) + timedelta(days=i)).isoformat()
+        (folder / f"Session {i:03d}.md").write_text(
+            f"---\ntitle: Session {i:03d}\ntype: session\npermalink: sessions/session-{i:03d}\n"
+            f"status: closed\nstarted: {day}\n---\n\n## Observations\n\n- [decision] chose {i}\n"
+        )
     names = sorted(p.name for p in folder.glob("*.md"))
     bad = names[2][:-3] + " bad.md"  # sorts between the third and the fourth note
     (folder / bad).write_bytes(b"---\ntype: session\n---\n\xff\xfe not UTF-8\n")
-    monkeypatch.setattr(OPS, "_READ_BATCH", 2)
     asked: list[list[str]] = []
-    real = FileStore.read_many
+    real = BasicMemoryStore.read_many
     progressed: list[int] = []  # notes done when each read was asked for
 
-    def spy(self: FileStore, keys: Any) -> Any:
+    def spy(self: BasicMemoryStore, keys: Any) -> Any:
         keys = list(keys)
         asked.append(keys)
         progressed.append(len(calls))
         return real(self, keys)
 
-    monkeypatch.setattr(FileStore, "read_many", spy)
+    monkeypatch.setattr(BasicMemoryStore, "read_many", spy)
     reports = []
     calls: list[tuple[int, int, str]] = []
+    order = sorted([*names, bad])
     for jobs, out in ((1, "a1"), (2, "a2")):
         calls.clear()
+        asked.clear()
+        progressed.clear()
         reports.append(
             OPS.convert(
                 tmp_path / "bm",
@@ -255,11 +268,14 @@ def test_sources_read_here_stream_in_batches_and_an_unreadable_note_keeps_its_pl
                 progress=lambda *a: calls.append(a),
             )
         )
-        order = sorted([*names, bad])
         assert calls == [(i, len(order), key) for i, key in enumerate(order, start=1)]
-    # two notes a read, each run; in process, each read comes when the notes before are done
-    assert [len(keys) for keys in asked] == [2, 2, 2, 1] * 2
-    assert progressed[:4] == [0, 2, 4, 6]
+        # every note read once, in key order, in more than one read: not all held at once
+        assert [key for keys in asked for key in keys] == order
+        assert len(asked) > 1, "one read took every note: raise _MANY above the read batch"
+        if jobs == 1:  # in process, a read comes once notes of the reads before are done
+            assert progressed[0] == 0
+            for n in range(1, len(asked)):
+                assert 0 < progressed[n] <= sum(map(len, asked[:n])), (n, progressed)
     one, two = reports
     assert [f.source for f in one.failures] == [bad]
     assert "UTF-8" in one.failures[0].message
