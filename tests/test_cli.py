@@ -15,8 +15,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sessionkit._cli import cli, parse_since
-from sessionkit.cli import main
+from sessionkit._cli import parse_since
+from sessionkit.cli import cli, main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "wiki"
 DIAG_LINE = re.compile(r"^[^\n]+?(?::\d+)?: [A-Z]+\d+ (error|warning|info): .+$")

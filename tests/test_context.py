@@ -111,7 +111,7 @@ def test_the_command_shows_what_the_hook_left_out(tmp_path: Path) -> None:
     root = _wiki(tmp_path)
     store = open_store(str(root), layout="aiwiki")
     _long_session(store, 120)
-    from sessionkit._cli import cli
+    from sessionkit.cli import cli
 
     runner = CliRunner()
     cut = runner.invoke(cli, ["context", "--store", str(root), "--budget", "2000", "--json"])

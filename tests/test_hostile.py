@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 import sessionkit
-from sessionkit._cli import cli
+from sessionkit.cli import cli
 from sessionkit.errors import LimitExceededError, ParseError
 from tests.hostile.cases import BIG, build, names
 

@@ -267,7 +267,7 @@ def test_findings_never_carry_the_value() -> None:
 def _lint_cli(*args: str, env: dict[str, str] | None = None) -> Any:
     from click.testing import CliRunner
 
-    from sessionkit._cli import cli
+    from sessionkit.cli import cli
 
     return CliRunner().invoke(cli, ["lint", *args], env=env)
 

@@ -28,7 +28,7 @@ from click.testing import CliRunner
 
 import sessionkit
 from sessionkit import hooks
-from sessionkit._cli import cli
+from sessionkit.cli import cli
 from sessionkit.errors import NotFoundError, PathSafetyError, StoreError
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "wiki" / "aiwiki" / "sessions"

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sessionkit._cli import cli
 from sessionkit.backends import open_store
+from sessionkit.cli import cli
 from sessionkit.hooks import main as hook
 from sessionkit.model import Session
 from sessionkit.ops import lifecycle

@@ -461,7 +461,7 @@ def test_report_dict_is_json() -> None:
 
 
 def _cli(*args: str) -> Any:
-    from sessionkit._cli import cli
+    from sessionkit.cli import cli
 
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sessionkit
-from sessionkit._cli import cli
 from sessionkit.adapters.basic_memory import bm_view
+from sessionkit.cli import cli
 from sessionkit.document import parse
 from sessionkit.model import Session, Status
 from sessionkit.ops.convert import convert, convert_text, target_key

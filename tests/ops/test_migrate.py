@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 import sessionkit
-from sessionkit._cli import cli
 from sessionkit.backends import Store
+from sessionkit.cli import cli
 from sessionkit.diagnostics import Severity
 from sessionkit.errors import SessionKitError
 from sessionkit.ops.migrate import FileResult, MigrationReport, Outcome, migrate

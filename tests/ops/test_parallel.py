@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from sessionkit._cli import cli
+from sessionkit.cli import cli
 from sessionkit.ops._parallel import default_jobs, ordered_map
 from sessionkit.ops.lint import lint_many
 
