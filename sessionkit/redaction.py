@@ -802,6 +802,20 @@ def _anchored(literals: set[str]) -> dict[str, str]:
     }
 
 
+def _prefilter_literals() -> tuple[set[str], set[str]]:
+    """The detectors' exact and lowered literals, less those another one implies (a
+    literal that holds another, or whose lower case holds a lowered one)."""
+    exact = {lit for d in _DETECTORS for lit in d[4]}
+    lowered = {lit for d in _DETECTORS for lit in d[5]}
+    lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
+    exact = {
+        w
+        for w in exact
+        if not any(v != w and v in w for v in exact) and not any(v in w.lower() for v in lowered)
+    }
+    return exact, lowered
+
+
 def _prefilter(kind: type) -> _Prefilter:
     """The detectors' literals as few searches, for ``bytes`` or ``str`` (``kind``):
     (anchor, pattern) pairs for the exact literals and for the lowered ones.
@@ -815,14 +829,7 @@ def _prefilter(kind: type) -> _Prefilter:
     done = _PREFILTER.get(kind)
     if done is not None:
         return done
-    exact = {lit for d in _DETECTORS for lit in d[4]}
-    lowered = {lit for d in _DETECTORS for lit in d[5]}
-    lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
-    exact = {
-        w
-        for w in exact
-        if not any(v != w and v in w for v in exact) and not any(v in w.lower() for v in lowered)
-    }
+    exact, lowered = _prefilter_literals()
 
     def compiled(literals: set[str]) -> tuple[tuple[Any, Any], ...]:
         pairs = _anchored(literals).items()
@@ -833,6 +840,87 @@ def _prefilter(kind: type) -> _Prefilter:
     done = (compiled(exact), compiled(lowered))
     _PREFILTER[kind] = done
     return done
+
+
+#: the sieve's classes (:func:`_sieve`): the characters each stands for, the most seldom
+#: class first; a lower-case letter stands for its capital too, a capital (``S``) for
+#: itself alone
+_SIEVE_CLASSES = ("jqzS=_", "c", "kbvw", "pu:", "gx93")
+#: (table, each class's search) of the sieve, once built
+_SIEVE: list[tuple[bytes, tuple[Any, ...]]] = []
+
+
+def _sieve() -> tuple[bytes, tuple[Any, ...]]:
+    """A sieve for a note's bytes that lets through every note holding a literal some
+    detector needs (and a few others): a translation table and one search a class.
+
+    The table lowers ASCII capitals and turns every character of a class
+    (:data:`_SIEVE_CLASSES`) into the class's byte (``\\x01``, ``\\x02``, ...), so
+    one search, which ``re`` runs as a search for that one byte, looks for the
+    literals of all its characters at once.  A literal in the note is, translated,
+    in the translated note (the table maps byte for byte), and a lowered
+    literal in its lowered text in every way its capitals may be written; each
+    literal is looked for at a class character of its own (not its last, where it
+    can: an alternative that starts with a lookbehind is tried at every stop) and
+    the rest of it, translated, checked there.  Made from :data:`_DETECTORS`,
+    with the literals :func:`_prefilter` keeps, so it cannot drift from them.
+    """
+    if _SIEVE:
+        return _SIEVE[0]
+    byte_class: dict[int, int] = {}
+    for n, chars in enumerate(_SIEVE_CLASSES, start=1):
+        for ch in chars:
+            byte_class[ord(ch)] = n
+            if ch.islower():
+                byte_class[ord(ch.upper())] = n
+    table = bytes(
+        byte_class.get(b, byte_class.get(b + 32, b + 32) if 65 <= b <= 90 else b)
+        for b in range(256)
+    )
+    exact, lowered = _prefilter_literals()
+    forms: set[bytes] = {lit.encode().translate(table) for lit in exact}
+    for lit in lowered:  # every way its letters may be written, translated
+        variants = [b""]
+        for code in lit.encode():
+            ways = {table[code], table[code - 32] if 97 <= code <= 122 else table[code]}
+            variants = [v + bytes([w]) for v in variants for w in sorted(ways)]
+        forms.update(variants)
+    anchored: dict[int, list[tuple[bytes, bytes]]] = {}
+    for form in sorted(forms):
+        at = [i for i, b in enumerate(form) if 0 < b <= len(_SIEVE_CLASSES)]
+        if not at:
+            raise AssertionError(f"no sieve class in the literal {form!r}")  # pragma: no cover
+        # (rarest class first, then not the last character, then the earliest)
+        i = min(at, key=lambda i: (i == len(form) - 1, form[i], i))
+        anchored.setdefault(form[i], []).append((form[i + 1 :], form if i else b""))
+    searches = tuple(
+        (bytes([n]), re.compile(re.escape(bytes([n])) + b"(?:" + _trie(alts) + b")").search)
+        for n, alts in sorted(anchored.items())
+    )
+    _SIEVE.append((table, searches))
+    return table, searches
+
+
+def _trie(alts: list[tuple[bytes, bytes]]) -> bytes:
+    """An alternation of (rest, whole) pairs, each ``rest`` followed by a lookbehind for
+    ``whole`` (when given), with common first bytes taken out (``re`` tries the
+    alternatives one by one; one that starts with another byte is passed at once)."""
+    firsts: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    for rest, whole in alts:
+        firsts.setdefault(rest[:1], []).append((rest[1:], whole))
+    out: list[bytes] = []
+    for first, group in sorted(firsts.items(), key=lambda item: item[0] == b""):
+        if not first:  # the literal ends here: only its lookbehind is left
+            if any(not whole for _, whole in group):
+                return b""  # (matched already: no alternative needs trying)
+            out.extend(b"(?<=" + re.escape(whole) + b")" for _, whole in group)
+        elif len(group) == 1:
+            rest, whole = group[0]
+            behind = b"(?<=" + re.escape(whole) + b")" if whole else b""
+            out.append(re.escape(first + rest) + behind)
+        else:
+            out.append(re.escape(first) + b"(?:" + _trie(group) + b")")
+    return b"|".join(out)
 
 
 #: texts a process checks literal by literal before it builds the grouped searches
@@ -850,6 +938,14 @@ def _may_hold(data: str | bytes) -> bool:
             return True
         text = text.lower()
         return any(lit in text for d in _DETECTORS for lit in d[5])
+    if kind is bytes:  # the sieve first: most notes stop there
+        table, sieves = _SIEVE[0] if _SIEVE else _sieve()
+        sieved = data.translate(table)
+        for mark, search in sieves:
+            if mark in sieved and search(sieved) is not None:
+                break
+        else:
+            return False
     exact, lowered = _PREFILTER.get(type(data)) or _prefilter(kind)
     for anchor, search in exact:
         if anchor in data and search(data) is not None:
