@@ -540,15 +540,17 @@ NOT_LIGHT = [
 
 def _imported(event: str, cwd: Path, home: Path, stdin: bytes) -> tuple[int, list[str]]:
     """The modules a hook run imports (beyond the interpreter's start), in a fresh process."""
-    probe = home / f"modules-{event}.json"
+    probe = home / f"modules-{event}.txt"
     code = (
-        "import sys\n"  # (not json: the hooks read and write JSON without it)
+        "import atexit, sys\n"  # (not json: the hooks read and write JSON without it)
         "before = set(sys.modules)\n"
+        "def report():\n"  # (at exit: a light run ends the process itself, see hooks._leave)
+        "    new = sorted(set(sys.modules) - before)\n"
+        f"    open({str(probe)!r}, 'w').write(repr(new))\n"
+        "atexit.register(report)\n"
         "from sessionkit.cli import main\n"
         f"sys.argv = ['sessionkit', 'hook', {event!r}]\n"
-        "code = main()\n"
-        "new = sorted(set(sys.modules) - before)\n"
-        f"open({str(probe)!r}, 'w').write(repr([code, new]))\n"
+        "sys.exit(main())\n"
     )
     res = subprocess.run(
         [sys.executable, "-c", code],
@@ -559,8 +561,7 @@ def _imported(event: str, cwd: Path, home: Path, stdin: bytes) -> tuple[int, lis
         timeout=120,
     )
     assert res.returncode == 0, res.stderr
-    code_, modules = ast.literal_eval(probe.read_text())
-    return code_, modules
+    return res.returncode, ast.literal_eval(probe.read_text())
 
 
 @pytest.mark.parametrize("event", ["pre-compact", "session-start"])
@@ -577,6 +578,25 @@ def test_hook_path_imports_only_the_light_set(tmp_path: Path, home: Path, event:
     assert [m for m in NOT_LIGHT if m in modules] == []
     after = pages(repo)[0].read_text(encoding="utf-8").count("### PreCompact at")
     assert after == before + (event == "pre-compact")  # (and it did its work)
+
+
+def test_a_light_run_ends_with_its_reply_whole(tmp_path: Path, home: Path) -> None:
+    """A run a light lane answered ends the process itself (no interpreter teardown):
+    its reply, its notice and its exit code are there all the same."""
+    repo = tmp_path / "plain"
+    (repo / ".git").mkdir(parents=True)
+    no_id = payload(repo, session_id=None)
+    run(["hook", "pre-compact"], home, no_id)  # the note (the store's way)
+    res = run(["hook", "pre-compact"], home, no_id)  # the light lane, with a notice
+    assert res.returncode == 0
+    assert "no usable session_id" in json.loads(res.stdout)["systemMessage"]
+    assert b"no usable session_id" in res.stderr
+    assert pages(repo)[0].read_text(encoding="utf-8").count("### PreCompact at") == 2
+    start = payload(repo, hook_event_name="SessionStart", source="startup")
+    res = run(["hook", "session-start", "--json"], home, start)
+    assert res.returncode == 0
+    context = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("Latest session note ") and "[2] Dream directive" in context
 
 
 @pytest.mark.parametrize("event", ["pre-compact", "session-start"])
