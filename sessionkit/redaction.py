@@ -835,7 +835,8 @@ def _prefilter(kind: type) -> _Prefilter:
         pairs = _anchored(literals).items()
         if kind is str:
             return tuple((a, re.compile(p).search) for a, p in pairs)
-        return tuple((a.encode(), re.compile(p.encode()).search) for a, p in pairs)
+        # (the anchor as an int: "b'x' in data" first fails to read b'x' as an int)
+        return tuple((ord(a), re.compile(p.encode()).search) for a, p in pairs)
 
     done = (compiled(exact), compiled(lowered))
     _PREFILTER[kind] = done
@@ -894,7 +895,7 @@ def _sieve() -> tuple[bytes, tuple[Any, ...]]:
         i = min(at, key=lambda i: (i == len(form) - 1, form[i], i))
         anchored.setdefault(form[i], []).append((form[i + 1 :], form if i else b""))
     searches = tuple(
-        (bytes([n]), re.compile(re.escape(bytes([n])) + b"(?:" + _trie(alts) + b")").search)
+        (n, re.compile(re.escape(bytes([n])) + b"(?:" + _trie(alts) + b")").search)
         for n, alts in sorted(anchored.items())
     )
     _SIEVE.append((table, searches))
