@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.adapters import get_adapter
-from sessionkit.adapters._bm_permalink import filename_for_title, generate_permalink
 from sessionkit.adapters.basic_memory import (
     BASIC_MEMORY,
     bm_view,
@@ -20,6 +19,7 @@ from sessionkit.adapters.basic_memory import (
     parse_bm_tags,
     render_note,
 )
+from sessionkit.adapters.profiles import filename_for_title, generate_permalink
 from sessionkit.diagnostics import Severity
 from sessionkit.document import parse
 from sessionkit.errors import FormatError, ParseError

@@ -24,8 +24,8 @@ import pytest
 pytest.importorskip("basic_memory", reason="interop needs basic-memory (Python >= 3.12)")
 
 from sessionkit.adapters._bm_grammar import parse_facts, parse_observation
-from sessionkit.adapters._bm_permalink import generate_permalink
 from sessionkit.adapters.basic_memory import BASIC_MEMORY, bm_view, render_note
+from sessionkit.adapters.profiles import generate_permalink
 from sessionkit.document import parse
 from sessionkit.model import (
     ExtraSection,
@@ -366,7 +366,7 @@ def test_permalinks_equal_basic_memory(path: str) -> None:
 def test_filenames_equal_basic_memory() -> None:
     from basic_memory.file_utils import sanitize_for_filename
 
-    from sessionkit.adapters._bm_permalink import filename_for_title
+    from sessionkit.adapters.profiles import filename_for_title
 
     for title in [*TITLES, '..a<b>c:"d|e?f*g..', "a//b\\\\c", "-lead-"]:
         assert filename_for_title(title) == sanitize_for_filename(title), title

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit import get_adapter, lint, loads
-from sessionkit.adapters._bm_permalink import generate_permalink
 from sessionkit.adapters.basic_memory import dump_yaml, note_path, render_note
+from sessionkit.adapters.profiles import generate_permalink
 from sessionkit.diagnostics import Severity
 from sessionkit.errors import FormatError, UnsupportedFormatError
 from sessionkit.model import (
