@@ -8,6 +8,8 @@ from ._plain import Frozen
 
 __all__ = ["Diagnostic", "Severity"]
 
+_setattr = object.__setattr__  # (past Frozen's __setattr__, which refuses every change)
+
 
 class Severity(enum.StrEnum):
     """How bad a finding is. Only ``error`` makes ``sessionkit lint`` exit 1."""
@@ -51,9 +53,14 @@ class Diagnostic(Frozen):
         path: str | None = None,
         fixable: bool = False,
     ) -> None:
-        self._set(
-            code=code, severity=severity, line=line, message=message, path=path, fixable=fixable
-        )
+        # (the fields one by one: a finding is made for every page with one, and
+        # Frozen._set's keywords and loop cost about as much again)
+        _setattr(self, "code", code)
+        _setattr(self, "severity", severity)
+        _setattr(self, "line", line)
+        _setattr(self, "message", message)
+        _setattr(self, "path", path)
+        _setattr(self, "fixable", fixable)
 
     def to_dict(self) -> dict[str, object]:
         """The JSON shape printed by ``sessionkit lint --json``."""
