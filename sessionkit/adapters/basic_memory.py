@@ -526,12 +526,6 @@ def _positions(doc_lines: Sequence[str], facts: Facts) -> dict[str, list[_Pos]]:
     return where
 
 
-def _is_item_line(doc: Document, start: int, end: int) -> bool:
-    if end - start != 1:
-        return False
-    return _is_item(doc.lines[start])
-
-
 def _is_item(line: str) -> bool:
     """Whether ``line`` is a ``- ``, ``* `` or ``+ `` list item line.
 

@@ -34,7 +34,7 @@ import secrets
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -1252,18 +1252,6 @@ def _inside_folder(real: str, folder: str) -> bool:
     return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def refused_outside(path: str, root: str) -> str | None:
-    """Why a local file may not be read or written as part of ``root``, or ``None``.
-
-    ``path`` (below ``root``) is refused when a symlink, of the file or of any
-    folder on the way, makes it resolve outside ``root``.
-    """
-    real, real_root = os.path.realpath(path), os.path.realpath(root)
-    if _inside_folder(real, real_root):
-        return None
-    return f"refused: it resolves to {real}, outside {real_root} (through a symlink)"
-
-
 def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     """The absolute, normalised local path a plain path or ``file://`` URL names.
 
@@ -1345,8 +1333,3 @@ def open_storage(
     if "s3" in protocols or "s3a" in protocols:
         return S3Storage(fs, root, url=url, max_attempts=max_attempts)
     return FsspecStorage(fs, root, url=url, single_writer=single_writer)
-
-
-def entries_by_path(entries: Iterable[FileEntry]) -> dict[str, FileEntry]:
-    """Index a listing by path."""
-    return {e.path: e for e in entries}
