@@ -26,6 +26,8 @@ This module imports nothing heavy: the hooks import it on every session start.
 
 from __future__ import annotations
 
+from ._plain import Frozen
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -85,8 +87,8 @@ def check_budget(budget: int, unit: str = "chars") -> str | None:
     return None
 
 
-class Context:
-    """A rendered context.
+class Context(Frozen):
+    """A rendered context: immutable (``replace(**changes)`` makes a changed copy).
 
     Attributes:
         text: what the agent is given.
@@ -115,6 +117,17 @@ class Context:
         "unconsumed",
         "unit",
     )
+    text: str
+    key: str
+    source: str
+    budget: int
+    unit: str
+    size: int
+    unconsumed: int
+    shown: int
+    left_out: dict[str, int]
+    left_out_size: int
+    rest: str
 
     def __init__(
         self,
@@ -131,17 +144,19 @@ class Context:
         left_out_size: int = 0,
         rest: str = "",
     ) -> None:
-        self.text = text
-        self.key = key
-        self.source = source
-        self.budget = budget
-        self.unit = unit
-        self.size = size
-        self.unconsumed = unconsumed
-        self.shown = shown
-        self.left_out = {} if left_out is None else left_out
-        self.left_out_size = left_out_size
-        self.rest = rest
+        self._set(
+            text=text,
+            key=key,
+            source=source,
+            budget=budget,
+            unit=unit,
+            size=size,
+            unconsumed=unconsumed,
+            shown=shown,
+            left_out={} if left_out is None else left_out,
+            left_out_size=left_out_size,
+            rest=rest,
+        )
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Context and self.to_dict() == other.to_dict()
