@@ -773,14 +773,6 @@ def _known_version(version: Any) -> int | None:
     return None
 
 
-def page_version(doc: Document) -> int | None:
-    """The page's ``schema_version`` when it is a known one, else None."""
-    try:
-        return _known_version(doc.meta.get("schema_version"))
-    except SessionKitError:
-        return None
-
-
 def lint_facts(
     facts: PageFacts, schema: Schema | None = None, version: int = 2
 ) -> list[Diagnostic]:

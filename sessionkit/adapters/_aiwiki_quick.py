@@ -11,8 +11,8 @@ character, and line numbers count ``\\n`` bytes.
 
 Anything the quick scan does not model exactly returns ``None`` and the page
 goes to the general path.  ``tests/adapters/test_aiwiki_quick_lint.py``
-checks that both give the same facts on every test page and on generated
-ones.
+checks that both give the same findings on every test page and on generated
+ones, with the fast lanes on and off.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     #: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8)
     _Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]], bool]
 
-__all__ = ["body_findings", "lint_facts", "quick_facts", "quick_facts_bytes", "quick_lint_bytes"]
+__all__ = ["body_findings", "lint_facts", "quick_lint_bytes"]
 
 #: what the quick scan does not model outside code blocks: indented headings and HTML
 #: blocks; looked for only in a body with an indented line (``_INDENTED``) or a "<"
@@ -637,23 +637,6 @@ def _facts(front: _Front, path: str | None) -> PageFacts | None:
     )
 
 
-def quick_facts_bytes(data: bytes, path: str | None = None) -> PageFacts | None:
-    """The facts of a plain page read straight off its UTF-8 bytes, or ``None``.
-
-    ``None`` means the page has something only the general path models
-    (bytes that are not UTF-8, CR line ends, tabs, a BOM, frontmatter the
-    flat reader does not take, indented or inline code fences, HTML blocks,
-    indented headings, prose or indented lines in ``Files touched``,
-    ``Status: consumed`` near an ``(unconsumed)`` header); use
-    :func:`~sessionkit.adapters._aiwiki_lint.facts_of` then.  Otherwise the
-    result equals ``facts_of(parse(data.decode(), path))``.
-    """
-    if not _fastpaths.enabled():
-        return None
-    front = _front(data)
-    return None if front is None else _facts(front, path)
-
-
 def quick_lint_bytes(
     data: bytes, path: str | None, schema: Schema | None = None, version: int | None = None
 ) -> list[Diagnostic] | None:
@@ -691,12 +674,3 @@ def quick_lint_bytes(
     if facts is None:
         return None
     return lint_facts(facts, schema, version)
-
-
-def quick_facts(text: str, path: str | None = None) -> PageFacts | None:
-    """:func:`quick_facts_bytes` for a text (``None`` for text UTF-8 cannot hold)."""
-    try:
-        data = text.encode()
-    except UnicodeEncodeError:  # lone surrogates: the general path reports them
-        return None
-    return quick_facts_bytes(data, path)
