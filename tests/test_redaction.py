@@ -517,3 +517,150 @@ def test_a_notes_bytes_are_checked_for_secrets_as_its_text_is(
         assert [(d.line, d.message) for d in on_bytes] == [(d.line, d.message) for d in on_text]
     found = lint_secrets(f"{before}\n{line}\n{after}".encode(), "n.md", "aiwiki")
     assert found or case != "as is"
+
+
+# -- the secret-literals lane: one Aho-Corasick scan screens a note's bytes -----------------
+# (sessionkit.fastpaths: with the lanes on, lint_secrets on bytes screens with the scan;
+# with them off, with the sieve; without ahocorasick_rs, with the sieve too)
+
+#: every literal some detector needs (a note holding none of them has no finding)
+_LITERALS = [
+    "PRIVATE KEY",
+    *("AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AIza", "ya29.", "private_key_id", "Q~", "sig="),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glsoat-"),
+    *("xox", "://hooks.slack.com", "_live_", "_test_", "eyJ", "://", "accountkey", "bearer"),
+    *("secret", "pass", "pwd", "token", "api", "access", "private", "auth", "credential"),
+]
+
+
+def _lint_both_ways(data: bytes) -> tuple[list[Any], list[Any]]:
+    """lint_secrets of ``data`` with the fast lanes on and off, as (line, message) pairs."""
+    from sessionkit.fastpaths import general_paths
+    from sessionkit.redaction import lint_secrets
+
+    fast = [(d.line, d.message) for d in lint_secrets(data, "n.md", "aiwiki")]
+    with general_paths():
+        general = [(d.line, d.message) for d in lint_secrets(data, "n.md", "aiwiki")]
+    return fast, general
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=_SIEVE_TEXT,
+    after=_SIEVE_TEXT,
+    shape=st.sampled_from(_SHAPES),
+    case=st.sampled_from(["as is", "upper", "lower", "title", "swapcase"]),
+)
+def test_the_literal_scan_finds_what_the_sieve_finds(
+    before: str, after: str, shape: str, case: str
+) -> None:
+    """Every planted shape in every case: the same findings with the scan and the sieve."""
+    line = shape if case == "as is" else getattr(shape, case)()
+    for text in (f"{before}{line}{after}", f"{before}{after}", f"{before}\n{line}\n{after}"):
+        fast, general = _lint_both_ways(text.encode())
+        assert fast == general
+    fast, _ = _lint_both_ways(f"{before}\n{line}\n{after}".encode())
+    assert fast or case != "as is"
+
+
+def _any_case(word: str) -> st.SearchStrategy[str]:
+    return st.tuples(*(st.sampled_from(sorted({c, c.lower(), c.upper()})) for c in word)).map(
+        "".join
+    )
+
+
+#: text around a literal: ASCII, token characters, line ends and letters whose case mapping
+#: is not ASCII's (the Kelvin sign lowers to k, the dotted capital I to i and a dot)
+_AROUND = st.text(
+    alphabet=st.sampled_from(list("aKkSsIi0_=:-/.~ \n\r\t>") + list("éßİıſKﬀ€中😀Ā")), max_size=30
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    before=_AROUND,
+    after=_AROUND,
+    literal=st.sampled_from(_LITERALS).flatmap(_any_case),
+    cut=st.integers(min_value=-1, max_value=20),
+    tail=st.sampled_from(["", _TOKEN[:24], "=" + _TOKEN[:40], ": q7#Lm2$Xv9!pR4wZ", "X" * 20]),
+)
+def test_the_literal_scan_never_drops_a_note_the_sieve_keeps(
+    before: str, after: str, literal: str, cut: int, tail: str
+) -> None:
+    """Literals in any case, at any place, broken over a line or not, amid non-ASCII text:
+    lint_secrets on the note's bytes finds the same with the lanes on and off, and the
+    same as on its text."""
+    from sessionkit.redaction import lint_secrets
+
+    if 0 <= cut < len(literal):
+        literal = literal[:cut] + "\n" + literal[cut:]
+    text = before + literal + tail + after
+    fast, general = _lint_both_ways(text.encode())
+    assert fast == general
+    on_text = [(d.line, d.message) for d in lint_secrets(text, "n.md", "aiwiki")]
+    assert fast == on_text
+
+
+def test_the_literal_scan_answers_for_a_note_without_literals() -> None:
+    """A note without any literal is answered by the scan (when the library is there);
+    a note with one, and every note with the lanes off, is not."""
+    from sessionkit import fastpaths
+    from sessionkit.redaction import lint_secrets
+
+    pytest.importorskip("ahocorasick_rs")
+    plain = "# A page\n\nNothing here but words, ümlauts and a Kelvin sign K.\n".encode()
+    before = fastpaths.taken()["secret-literals"]
+    assert lint_secrets(plain, "n.md", "aiwiki") == []
+    assert fastpaths.taken()["secret-literals"] == before + 1
+    with fastpaths.general_paths():
+        assert lint_secrets(plain, "n.md", "aiwiki") == []
+    assert fastpaths.taken()["secret-literals"] == before + 1
+    planted = plain + f"key {AWS_KEY}\n".encode()
+    assert [d.line for d in lint_secrets(planted, "n.md", "aiwiki")] == [4]
+    assert fastpaths.taken()["secret-literals"] == before + 1
+
+
+def test_without_ahocorasick_rs_the_sieve_screens_and_finds_the_same() -> None:
+    """A process that cannot import ahocorasick_rs screens notes with the sieve (the
+    lane never answers) and finds what a process with it finds."""
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("ahocorasick_rs")
+    texts = [
+        f"{before}\n{getattr(shape, case)()}\n"
+        for shape in _SHAPES
+        for case in ("upper", "lower", "title", "swapcase", "strip")
+        for before in ("", "plain words é\n")
+    ]
+    texts += ["nothing to see", "a TOKEN here", "Bearer x", "aws secret", "eyJ", "", "ſecret"]
+    code = (
+        "import json, sys\n"
+        "if sys.argv[1] == 'blocked':\n"
+        "    sys.modules['ahocorasick_rs'] = None  # (import raises ImportError)\n"
+        "from sessionkit import fastpaths\n"
+        "from sessionkit.redaction import lint_secrets\n"
+        "texts = json.loads(sys.stdin.read())\n"
+        "seen = [[(d.line, d.message) for d in lint_secrets(t.encode(), 'n.md', 'aiwiki')]\n"
+        "        for t in texts]\n"
+        "scan = sys.modules.get('ahocorasick_rs') is not None\n"
+        "print(json.dumps([seen, fastpaths.taken()['secret-literals'], scan]))\n"
+    )
+
+    def run(mode: str) -> list[Any]:
+        out = subprocess.run(
+            [sys.executable, "-c", code, mode],
+            input=json.dumps(texts),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return list(json.loads(out.stdout))
+
+    with_scan, answered, imported = run("free")
+    with_sieve, answered_blocked, imported_blocked = run("blocked")
+    assert with_sieve == with_scan
+    assert sum(1 for found in with_scan if found) >= len(_SHAPES)
+    assert (answered > 0, imported) == (True, True)
+    assert (answered_blocked, imported_blocked) == (0, False)
