@@ -31,6 +31,16 @@ API summary
     block (it starts with whitespace, a backtick, a tilde or ``<``): when
     not, every line is a heading or not by itself.
 
+``is_thematic_break(line)``, ``is_bullet_item_start(line, *, after_paragraph=False)``
+    What one line (``str`` or ``bytes``, no line end) is outside any
+    container, by the block state's own rules: for readers that look at a
+    page's bytes line by line (the quick lint).
+
+``plain_outline(probe: bytes) -> list[tuple[int, int]] | None``
+    Whether a body's top-level headings are just its lines that start with
+    ``#`` and read as headings, outside fenced code; if so, where that code
+    is (byte ranges).  The quick lint's pre-check.
+
 ``fast_paths_enabled() -> bool`` and ``general_paths()``
     The one public switch between the fast lanes and the general readers
     (:mod:`sessionkit.fastpaths`, re-exported here): the
@@ -94,7 +104,10 @@ __all__ = [
     "fast_paths_enabled",
     "flat_leaves",
     "general_paths",
+    "is_bullet_item_start",
+    "is_thematic_break",
     "may_open_block",
+    "plain_outline",
     "steps",
     "tokenize",
     "top_headings",
@@ -283,6 +296,19 @@ _TRIM = "".join(
         | set(range(0x2000, 0x200B))
     )
 )
+
+
+def _breaks(rest: str) -> bool:
+    """Whether ``rest`` (a line from its first non-blank character, no line end) is a
+    thematic break: three or more of one of ``*``, ``-``, ``_`` and only spaces and
+    tabs besides (markdown-it's hr rule; the block state, the flat lane and
+    :func:`is_thematic_break` all ask here)."""
+    mark = rest[:1]
+    return (
+        (mark == "-" or mark == "*" or mark == "_")
+        and rest.count(mark) >= 3
+        and not rest.strip(" \t" + mark)
+    )
 
 
 class _State:
@@ -554,16 +580,11 @@ class _State:
         pos = self.b[start] + self.t[start]
         if pos >= len(s):
             return False
-        marker = s[pos]
-        if marker not in "*-_":
-            return False
-        rest = s[pos:]
-        if rest.strip(" \t" + marker):
-            return False
-        if rest.count(marker) < 3:
+        if not _breaks(s[pos:]):
             return False
         if silent:
             return True
+        marker = s[pos]
         self.line = start + 1
         if out is not None:
             block = Block("hr", start, start + 1)
@@ -1306,13 +1327,6 @@ def _plain(text: str, tables: bool) -> bool:
     return False  # a blank first, a quote, HTML
 
 
-def _is_rule(text: str, c: str) -> bool:
-    """Whether ``text`` (starting with ``c``) is a thematic break: three or more ``c``
-    and blanks only."""
-    core = text.replace(" ", "").replace("\t", "")
-    return len(core) >= 3 and not core.strip(c)
-
-
 def _text(line: str) -> str:
     """``line`` without its line end (LF, CRLF or a lone trailing CR)."""
     if line[-1:] == "\n":
@@ -1347,11 +1361,11 @@ def _flat_kinds(lines: Sequence[str], start: int, stop: int, tables: bool) -> by
         elif c in "-*+" and text[1:2] == " " and text[2:3] not in ("", " ", "\t"):
             if text[2] not in special or _plain(text[2:], tables):
                 kind = _ITEM
-            elif c != "+" and _is_rule(text, c) and prev != _PLAIN:
+            elif c != "+" and _breaks(text) and prev != _PLAIN:
                 kind = _RULE  # "- - -", "* * *"
             else:
                 return None
-        elif (c == "-" or c == "*" or c == "_") and _is_rule(text, c):
+        elif (c == "-" or c == "*" or c == "_") and _breaks(text):
             if prev == _PLAIN:
                 return None  # under a paragraph line: a setext underline or an interruption
             kind = _RULE
@@ -1559,6 +1573,150 @@ def may_open_block(text: str) -> bool:
     if first and (first in _OPENERS or first.isspace()) and not text.startswith(("\n", "\r\n")):
         return True
     return _LINE_MAY_OPEN.search(text) is not None
+
+
+# --------------------------------------------------------------------------
+# single lines and plain outlines, for readers that work on a page's bytes
+
+
+def is_thematic_break(line: str | bytes) -> bool:
+    """Whether ``line`` (no line end) is a thematic break outside any container.
+
+    At most three spaces, then three or more of one of ``*``, ``-``, ``_``
+    with only spaces and tabs besides: ``---``, ``***``, ``- - -``, ``-- -``,
+    ``*\t*\t*``.  A break wins over a list item (``- - -`` and ``* * *`` open
+    no item).  Under a paragraph line ``---`` (any run of ``-`` alone) is that
+    paragraph's setext underline instead, which this does not judge.  Bytes
+    are read as their ASCII characters (any other byte is no blank and no
+    mark, as any other character is).  The block state's rule itself.
+    """
+    text = line.decode("latin-1") if isinstance(line, bytes) else line
+    rest = text.lstrip(" ")
+    return len(text) - len(rest) < 4 and _breaks(rest)
+
+
+def is_bullet_item_start(line: str | bytes, *, after_paragraph: bool = False) -> bool:
+    """Whether ``line`` (no line end) opens a bullet list item outside any container.
+
+    At most three spaces, ``-``, ``*`` or ``+``, then a space, a tab or the
+    line's end, and not a thematic break (:func:`is_thematic_break`).
+    ``after_paragraph``: the line follows a line of a paragraph, which an
+    item with nothing after its marker does not interrupt (``-`` alone then
+    underlines the paragraph, ``* `` continues it).  A line at the start of
+    a list's item column continues that item instead: callers that keep every
+    line at column 0 need not ask.  Bytes are read as their ASCII characters.
+    """
+    if isinstance(line, bytes):
+        line = line.decode("latin-1")
+    mark = line[:1]
+    rest = line
+    if mark == " ":
+        rest = line.lstrip(" ")
+        if len(line) - len(rest) > 3:
+            return False
+        mark = rest[:1]
+    if mark != "-" and mark != "*" and mark != "+":
+        return False
+    after = rest[1:2]
+    if after != " " and after and after != "\t":
+        return False
+    if after_paragraph and not rest[1:].strip(" \t"):
+        return False
+    return rest.count(mark) < 3 or not _breaks(rest)  # (a break needs three marks)
+
+
+#: plain_outline's searches, compiled on its first use (not at import: the hooks import
+#: this module; and not through ``lazy``, whose attribute hook costs each use a little):
+#: a code fence's mark (``re``: ``bytes.find`` of a repeated character is slow), an
+#: indented line (``re`` finds a two-byte literal by its first byte: ``bytes.find`` of
+#: "\n " tries every blank), and what a plain outline has nowhere outside fenced code
+#: (a heading indented by one to three spaces, a line that may open an HTML block)
+_outline_searches: list[Callable[[bytes], re.Match[bytes] | None]] = []
+_off_outline: list[re.Pattern[bytes]] = []
+
+
+def _compile_outline() -> list[Callable[[bytes], re.Match[bytes] | None]]:
+    _outline_searches.extend([re.compile(rb"```").search, re.compile(rb"\n ").search])
+    _off_outline.append(re.compile(rb"\n(?: {1,3}#| {0,3}<)"))
+    return _outline_searches
+
+
+def _line_start_fences(probe: bytes) -> list[tuple[int, int]] | None:
+    """The top-level fenced code blocks of ``probe`` (see :func:`plain_outline`), or
+    ``None`` when a fence mark is not at the start of its line or a line is not UTF-8.
+
+    Which marks open and close a block is :func:`tokenize`'s answer.
+    """
+    for mark in (b"```", b"~~~"):
+        count = probe.count(mark)
+        if count and probe.count(b"\n" + mark) != count:
+            return None
+    raw = probe[1:].split(b"\n")
+    if raw and not raw[-1]:
+        del raw[-1]
+    # breaks[k]: the position in probe of the line break before line k (k == len: the end)
+    breaks = [0]
+    for line in raw:
+        breaks.append(breaks[-1] + len(line) + 1)
+    try:
+        lines = [line.decode() + "\n" for line in raw]
+    except UnicodeDecodeError:
+        return None
+    blocks: list[tuple[int, int]] = []
+    for block in tokenize(lines, tables=False):
+        if block.kind == "fence":
+            end = breaks[block.end] if block.closed else len(probe)
+            blocks.append((breaks[block.start], end))
+    return blocks
+
+
+def plain_outline(probe: bytes) -> list[tuple[int, int]] | None:
+    """The fenced code blocks of a body whose outline is plain, or ``None``.
+
+    ``probe`` is a body's bytes (UTF-8, lines split at LF) with the line break
+    before its first line, so that ``b"\n#"`` finds every line that starts
+    with ``#``; it holds no CR (markdown-it ends a line at a lone CR): the
+    caller rules that out, as the quick lint does for the whole page before
+    anything else.  Its outline is plain when every fence mark
+    (````` ``` ````` or ``~~~``) is at the start of its line, and no line
+    outside fenced code starts with one to three spaces and ``#`` (an
+    indented heading) or up to three spaces and ``<`` (a possible HTML
+    block).  Then:
+
+    * the result is its top-level fenced code blocks, each as (position of the
+      line break before its opening line, end of its closing line or of
+      ``probe``), in order; and
+    * its top-level ATX headings are exactly the lines that start with ``#``,
+      lie outside those blocks and read as headings by themselves
+      (:func:`atx_heading`): no other block can hold such a line.
+
+    ``None`` for any other body (and one whose fence lines are not UTF-8).
+    The byte searches come first, so a body without fence marks, ``<`` or
+    indented lines costs a few scans of its bytes.  ``tests/test_markdown.py``
+    holds both claims to markdown-it.
+    """
+    backticks, indented = _outline_searches or _compile_outline()
+    fenced = backticks(probe) is not None
+    if not fenced:  # "~~~"? (a one-byte search first: "~" alone is rare)
+        at = probe.find(b"~")
+        while at >= 0:
+            if probe[at : at + 3] == b"~~~":
+                fenced = True
+                break
+            at = probe.find(b"~", at + 3)
+    blocks: list[tuple[int, int]] = []
+    if fenced:
+        found = _line_start_fences(probe)
+        if found is None:
+            return None
+        blocks = found
+    if 60 not in probe and indented(probe) is None:  # (60: "<")
+        return blocks
+    for off in _off_outline[0].finditer(probe):
+        at = off.start()
+        if not blocks or not any(start < at < end for start, end in blocks):
+            return None
+    return blocks
 
 
 def _strip_eol(line: str) -> str:

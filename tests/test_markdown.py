@@ -512,3 +512,136 @@ def test_flat_lane_takes_flat_pages() -> None:
     with general_paths():
         assert _dump(tokenize(lines)) == _dump(fast)
     assert markdown.steps() > before
+
+
+# --------------------------------------------------------------------------
+# single lines and plain outlines (the quick lint's questions), against markdown-it
+
+_LINE_PIECES = [
+    *("-", "*", "_", "+", "=", " ", "  ", "   ", "    ", "\t", "x", "#", "<", "`", "~", "é"),
+    *("- - -", "* * *", "***", "-- -", "---", "--", "- ", "* ", "+ ", "-\t", "1. ", ">"),
+]
+HAND_PICKED_LINES = [
+    *("---", "***", "___", "- - -", "* * *", "_ _ _", "-- -", "** *", "-\t-\t-", "-  -  -  "),
+    *(" ---", "   ***", "    ---", "\t---", " \t---", "--", "- -", "+ + +", "-*-", "--- x"),
+    *("- item", "* item", "+ item", "-", "- ", "-\titem", "   - three", "    - four", "-item"),
+    *("- ---", "- -- x", "* **", "+ ++", "1. one", "# heading", "  # two", "<div>", "  <!--"),
+    *("```", "  ```", "   ~~~", "    ```", "- ```", "é", "-é", "- é"),
+]
+
+
+def _first_block(text: str, line: int) -> str | None:
+    """The type of markdown-it's top-level token opening on ``line`` of ``text``."""
+    for tok in _MD[False].parse(text):
+        if tok.level == 0 and tok.map is not None and tok.map[0] == line and tok.nesting >= 0:
+            return tok.type
+    return None
+
+
+def _check_line(line: str) -> None:
+    if "\r" in line or "\n" in line:
+        return  # (no line end, by the functions' contract)
+    alone = _first_block(line + "\n", 0)
+    under = _first_block("para\n" + line + "\n", 1)
+    for form in (line, line.encode()):
+        assert markdown.is_thematic_break(form) == (alone == "hr"), (line, alone)
+        assert markdown.is_bullet_item_start(form) == (alone == "bullet_list_open"), (line, alone)
+        assert markdown.is_bullet_item_start(form, after_paragraph=True) == (
+            under == "bullet_list_open"
+        ), (line, under)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=6).map("".join))
+def test_line_rules_agree_with_markdown_it(line: str) -> None:
+    """Whether one line is a thematic break, or opens a bullet item (alone and under a
+    paragraph line), as markdown-it reads it; for ``str`` and ``bytes``."""
+    _check_line(line)
+
+
+@pytest.mark.parametrize("line", HAND_PICKED_LINES)
+def test_hand_picked_line_rules_agree_with_markdown_it(line: str) -> None:
+    _check_line(line)
+
+
+_OUTLINE_PIECES = [
+    *("# A", "## B", "### c ###", "#x", "####### seven", "  # two", "   ## three"),
+    *("    # four", "\t# tab", " \t# tab", "```", "```py", "````", "  ```", "   ~~~", "    ```"),
+    *("~~~", "~~~~ x", "- ```", "1. ```", "> ```", "  - ```", "text ``` inline", "a ~~~ b"),
+    *("- item", "  - nested", "1. one", "text", "", "  ", "<div>", "  <!--", "-->", "a < b"),
+    *("    <pre>", "\t<div>", "- <div>", "- - -", "***", "---", "===", "> q", "> # quoted"),
+    *("é # x", "[a]: /u", "| a |", "    code", "- # in item"),
+]
+
+
+def _fence_lines(probe: bytes, ranges: list[tuple[int, int]]) -> list[tuple[int, set[int]]]:
+    """Each range of :func:`markdown.plain_outline` as (its opening line, the lines
+    inside it), lines counted from the first after the leading line break."""
+    breaks = [at for at in range(len(probe)) if probe[at] == 10]
+    if probe.endswith(b"\n") and len(breaks) > 1:
+        del breaks[-1]  # (the line end of the last line: no line after it)
+    return [
+        (probe.count(b"\n", 0, start), {k for k, at in enumerate(breaks) if start < at < end})
+        for start, end in ranges
+    ]
+
+
+def _check_outline(body: str) -> None:
+    if "\r" in body:
+        return  # (the caller's to rule out)
+    probe = b"\n" + body.encode()
+    ranges = markdown.plain_outline(probe)
+    if ranges is None:
+        return
+    lines = body.split("\n")
+    tokens = _MD[False].parse(body)
+    want_fences = [
+        (tok.map[0], set(range(tok.map[0] + 1, tok.map[1])))
+        for tok in tokens
+        if tok.type == "fence" and tok.level == 0 and tok.map is not None
+    ]
+    # (blank lines compared apart: markdown-it drops a last one without a line end)
+    ours = [
+        (k, {n for n in inside if lines[n].strip()}) for k, inside in _fence_lines(probe, ranges)
+    ]
+    want = [(k, {n for n in inside if lines[n].strip()}) for k, inside in want_fences]
+    assert ours == want, body
+    inside = set().union(*(lines for _, lines in want_fences))
+    by_itself = [
+        (head[0], head[1], k)
+        for k, line in enumerate(lines)
+        if line.startswith("#") and k not in inside and (head := markdown.atx_heading(line))
+    ]
+    assert by_itself == _oracle_headings(body), body
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_OUTLINE_PIECES), max_size=14), st.booleans())
+def test_plain_outline_agrees_with_markdown_it(parts: list[str], last_eol: bool) -> None:
+    """When a body's outline is plain, its fenced code is markdown-it's top-level
+    fences, and its top-level ATX headings are the lines outside them that read
+    as headings by themselves (what the quick lint finds with byte searches)."""
+    _check_outline("\n".join(parts) + ("\n" if last_eol else ""))
+
+
+@pytest.mark.parametrize(
+    ("body", "plain"),
+    [
+        ("## A\n\ntext\n## B\n", True),
+        ("## A\n```\n## not\n```\n## B\n", True),
+        ("~~~~\n## not\n~~~\n~~~~\n## B\n", True),
+        ("```\n  # inside\n<div>\n```\n", True),  # inside fenced code they change nothing
+        ("```\n## runs to the end\n", True),
+        ("- item\n    code\n## B\n", True),
+        ("  # indented\n", False),
+        ("   ## three\n", False),
+        ("<div>\n## hidden\n", False),
+        ("  <!--\n## hidden\n-->\n", False),
+        ("- ```\n## B\n```\n", False),  # a fence mark not at its line's start
+        ("  ```\n## B\n  ```\n", False),
+        ("text ``` x\n", False),
+    ],
+)
+def test_plain_outline_cases(body: str, plain: bool) -> None:
+    assert (markdown.plain_outline(b"\n" + body.encode()) is not None) is plain
+    _check_outline(body)

@@ -9,6 +9,12 @@ builds the whole layout for the writer.  It works on the UTF-8 bytes: every
 character it looks for is ASCII, which UTF-8 never uses inside a multi-byte
 character, and line numbers count ``\\n`` bytes.
 
+The block questions (is the outline plain, where is fenced code, is a line
+a bullet item or a thematic break) are the tokenizer module's
+(:func:`sessionkit.markdown.plain_outline`,
+:func:`~sessionkit.markdown.is_bullet_item_start`); this module keeps the
+aiwiki rules (sections, Files touched, citations, checkpoints).
+
 Anything the quick scan does not model exactly returns ``None`` and the page
 goes to the general path.  ``tests/adapters/test_aiwiki_quick_lint.py``
 checks that both give the same findings on every test page and on generated
@@ -24,7 +30,7 @@ from operator import add, is_not, itemgetter
 from .. import fastpaths as _fastpaths
 from .._yaml_fast import _mapping, _remember
 from ..diagnostics import Diagnostic
-from ..markdown import atx_heading, tokenize
+from ..markdown import atx_heading, is_bullet_item_start, plain_outline
 from ._aiwiki_lint import (
     PageFacts,
     _plan,
@@ -48,16 +54,10 @@ if TYPE_CHECKING:
 
 __all__ = ["body_findings", "lint_facts", "quick_lint_bytes"]
 
-#: what the quick scan does not model outside code blocks: indented headings and HTML
-#: blocks; looked for only in a body with an indented line (``_INDENTED``) or a "<"
-_NOT_QUICK = re.compile(rb"\n(?: {1,3}#| {0,3}<)")
-#: (``re`` finds a two-byte literal by its first byte: ``bytes.find`` of "\n " tries
-#: every blank)
-_INDENTED = re.compile(rb"\n ")
-#: a code fence's mark (``re``: ``bytes.find`` of a repeated character is slow)
-_BACKTICKS = re.compile(rb"```")
+#: how a Files touched bullet starts here: at column 0, its marker and a space (every
+#: line there is at column 0, so each bullet is a top-level item; whether the line is
+#: an item at all is the tokenizer's answer, ``is_bullet_item_start``)
 _BULLETS = (b"- ", b"* ", b"+ ")
-_FENCE_MARKS = (b"```", b"~~~")
 _PLACEHOLDER = PLACEHOLDER.encode()
 #: a Files touched line that is a bullet holding a backticked citation with a SHA whose
 #: path is printable ASCII without ':', '@' or '`' (``citation_state`` reads its item
@@ -98,68 +98,30 @@ def _heading(line: bytes) -> tuple[int, str] | None:
     return head  # type: ignore[no-any-return]
 
 
-def _has_tildes(probe: bytes) -> bool:
-    """Does ``probe`` hold "~~~" (a one-byte search first: "~" alone is rare)?"""
-    at = probe.find(b"~")
-    while at >= 0:
-        if probe[at : at + 3] == b"~~~":
-            return True
-        at = probe.find(b"~", at + 3)
-    return False
-
-
-def _code_blocks(probe: bytes) -> list[tuple[int, int]] | None:
-    """Where the fenced code blocks of ``probe`` are, or ``None``.
-
-    Each block is (position of the line break before its opening line, end
-    of its closing line or of the text).  ``None`` when a fence mark is not
-    at the start of its line (indented or inline fences are the general
-    path's).  Which marks open and close a block is the block tokenizer's
-    answer (:func:`sessionkit.markdown.tokenize`, its top-level fences).
-    """
-    for mark in _FENCE_MARKS:
-        count = probe.count(mark)
-        if count and probe.count(b"\n" + mark) != count:
-            return None
-    raw = probe[1:].split(b"\n")
-    if raw and not raw[-1]:
-        del raw[-1]
-    # breaks[k]: the position in probe of the line break before line k (k == len: the end)
-    breaks = [0]
-    for line in raw:
-        breaks.append(breaks[-1] + len(line) + 1)
-    lines = [line.decode() + "\n" for line in raw]
-    blocks: list[tuple[int, int]] = []
-    for block in tokenize(lines, tables=False):
-        if block.kind == "fence":
-            end = breaks[block.end] if block.closed else len(probe)
-            blocks.append((breaks[block.start], end))
-    return blocks
-
-
 def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
     """Bullets of a Files touched section body (from the line after its heading ``start``).
 
     ``None`` when it holds anything but bullets at column 0, blank lines and
-    one leading placeholder (the general scan reads those).  The marker
+    one leading placeholder (the general scan reads those; the placeholder is
+    a paragraph, which an empty bullet right under it does not interrupt).  The marker
     list ``_ALL_CITED`` when every bullet is a citation with a SHA: nothing
     to report, nothing to list.
     """
     if _ALL_CITED_BODY.fullmatch(body):
         return _ALL_CITED if body.strip(b"\n") else []
-    if body.find(b"```") >= 0 or body.find(b"~~~") >= 0:
-        return None
     files: list[tuple[int, str]] = []
     placeholder = False
     k = start
+    under = 0  # the line right under the placeholder (a paragraph)
     for raw in body.split(b"\n"):
         k += 1
-        if raw[:2] in _BULLETS and not _rule(raw):
+        if raw[:2] in _BULLETS and is_bullet_item_start(raw, after_paragraph=k == under):
             files.append((k, raw[2:].lstrip(b" ").decode()))
         elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
             continue
         elif not placeholder and not files and raw.strip() == _PLACEHOLDER:
             placeholder = True
+            under = k + 1
         else:
             return None
     return files
@@ -171,6 +133,7 @@ def _uncited(body: bytes) -> list[tuple[int, str]] | None:
     cited ones are passed over by ``_ALL_CITED_BODY``."""
     bullets: list[tuple[int, str]] = []
     placeholder = False
+    under = -1  # where the line right under the placeholder (a paragraph) starts
     at, end = 0, len(body)
     while True:
         at = _ALL_CITED_BODY.match(body, at).end()  # type: ignore[union-attr]
@@ -182,7 +145,7 @@ def _uncited(body: bytes) -> list[tuple[int, str]] | None:
         if eol < 0:
             eol = end
         raw = body[at:eol]
-        if raw[:2] in _BULLETS and not _rule(raw):
+        if raw[:2] in _BULLETS and is_bullet_item_start(raw, after_paragraph=at == under):
             bullets.append((at, raw[2:].lstrip(b" ").decode()))
         elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
             pass
@@ -193,18 +156,12 @@ def _uncited(body: bytes) -> list[tuple[int, str]] | None:
             and raw.strip() == _PLACEHOLDER
         ):
             placeholder = True
+            under = eol + 1
         else:
             return None
         at = eol + 1
         if at > end:
             return bullets
-
-
-def _rule(line: bytes) -> bool:
-    """Is a line that starts like a bullet (``- ``, ``* ``) a thematic break (``- - -``)?
-    (Then it is no list item; the quick scan leaves it to the general path.)"""
-    mark = line[:1]
-    return mark != b"+" and line.count(mark) >= 3 and not line.strip(mark + b" ")
 
 
 def _stale_status_possible(section: bytes) -> bool:
@@ -552,15 +509,6 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def _flat_mapping(frontmatter: str) -> dict[str, Any] | None:
-    """:func:`~sessionkit._yaml_fast.fast_mapping` for callers that know the fast lanes
-    are on (the quick scan is one)."""
-    meta = _mapping(frontmatter)
-    if meta is not None:
-        _fastpaths.answered("flat-frontmatter")
-    return meta
-
-
 def _front(data: bytes) -> _Front | None:
     """(meta, frontmatter, probe, first line, code blocks, UTF-8 checked) of a plain
     page, or ``None`` (for callers that know the fast lanes are on).
@@ -588,28 +536,17 @@ def _front(data: bytes) -> _Front | None:
         frontmatter = data[4 : close + 1].decode()
     except UnicodeDecodeError:
         return None
-    meta = _flat_mapping(frontmatter)
+    # (fast_mapping's reader: the quick scan runs only with the fast lanes on)
+    meta = _mapping(frontmatter)
     if meta is None:
         return None
+    _fastpaths.answered("flat-frontmatter")
     probe = data[close + 4 :] if after < size else b"\n"
     first_line = frontmatter.count("\n") + 1
-    blocks: list[tuple[int, int]] = []
-    if _BACKTICKS.search(probe) is not None or _has_tildes(probe):
-        if not checked:  # (fence lines are decoded below)
-            if not _utf8(probe):
-                return None
-            checked = True
-        found_blocks = _code_blocks(probe)
-        if found_blocks is None:
-            return None
-        blocks = found_blocks
-    # HTML blocks and indented headings (inside code blocks they change nothing)
-    if 60 not in probe and _INDENTED.search(probe) is None:  # (60: "<")
-        return meta, frontmatter, probe, first_line, blocks, checked
-    for found in _NOT_QUICK.finditer(probe):
-        at = found.start()
-        if not blocks or not any(start < at < end for start, end in blocks):
-            return None
+    # the headings are the lines starting with "#" that read as such, outside fenced code
+    blocks = plain_outline(probe)
+    if blocks is None:
+        return None
     return meta, frontmatter, probe, first_line, blocks, checked
 
 

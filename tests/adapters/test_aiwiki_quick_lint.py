@@ -149,6 +149,8 @@ _LINE = st.sampled_from(
         "* `c.py@1234567`",
         "+ d/e.txt",
         "-",
+        "- ",
+        "* ",
         " - one space bullet",
         "  - nested bullet",
         "    indented text",
@@ -245,6 +247,16 @@ def test_a_thematic_break_in_files_touched_is_no_entry(entry: str, cited: bool) 
     finding), with or without cited entries around it; ``- -- x`` is an entry."""
     around = "- `a.py:1@abc1234`\n" if cited else ""
     _check(FRONT + "\n## Files touched\n\n" + around + entry + "\n" + around)
+
+
+@pytest.mark.parametrize("empty", ["- ", "* ", "+ ", "-   "])
+@pytest.mark.parametrize("between", ["", "- `a.py:1@abc1234`\n", "\n"])
+def test_an_empty_bullet_under_the_placeholder_is_no_entry(empty: str, between: str) -> None:
+    """The placeholder is a paragraph: an empty bullet right under it does not
+    interrupt it (``- `` underlines it, ``* `` continues it), so it is no entry;
+    after a blank line or another bullet it is one (found by the quick lane
+    once bullets were asked of the tokenizer's rule)."""
+    _check(FRONT + "\n## Files touched\n\n(filled by /wrap)\n" + between + empty + "\n")
 
 
 def test_cited_pages_take_the_quick_lint() -> None:
