@@ -61,6 +61,11 @@ LANES = {
         "carrier sections a conversion wrote from a page taken as the page read them (convert)"
     ),
     "same-facts": "a conversion's check finding the same facts by value, not JSON text (convert)",
+    "bm-lists-first": (
+        "a Basic Memory target rendered with every aiwiki list as observations, taken "
+        "without the precise list check (crosswalk)"
+    ),
+    "readback-hints": "a conversion's read-back of an aiwiki target without its section hints",
     "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (

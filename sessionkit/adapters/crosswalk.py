@@ -1236,9 +1236,13 @@ def _read_pivot(
     doc: Document, family: str, folder: str, hints: Any = None, *, back: bool = False
 ) -> _Pivot:
     """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed: not
-    building them is a fast lane, off with :mod:`sessionkit.fastpaths`)."""
+    building them is the ``readback-hints`` fast lane, off with :mod:`sessionkit.fastpaths`)."""
     if family == "aiwiki":
-        return pivot_from_aiwiki(doc, folder, hints=not (back and _fastpaths.enabled()))
+        if back and _fastpaths.enabled():
+            pivot = pivot_from_aiwiki(doc, folder, hints=False)
+            _fastpaths.answered("readback-hints")
+            return pivot
+        return pivot_from_aiwiki(doc, folder)
     return pivot_from_bm(doc, folder, hints)
 
 
@@ -1246,7 +1250,10 @@ def _natural(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
 ) -> tuple[str, str]:
     """The target text without the whole-session fallback: (key, text)."""
-    return next(_naturals(pivot, family, project=project, folder=folder, today=today))
+    key, text, lane = next(_naturals(pivot, family, project=project, folder=folder, today=today))
+    if lane:
+        _fastpaths.answered(lane)
+    return key, text
 
 
 #: every aiwiki list field
@@ -1255,8 +1262,9 @@ _ALL_LISTS = frozenset(_LIST_CATEGORIES)
 
 def _naturals(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
-) -> Iterator[tuple[str, str]]:
-    """The target texts to try, without the whole-session fallback, best first: (key, text).
+) -> Iterator[tuple[str, str, str]]:
+    """The target texts to try, without the whole-session fallback, best first:
+    (key, text, lane).
 
     aiwiki has one.  Basic Memory's first puts every aiwiki list in the
     observations, as nearly every note has them; only when
@@ -1264,14 +1272,18 @@ def _naturals(
     offered next.  A list item that does not read back as its own observation
     line fails the caller's read-back check of the first (its list comes back
     different), so callers end with the text the precise check alone gives,
-    without parsing every note's list lines for it first.
+    without parsing every note's list lines for it first.  That first try is
+    the ``bm-lists-first`` fast lane (off with :mod:`sessionkit.fastpaths`):
+    ``lane`` names it beside its text, and a caller that takes that text
+    counts the lane's answer (``fastpaths.answered(lane)``); ``lane`` is
+    ``""`` for the others.
     """
     if family == "aiwiki":
-        yield _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
+        yield (*_render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key), "")
         return
     if not _fastpaths.enabled():  # (the first try is a fast lane: the precise check only)
         precise = _lists_as_observations(pivot.session)
-        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
+        yield (*_render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key), "")
         return
     failed: SessionKitError | None = None
     try:
@@ -1279,10 +1291,10 @@ def _naturals(
     except SessionKitError as exc:
         failed = exc
     else:
-        yield first
+        yield (*first, "bm-lists-first")
     precise = _lists_as_observations(pivot.session)
     if precise != _ALL_LISTS:
-        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
+        yield (*_render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key), "")
     elif failed is not None:
         raise failed
 
@@ -1328,8 +1340,10 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
         project = None if value is None else str(value)
     want: str | None = None
     try:
-        for _, text in _naturals(pivot, family, project=project, folder=folder, today=today):
+        for _, text, lane in _naturals(pivot, family, project=project, folder=folder, today=today):
             if text == doc.text:  # the same text reads the same: no need to parse it again
+                if lane:
+                    _fastpaths.answered(lane)
                 return _SAME_TEXT
             again = parse(text, doc.path)
             if _fastpaths.enabled() and (  # (the shortcuts skip a full read: fast lanes)
@@ -1337,10 +1351,14 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
                 or (family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout))
             ):
                 _fastpaths.answered("same-note")
+                if lane:
+                    _fastpaths.answered(lane)
                 return _SAME_TEXT
             if want is None:
                 want = _plain(doc, family, pivot.read)
             if _plain(again, family) == want:
+                if lane:
+                    _fastpaths.answered(lane)
                 # (the words too, as the shortcuts find them: they hold the same body words)
                 if WordCheck(doc, family).kept(text, family):
                     return _SAME_TEXT
@@ -1458,12 +1476,16 @@ def convert_doc(
     want: list[str] = []  # pivot.key(), once needed
     if pivot.original is None:
         with contextlib.suppress(FormatError):
-            for key, text in _naturals(pivot, dst, project=project, folder=folder, today=today):
+            for key, text, lane in _naturals(
+                pivot, dst, project=project, folder=folder, today=today
+            ):
                 try:
                     back = _read_pivot(parse(text, key), dst, folder, pivot.hints, back=True)
                 except FormatError:
                     continue
                 if _same_facts(back, pivot, want) and words.kept(text, dst):
+                    if lane:
+                        _fastpaths.answered(lane)
                     return Converted(key=key, text=text, carried=False)
     for last in (False, True):
         if last:

@@ -5,7 +5,10 @@ pivot of a read-back is only compared, never a source, so conversions leave
 them out of read-backs (a fast lane).  These tests show the pivot without
 hints is otherwise the same (equal, same key) and that conversions write the
 same text with the fast lanes on and off (:mod:`sessionkit.fastpaths`: then
-read-backs build their hints).
+read-backs build their hints), and that the conversion shortcuts that skip
+work (``readback-hints`` here, ``bm-lists-first``: a Basic Memory target tried
+with every list as observations before the precise check) are counted by
+``fastpaths.taken()`` when they answer, and never with the lanes off.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from hypothesis import given
 from sessionkit.adapters import crosswalk as C
 from sessionkit.document import parse
 from sessionkit.errors import SessionKitError
-from sessionkit.fastpaths import general_paths
+from sessionkit.fastpaths import general_paths, taken
 from tests.ops.test_convert_faithful import SLOW, _pages
 
 _PATH = "aiwiki/sessions/2024-01-01-abcdef0.md"
@@ -90,3 +93,30 @@ def test_conversions_write_the_same_with_read_back_hints() -> None:
 @given(_pages())
 def test_generated_conversions_write_the_same_with_read_back_hints(text: str) -> None:
     _both_ways(text, "2024-01-01-abcdef0.md")
+
+
+_LANES = ("readback-hints", "bm-lists-first")
+
+
+def _counted(text: str, name: str) -> tuple[list[str], dict[str, int]]:
+    """The conversions of ``text`` both ways, and how many answers each lane gave."""
+    before = taken()
+    out = _conversions(text, name)
+    after = taken()
+    return out, {lane: after[lane] - before[lane] for lane in _LANES}
+
+
+def test_the_conversion_lanes_answer_and_change_nothing() -> None:
+    """Through ``convert_doc``: the same key, text and carried flag with the lanes on
+    and off; the lanes report their answers when on, and none when off."""
+    totals = dict.fromkeys(_LANES, 0)
+    for note in NOTES:
+        text = note.read_text(encoding="utf-8")
+        fast, answers = _counted(text, note.name)
+        with general_paths():
+            general, none = _counted(text, note.name)
+        assert general == fast, note
+        assert none == dict.fromkeys(_LANES, 0), note
+        for lane in _LANES:
+            totals[lane] += answers[lane]
+    assert all(totals.values()), totals  # each lane does answer for the usual note
