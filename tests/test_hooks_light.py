@@ -18,7 +18,6 @@ import io
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,26 +33,11 @@ from sessionkit.hooks import main, read_payload
 from sessionkit.model import Session
 from sessionkit.ops.lifecycle import directives_of
 from tests.adapters._aiwiki_helpers import CORPUS_V1, CORPUS_V2, sessions
+from tests.hook_env import isolated
 from tests.test_yaml_fastpath import same
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "wiki" / "aiwiki" / "sessions"
-
-
-@contextlib.contextmanager
-def _isolated(tmp: Path) -> Iterator[None]:
-    names = ("SESSIONKIT_", "CLAUDE_", "XDG_CONFIG_HOME")
-    saved = {k: v for k, v in os.environ.items() if k.startswith(names)}
-    for name in saved:
-        del os.environ[name]
-    os.environ["XDG_CONFIG_HOME"] = str(tmp / "xdg")
-    os.environ["SESSIONKIT_HOOK_DEADLINE_MS"] = "600000"
-    try:
-        yield
-    finally:
-        for name in [k for k in os.environ if k.startswith(names)]:
-            del os.environ[name]
-        os.environ.update(saved)
 
 
 def _start(root: Path, *args: str, source: str = "startup") -> tuple[int, str, str]:
@@ -66,7 +50,7 @@ def _start(root: Path, *args: str, source: str = "startup") -> tuple[int, str, s
 
 def both_ways(root: Path, *args: str, source: str = "startup") -> tuple[str, bool]:
     """session-start with the lanes on and off: the same reply; (reply, lane answered)."""
-    with _isolated(root.parent):
+    with isolated(root.parent):
         before = fastpaths.taken()["session-start"]
         fast = _start(root, *args, source=source)
         taken = fastpaths.taken()["session-start"] - before
@@ -252,7 +236,7 @@ def test_arguments_read_alike(tmp_path: Path, argv: list[str], quick: bool) -> N
             code = main(list(args), stdin=io.BytesIO(payload))
         return code, out.getvalue(), err.getvalue()
 
-    with _isolated(tmp_path):
+    with isolated(tmp_path):
         before = fastpaths.taken()["hook-args"]
         fast = run()
         taken = fastpaths.taken()["hook-args"] - before

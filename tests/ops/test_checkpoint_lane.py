@@ -20,11 +20,8 @@ import json
 import os
 import shutil
 import stat
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import attrs
 import pytest
@@ -36,31 +33,13 @@ from sessionkit import fastpaths
 from sessionkit.hooks import main
 from sessionkit.model import Checkpoint, Directive, Session
 from tests.adapters._aiwiki_helpers import sessions
+from tests.hook_env import isolated
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((ROOT / "tests" / "corpus" / "aiwiki-v2").glob("*.md")) + sorted(
     (ROOT / "tests" / "corpus" / "aiwiki-v1").glob("*.md")
 )
-FROZEN = time.struct_time((2026, 12, 2, 9, 30, 5, 2, 336, 0))
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"  # a fake access key (the documentation's own)
-
-
-@contextlib.contextmanager
-def _isolated(tmp: Path) -> Iterator[None]:
-    """No configuration from the test machine; the checkpoint's clock frozen."""
-    names = ("SESSIONKIT_", "CLAUDE_", "XDG_CONFIG_HOME")
-    saved = {k: v for k, v in os.environ.items() if k.startswith(names)}
-    for name in saved:
-        del os.environ[name]
-    os.environ["XDG_CONFIG_HOME"] = str(tmp / "xdg")  # no user file there
-    os.environ["SESSIONKIT_HOOK_DEADLINE_MS"] = "600000"
-    try:
-        with mock.patch("time.gmtime", lambda *_: FROZEN):
-            yield
-    finally:
-        for name in [k for k in os.environ if k.startswith(names)]:
-            del os.environ[name]
-        os.environ.update(saved)
 
 
 def _wiki(base: Path, name: str, data: bytes, *, forge: bool = False) -> Path:
@@ -111,7 +90,7 @@ def both_ways(
         os.chmod(root / "aiwiki" / "sessions" / name, mode)
     if isinstance(payload, dict):
         payload = {**payload, "cwd": str(fast / "wiki")}
-    with _isolated(tmp):
+    with isolated(tmp, frozen=True):
         before = fastpaths.taken()["pre-compact"]
         got_fast = _hook(fast / "wiki", payload)
         taken = fastpaths.taken()["pre-compact"] - before
@@ -303,7 +282,7 @@ def test_a_subfolder_or_a_symlink_is_left_to_the_store(tmp_path: Path) -> None:
                 (folder / "archive" / "2026-06-01-abcdef0.md").write_bytes(data)
             else:
                 (folder / "link.md").symlink_to(folder / "2020-01-01-0ld0ld0.md")
-        with _isolated(tmp_path):
+        with isolated(tmp_path, frozen=True):
             before = fastpaths.taken()["pre-compact"]
             a = _hook(fast, {**_payload("abcdef0-1"), "cwd": str(fast)})
             with fastpaths.general_paths():
@@ -324,7 +303,7 @@ def test_the_lane_waits_for_the_stores_lock(tmp_path: Path) -> None:
     lock = FileLock(str(root / "aiwiki" / "sessions" / ".sessionkit.lock"))
     page = root / "aiwiki" / "sessions" / "2026-05-18-abcdef0.md"
     before = page.read_bytes()
-    with _isolated(tmp_path), lock:
+    with isolated(tmp_path, frozen=True), lock:
         os.environ["SESSIONKIT_HOOK_DEADLINE_MS"] = "1500"
         code, _, err = _hook(root, {**_payload("abcdef0-1"), "cwd": str(root)})
     assert code == 0 and page.read_bytes() == before  # nothing written while the store held it

@@ -13,42 +13,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
 from sessionkit import fastpaths
 from sessionkit.hooks import main
+from tests.hook_env import isolated
 
-FROZEN = time.struct_time((2026, 12, 2, 9, 30, 5, 2, 336, 0))
 NAME = "2026-12-02-abcdef0.md"
 PAGE = (
     "---\nschema_id: session\nschema_version: 2\nstatus: active\ndate_start: 2026-12-02\n"
     "session_id: abcdef0-1\nfocus: lanes\nlast_commit: ~\n---\n\n## Checkpoints\n\n"
     "### PreCompact at 2026-12-02T08:00:00Z\n\nActive work: none found\n"
 )
-
-
-@contextlib.contextmanager
-def _isolated(tmp: Path) -> Iterator[None]:
-    """No configuration from the test machine; the checkpoint's clock frozen."""
-    names = ("SESSIONKIT_", "CLAUDE_", "XDG_CONFIG_HOME")
-    saved = {k: v for k, v in os.environ.items() if k.startswith(names)}
-    for name in saved:
-        del os.environ[name]
-    os.environ["XDG_CONFIG_HOME"] = str(tmp / "xdg")
-    os.environ["SESSIONKIT_HOOK_DEADLINE_MS"] = "600000"
-    try:
-        with mock.patch("time.gmtime", lambda *_: FROZEN):
-            yield
-    finally:
-        for name in [k for k in os.environ if k.startswith(names)]:
-            del os.environ[name]
-        os.environ.update(saved)
 
 
 def _hook(root: Path) -> tuple[int, str, str]:
@@ -66,7 +45,7 @@ def _both_ways(tmp: Path, make: Callable[[Path], None]) -> list[tuple[int, str, 
         root = tmp / way / "wiki"
         make(root)
         off = fastpaths.general_paths() if way == "general" else contextlib.nullcontext()
-        with _isolated(tmp), off:
+        with isolated(tmp, frozen=True), off:
             code, out, err = _hook(root)
         got.append((code, out.replace(str(tmp / way), ""), err.replace(str(tmp / way), "")))
     return got
