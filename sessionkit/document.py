@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 from ._lazyre import lazy
+from ._lines import Lines, joined
 from .errors import ParseError
 from .markdown import Block, atx_heading, tokenize, top_headings
 
@@ -25,9 +26,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "MANY_LINES",
     "MAX_NOTE_BYTES",
     "Document",
     "Heading",
+    "Lines",
     "Section",
     "atx_heading",
     "decode",
@@ -35,6 +38,11 @@ __all__ = [
     "read_document",
     "split_lines",
 ]
+
+
+#: a note of at least this many lines holds them as :class:`Lines` (offsets into
+#: its text), not as a list of strings: memory bounded by the note (issue #23)
+MANY_LINES = 4096
 
 
 def _is_fence(line: str) -> bool:
@@ -193,7 +201,9 @@ class Document:
         self.path = path
         self.bom = "\ufeff" if text.startswith("\ufeff") else ""
         rest = text[1:] if self.bom else text
-        self.lines: list[str] = split_lines(rest)
+        self.lines: Sequence[str] = (
+            Lines(rest) if rest.count("\n", 0) >= MANY_LINES else split_lines(rest)
+        )
         first_nl = text.find("\n")
         self.newline = "\r\n" if first_nl > 0 and text[first_nl - 1] == "\r" else "\n"
         self.fm_close: int | None = None
@@ -220,7 +230,7 @@ class Document:
         """The raw text between the fences ('' when there is none)."""
         if self.fm_close is None:
             return ""
-        return "".join(self.lines[1 : self.fm_close])
+        return joined(self.lines, 1, self.fm_close)
 
     @cached_property
     def meta(self) -> dict[str, Any]:
@@ -323,7 +333,7 @@ class Document:
     @property
     def body(self) -> str:
         """The text after the frontmatter (the whole text without a BOM if none)."""
-        return "".join(self.lines[self.body_start :])
+        return joined(self.lines, self.body_start)
 
     def line_text(self, index: int) -> str:
         """Line ``index`` without its line end."""
@@ -341,8 +351,15 @@ class Document:
         return end
 
     # -- splices -------------------------------------------------------------
-    def _rebuild(self, lines: Sequence[str]) -> Document:
-        return Document(self.bom + "".join(lines), self.path)
+    def _splice(self, start: int, end: int, new_lines: list[str]) -> Document:
+        """The document with ``lines[start:end]`` (list slice semantics) replaced by
+        ``new_lines`` (with their line ends); the other lines are cut from the text
+        as they are, never copied one by one."""
+        lines = self.lines
+        start, end, _ = slice(start, end).indices(len(lines))
+        end = max(end, start)
+        text = joined(lines, 0, start) + "".join(new_lines) + joined(lines, end)
+        return Document(self.bom + text, self.path)
 
     def _eol(self, line: str) -> str:
         return line + self.newline
@@ -350,33 +367,31 @@ class Document:
     def replace_lines(self, start: int, end: int, new: Iterable[str]) -> Document:
         """Replace ``lines[start:end]`` with ``new`` (texts without line ends)."""
         new_lines = [self._eol(x) for x in new]
-        lines = list(self.lines)
+        lines = self.lines
         if end >= len(lines) and lines and not lines[-1].endswith("\n") and new_lines:
             # the replaced span held the unterminated last line: keep it unterminated
             new_lines[-1] = _strip_eol(new_lines[-1])
-        lines[start:end] = new_lines
-        return self._rebuild(lines)
+        return self._splice(start, end, new_lines)
 
     def replace_line(self, index: int, new: str) -> Document:
         """Replace one line's text, keeping its original line end."""
         old = self.lines[index]
         ending = old[len(_strip_eol(old)) :]
-        lines = list(self.lines)
-        lines[index] = new + ending
-        return self._rebuild(lines)
+        if index < 0:
+            index += len(self.lines)
+        return self._splice(index, index + 1, [new + ending])
 
     def insert_lines(self, index: int, new: Iterable[str]) -> Document:
         """Insert lines (texts without line ends) before line ``index``."""
         new_lines = [self._eol(x) for x in new]
         if not new_lines:
             return self
-        lines = list(self.lines)
+        lines = self.lines
         if index >= len(lines) and lines and not lines[-1].endswith("\n"):
             # appending after an unterminated last line: terminate it, leave ours open
-            lines[-1] = lines[-1] + self.newline
             new_lines[-1] = _strip_eol(new_lines[-1])
-        lines[index:index] = new_lines
-        return self._rebuild(lines)
+            return Document(self.text + self.newline + "".join(new_lines), self.path)
+        return self._splice(index, index, new_lines)
 
     def set_key(self, key: str, value_text: str, *, after: str | None = None) -> Document:
         """Set a top-level frontmatter key to the YAML text ``value_text``.
@@ -389,8 +404,8 @@ class Document:
         if self.problem is not None:
             raise self.problem
         if self.fm_close is None:
-            lines = ["---" + self.newline, self._eol(line), "---" + self.newline, *self.lines]
-            return self._rebuild(lines)
+            head = "---" + self.newline + self._eol(line) + "---" + self.newline
+            return Document(self.bom + head + joined(self.lines), self.path)
         span = self.key_spans.get(key)
         if span is not None:
             if span[1] - span[0] == 1 and self.line_text(span[0]) == line:
@@ -406,9 +421,7 @@ class Document:
         span = self.key_spans.get(key)
         if span is None:
             return self
-        lines = list(self.lines)
-        del lines[span[0] : span[1]]
-        return self._rebuild(lines)
+        return self._splice(span[0], span[1], [])
 
     def append_to_section(self, title: str, new: Iterable[str]) -> Document:
         """Insert lines after the last non-blank line of a section."""

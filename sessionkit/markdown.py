@@ -95,6 +95,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from . import fastpaths as _fastpaths
 from ._lazyre import lazy
+from ._lines import joined as _joined_lines
 from .fastpaths import general_paths
 
 __all__ = [
@@ -1759,7 +1760,7 @@ def _plain_headings(
     headings are exactly the lines starting with ``#`` that are headings by
     themselves; string searches find them without a walk over every line.
     """
-    text = "".join(lines[start:stop])
+    text = _joined_lines(lines, start, stop)
     if may_open_block(text):
         return None
     found: list[tuple[int, str, int]] = []

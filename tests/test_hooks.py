@@ -488,6 +488,7 @@ _LIGHT_COMMON = {
     "sessionkit.adapters.aiwiki_page",
     "sessionkit.cli",
     "sessionkit.document",
+    "sessionkit._lines",
     "sessionkit.errors",
     "sessionkit.fastpaths",
     "sessionkit.hooks",

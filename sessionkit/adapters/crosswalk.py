@@ -1409,7 +1409,7 @@ def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
     kept = [lines[i] for i in range(b.body_start, len(lines)) if i not in drop]
     if a.lines[a.body_start :] != kept:
         return False
-    if _may_open_block("".join(lines[b.body_start :])):
+    if _may_open_block(b.body):
         return False
     try:
         return _meta_text(a) == _meta_text(b)

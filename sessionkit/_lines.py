@@ -1,0 +1,101 @@
+"""A note's lines held as offsets into its text (for big notes).
+
+:class:`Lines` is the sequence :attr:`Document.lines
+<sessionkit.document.Document.lines>` is for a note of many lines: the same
+strings as :func:`sessionkit.document.split_lines` gives (split at ``\\n``
+only, line ends kept), made when asked for, so a note of a million short
+lines costs four bytes a line here instead of one string object (50-70
+bytes) a line.  :func:`joined` is ``"".join(lines[start:stop])`` without
+making the lines first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
+    from typing import Any
+
+__all__ = ["Lines", "joined"]
+
+_NEWLINE = re.compile("\n")
+
+
+class Lines(Sequence[str]):
+    """The lines of ``text``, split at ``\\n`` only, line ends kept.
+
+    Equal, item for item, to :func:`~sessionkit.document.split_lines` of the
+    same text; a slice is a ``list`` of those strings.  Held as the text and
+    one offset a line.
+    """
+
+    __slots__ = ("_starts", "_text")
+
+    def __init__(self, text: str) -> None:
+        from array import array
+
+        self._text = text
+        starts = array("I" if len(text) < 1 << 32 else "Q", [0])
+        starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        if starts[-1] != len(text):  # an unterminated last line
+            starts.append(len(text))
+        self._starts = starts  # line i is text[starts[i]:starts[i + 1]]
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, index: Any) -> Any:
+        """Line ``index`` (a ``str``), or a ``list`` of the lines of a slice."""
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return list(self._each(start, stop))
+        n = len(self._starts) - 1
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("line index out of range")
+        starts = self._starts
+        return self._text[starts[index] : starts[index + 1]]
+
+    def _each(self, start: int, stop: int) -> Iterator[str]:
+        text = self._text
+        starts = self._starts
+        for i in range(start, stop):
+            yield text[starts[i] : starts[i + 1]]
+
+    def __iter__(self) -> Iterator[str]:
+        return self._each(0, len(self))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Lines):
+            return self._text == other._text
+        if isinstance(other, list):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def text(self, start: int = 0, stop: int | None = None) -> str:
+        """``"".join(self[start:stop])``, cut from the text at once."""
+        n = len(self._starts) - 1
+        start, stop, _ = slice(start, stop).indices(n)
+        if stop <= start:
+            return ""
+        return self._text[self._starts[start] : self._starts[stop]]
+
+    def __reduce__(self) -> tuple[type[Lines], tuple[str]]:
+        return Lines, (self._text,)
+
+    def __repr__(self) -> str:
+        return f"Lines({len(self)} lines)"
+
+
+def joined(lines: Sequence[str], start: int = 0, stop: int | None = None) -> str:
+    """``"".join(lines[start:stop])``; for :class:`Lines`, without making the lines."""
+    if isinstance(lines, Lines):
+        return lines.text(start, stop)
+    return "".join(lines[start:stop])
