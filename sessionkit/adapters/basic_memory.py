@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
@@ -841,8 +841,10 @@ def _multiset_remove(items: Sequence[Any], implied: Iterable[Any]) -> list[Any]:
     return remaining
 
 
-def _render_body(session: Session, *, implied: bool = True) -> str:
-    """The note's body: prose sections, then ``## Observations``, then ``## Relations``.
+def _render_body(session: Session, *, implied: bool = True) -> list[str]:
+    """The note's body: prose sections, then ``## Observations``, then ``## Relations``,
+    as parts to join (a big list's lines are joined once, a batch at a time, and
+    the note once, so a million observations are not a million strings at once).
 
     With ``implied`` (the default) the session's facts are all the facts of
     the note, as :meth:`BasicMemoryAdapter.read` returns them: facts the
@@ -860,8 +862,8 @@ def _render_body(session: Session, *, implied: bool = True) -> str:
             continue
         blocks.append(sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}".rstrip("\n"))
     summary = session.summary
-    lists: dict[str, list[Any]] = {
-        attr: list(getattr(session, attr))
+    lists: dict[str, Sequence[Any]] = {
+        attr: getattr(session, attr)
         for attr in (*_CATEGORY_FIELDS.values(), "observations")
         if attr != "summary"
     }
@@ -874,25 +876,56 @@ def _render_body(session: Session, *, implied: bool = True) -> str:
                 if value == summary:
                     summary = None
             elif value in lists[attr]:
-                lists[attr].remove(value)
+                left = lists[attr]
+                if not isinstance(left, list):  # (copied once, when first needed)
+                    left = lists[attr] = list(left)
+                left.remove(value)
         relations = _multiset_remove(relations, (_link_of(r) for r in facts.relations))
-    obs_lines: list[str] = []
+    obs_text = _lines_text(_observation_lines(summary, lists))
+    if implied and obs_text and relations and "[" in obs_text:
+        inline = parse_facts(obs_text.split("\n")).relations
+        relations = _multiset_remove(relations, (_link_of(r) for r in inline))
+    rel_text = _lines_text(_render_relation(link) for link in relations)
+    sections: list[list[str]] = [[block] for block in blocks]
+    for title, fact_text in (("Observations", obs_text), ("Relations", rel_text)):
+        pieces = [fact_text] if fact_text else []
+        pieces.extend(loose.get(title, ()))
+        if pieces:
+            section = [f"## {title}\n\n"]
+            for i, piece in enumerate(pieces):
+                section.extend(("\n\n", piece) if i else (piece,))
+            sections.append(section)
+    out: list[str] = []
+    for n, section in enumerate(sections):
+        if n:
+            out.append("\n\n")
+        out.extend(section)
+    if out:
+        out.append("\n")
+    return out
+
+
+def _observation_lines(summary: str | None, lists: dict[str, Sequence[Any]]) -> Iterator[str]:
+    """The observation lines of ``## Observations``, in order."""
     if summary is not None:
-        obs_lines.append(_render_category("summary", summary))
+        yield _render_category("summary", summary)
     for category, attr in _CATEGORY_FIELDS.items():
         if attr != "summary":
-            obs_lines.extend(_render_category(category, t) for t in lists[attr])
-    obs_lines.extend(_render_observation(o) for o in lists["observations"])
-    if implied and obs_lines and relations and any("[" in line for line in obs_lines):
-        inline = parse_facts(obs_lines).relations
-        relations = _multiset_remove(relations, (_link_of(r) for r in inline))
-    rel_lines = [_render_relation(link) for link in relations]
-    for title, fact_lines in (("Observations", obs_lines), ("Relations", rel_lines)):
-        parts = ["\n".join(fact_lines)] if fact_lines else []
-        parts.extend(loose.get(title, ()))
-        if parts:
-            blocks.append(f"## {title}\n\n" + "\n\n".join(parts))
-    return "\n\n".join(blocks) + "\n" if blocks else ""
+            for text in lists[attr]:
+                yield _render_category(category, text)
+    for obs in lists["observations"]:
+        yield _render_observation(obs)
+
+
+def _lines_text(lines: Iterable[str]) -> str:
+    """``"\\n".join(lines)``, a batch of lines at a time (not every line's string at once)."""
+    from itertools import islice
+
+    it = iter(lines)
+    chunks: list[str] = []
+    while batch := list(islice(it, 4096)):
+        chunks.append("\n".join(batch))
+    return chunks[0] if len(chunks) == 1 else "\n".join(chunks)
 
 
 def render_note(
@@ -913,7 +946,7 @@ def render_note(
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
     body = _render_body(session, implied=implied)
-    text = f"---\n{dump_yaml(meta)}---\n\n{body}" if body else f"---\n{dump_yaml(meta)}---\n"
+    text = "".join([f"---\n{dump_yaml(meta)}---\n", "\n" if body else "", *body])
     return note_path(str(meta["title"]), folder), text
 
 
