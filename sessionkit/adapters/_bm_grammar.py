@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from sys import intern
 from urllib.parse import unquote, urlsplit
 
 import attrs
@@ -38,6 +39,7 @@ __all__ = [
     "InlineRun",
     "inline_relations",
     "is_observation",
+    "iter_facts",
     "parse_facts",
     "parse_observation",
     "parse_relation",
@@ -247,7 +249,7 @@ def _split_observation(text: str, m: re.Match[str] | None, line: int) -> BMObser
     category match is ``m``."""
     category: str | None = None
     if m:
-        category = m.group(1).strip()
+        category = intern(m.group(1).strip())  # one string per category, not one a fact
         text = m.group(2).strip()
     else:
         em = _EMPTY_CATEGORY.match(text)
@@ -536,21 +538,36 @@ def _relations_of(source: str, line: int, in_list_item: bool) -> list[BMRelation
     return inline_relations(without, line, source)
 
 
+def iter_facts(lines: Sequence[str], start: int = 0) -> Iterator[BMObservation | BMRelation]:
+    """The facts of the body ``lines[start:]`` one at a time, in document order.
+
+    What :func:`parse_facts` returns, made as the body is scanned: a reader
+    that files each fact as it comes holds one at a time, not the body's
+    (each inline run gives its Markdown links, then its observation, then its
+    ``[[`` relations).  Line numbers are indices into ``lines``.
+    """
+    for content, line, _, _, in_list_item, in_blockquote in _scan(lines, start):
+        if "](" in content:
+            yield from _markdown_links(content, line)
+        if not in_blockquote:
+            obs = _observation(content, line)
+            if obs is not None and obs.content:
+                yield obs
+        if "[[" in content:
+            yield from _relations_of(content, line, in_list_item)
+
+
 def parse_facts(lines: Sequence[str], start: int = 0) -> Facts:
     """Observations and relations of the body ``lines[start:]``, as Basic Memory finds them.
 
     Line numbers in the result are indices into ``lines`` (the first line of
-    the inline run the fact came from).
+    the inline run the fact came from).  The facts of :func:`iter_facts`.
     """
     observations: list[BMObservation] = []
     relations: list[BMRelation] = []
-    for content, line, _, _, in_list_item, in_blockquote in _scan(lines, start):
-        if "](" in content:
-            relations.extend(_markdown_links(content, line))
-        if not in_blockquote:
-            obs = _observation(content, line)
-            if obs is not None and obs.content:
-                observations.append(obs)
-        if "[[" in content:
-            relations.extend(_relations_of(content, line, in_list_item))
+    for fact in iter_facts(lines, start):
+        if isinstance(fact, BMObservation):
+            observations.append(fact)
+        else:
+            relations.append(fact)
     return Facts(observations=tuple(observations), relations=tuple(relations))

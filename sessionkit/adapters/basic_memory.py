@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
@@ -34,7 +35,7 @@ from ..document import Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
 from ..model import ExtraSection, Link, LinkStyle, Observation, Origin, Session, Status
 from . import picoschema
-from ._bm_grammar import BMObservation, BMRelation, Facts, parse_facts
+from ._bm_grammar import BMObservation, BMRelation, Facts, iter_facts, parse_facts
 from ._bm_permalink import filename_for_title, generate_permalink
 from .profiles import BASIC_MEMORY as PROFILE
 
@@ -489,41 +490,38 @@ class _Layout:
     """Where each model list item sits in a document (for minimal edits).
 
     ``lists`` maps a list attribute (``decisions``, ``observations``,
-    ``relations``…) to the positions of its items in order.  It is worked out
-    on first use: only edits with a base document ask for it, and a plain read
-    (every conversion reads each note) does not.
+    ``relations``…) to the positions of its items in order.  The reader
+    records only each item's line (:class:`_Filing`, four bytes an item);
+    the positions are worked out on first use: only edits with a base
+    document ask for them, and a plain read (every conversion reads each
+    note) does not.
     """
 
-    def __init__(self, lines: Sequence[str], facts: Facts) -> None:
+    def __init__(self, lines: Sequence[str], filing: _Filing) -> None:
         self._lines = lines
-        self._facts = facts
+        self._where = filing.where
+        self._explicit = filing.explicit
         self._lists: dict[str, list[_Pos]] | None = None
 
     @property
     def lists(self) -> dict[str, list[_Pos]]:
         """Attribute -> positions of its items (computed once)."""
         if self._lists is None:
-            self._lists = _positions(self._lines, self._facts)
+            lines = self._lines
+            out: dict[str, list[_Pos]] = {
+                attr: [_Pos(line, line + 1, _is_item(lines[line])) for line in at]
+                for attr, at in self._where.items()
+                if attr != "relations"
+            }
+            at = self._where.get("relations")
+            if at is not None:  # (last, as the relations of a Facts come after its observations)
+                explicit = self._explicit
+                out["relations"] = [
+                    _Pos(line, line + 1, bool(explicit[k]) and _is_item(lines[line]))
+                    for k, line in enumerate(at)
+                ]
+            self._lists = out
         return self._lists
-
-
-def _positions(doc_lines: Sequence[str], facts: Facts) -> dict[str, list[_Pos]]:
-    """Where each fact of ``facts`` sits in ``doc_lines``, under the attribute
-    :func:`_filed` files its observation in (relations under ``relations``)."""
-    where: dict[str, list[_Pos]] = {}
-    for obs, (attr, _) in zip(facts.observations, _filed(facts.observations), strict=True):
-        line = obs.line
-        pos = _Pos(line, line + 1, _is_item(doc_lines[line]))
-        if attr in where:
-            where[attr].append(pos)
-        else:
-            where[attr] = [pos]
-    if facts.relations:
-        rel_pos = where.setdefault("relations", [])
-        for rel in facts.relations:
-            line = rel.line
-            rel_pos.append(_Pos(line, line + 1, rel.explicit and _is_item(doc_lines[line])))
-    return where
 
 
 def _is_item(line: str) -> bool:
@@ -564,36 +562,44 @@ def _observation_of(obs: BMObservation) -> Observation:
     )
 
 
-def _filed(observations: Iterable[BMObservation]) -> list[tuple[str, Any]]:
-    """Where :meth:`BasicMemoryAdapter.read` files each observation: ``(attribute, value)``.
+def _file(obs: BMObservation, have_summary: bool) -> tuple[str, Any]:
+    """Where :meth:`BasicMemoryAdapter.read` files an observation: ``(attribute, value)``.
 
-    The first ``[summary]`` is ``summary``; ``[context]``, ``[decision]``…
-    go to their list field as text; every other observation (a second
-    summary too) is an :class:`~sessionkit.model.Observation`.
+    The first ``[summary]`` (``have_summary`` false) is ``summary``;
+    ``[context]``, ``[decision]``… go to their list field as text; every
+    other observation (a second summary too) is an
+    :class:`~sessionkit.model.Observation`.
     """
+    target = _CATEGORY_FIELDS.get(obs.category or "")
+    if target is None or (have_summary and target == "summary"):
+        return "observations", _observation_of(obs)
+    return target, obs.text
+
+
+def _filed(observations: Iterable[BMObservation]) -> list[tuple[str, Any]]:
+    """:func:`_file` of each observation, in order."""
     out: list[tuple[str, Any]] = []
     have_summary = False
     for obs in observations:
-        target = _CATEGORY_FIELDS.get(obs.category or "")
-        if target == "summary" and not have_summary:
+        filed = _file(obs, have_summary)
+        if filed[0] == "summary":
             have_summary = True
-            out.append(("summary", obs.text))
-        elif target is not None and target != "summary":
-            out.append((target, obs.text))
-        else:
-            out.append(("observations", _observation_of(obs)))
+        out.append(filed)
     return out
 
 
-def _sections_of(doc: Document, facts: Facts | None = None) -> list[tuple[ExtraSection, int, int]]:
+def _sections_of(
+    doc: Document, placed: bytearray | None = None
+) -> list[tuple[ExtraSection, int, int]]:
     """Prose sections: (section, first line, end) — the preamble has title ``""``.
 
     A section's body is its lines from the first non-blank one to the last,
     without line ends, joined with ``\\n`` (:func:`_joined`).  A fact section
     (``## Observations``, ``## Relations``) is here too when it holds lines that
-    are no fact of ``facts`` (read from ``doc`` when not given: prose, a fence,
-    a lazy or nested line under an item): its body is those lines
-    (:func:`_loose_lines`), so the model holds every word of the note.
+    are the line of no fact (``placed``, a byte a line, non-zero on a fact's
+    line; read from ``doc`` when not given: prose, a fence, a lazy or nested
+    line under an item): its body is those lines (:func:`_loose_lines`), so
+    the model holds every word of the note.
     """
     out: list[tuple[ExtraSection, int, int]] = []
     lines = doc.lines
@@ -606,11 +612,10 @@ def _sections_of(doc: Document, facts: Facts | None = None) -> list[tuple[ExtraS
         b -= 1
     if a < b:
         out.append((ExtraSection(title="", body=_joined(lines, a, b)), doc.body_start, first))
-    placed: set[int] | None = None
     for sec in sections:
         if sec.title in _FACT_SECTIONS:
             if placed is None:
-                placed = _placed(_facts_of(doc) if facts is None else facts)
+                placed = _fact_lines(doc)
             loose = _loose_lines(doc, sec, placed)
             if loose:
                 out.append(
@@ -628,17 +633,20 @@ def _sections_of(doc: Document, facts: Facts | None = None) -> list[tuple[ExtraS
     return out
 
 
-def _placed(facts: Facts) -> set[int]:
-    """The line indices of ``facts``' observations and relations."""
-    placed = {o.line for o in facts.observations}
-    placed.update(r.line for r in facts.relations)
+def _fact_lines(doc: Document) -> bytearray:
+    """A byte a line of ``doc``: 1 on the line of a fact of its body (as
+    :func:`_session_fields` reads them), else 0."""
+    placed = bytearray(len(doc.lines))
+    if _semantics_on(doc.meta):
+        for fact in iter_facts(_body_lines(doc), doc.body_start):
+            placed[fact.line] = 1
     return placed
 
 
-def _loose_lines(doc: Document, sec: Section, placed: set[int]) -> list[int]:
-    """The non-blank lines of fact section ``sec`` that are no fact (not in ``placed``)."""
+def _loose_lines(doc: Document, sec: Section, placed: bytearray) -> list[int]:
+    """The non-blank lines of fact section ``sec`` that are no fact's (zero in ``placed``)."""
     lines = doc.lines
-    return [i for i in range(sec.start + 1, sec.end) if i not in placed and lines[i].strip()]
+    return [i for i in range(sec.start + 1, sec.end) if not placed[i] and lines[i].strip()]
 
 
 def _loose_body(lines: Sequence[str], loose: Sequence[int]) -> str:
@@ -668,35 +676,148 @@ def _joined(lines: Sequence[str], a: int, b: int) -> str:
 
 
 def _classify(doc: Document) -> tuple[Session, _Layout]:
-    session, layout, _ = _classify_facts(doc)
-    return session, layout
+    """The session of ``doc`` and where its list items sit."""
+    fields, layout, _ = _session_fields(doc)
+    return Session(**fields), layout
 
 
-def _classify_facts(doc: Document) -> tuple[Session, _Layout, Facts | None]:
-    """The session, where its list items sit, and the body's facts (``None``
-    when ``bm_parse_semantics`` is off and the body was not scanned)."""
-    fields, layout, scanned = _session_fields(doc)
-    return Session(**fields), layout, scanned
+class _Filing:
+    """The facts of a body filed as :meth:`BasicMemoryAdapter.read` files them,
+    one at a time as :func:`~sessionkit.adapters._bm_grammar.iter_facts` makes
+    them (no fact object outlives its line).
+
+    Besides the session's values it keeps, compactly, where they came from:
+    ``where`` maps each attribute (``summary``, ``decisions``…,
+    ``observations``, ``relations``) to the lines of its items in order (an
+    ``array`` of ints), ``explicit`` a byte a relation (a ``type [[T]]`` list
+    item), ``placed`` a byte a line of the document (bit 1: an observation's
+    line, bit 2: a relation's).  ``picked``: the text and line of the first
+    ``[summary]`` on a line of ``only`` (see :func:`_picked`).
+    """
+
+    __slots__ = (
+        "explicit",
+        "lists",
+        "observations",
+        "picked",
+        "placed",
+        "relations",
+        "summary",
+        "where",
+    )
+
+    def __init__(self, size: int) -> None:
+        self.summary: str | None = None
+        self.lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
+        self.observations: list[Observation] = []
+        self.relations: list[Link] = []
+        self.where: dict[str, array[int]] = {}
+        self.explicit = bytearray()
+        self.placed = bytearray(size)
+        self.picked: tuple[str, int] | None = None
+
+    def read(self, lines: Sequence[str], start: int, only: bytearray | None) -> None:
+        """File the facts of the body ``lines[start:]``."""
+        lists, observations, relations = self.lists, self.observations, self.relations
+        where, placed, explicit = self.where, self.placed, self.explicit
+        for fact in iter_facts(lines, start):
+            line = fact.line
+            if isinstance(fact, BMObservation):
+                placed[line] |= 1
+                attr, value = _file(fact, self.summary is not None)
+                if attr == "observations":
+                    observations.append(value)
+                elif attr == "summary":
+                    self.summary = value
+                else:
+                    lists[attr].append(value)
+                if (
+                    only is not None
+                    and self.picked is None
+                    and only[line]
+                    and _CATEGORY_FIELDS.get(fact.category or "") == "summary"
+                ):
+                    self.picked = fact.text, line
+            else:
+                placed[line] |= 2
+                attr = "relations"
+                relations.append(_link_of(fact))
+                explicit.append(fact.explicit)
+            at = where.get(attr)
+            if at is None:
+                at = where[attr] = array("i")
+            at.append(line)
 
 
-def _session_fields(doc: Document) -> tuple[dict[str, Any], _Layout, Facts | None]:
-    """:func:`_classify_facts` with the session's fields as keyword arguments."""
+class _Picked(NamedTuple):
+    """The facts of a note on the lines of ``only`` (see :func:`_session_fields`),
+    filed as :meth:`BasicMemoryAdapter.read` files a note's facts; a value
+    equal to the session's is the session's own tuple."""
+
+    summary: str | None
+    lists: dict[str, tuple[str, ...]]
+    observations: tuple[Observation, ...]
+    relations: tuple[Link, ...]
+
+
+def _keep(
+    items: tuple[Any, ...], at: Sequence[int], keep: Callable[[int], object]
+) -> tuple[Any, ...]:
+    """The items of ``items`` whose line (``at``, in step) ``keep`` takes: ``items``
+    itself when that is all of them."""
+    kept = [item for item, line in zip(items, at, strict=True) if keep(line)]
+    return items if len(kept) == len(items) else tuple(kept)
+
+
+def _picked(filing: _Filing, fields: Mapping[str, Any], only: bytearray) -> _Picked:
+    """The observations of ``filing`` on the lines of ``only`` filed anew, and its
+    relations on those lines but not on an observation's line; ``fields``: the
+    session's values (their tuples are shared where nothing is left out)."""
+    where = filing.where
+    no_lines: Sequence[int] = ()
+    summary = filing.picked[0] if filing.picked is not None else None
+    # the first summary of ``only``, when it is not the session's, is among its observations
+    first = where["summary"][0] if "summary" in where else -1
+    moved = filing.picked[1] if filing.picked is not None and filing.picked[1] != first else -1
+    lists = {
+        name: _keep(fields[name], where.get(name, no_lines), only.__getitem__)
+        for name in _CATEGORY_FIELDS.values()
+        if name != "summary"
+    }
+    observations = _keep(
+        fields["observations"],
+        where.get("observations", no_lines),
+        lambda line: only[line] and line != moved,
+    )
+    placed = filing.placed
+    relations = _keep(
+        fields["relations"],
+        where.get("relations", no_lines),
+        lambda line: only[line] and not placed[line] & 1,
+    )
+    return _Picked(summary, lists, observations, relations)
+
+
+def _session_fields(
+    doc: Document, only: Iterable[range] | None = None
+) -> tuple[dict[str, Any], _Layout, _Picked | None]:
+    """The session's fields as keyword arguments, where its list items sit, and
+    with ``only`` (ranges of line numbers) the facts on those lines
+    (:class:`_Picked`; read even when ``bm_parse_semantics`` is off and the
+    session has none)."""
     meta = doc.meta  # raises ParseError with a line for unusable frontmatter
-    scanned = _scan(doc) if _semantics_on(meta) else None
-    facts = Facts() if scanned is None else scanned
-    layout = _Layout(doc.lines, facts)
+    semantics = _semantics_on(meta)
+    mask: bytearray | None = None
+    if only is not None:
+        mask = bytearray(len(doc.lines))
+        for span in only:
+            mask[span.start : span.stop] = b"\x01" * len(span)
+    filing = _Filing(len(doc.lines))
+    if semantics:
+        filing.read(_body_lines(doc), doc.body_start, mask)
+    layout = _Layout(doc.lines, filing)
     fields: dict[str, Any] = {}
-    lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
-    observations: list[Observation] = []
-    summary: str | None = None
-    for attr, value in _filed(facts.observations):
-        if attr == "summary":
-            summary = value
-        elif attr == "observations":
-            observations.append(value)
-        else:
-            lists[attr].append(value)
-    relations = [_link_of(rel) for rel in facts.relations]
+    lists = filing.lists
     extra: dict[str, Any] = {}
     for key, value in meta.items():
         if key in _KEY_FIELDS:
@@ -710,19 +831,34 @@ def _session_fields(doc: Document) -> tuple[dict[str, Any], _Layout, Facts | Non
         status=status,
         status_word=None if status_word == _STATUS_WRITE[status] else status_word,
         title=_title_of(meta, doc.path),
-        summary=summary,
+        summary=filing.summary,
         tags=parse_bm_tags(meta.get("tags")),
         context=tuple(lists["context"]),
         next_steps=tuple(lists["next_steps"]),
         decisions=tuple(lists["decisions"]),
         gotchas=tuple(lists["gotchas"]),
         questions=tuple(lists["questions"]),
-        observations=tuple(observations),
-        relations=tuple(relations),
+        observations=tuple(filing.observations),
+        relations=tuple(filing.relations),
         extra=extra,
-        sections=tuple(s for s, _, _ in _sections_of(doc, facts)),
     )
-    return fields, layout, scanned
+    for name in lists:
+        lists[name] = []  # the tuples hold them now
+    filing.observations = []
+    filing.relations = []
+    fields["sections"] = tuple(s for s, _, _ in _sections_of(doc, filing.placed))
+    picked: _Picked | None = None
+    if mask is not None:
+        if semantics:
+            picked = _picked(filing, fields, mask)
+        else:  # the session has no facts: read them for ``only`` alone
+            alone = _Filing(len(doc.lines))
+            alone.read([line.replace("\x00", "") for line in doc.lines], doc.body_start, mask)
+            own: dict[str, Any] = {name: tuple(alone.lists[name]) for name in alone.lists}
+            own["observations"] = tuple(alone.observations)
+            own["relations"] = tuple(alone.relations)
+            picked = _picked(alone, own, mask)
+    return fields, layout, picked
 
 
 # --------------------------------------------------------------------------
@@ -997,31 +1133,22 @@ def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
     return doc
 
 
-def _scan(doc: Document) -> Facts:
-    """The facts of ``doc``'s body (NUL bytes dropped, as Basic Memory reads them)."""
-    lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
-    return parse_facts(lines, doc.body_start)
-
-
-def _facts_of(doc: Document) -> Facts:
-    """The facts of ``doc``'s body as :func:`_session_fields` reads them."""
-    return _scan(doc) if _semantics_on(doc.meta) else Facts()
+def _body_lines(doc: Document) -> Sequence[str]:
+    """``doc``'s lines as Basic Memory reads them for facts (NUL bytes dropped)."""
+    return [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
 
 
 def _edit_sections(doc: Document, new: Session) -> Document:
-    facts = _facts_of(doc)  # line numbers above an edit stay valid bottom-up
-    current = _sections_of(doc, facts)
+    placed = _fact_lines(doc)  # line numbers above an edit stay valid bottom-up
+    current = _sections_of(doc, placed)
     cur_titles = [s.title for s, _, _ in current]
     wanted = {s.title: s for s in new.sections}
-    placed: set[int] | None = None
     # edit or delete in place, bottom-up so indices stay valid
     for sec, start, end in reversed(current):
         target = wanted.get(sec.title)
         if sec.title in _FACT_SECTIONS:
             if target is not None and target.body == sec.body:
                 continue
-            if placed is None:
-                placed = _placed(facts)
             loose = _loose_lines(doc, Section(sec.title, start, end), placed)
             for i in reversed(loose):  # the section's facts stay where they are
                 doc = doc.replace_lines(i, i + 1, [])

@@ -538,22 +538,6 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 # ----------------------------------------------------------------------------- Basic Memory side
 
 
-class _Lines:
-    """A set of line numbers held as the ranges of whole sections (no int per line)."""
-
-    __slots__ = ("_ranges",)
-
-    def __init__(self, ranges: list[range]) -> None:
-        self._ranges = ranges
-
-    def __contains__(self, line: object) -> bool:
-        return any(line in span for span in self._ranges)
-
-
-def _fact_section_lines(doc: Document) -> _Lines:
-    return _Lines([range(sec.start, sec.end) for sec in doc.sections if sec.title in _BM_KNOWN])
-
-
 def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) -> _Pivot:
     """Read a Basic Memory note and undo the carriers a conversion put there.
 
@@ -564,24 +548,21 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     (the ``section-hints`` fast lane: off with :mod:`sessionkit.fastpaths`,
     every carrier section is read).
     """
-    from ..adapters._bm_grammar import parse_facts
     from ..adapters._bm_permalink import generate_permalink
-    from ..adapters.basic_memory import (
-        _CATEGORY_FIELDS,
-        _classify_facts,
-        _link_of,
-        _observation_of,
-        note_path,
-        split_lead,
-    )
+    from ..adapters.basic_memory import _session_fields, note_path, split_lead
     from ..model import list_blocks
 
     lead, note = split_lead(doc)
     try:
-        session, _, scanned = _classify_facts(note)
+        # facts from the fact sections only (read as the session's are, in the same pass)
+        read_fields, _, picked = _session_fields(
+            note, [range(sec.start, sec.end) for sec in note.sections if sec.title in _BM_KNOWN]
+        )
     except SessionKitError as exc:
         raise exc.with_path(doc.path) from None
-    read = session
+    assert picked is not None
+    session = read = Session(**read_fields)
+    del read_fields
     doc = note
     del lead
     meta = doc.meta
@@ -621,29 +602,10 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
             aw_extra[key[len(BM_SIDE) :]] = value
         else:
             bm_extra[key] = value
-    # facts from the fact sections only
-    if scanned is None:  # bm_parse_semantics is off: the adapter did not scan the body
-        lines = [line.replace("\x00", "") for line in doc.lines]
-        scanned = parse_facts(lines, doc.body_start)
-    facts = scanned
-    wanted = _fact_section_lines(doc)
-    lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
-    summary: str | None = None
-    observations: list[Observation] = []
-    for obs in facts.observations:
-        if obs.line not in wanted:
-            continue
-        target = _CATEGORY_FIELDS.get(obs.category or "")
-        if target == "summary" and summary is None:
-            summary = obs.text
-        elif target is not None and target != "summary":
-            lists[target].append(obs.text)
-        else:
-            observations.append(_observation_of(obs))
-    obs_lines = {obs.line for obs in facts.observations} if facts.relations else set()
-    relations = [
-        _link_of(rel) for rel in facts.relations if rel.line in wanted and rel.line not in obs_lines
-    ]
+    summary = picked.summary
+    lists: dict[str, Sequence[str]] = dict(picked.lists)
+    observations, relations = picked.observations, picked.relations
+    del picked
     checkpoints: tuple[Any, ...] = ()
     files: tuple[Any, ...] = ()
     blocks: dict[str, Any] = {}

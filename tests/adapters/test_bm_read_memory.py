@@ -1,0 +1,56 @@
+"""Reading a big Basic Memory note holds no object per fact (issue #23)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import sessionkit
+
+HEAD = """---
+title: Session big
+type: session
+permalink: bench/sessions/session-big
+status: open
+project: bench
+---
+
+## Summary
+
+A big note.
+
+## Observations
+
+"""
+
+
+def _read_peak(body: str, lines: int) -> tuple[sessionkit.Session, float]:
+    """The session of a note of ``HEAD + body`` and the tracemalloc peak of reading
+    it (its Document made beforehand), in bytes a line of ``body``."""
+    doc = sessionkit.parse(HEAD + body, "sessions/Session big.md")
+    adapter = sessionkit.get_adapter("basic-memory")
+    tracemalloc.start()
+    try:
+        session = adapter.read(doc)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return session, peak / lines
+
+
+def test_a_big_note_of_observations_reads_in_a_few_bytes_a_fact() -> None:
+    n = 30_000
+    session, per_line = _read_peak("".join(f"- [next_step] {i % 10}\n" for i in range(n)), n)
+    assert len(session.next_steps) == n and session.next_steps[-1] == "9"
+    # 48 B a line here (the tuple of items and the Document's first look at its
+    # sections among it); 296 B when every observation was an object held at once
+    assert per_line < 100
+
+
+def test_a_big_note_of_general_observations_shares_their_category() -> None:
+    n = 30_000
+    session, per_line = _read_peak("".join(f"- [file] m{i % 10}.py\n" for i in range(n)), n)
+    assert len(session.observations) == n
+    assert {o.category for o in session.observations} == {"file"}
+    # 169 B a line: each Observation and its content are the session's own values (one
+    # category string for all of them); 414 B when all the facts were held at once too
+    assert per_line < 250
