@@ -242,6 +242,31 @@ _ASSIGNMENT = "secret-assignment"
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+def _lower(text: str) -> str:
+    """``text.lower()``, lowered a block of lines at a time when ``text`` is not ASCII.
+
+    ``str.lower`` of a text that is not all ASCII first fills a buffer of 12
+    bytes a character (three 4-byte characters each may become); a big note
+    is lowered 64 KiB at a time instead, cut after a line break (no character
+    lowers differently for what lies beyond a line break: a final sigma looks
+    no further), and joined once.
+    """
+    if text.isascii() or len(text) <= _LOWER_BLOCK:
+        return text.lower()
+    parts: list[str] = []
+    start = 0
+    n = len(text)
+    while start < n:
+        cut = text.find("\n", start + _LOWER_BLOCK) + 1 or n
+        parts.append(text[start:cut].lower())
+        start = cut
+    return "".join(parts)
+
+
+#: characters lowered at once by :func:`_lower`
+_LOWER_BLOCK = 1 << 16
+
+
 def _ascii_lower(text: str) -> str:
     """``text`` with its ASCII letters lowered, every other character where it was.
 
@@ -252,7 +277,7 @@ def _ascii_lower(text: str) -> str:
     """
     if text.isascii():
         return text.lower()
-    low = text.lower()
+    low = _lower(text)
     if len(low) == len(text) and low.count("k") == text.count("k") + text.count("K"):
         return low
     return text.translate(_ASCII_LOWER)
@@ -428,21 +453,21 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
     # (only when a detector of a fixed shape ran: its literal begins the token)
     if not ran - _LINE_KINDS:
         return _merged(found)
-    joins = [(m.start(), m.end()) for m in _JOIN.finditer(text)]
-    if joins:
-        import bisect
+    from array import array
 
-        pieces: list[str] = []
-        cut_at: list[int] = []  # where each removed break was, in the joined text
-        removed_upto: list[int] = []  # characters removed up to and including that break
-        pos = removed = 0
-        for a, b in joins:
-            pieces.append(text[pos:a])
-            cut_at.append(a - removed)
-            removed += b - a
-            removed_upto.append(removed)
-            pos = b
-        pieces.append(text[pos:])
+    # where each removed break was, in the joined text, and the characters removed
+    # up to and including it: two machine ints a break (a note of a million short
+    # lines has about as many breaks), not a tuple and a piece of text each
+    cut_at = array("q")
+    removed_upto = array("q")
+    removed = 0
+    for m in _JOIN.finditer(text):
+        a, b = m.span()
+        cut_at.append(a - removed)
+        removed += b - a
+        removed_upto.append(removed)
+    if cut_at:
+        import bisect
 
         def back(offset: int, end: bool) -> int:
             i = (bisect.bisect_left if end else bisect.bisect_right)(cut_at, offset)
@@ -456,7 +481,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
                 return None  # the whole token ends at the line's end: not split
             return _Span(start=start, end=stop, kind=k)
 
-        look("".join(pieces), crossing, _LINE_KINDS)
+        look(_JOIN.sub("", text), crossing, _LINE_KINDS)
     return _merged(found)
 
 
@@ -966,7 +991,7 @@ def _may_hold(data: str | bytes) -> bool:
         text: str = data  # type: ignore[assignment]
         if any(lit in text for d in _DETECTORS for lit in d[4]):
             return True
-        text = text.lower()
+        text = _lower(text)
         return any(lit in text for d in _DETECTORS for lit in d[5])
     scan = (_SCAN[0] if _SCAN else _literal_scan()) if kind is bytes else None
     if scan is not None and _fastpaths.enabled():  # one scan for every literal at once
@@ -985,7 +1010,8 @@ def _may_hold(data: str | bytes) -> bool:
     for anchor, search in exact:
         if anchor in data and search(data) is not None:
             return True
-    data = data.lower()  # lowers ASCII letters as the detectors do (and may find more)
+    # lowers ASCII letters as the detectors do (and may find more)
+    data = _lower(data) if isinstance(data, str) else data.lower()
     for anchor, search in lowered:  # noqa: SIM110 (a loop: no generator for each note)
         if anchor in data and search(data) is not None:
             return True

@@ -217,6 +217,28 @@ def test_a_secret_among_odd_letters_is_found_in_place(before: str, after: str, k
     assert (line, column) in [(f.line, f.column) for f in done.findings]
 
 
+@pytest.mark.parametrize("kind", sorted(FAKES))
+def test_every_kind_is_found_in_a_big_text_that_is_not_ascii(kind: str) -> None:
+    # ~600 KB of lines with Greek and Latin capitals: lowered a block at a time
+    # (issue #23: not 12 bytes a character at once); one secret after every 40,000
+    # characters lands on either side of a block's end somewhere
+    template, secret = FAKES[kind]
+    filler = "\u03a3\u039f\u03a3 \u00c9t\u00c9 \u03a3 KEY\n" * 40
+    parts = []
+    want = []
+    line = 1
+    for _ in range(15):
+        parts.append(filler * 100)
+        line += 4000
+        parts.append(template.format(secret) + "\n")
+        want.append((kind, line))
+        line += 1
+    text = "".join(parts)
+    done = redact(text)
+    assert [(f.kind, f.line) for f in done.findings] == want
+    assert done.text == text.replace(secret, f"[REDACTED:{kind}]")
+
+
 def test_a_str_subclass_is_scanned_like_a_str() -> None:
     class Text(str):
         pass
