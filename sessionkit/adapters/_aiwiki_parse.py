@@ -29,7 +29,9 @@ rendering read).  Both go through the same functions, line for line.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import sys
+from array import array
+from collections.abc import Iterator, Sequence
 
 from .._lazyre import lazy
 from .._plain import Plain
@@ -41,7 +43,7 @@ from ._aiwiki_words import KEYS, SECTIONS, STATUS_WORDS
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, overload
 
     from ..document import Document, Section
     from ..markdown import Block as MdBlock
@@ -57,6 +59,7 @@ __all__ = [
     "DirectiveParts",
     "DirectiveSpan",
     "ItemSpan",
+    "ItemSpans",
     "Kinds",
     "Layout",
     "Parts",
@@ -123,7 +126,8 @@ def _citation_from(m: re.Match[str], code: bool) -> Citation:
     start = m.group("start")
     end = m.group("end")
     return _model().Citation(  # type: ignore[no-any-return]
-        path=m.group("path"),
+        # a path is cited again and again: one string for each (freed with its last use)
+        path=sys.intern(m.group("path")),
         start=None if start is None else int(start),
         end=None if end is None else int(end),
         sha=m.group("sha"),
@@ -241,6 +245,138 @@ class ItemSpan(Plain):
         self.marker = marker
 
 
+class ItemSpans(Sequence[ItemSpan]):
+    """The items of one list section: a sequence of :class:`ItemSpan`, held compactly.
+
+    An item's first line is an unsigned int of an array (its end another, kept
+    only when some item runs over more than one line), its marker a byte (kept
+    only when some marker is not ``-``; a tuple of markers once one is an
+    ordered one such as ``1.``), and its text is the section's value for it
+    (:attr:`values`): the bullet text itself, shared with the session's tuple
+    of texts, or a value the text is rendered back from exactly (a
+    :class:`~sessionkit.model.Citation`, whose ``render()`` is its bullet
+    text).  Each :class:`ItemSpan` is made when asked for: a section of a
+    million one-line ``-`` bullets costs about four bytes an item here beyond
+    its values.  Equal to another :class:`ItemSpans` (or a tuple of
+    :class:`ItemSpan`) with the same items.
+    """
+
+    __slots__ = ("_ends", "_marks", "_render", "_starts", "_values")
+
+    def __init__(
+        self,
+        values: tuple[Any, ...],
+        starts: array[int],
+        ends: array[int] | None,
+        marks: bytearray | list[str] | None,
+        render: Callable[[Any], str] | None = None,
+    ) -> None:
+        self._values = values
+        self._starts = starts
+        self._ends = ends  # None: every item is one line
+        self._marks = marks  # None: every marker is "-"
+        self._render = render  # None: a value is its text
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        """The section's value of each item: its text, or what ``render`` gives it back from."""
+        return self._values
+
+    @property
+    def dashes(self) -> bool:
+        """Whether every item's marker is ``-``."""
+        return self._marks is None
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def _item(self, i: int) -> ItemSpan:
+        value = self._values[i]
+        start = self._starts[i]
+        ends, marks = self._ends, self._marks
+        return ItemSpan(
+            value if self._render is None else self._render(value),
+            start,
+            start + 1 if ends is None else ends[i],
+            "-" if marks is None else marks[i] if isinstance(marks, list) else chr(marks[i]),
+        )
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, i: int) -> ItemSpan: ...
+
+        @overload
+        def __getitem__(self, i: slice) -> tuple[ItemSpan, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> ItemSpan | tuple[ItemSpan, ...]:
+        if isinstance(i, slice):
+            return tuple(self._item(k) for k in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("item index out of range")
+        return self._item(i)
+
+    def __iter__(self) -> Iterator[ItemSpan]:
+        for i in range(len(self)):
+            yield self._item(i)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ItemSpans):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"ItemSpans({tuple(self)!r})"
+
+
+class _SpansBuilder:
+    """Collects the items of a section into an :class:`ItemSpans` (see there), each
+    item's text turned into its value (``value``) as it is found."""
+
+    __slots__ = ("ends", "marks", "render", "starts", "value", "values")
+
+    def __init__(
+        self, value: Callable[[str], Any] | None, render: Callable[[Any], str] | None
+    ) -> None:
+        self.values: list[Any] = []
+        self.starts: array[int] = array("I")
+        self.ends: array[int] | None = None
+        self.marks: bytearray | list[str] | None = None
+        self.value = value
+        self.render = render
+
+    def add(self, text: str, start: int, end: int, marker: str) -> None:
+        self.values.append(text if self.value is None else self.value(text))
+        if end != start + 1 and self.ends is None:
+            self.ends = array("I", [s + 1 for s in self.starts])
+        if self.ends is not None:
+            self.ends.append(end)
+        self.starts.append(start)
+        if marker != "-" and self.marks is None:
+            self.marks = bytearray(b"-" * (len(self.starts) - 1))
+        marks = self.marks
+        if marks is not None:
+            if isinstance(marks, list):
+                marks.append(marker)
+            elif len(marker) == 1 and marker.isascii():
+                marks.append(ord(marker))
+            else:
+                self.marks = [chr(b) for b in marks]
+                self.marks.append(marker)
+
+    def build(self) -> ItemSpans:
+        values = tuple(self.values)
+        self.values = []
+        return ItemSpans(values, self.starts, self.ends, self.marks, self.render)
+
+
 class DirectiveSpan(Plain):
     """Where a directive is: header line, item spans, the ``Status:`` item and the block end."""
 
@@ -288,7 +424,7 @@ class Layout(Plain):
         *,
         known: dict[str, Section],
         extra: tuple[Section, ...],
-        items: dict[str, tuple[ItemSpan, ...]],
+        items: dict[str, ItemSpans],
         placeholders: dict[str, int],
         loose: dict[str, tuple[int, ...]],
         checkpoints: tuple[CheckpointSpan, ...],
@@ -455,6 +591,7 @@ class Kinds:
         "block",
         "checkpoint",
         "citation",
+        "citation_text",
         "consumed",
         "directive",
         "section",
@@ -475,6 +612,7 @@ class Kinds:
         status: Callable[[str], Any],
         unconsumed: Any,
         consumed: Any,
+        citation_text: Callable[[Any], str] | None = None,
     ) -> None:
         self.checkpoint = checkpoint
         self.directive = directive
@@ -485,6 +623,9 @@ class Kinds:
         self.status = status
         self.unconsumed = unconsumed
         self.consumed = consumed
+        #: the bullet text back from what ``citation`` made of it, exactly (``None``:
+        #: ``citation`` gives the text itself)
+        self.citation_text = citation_text
 
 
 #: light parts (:class:`Parts` and its kin): what :func:`read_parts` builds
@@ -518,6 +659,9 @@ def model_kinds() -> Kinds:
             status=m.Status,
             unconsumed=m.DirectiveState.UNCONSUMED,
             consumed=m.DirectiveState.CONSUMED,
+            # a bullet's citation renders as the bullet (parse_citation reads exact ones,
+            # citation_from_text keeps any other text as a verbatim path)
+            citation_text=m.Citation.render,
         )
     return _MODEL_KINDS
 
@@ -561,10 +705,20 @@ def checkpoint_lines(cp: Any) -> list[str]:
 
 
 def scan_items(
-    lines: Sequence[str], start: int, end: int, *, ordered: bool = False
-) -> tuple[list[ItemSpan], int | None, list[int]]:
+    lines: Sequence[str],
+    start: int,
+    end: int,
+    *,
+    ordered: bool = False,
+    value: Callable[[str], Any] | None = None,
+    render: Callable[[Any], str] | None = None,
+) -> tuple[ItemSpans, int | None, list[int]]:
     """The items of ``lines[start:end]`` as the Markdown tokenizer finds them; also
     the placeholder line and the loose lines.
+
+    ``value`` turns each item's text into the value held for it as it is found
+    (:attr:`ItemSpans.values`); ``render`` gives the text back from that value,
+    exactly (both ``None``: the text is the value).
 
     Every item of a top-level list is an item (with ``ordered``, numbered items
     ``1.``, ``2)`` too; without it their lines are loose); an item runs over its
@@ -574,7 +728,8 @@ def scan_items(
     written.  The lines of every other block are loose, but for the
     placeholder paragraph before the first item.
     """
-    items: list[ItemSpan] = []
+    items = _SpansBuilder(value, render)
+    add = items.add
     placeholder: int | None = None
     loose: list[int] = []
     leaves = flat_leaves(lines, start, end)
@@ -582,10 +737,10 @@ def scan_items(
         for kind, s, e, _, in_item in leaves:
             if in_item:
                 text = _strip(lines[s])
-                items.append(ItemSpan(text[2:], s, e, text[0]))
+                add(text[2:], s, e, text[0])
             elif (
                 kind == "paragraph"
-                and not items
+                and not items.starts
                 and placeholder is None
                 and e - s == 1
                 and _strip(lines[s]).strip() == PLACEHOLDER
@@ -593,23 +748,23 @@ def scan_items(
                 placeholder = s
             else:
                 loose.extend(range(s, e))
-        return items, placeholder, loose
+        return items.build(), placeholder, loose
     for blk in tokenize(lines, start, end):
         kind = blk.kind
         if kind == "blank":
             continue
         if kind == "list" and (ordered or not blk.ordered):
             for it in blk.children:
-                span = _item_span(lines, it)
-                if span is None:  # not an item line after all: keep its lines
+                parts = _item_parts(lines, it)
+                if parts is None:  # not an item line after all: keep its lines
                     loose.extend(range(it.start, _content_end(lines, it.start, it.end)))
                 else:
-                    items.append(span)
+                    add(*parts)
             continue
         s, e = blk.start, _content_end(lines, blk.start, blk.end)
         if (
             kind == "paragraph"
-            and not items
+            and not items.starts
             and placeholder is None
             and e - s == 1
             and _strip(lines[s]).strip() == PLACEHOLDER
@@ -617,7 +772,7 @@ def scan_items(
             placeholder = s
             continue
         loose.extend(range(s, e))
-    return items, placeholder, loose
+    return items.build(), placeholder, loose
 
 
 _MARKER = lazy(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
@@ -630,9 +785,10 @@ def _content_end(lines: Sequence[str], start: int, end: int) -> int:
     return end
 
 
-def _item_span(lines: Sequence[str], item: MdBlock) -> ItemSpan | None:
-    """The :class:`ItemSpan` of a list item block: its text is its first line after
-    the marker, then its other lines as written (trailing blank lines left out)."""
+def _item_parts(lines: Sequence[str], item: MdBlock) -> tuple[str, int, int, str] | None:
+    """The :class:`ItemSpan` parts (text, start, end, marker) of a list item block: its
+    text is its first line after the marker, then its other lines as written (trailing
+    blank lines left out)."""
     s = item.start
     e = _content_end(lines, s, item.end)
     first = _strip(lines[s])
@@ -645,9 +801,9 @@ def _item_span(lines: Sequence[str], item: MdBlock) -> ItemSpan | None:
             return None
         head, marker = first[m.end() :], m.group(1)
     if e == s + 1:
-        return ItemSpan(head, s, e, marker)
+        return head, s, e, marker
     text = [head, *(_strip(lines[k]) for k in range(s + 1, e))]
-    return ItemSpan("\n".join(text), s, e, marker)
+    return "\n".join(text), s, e, marker
 
 
 def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
@@ -668,10 +824,10 @@ def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
         if blk.kind != "list" or blk.ordered:
             break
         for it in blk.children:
-            span = _item_span(lines, it)
-            if span is None:
+            parts = _item_parts(lines, it)
+            if parts is None:
                 return items
-            items.append(span)
+            items.append(ItemSpan(*parts))
     return items
 
 
@@ -804,7 +960,9 @@ def list_blocks_of(
     Loose lines next to each other make one block; a block's ``gap`` is the
     number of blank lines between it and the block before.
     """
-    if not loose and all(x.marker == "-" for x in found):
+    if not loose and (
+        found.dashes if isinstance(found, ItemSpans) else all(x.marker == "-" for x in found)
+    ):
         return None
     spans: list[tuple[int, int, str | None, str]] = [
         (x.start, x.end, x.marker, x.text) for x in found
@@ -827,6 +985,15 @@ def list_blocks_of(
         out.append(block(text=text, marker=marker, gap=gap))
         prev_end = end
     return tuple(out)
+
+
+def _citation_reader(citation: Callable[[str, bool], Any], fast: bool) -> Callable[[str], Any]:
+    """``citation`` of a bullet text, with the fast-path switch read once."""
+
+    def read(text: str) -> Any:
+        return citation(text, fast)
+
+    return read
 
 
 def _section_body(doc: Document, start: int, end: int) -> str:
@@ -866,7 +1033,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
         )
     values["sections"] = tuple(extras)
 
-    items: dict[str, tuple[ItemSpan, ...]] = {}
+    items: dict[str, ItemSpans] = {}
     blocks: dict[str, tuple[Any, ...]] = {}
     placeholders: dict[str, int] = {}
     loose: dict[str, tuple[int, ...]] = {}
@@ -875,22 +1042,27 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
         if lsec is None:
             values[field] = ()
             continue
+        value: Callable[[str], Any] | None = None
+        render: Callable[[Any], str] | None = None
+        if field == "files_touched":  # each bullet read as a citation as it is found
+            value = _citation_reader(kinds.citation, fast_paths_enabled())
+            render = kinds.citation_text
         found, ph, lo = scan_items(
-            doc.lines, lsec.start + 1, lsec.end, ordered=field != "files_touched"
+            doc.lines,
+            lsec.start + 1,
+            lsec.end,
+            ordered=field != "files_touched",
+            value=value,
+            render=render,
         )
         laid = list_blocks_of(doc.lines, found, lo, kinds)
         if laid is not None:
             blocks[field] = laid
-        items[title] = tuple(found)
+        items[title] = found
         if ph is not None:
             placeholders[title] = ph
         loose[title] = tuple(lo)
-        if field == "files_touched":
-            fast = fast_paths_enabled()
-            citation = kinds.citation
-            values[field] = tuple(citation(x.text, fast) for x in found)
-        else:
-            values[field] = tuple(x.text for x in found)
+        values[field] = found.values
 
     cps: list[Any] = []
     cp_spans: list[CheckpointSpan] = []
