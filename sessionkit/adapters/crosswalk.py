@@ -726,7 +726,7 @@ def _aiwiki_parts(
     if hints and _fastpaths.enabled():
         for title, body in parts:
             hint = hints.get(title)
-            if hint is not None and body.split("\n") == hint[0]:
+            if hint is not None and body == hint[0]:
                 known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint[1]})
         if known:
             _fastpaths.answered("section-hints")
@@ -761,14 +761,15 @@ _HINT_FIELDS = {
 
 def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, Any] | None:
     """What the known sections of aiwiki page ``doc`` read as, alone:
-    ``{title: (lines, value)}``.
+    ``{title: (text, value)}``.
 
     ``value`` is the page's reading of the section (``session`` is it, as
-    ``read_page`` gives it with ``layout``); ``lines`` are the section's lines
-    without line ends, without the blank lines between a directive header and
-    its first item, and without blank lines at either end.  A page
-    ``## <title>`` with just those lines (a carrier section read back by
-    :func:`_aiwiki_part`) reads as the same value:
+    ``read_page`` gives it with ``layout``); ``text`` is the section's lines
+    joined by ``\n`` (one string: a section of a million lines costs its
+    characters here, not a string a line), without the blank lines between a
+    directive header and its first item, and without empty lines at either
+    end.  A page ``## <title>`` with just those lines (a carrier section read
+    back by :func:`_aiwiki_part`) reads as the same value:
 
     * no line has a carriage return, starts with whitespace, a backtick, a
       tilde or ``<``, or holds a fence mark (backticks or tildes), so no fence,
@@ -798,16 +799,23 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
         part = lines[sec.start + 1 : sec.end]
         if drop:
             part = [line for i, line in enumerate(part, sec.start + 1) if i not in drop]
+        # empty lines at either end left out before joining (no copy of the text to trim)
+        first, last = 0, len(part)
+        while first < last and part[first] == "\n":
+            first += 1
+        while last > first and part[last - 1] in ("\n", ""):
+            last -= 1
+        if first or last < len(part):
+            part = part[first:last]
+        if not isinstance(part, list):
+            part = list(part)
+        if part and part[-1][-1:] == "\n":
+            part[-1] = part[-1][:-1]
         text = "".join(part)
-        if _may_open_block(text) or "```" in text or "~~~" in text:
-            continue
-        kept = text.split("\n")
-        while kept and not kept[-1]:
-            kept.pop()
-        start = 0
-        while start < len(kept) and not kept[start]:
-            start += 1
-        hints[title] = (kept[start:], value)
+        del part
+        if not text or _may_open_block(text) or "```" in text or "~~~" in text:
+            continue  # (an empty section is no carrier: nothing to hint)
+        hints[title] = (text, value)
     return hints or None
 
 

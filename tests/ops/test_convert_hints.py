@@ -38,9 +38,7 @@ def _converted(text: str) -> Converted:
 def _carrier_note(hints: dict[str, Any]) -> str:
     """A Basic Memory note whose ``## aiwiki: <title>`` carrier sections hold exactly
     the lines of each hint (as a conversion writes them when it can)."""
-    body = "".join(
-        f"## aiwiki: {t}\n\n" + "\n".join(lines) + "\n\n" for t, (lines, _) in hints.items()
-    )
+    body = "".join(f"## aiwiki: {t}\n\n{text}\n\n" for t, (text, _) in hints.items())
     return "---\ntitle: T\ntype: session\npermalink: sessions/t\n---\n\n" + body
 
 
@@ -58,7 +56,7 @@ def _hints_read_the_long_way(text: str) -> int:
     before = taken()["section-hints"]
     fast = pivot_from_bm(note, "sessions", pivot.hints)
     # (an empty section is no carrier: no hint is taken for it)
-    assert taken()["section-hints"] == before + any(lines for lines, _ in pivot.hints.values())
+    assert taken()["section-hints"] == before + any(text for text, _ in pivot.hints.values())
     with general_paths():
         assert pivot_from_bm(note, "sessions", pivot.hints).key() == fast.key(), text
     return len(pivot.hints)
@@ -92,10 +90,11 @@ def test_the_schema_entry_shape_has_hints_and_the_conversion_uses_them() -> None
 def test_a_hint_is_not_taken_for_other_lines() -> None:
     text = _schema_shape()
     pivot = pivot_from_aiwiki(parse(text, _PATH))
-    lines, _ = pivot.hints["Checkpoints"]
+    hinted, _ = pivot.hints["Checkpoints"]
+    lines = hinted.split("\n")
     converted = _converted(text)
     other = "\n".join([*lines[:-1], "extra line", lines[-1]])
-    edited = converted.text.replace("\n".join(lines), other)
+    edited = converted.text.replace(hinted, other)
     assert edited != converted.text
     note = parse(edited, converted.key)
     got = pivot_from_bm(note, "sessions", pivot.hints).session.checkpoints
