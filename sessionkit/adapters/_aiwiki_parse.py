@@ -34,6 +34,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 
 from .._lazyre import lazy
+from .._lines import joined
 from .._plain import Plain
 from ..errors import FormatError, ParseError, SessionKitError
 from ..markdown import fast_paths_enabled, flat_leaves, may_open_block, tokenize
@@ -910,19 +911,19 @@ def _scan_entry(
     """
     lines = doc.lines
     first = heading + 1
-    text = "".join(lines[first:end])
+    text = joined(lines, first, end)
     headers: list[tuple[int, re.Match[str]]] = []
-    joined = "\n" + text  # a line of text starting at offset k is "\n" at offset k here
+    marked = "\n" + text  # a line of text starting at offset k is "\n" at offset k here
     i = first
     last = 0
-    at = joined.find("\n**")
+    at = marked.find("\n**")
     while at >= 0:
         i += text.count("\n", last, at)
         last = at
         m = DIRECTIVE_HEADER.match(_strip(lines[i]))
         if m is not None:
             headers.append((i, m))
-        at = joined.find("\n**", at + 1)
+        at = marked.find("\n**", at + 1)
     if headers and may_open_block(text):
         inside: set[int] = set()
         for blk in doc.top_blocks:

@@ -43,6 +43,7 @@ from typing import Any
 import attrs
 
 from .. import fastpaths as _fastpaths
+from .._lines import joined
 from ..document import Document, parse
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..markdown import may_open_block
@@ -726,7 +727,7 @@ def _aiwiki_parts(
     if hints and _fastpaths.enabled():
         for title, body in parts:
             hint = hints.get(title)
-            if hint is not None and body == hint[0]:
+            if hint is not None and _hinted(body, hint[0]):
                 known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint[1]})
         if known:
             _fastpaths.answered("section-hints")
@@ -759,17 +760,26 @@ _HINT_FIELDS = {
 }
 
 
+def _hinted(body: str, text: str) -> bool:
+    """Whether a carrier's ``body`` has the lines of a hint's ``text`` (whose lines keep
+    their ends): ``body.split("\n")`` is those lines without their ends."""
+    if text[-1:] == "\n":  # (compared in place: no copy of either)
+        return len(body) == len(text) - 1 and text.startswith(body)
+    return body == text
+
+
 def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, Any] | None:
     """What the known sections of aiwiki page ``doc`` read as, alone:
     ``{title: (text, value)}``.
 
     ``value`` is the page's reading of the section (``session`` is it, as
     ``read_page`` gives it with ``layout``); ``text`` is the section's lines
-    joined by ``\n`` (one string: a section of a million lines costs its
-    characters here, not a string a line), without the blank lines between a
-    directive header and its first item, and without empty lines at either
-    end.  A page ``## <title>`` with just those lines (a carrier section read
-    back by :func:`_aiwiki_part`) reads as the same value:
+    with their line ends (one string cut from the page's text: a section of a
+    million lines costs its characters here, not a string a line), without
+    the blank lines between a directive header and its first item, and
+    without empty lines at either end (see :func:`_hinted`).  A page
+    ``## <title>`` with just those lines (a carrier section read back by
+    :func:`_aiwiki_part`) reads as the same value:
 
     * no line has a carriage return, starts with whitespace, a backtick, a
       tilde or ``<``, or holds a fence mark (backticks or tildes), so no fence,
@@ -796,23 +806,21 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
             if LIST_FIELDS[title] in session.blocks:
                 continue  # read back for its blocks
             value = getattr(session, LIST_FIELDS[title])
-        part = lines[sec.start + 1 : sec.end]
-        if drop:
-            part = [line for i, line in enumerate(part, sec.start + 1) if i not in drop]
-        # empty lines at either end left out before joining (no copy of the text to trim)
-        first, last = 0, len(part)
-        while first < last and part[first] == "\n":
+        # the lines (ends kept) without the empty ones at either end (the gaps are
+        # inside), cut from the page's text: no string a line, one copy
+        first, last = sec.start + 1, sec.end
+        while first < last and lines[first] == "\n":
             first += 1
-        while last > first and part[last - 1] in ("\n", ""):
+        while last > first and lines[last - 1] in ("\n", ""):
             last -= 1
-        if first or last < len(part):
-            part = part[first:last]
-        if not isinstance(part, list):
-            part = list(part)
-        if part and part[-1][-1:] == "\n":
-            part[-1] = part[-1][:-1]
-        text = "".join(part)
-        del part
+        cuts = sorted(i for i in drop if first <= i < last)
+        if cuts:
+            pieces = []
+            for at, stop in zip([first, *(i + 1 for i in cuts)], [*cuts, last], strict=True):
+                pieces.append(joined(lines, at, stop))
+            text = "".join(pieces)
+        else:
+            text = joined(lines, first, last)
         if not text or _may_open_block(text) or "```" in text or "~~~" in text:
             continue  # (an empty section is no carrier: nothing to hint)
         hints[title] = (text, value)

@@ -61,7 +61,7 @@ def _costs(text: str, field: str) -> tuple[float, float]:
 
 @pytest.mark.skipif(not fastpaths.enabled(), reason="the general paths build a block tree")
 def test_the_pivot_of_a_page_of_bullets_keeps_a_few_bytes_an_item() -> None:
-    # 8 bytes an item measured, 20 at the peak (a line number in an array, the section's
+    # 8 bytes an item measured, 12 at the peak (a line number in an array, the section's
     # text as the hint); 196 and 216 when each item was an object with two ints and the
     # hint a list of line strings
     kept, peak = _costs(_page("Next steps", [str(i % 10) for i in range(ITEMS)]), "next_steps")
@@ -71,7 +71,7 @@ def test_the_pivot_of_a_page_of_bullets_keeps_a_few_bytes_an_item() -> None:
 
 @pytest.mark.skipif(not fastpaths.enabled(), reason="the general paths build a block tree")
 def test_the_pivot_of_a_page_of_citations_keeps_a_few_bytes_an_item() -> None:
-    # 24 bytes an item measured, 32 at the peak (of which 20 the citation's line in the
+    # 24 bytes an item measured, 24 at the peak (of which 20 the citation's line in the
     # hint); 278 and 314 when each item also held its text, its two ints, and its line
     cites = [f"`m{i % 10}.py:{i % 9 + 1}@{i * 2654435761 % 0xFFFFFFF:07x}`" for i in range(ITEMS)]
     kept, peak = _costs(_page("Files touched", cites), "files_touched")

@@ -38,7 +38,10 @@ def _converted(text: str) -> Converted:
 def _carrier_note(hints: dict[str, Any]) -> str:
     """A Basic Memory note whose ``## aiwiki: <title>`` carrier sections hold exactly
     the lines of each hint (as a conversion writes them when it can)."""
-    body = "".join(f"## aiwiki: {t}\n\n{text}\n\n" for t, (text, _) in hints.items())
+    # (a hint's text keeps its lines' ends)
+    body = "".join(
+        f"## aiwiki: {t}\n\n{text.removesuffix(chr(10))}\n\n" for t, (text, _) in hints.items()
+    )
     return "---\ntitle: T\ntype: session\npermalink: sessions/t\n---\n\n" + body
 
 
@@ -90,7 +93,7 @@ def test_the_schema_entry_shape_has_hints_and_the_conversion_uses_them() -> None
 def test_a_hint_is_not_taken_for_other_lines() -> None:
     text = _schema_shape()
     pivot = pivot_from_aiwiki(parse(text, _PATH))
-    hinted, _ = pivot.hints["Checkpoints"]
+    hinted = pivot.hints["Checkpoints"][0].removesuffix("\n")
     lines = hinted.split("\n")
     converted = _converted(text)
     other = "\n".join([*lines[:-1], "extra line", lines[-1]])
