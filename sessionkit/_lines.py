@@ -12,13 +12,13 @@ making the lines first.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
     from typing import Any
 
-__all__ = ["Lines", "joined"]
+__all__ = ["Lines", "join_batched", "joined"]
 
 _NEWLINE = re.compile("\n")
 
@@ -99,3 +99,15 @@ def joined(lines: Sequence[str], start: int = 0, stop: int | None = None) -> str
     if isinstance(lines, Lines):
         return lines.text(start, stop)
     return "".join(lines[start:stop])
+
+
+def join_batched(lines: Iterable[str], sep: str = "\n") -> str:
+    """``sep.join(lines)``, a batch of lines at a time: the lines of a big list are
+    made and joined 4,096 at a time, not all held as strings at once."""
+    from itertools import islice
+
+    it = iter(lines)
+    chunks: list[str] = []
+    while batch := list(islice(it, 4096)):
+        chunks.append(sep.join(batch))
+    return chunks[0] if len(chunks) == 1 else sep.join(chunks)

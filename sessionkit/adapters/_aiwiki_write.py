@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import _yaml
+from .._lines import join_batched
 from ..document import Document, parse
 from ..errors import FormatError
 from ..model import (
@@ -170,12 +172,12 @@ def checkpoints_lines(session: Session) -> list[str]:
     return out
 
 
-def _section_items(session: Session, title: str) -> list[str]:
+def _section_items(session: Session, title: str) -> Iterable[str]:
     field = LIST_FIELDS[title]
     if field == "files_touched":
-        return [citation_text(c) for c in session.files_touched]
+        return map(citation_text, session.files_touched)
     texts: tuple[str, ...] = getattr(session, field)
-    return list(texts)
+    return texts
 
 
 def block_lines(blocks: Sequence[Block]) -> list[str]:
@@ -195,13 +197,24 @@ def block_lines(blocks: Sequence[Block]) -> list[str]:
 def list_section_lines(session: Session, title: str) -> list[str]:
     """The body of list section ``title`` as the writer spells it (no blank lines
     around it): its blocks, or the items, or the placeholder when it is empty."""
+    return list(_section_lines(session, title))
+
+
+def _section_lines(session: Session, title: str) -> Iterator[str]:
+    """:func:`list_section_lines`, a line at a time."""
     field = LIST_FIELDS[title]
     if field in session.blocks:
-        return block_lines(list_blocks(session, field))
-    texts = _section_items(session, title)
-    if not texts:
-        return [PLACEHOLDER]
-    return [line for text in texts for line in item_lines(text)]
+        yield from block_lines(list_blocks(session, field))
+        return
+    empty = True
+    for text in _section_items(session, title):
+        empty = False
+        if "\n" in text:
+            yield from item_lines(text)
+        else:
+            yield "- " + text
+    if empty:
+        yield PLACEHOLDER
 
 
 def render_page(session: Session, schema: Schema, version: int) -> Document:
@@ -246,16 +259,25 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
         if title not in LIST_FIELDS:
             continue
         lines.extend([f"## {title}", ""])
-        lines.extend(list_section_lines(session, title))
+        # one string of the section's lines (a big list's lines are not held one by one)
+        section = _section_lines(session, title)
+        first = next(section, None)
+        if first is not None:
+            lines.append(join_batched(itertools.chain((first,), section)))
         lines.append("")
     for sec in extras:
         lines.append(f"## {sec.title}" if sec.title else "##")
         if sec.body:
             lines.extend(sec.body.split("\n"))
         lines.append("")
-    while lines and lines[-1] == "":
+    while lines:  # no blank line at the end (an entry may be a section of many lines)
+        last = lines[-1].rstrip("\n")
+        if last:
+            lines[-1] = last
+            break
         lines.pop()
-    return parse("\n".join(lines) + "\n")
+    lines.append("")
+    return parse("\n".join(lines))
 
 
 # -- minimal edits ------------------------------------------------------------

@@ -30,6 +30,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
+from .._lines import join_batched
 from ..diagnostics import Diagnostic, Severity
 from ..document import Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -1017,11 +1018,11 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
                     left = lists[attr] = list(left)
                 left.remove(value)
         relations = _multiset_remove(relations, (_link_of(r) for r in facts.relations))
-    obs_text = _lines_text(_observation_lines(summary, lists))
+    obs_text = join_batched(_observation_lines(summary, lists))
     if implied and obs_text and relations and "[" in obs_text:
         inline = parse_facts(obs_text.split("\n")).relations
         relations = _multiset_remove(relations, (_link_of(r) for r in inline))
-    rel_text = _lines_text(_render_relation(link) for link in relations)
+    rel_text = join_batched(_render_relation(link) for link in relations)
     sections: list[list[str]] = [[block] for block in blocks]
     for title, fact_text in (("Observations", obs_text), ("Relations", rel_text)):
         pieces = [fact_text] if fact_text else []
@@ -1051,17 +1052,6 @@ def _observation_lines(summary: str | None, lists: dict[str, Sequence[Any]]) -> 
                 yield _render_category(category, text)
     for obs in lists["observations"]:
         yield _render_observation(obs)
-
-
-def _lines_text(lines: Iterable[str]) -> str:
-    """``"\\n".join(lines)``, a batch of lines at a time (not every line's string at once)."""
-    from itertools import islice
-
-    it = iter(lines)
-    chunks: list[str] = []
-    while batch := list(islice(it, 4096)):
-        chunks.append("\n".join(batch))
-    return chunks[0] if len(chunks) == 1 else "\n".join(chunks)
 
 
 def render_note(

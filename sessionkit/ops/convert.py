@@ -228,7 +228,17 @@ class ConversionReport:
 
 
 def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """SHA-256 of ``text`` as UTF-8, encoded 1 MiB of characters at a time (a big note
+    that is not ASCII is not held a second time, at up to 4 bytes a character)."""
+    if len(text) <= _SHA_BLOCK:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256()
+    for start in range(0, len(text), _SHA_BLOCK):
+        digest.update(text[start : start + _SHA_BLOCK].encode("utf-8"))
+    return digest.hexdigest()
+
+
+_SHA_BLOCK = 1 << 20
 
 
 def _mark(key: str) -> bytes:
