@@ -30,7 +30,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
-from .._lines import join_batched
+from .._lines import join_batched, joined
 from ..diagnostics import Diagnostic, Severity
 from ..document import Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -670,7 +670,7 @@ def _joined(lines: Sequence[str], a: int, b: int) -> str:
     ``\\n`` only), so where the text has no ``\\r`` it is the lines as they
     are, less the last line's ``\\n``.
     """
-    text = "".join(lines[a:b])
+    text = joined(lines, a, b)  # (cut from the note's text when the lines are offsets into it)
     if "\r" not in text:
         return text[:-1] if text.endswith("\n") else text
     return "\n".join([_strip_eol(line) for line in lines[a:b]])
