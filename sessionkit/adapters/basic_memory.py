@@ -24,7 +24,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import attrs
 import yaml
@@ -1274,6 +1274,59 @@ def _write_with_base(session: Session, base: Document) -> Document:
 # lint
 
 
+class _Pairs(Sequence[tuple[str, str]]):
+    """``(a[i], b[i])`` pairs held as the two lists (no tuple a pair until one is asked for)."""
+
+    __slots__ = ("_a", "_b")
+
+    def __init__(self) -> None:
+        self._a: list[str] = []
+        self._b: list[str] = []
+
+    def add(self, a: str, b: str) -> None:
+        """Append the pair ``(a, b)``."""
+        self._a.append(a)
+        self._b.append(b)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, str]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[str, str] | list[tuple[str, str]]:
+        if isinstance(index, slice):
+            return list(zip(self._a[index], self._b[index], strict=True))
+        return self._a[index], self._b[index]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return zip(self._a, self._b, strict=True)
+
+
+class _LintFacts:
+    """What the lint needs of a note's facts (Basic Memory's view of its body: none
+    when ``bm_parse_semantics`` is off), read in one pass holding no fact object:
+    ``placed``, a byte a line, 1 on a fact's line; ``observations``,
+    ``(category, content)`` pairs (``note`` for no category); ``relations``,
+    ``(type, target)`` pairs."""
+
+    __slots__ = ("observations", "placed", "relations")
+
+    def __init__(self, doc: Document, meta: Mapping[str, Any]) -> None:
+        self.placed = placed = bytearray(len(doc.lines))
+        self.observations = observations = _Pairs()
+        self.relations = relations = _Pairs()
+        if not _semantics_on(meta):
+            return
+        for fact in iter_facts(_body_lines(doc), doc.body_start):
+            placed[fact.line] = 1
+            if isinstance(fact, BMObservation):
+                observations.add(fact.category or "note", fact.content)
+            else:
+                relations.add(fact.type, fact.target)
+
+
 def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnostic]:
     path = doc.path
     out: list[Diagnostic] = []
@@ -1307,14 +1360,13 @@ def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnosti
                     fixable=True,
                 )
     fact_secs = [s for s in doc.sections if s.title in _FACT_SECTIONS]
-    view: BMView | None = None
+    facts: _LintFacts | None = None
     if fact_secs:
-        view = bm_view(doc)
-        placed = {o.line for o in view.facts.observations}
-        placed.update(r.line for r in view.facts.relations)
+        facts = _LintFacts(doc, meta)
+        placed = facts.placed
         for sec in fact_secs:
             for i in range(sec.start + 1, sec.end):
-                if i not in placed and doc.lines[i].strip():
+                if not placed[i] and doc.lines[i].strip():
                     add(
                         "BM008",
                         Severity.WARNING,
@@ -1336,14 +1388,16 @@ def _lint(doc: Document, schemas: Sequence[picoschema.Schema]) -> list[Diagnosti
         return out
     if schema is None:
         return out
-    if view is None:
-        view = bm_view(doc)
+    if facts is None:
+        facts = _LintFacts(doc, meta)
+    title = _title_of(meta, doc.path)
+    type_value = meta.get("type")
     result = picoschema.validate(
-        view.title or "",
+        title or "",
         schema,
-        [(o.category or "note", o.content) for o in view.facts.observations],
-        [(r.type, r.target) for r in view.facts.relations],
-        {**meta, "type": view.type, "title": view.title},
+        facts.observations,
+        facts.relations,
+        {**meta, "type": "note" if type_value is None else _as_text(type_value), "title": title},
     )
     sev = Severity.ERROR if schema.validation == "strict" else Severity.WARNING
     keyed = {r.message: r for r in result.field_results if r.message}
