@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
     from typing import Any
 
-__all__ = ["Lines", "join_batched", "joined"]
+__all__ = ["Lines", "join_batched", "joined", "spanned"]
 
 _NEWLINE = re.compile("\n")
 
@@ -87,11 +87,28 @@ class Lines(Sequence[str]):
             return ""
         return self._text[self._starts[start] : self._starts[stop]]
 
+    def span(self, start: int = 0, stop: int | None = None) -> tuple[str, int, int]:
+        """``(text, a, b)``: ``text[a:b]`` is :meth:`text` ``(start, stop)``, not cut."""
+        n = len(self._starts) - 1
+        start, stop, _ = slice(start, stop).indices(n)
+        if stop <= start:
+            return self._text, 0, 0
+        return self._text, self._starts[start], self._starts[stop]
+
     def __reduce__(self) -> tuple[type[Lines], tuple[str]]:
         return Lines, (self._text,)
 
     def __repr__(self) -> str:
         return f"Lines({len(self)} lines)"
+
+
+def spanned(lines: Sequence[str], start: int = 0, stop: int | None = None) -> tuple[str, int, int]:
+    """``(text, a, b)`` with ``text[a:b] == "".join(lines[start:stop])``: for
+    :class:`Lines`, the note's own text (nothing copied)."""
+    if isinstance(lines, Lines):
+        return lines.span(start, stop)
+    text = "".join(lines[start:stop])
+    return text, 0, len(text)
 
 
 def joined(lines: Sequence[str], start: int = 0, stop: int | None = None) -> str:

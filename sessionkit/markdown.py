@@ -95,7 +95,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from . import fastpaths as _fastpaths
 from ._lazyre import lazy
-from ._lines import joined as _joined_lines
+from ._lines import spanned as _spanned
 from .fastpaths import general_paths
 
 __all__ = [
@@ -1550,7 +1550,7 @@ _OPENERS = "`~<"
 _LINE_MAY_OPEN = lazy(r"\n(?:[`~<]|[^\S\n\r]|\r(?!\n))")
 
 
-def may_open_block(text: str) -> bool:
+def may_open_block(text: str, start: int = 0, end: int | None = None) -> bool:
     """Whether a line of ``text`` may open indented code, a code fence or an HTML block.
 
     True when some line (``text`` split at ``\\n`` only, as
@@ -1569,11 +1569,19 @@ def may_open_block(text: str) -> bool:
     conversion's shortcuts for plain sections rest on that.  This is the one
     table of what may open such a block outside the tokenizer's own rules;
     ``tests/test_markdown.py`` holds it to markdown-it.
+
+    ``start`` and ``end``: look at ``text[start:end]`` only, without cutting it.
     """
-    first = text[:1]  # (the first line has no line break before it)
-    if first and (first in _OPENERS or first.isspace()) and not text.startswith(("\n", "\r\n")):
+    if end is None:
+        end = len(text)
+    first = text[start : start + 1] if start < end else ""  # (no line break before it)
+    if (
+        first
+        and (first in _OPENERS or first.isspace())
+        and not text.startswith(("\n", "\r\n"), start, end)
+    ):
         return True
-    return _LINE_MAY_OPEN.search(text) is not None
+    return _LINE_MAY_OPEN.search(text, start, end) is not None
 
 
 # --------------------------------------------------------------------------
@@ -1760,21 +1768,21 @@ def _plain_headings(
     headings are exactly the lines starting with ``#`` that are headings by
     themselves; string searches find them without a walk over every line.
     """
-    text = _joined_lines(lines, start, stop)
-    if may_open_block(text):
+    text, a, b = _spanned(lines, start, stop)  # (a big note's own text: nothing copied)
+    if may_open_block(text, a, b):
         return None
     found: list[tuple[int, str, int]] = []
-    joined = "\n" + text
     i = start
-    last = 0
-    at = joined.find("\n#")
+    last = a
+    # the first line that starts with "#" (-1: none does)
+    at = a if text.startswith("#", a, b) else text.find("\n#", a, b) + 1 or -1
     while at >= 0:
         i += text.count("\n", last, at)
         last = at
         head = atx_heading(_strip_eol(lines[i]))
         if head is not None:
             found.append((head[0], head[1], i))
-        at = joined.find("\n#", at + 1)
+        at = text.find("\n#", at, b) + 1 or -1
     return found
 
 

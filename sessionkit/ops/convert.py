@@ -228,7 +228,7 @@ class ConversionReport:
 
 
 def _sha(text: str) -> str:
-    """SHA-256 of ``text`` as UTF-8, encoded 1 MiB of characters at a time (a big note
+    """SHA-256 of ``text`` as UTF-8, encoded 64 Ki characters at a time (a big note
     that is not ASCII is not held a second time, at up to 4 bytes a character)."""
     if len(text) <= _SHA_BLOCK:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -238,7 +238,7 @@ def _sha(text: str) -> str:
     return digest.hexdigest()
 
 
-_SHA_BLOCK = 1 << 20
+_SHA_BLOCK = 1 << 16
 
 
 def _mark(key: str) -> bytes:
