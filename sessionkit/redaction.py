@@ -247,20 +247,27 @@ def _lower(text: str) -> str:
 
     ``str.lower`` of a text that is not all ASCII first fills a buffer of 12
     bytes a character (three 4-byte characters each may become); a big note
-    is lowered 64 KiB at a time instead, cut after a line break (no character
-    lowers differently for what lies beyond a line break: a final sigma looks
-    no further), and joined once.
+    is lowered 64 KiB at a time instead (:func:`_line_blocks`), and joined once.
     """
     if text.isascii() or len(text) <= _LOWER_BLOCK:
         return text.lower()
-    parts: list[str] = []
+    return "".join([block.lower() for block in _line_blocks(text)])
+
+
+def _line_blocks(text: str) -> Iterator[str]:
+    """``text`` in blocks of about 64 Ki characters, each cut after a line break.
+
+    No character lowers differently for what lies beyond a line break (a final
+    sigma looks no further), and no detector literal holds one, so a block's
+    lower case is its part of the text's, and a literal is in the text when it
+    is in one of its blocks.
+    """
     start = 0
     n = len(text)
     while start < n:
         cut = text.find("\n", start + _LOWER_BLOCK) + 1 or n
-        parts.append(text[start:cut].lower())
+        yield text[start:cut]
         start = cut
-    return "".join(parts)
 
 
 #: characters lowered at once by :func:`_lower`
@@ -985,6 +992,13 @@ def _literal_scan() -> Any:
 
 def _may_hold(data: str | bytes) -> bool:
     """Whether ``data`` holds a literal some detector needs (cheap searches)."""
+    if isinstance(data, str) and len(data) > _LOWER_BLOCK and not data.isascii():
+        # a block of lines at a time (:func:`_line_blocks`): not lowered all at once
+        return any(_may_hold_text(block) for block in _line_blocks(data))
+    return _may_hold_text(data)
+
+
+def _may_hold_text(data: str | bytes) -> bool:
     kind = str if isinstance(data, str) else bytes
     if kind is str and kind not in _PREFILTER and _ONE_BY_ONE[0] > 0:
         _ONE_BY_ONE[0] -= 1  # every literal by itself: the same answer as the groups'

@@ -1446,6 +1446,8 @@ def convert_doc(
             key = _natural(pivot, dst, project=None, folder=folder, today=today)[0]
         return Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
     faithful = _SAME_SESSION if pivot.from_carrier else _faithful(pivot, doc, src, folder, today)
+    if pivot.layout is not None:  # (only _faithful reads it: a big page's spans go now)
+        pivot = attrs.evolve(pivot, layout=None)
     if not faithful:
         pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
     # The model renders the note's own words again (_SAME_TEXT), and a target that reads
