@@ -989,12 +989,29 @@ def list_blocks_of(
 
 
 def _citation_reader(citation: Callable[[str, bool], Any], fast: bool) -> Callable[[str], Any]:
-    """``citation`` of a bullet text, with the fast-path switch read once."""
+    """``citation`` of a bullet text, with the fast-path switch read once.
+
+    Bullets of the same text share one citation (a frozen value): a section
+    that cites a few files a million times holds a few citations, not a
+    million.  The reader remembers up to :data:`_SHARED_CITATIONS` texts at a
+    time (then forgets them all), so distinct citations cost no more than a
+    small table.
+    """
+    seen: dict[str, Any] = {}
 
     def read(text: str) -> Any:
-        return citation(text, fast)
+        found = seen.get(text)
+        if found is None:
+            if len(seen) >= _SHARED_CITATIONS:
+                seen.clear()
+            found = seen[text] = citation(text, fast)
+        return found
 
     return read
+
+
+#: distinct bullet texts a citation reader remembers at once (see _citation_reader)
+_SHARED_CITATIONS = 1024
 
 
 def _section_body(doc: Document, start: int, end: int) -> str:
