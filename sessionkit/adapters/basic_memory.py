@@ -30,9 +30,9 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
-from .._lines import join_batched, joined
+from .._lines import Lines, join_batched, joined
 from ..diagnostics import Diagnostic, Severity
-from ..document import Document, Section, _strip_eol, parse
+from ..document import MANY_LINES, Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
 from ..model import ExtraSection, Link, LinkStyle, Observation, Origin, Session, Status
 from . import picoschema
@@ -577,16 +577,14 @@ def _file(obs: BMObservation, have_summary: bool) -> tuple[str, Any]:
     return target, obs.text
 
 
-def _filed(observations: Iterable[BMObservation]) -> list[tuple[str, Any]]:
-    """:func:`_file` of each observation, in order."""
-    out: list[tuple[str, Any]] = []
+def _filed(observations: Iterable[BMObservation]) -> Iterator[tuple[str, Any]]:
+    """:func:`_file` of each observation, in order, one at a time."""
     have_summary = False
     for obs in observations:
         filed = _file(obs, have_summary)
         if filed[0] == "summary":
             have_summary = True
-        out.append(filed)
-    return out
+        yield filed
 
 
 def _sections_of(
@@ -1007,8 +1005,8 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
     relations: list[Link] = list(session.relations)
     prose = "\n\n".join(blocks)
     if implied and prose:
-        facts = parse_facts(prose.split("\n"))
-        for attr, value in _filed(facts.observations):
+        found: list[BMRelation] = []
+        for attr, value in _filed(_observations_apart(prose, found)):
             if attr == "summary":
                 if value == summary:
                     summary = None
@@ -1017,10 +1015,10 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
                 if not isinstance(left, list):  # (copied once, when first needed)
                     left = lists[attr] = list(left)
                 left.remove(value)
-        relations = _multiset_remove(relations, (_link_of(r) for r in facts.relations))
+        relations = _multiset_remove(relations, (_link_of(r) for r in found))
     obs_text = join_batched(_observation_lines(summary, lists))
     if implied and obs_text and relations and "[" in obs_text:
-        inline = parse_facts(obs_text.split("\n")).relations
+        inline = [f for f in iter_facts(_lines_of(obs_text)) if isinstance(f, BMRelation)]
         relations = _multiset_remove(relations, (_link_of(r) for r in inline))
     rel_text = join_batched(_render_relation(link) for link in relations)
     sections: list[list[str]] = [[block] for block in blocks]
@@ -1040,6 +1038,23 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
     if out:
         out.append("\n")
     return out
+
+
+def _lines_of(text: str) -> Sequence[str]:
+    """The lines of ``text`` split at ``\\n``: for many lines, as offsets into it
+    (:class:`~sessionkit._lines.Lines`, line ends kept, which the grammar reads alike)."""
+    return Lines(text) if text.count("\n") >= MANY_LINES else text.split("\n")
+
+
+def _observations_apart(text: str, relations: list[BMRelation]) -> Iterator[BMObservation]:
+    """The observations of ``text`` (lines split at ``\\n``), one at a time; its
+    relations are appended to ``relations`` as they come (no other fact outlives
+    its line)."""
+    for fact in iter_facts(_lines_of(text)):
+        if isinstance(fact, BMObservation):
+            yield fact
+        else:
+            relations.append(fact)
 
 
 def _observation_lines(summary: str | None, lists: dict[str, Sequence[Any]]) -> Iterator[str]:

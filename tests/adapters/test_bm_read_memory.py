@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from pathlib import Path
 
 import sessionkit
 
@@ -73,3 +74,52 @@ def test_a_big_note_lints_in_a_few_bytes_a_fact() -> None:
     # 37 B a line here (a byte a line for the fact lines, the facts' categories and
     # contents as two lists); 254 B when the lint held every fact as an object
     assert peak / n < 100
+
+
+def test_a_big_session_is_written_without_repeating_the_facts_of_its_prose() -> None:
+    # 5,000 fact lines in the prose: the writer reads them as lines cut from the
+    # text (many lines), the same facts as the lines of a small text
+    n = 5_000
+    prose = "\n".join(f"- [decision] d{i} #t" for i in range(n)) + "\n\nsee [[Elsewhere]]"
+    session = sessionkit.Session(
+        title="Big",
+        decisions=tuple(f"d{i} #t" for i in range(n)),
+        next_steps=("go on",),
+        relations=(sessionkit.Link(target="Elsewhere", relation="links_to"),),
+        sections=(sessionkit.ExtraSection(title="Notes", body=prose),),
+    )
+    adapter = sessionkit.get_adapter("basic-memory")
+    doc = adapter.write(session)
+    assert doc.text.count("[decision]") == n and doc.text.count("[[Elsewhere]]") == 1
+    back = adapter.read(doc)
+    assert (back.decisions, back.next_steps, back.relations) == (
+        session.decisions,
+        session.next_steps,
+        session.relations,
+    )
+
+
+def _bm_to_aiwiki(root: Path, lines: int) -> tuple[sessionkit.ConversionReport, int]:
+    note = root / "bm" / "sessions" / "Session big.md"
+    note.parent.mkdir(parents=True)
+    note.write_text(
+        HEAD + "".join(f"- [next_step] {i % 10}\n" for i in range(lines)), encoding="utf-8"
+    )
+    return (
+        sessionkit.convert(root / "bm", root / "wiki", to="aiwiki", project="bench", jobs=1),
+        note.stat().st_size,
+    )
+
+
+def test_a_big_note_converts_to_aiwiki_within_a_multiple_of_its_size(tmp_path: Path) -> None:
+    _bm_to_aiwiki(tmp_path / "small", 10)  # (what a first conversion imports is not the note's)
+    tracemalloc.start()
+    try:
+        report, size = _bm_to_aiwiki(tmp_path / "big", 30_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not report.failures and len(report.created) == 1
+    # 5.6x the note's size (16 B a line) when this test came; 24.9x at 0731713, when the
+    # Basic Memory reader held every fact as an object and the writers a string a line
+    assert peak / size < 12
