@@ -37,13 +37,13 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import attrs
 
 from .. import fastpaths as _fastpaths
-from .._lines import joined
+from .._lines import join_batched, joined, spanned
 from ..document import Document, parse
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..markdown import may_open_block
@@ -727,8 +727,8 @@ def _aiwiki_parts(
     if hints and _fastpaths.enabled():
         for title, body in parts:
             hint = hints.get(title)
-            if hint is not None and _hinted(body, hint[0]):
-                known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint[1]})
+            if hint is not None and _hinted(body, hint):
+                known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint.value})
         if known:
             _fastpaths.answered("section-hints")
             rest = [(title, body) for title, body in parts if title not in known]
@@ -760,22 +760,37 @@ _HINT_FIELDS = {
 }
 
 
-def _hinted(body: str, text: str) -> bool:
-    """Whether a carrier's ``body`` has the lines of a hint's ``text`` (whose lines keep
-    their ends): ``body.split("\n")`` is those lines without their ends."""
-    if text[-1:] == "\n":  # (compared in place: no copy of either)
-        return len(body) == len(text) - 1 and text.startswith(body)
-    return body == text
+class _Hint(NamedTuple):
+    """A known section's lines, ``source[start:end]`` (kept in the page's own text, not
+    cut from it), and what they read as (see :func:`_section_hints`)."""
+
+    source: str
+    start: int
+    end: int
+    value: Any
+
+    def text(self) -> str:
+        """The section's lines, line ends kept."""
+        return self.source[self.start : self.end]
+
+
+def _hinted(body: str, hint: _Hint) -> bool:
+    """Whether a carrier's ``body`` has the lines of a hint (whose lines keep their
+    ends): ``body.split("\n")`` is those lines without their ends."""
+    source, start, end = hint.source, hint.start, hint.end
+    if end > start and source[end - 1] == "\n":  # (compared in place: no copy of either)
+        return len(body) == end - start - 1 and source.startswith(body, start)
+    return len(body) == end - start and source.startswith(body, start)
 
 
 def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, Any] | None:
     """What the known sections of aiwiki page ``doc`` read as, alone:
-    ``{title: (text, value)}``.
+    ``{title: hint}`` (:class:`_Hint`).
 
-    ``value`` is the page's reading of the section (``session`` is it, as
-    ``read_page`` gives it with ``layout``); ``text`` is the section's lines
-    with their line ends (one string cut from the page's text: a section of a
-    million lines costs its characters here, not a string a line), without
+    ``hint.value`` is the page's reading of the section (``session`` is it, as
+    ``read_page`` gives it with ``layout``); ``hint.text()`` is the section's
+    lines with their line ends (a big page's own text between two offsets: a
+    section of a million lines costs nothing more here), without
     the blank lines between a directive header and its first item, and
     without empty lines at either end (see :func:`_hinted`).  A page
     ``## <title>`` with just those lines (a carrier section read back by
@@ -818,12 +833,19 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
             pieces = []
             for at, stop in zip([first, *(i + 1 for i in cuts)], [*cuts, last], strict=True):
                 pieces.append(joined(lines, at, stop))
-            text = "".join(pieces)
-        else:
-            text = joined(lines, first, last)
-        if not text or _may_open_block(text) or "```" in text or "~~~" in text:
+            source = "".join(pieces)
+            a, b = 0, len(source)
+        else:  # (a big page's own text, between two offsets: nothing copied)
+            source, a, b = spanned(lines, first, last)
+        if (
+            a == b
+            or source.find("\r", a, b) >= 0
+            or may_open_block(source, a, b)
+            or source.find("```", a, b) >= 0
+            or source.find("~~~", a, b) >= 0
+        ):
             continue  # (an empty section is no carrier: nothing to hint)
-        hints[title] = (text, value)
+        hints[title] = _Hint(source, a, b, value)
     return hints or None
 
 
@@ -834,46 +856,49 @@ _TITLE_FIELDS = {
 }
 
 
-def _plain_lines(lines: Sequence[str]) -> bool:
-    """Whether no line can start a level-1/2 heading, a fence, indented code or an
-    HTML block, and none has a carriage return.
+def _plain_text(text: str) -> bool:
+    """Whether no line of ``text`` can start a level-1/2 heading, a fence, indented
+    code or an HTML block, and none has a carriage return.
 
     Such lines read back as one section body exactly as written, whatever
     surrounds them (:func:`~sessionkit.document.scan_headings` passes them by).
     """
-    if _may_open_block("\n".join(lines)):
+    if _may_open_block(text):
         return False
     # a level 3+ heading ends no section
-    return not any(line[:1] == "#" and not line.startswith("###") for line in lines)
+    at = 0 if text.startswith("#") else text.find("\n#") + 1 or -1
+    while at >= 0:
+        if not text.startswith("###", at):
+            return False
+        at = text.find("\n#", at) + 1 or -1
+    return True
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
     """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank lines.
 
     Rendered straight from the section's lines when they are plain (see
-    :func:`_plain_lines`); otherwise the whole page is rendered and the section
-    cut out of it as a reader sees it.
+    :func:`_plain_text`); otherwise the whole page is rendered and the section
+    cut out of it as a reader sees it.  The lines are joined a batch at a time
+    (a section of a million items is not a million strings at once).
     """
     from ..adapters._aiwiki_write import block_lines, checkpoints_lines, citation_text, item_lines
     from ..model import list_blocks
 
-    lines: list[str] = []
+    lines: Iterable[str]
     if title == "Checkpoints":
         lines = checkpoints_lines(session)
     elif title in _TITLE_FIELDS and _TITLE_FIELDS[title] in session.blocks:
         lines = block_lines(list_blocks(session, _TITLE_FIELDS[title]))
     elif title == "Files touched":
-        for c in session.files_touched:
-            lines.extend(item_lines(citation_text(c)))
+        lines = (x for c in session.files_touched for x in item_lines(citation_text(c)))
     else:
         field = next(name for name, (_, t) in _LIST_CATEGORIES.items() if t == title)
-        for text in getattr(session, field):
-            lines.extend(item_lines(text))
-    while lines and not lines[-1]:
-        lines.pop()
-    if lines and lines[0] and _fastpaths.enabled() and _plain_lines(lines):
+        lines = (x for text in getattr(session, field) for x in item_lines(text))
+    text = join_batched(lines).rstrip("\n")  # (no empty lines at the end)
+    if text and text[0] != "\n" and _fastpaths.enabled() and _plain_text(text):
         _fastpaths.answered("plain-section")
-        return "\n".join(lines)
+        return text
     return _aiwiki_section_body_read(session, title)
 
 

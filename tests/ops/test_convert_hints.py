@@ -40,7 +40,7 @@ def _carrier_note(hints: dict[str, Any]) -> str:
     the lines of each hint (as a conversion writes them when it can)."""
     # (a hint's text keeps its lines' ends)
     body = "".join(
-        f"## aiwiki: {t}\n\n{text.removesuffix(chr(10))}\n\n" for t, (text, _) in hints.items()
+        f"## aiwiki: {t}\n\n{hint.text().removesuffix(chr(10))}\n\n" for t, hint in hints.items()
     )
     return "---\ntitle: T\ntype: session\npermalink: sessions/t\n---\n\n" + body
 
@@ -59,7 +59,7 @@ def _hints_read_the_long_way(text: str) -> int:
     before = taken()["section-hints"]
     fast = pivot_from_bm(note, "sessions", pivot.hints)
     # (an empty section is no carrier: no hint is taken for it)
-    assert taken()["section-hints"] == before + any(text for text, _ in pivot.hints.values())
+    assert taken()["section-hints"] == before + any(h.text() for h in pivot.hints.values())
     with general_paths():
         assert pivot_from_bm(note, "sessions", pivot.hints).key() == fast.key(), text
     return len(pivot.hints)
@@ -93,7 +93,7 @@ def test_the_schema_entry_shape_has_hints_and_the_conversion_uses_them() -> None
 def test_a_hint_is_not_taken_for_other_lines() -> None:
     text = _schema_shape()
     pivot = pivot_from_aiwiki(parse(text, _PATH))
-    hinted = pivot.hints["Checkpoints"][0].removesuffix("\n")
+    hinted = pivot.hints["Checkpoints"].text().removesuffix("\n")
     lines = hinted.split("\n")
     converted = _converted(text)
     other = "\n".join([*lines[:-1], "extra line", lines[-1]])
