@@ -1354,8 +1354,8 @@ def _flat_kinds(lines: Sequence[str], start: int, stop: int, tables: bool) -> by
             text = text[:-1]
         if text[-1:] == "\r":
             text = text[:-1]
-        if "\x00" in text or (tables and "|" in text):
-            return None  # NUL is read as U+FFFD; a "|" may make a table
+        if "\x00" in text or "\r" in text or (tables and "|" in text):
+            return None  # NUL is read as U+FFFD; a lone CR ends a line; a "|" may make a table
         c = text[:1]
         if c not in special:
             kind = _PLAIN if c else _BLANK
