@@ -705,9 +705,12 @@ class _Filing:
         "where",
     )
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, like: Mapping[str, tuple[str, ...]] | None = None) -> None:
         self.summary: str | None = None
-        self.lists: dict[str, list[str]] = {name: [] for name in _CATEGORY_FIELDS.values()}
+        self.lists: dict[str, list[str] | _Following] = {
+            name: _Following(like[name]) if like and name in like else []
+            for name in _CATEGORY_FIELDS.values()
+        }
         self.observations: list[Observation] = []
         self.relations: list[Link] = []
         self.where: dict[str, array[int]] = {}
@@ -748,6 +751,44 @@ class _Filing:
             at.append(line)
 
 
+class _Following:
+    """A list of a note's values that, while they are those of ``like`` (a tuple the
+    reader expects: the session a note was rendered from), holds only how many.
+
+    :meth:`values` is the tuple of the values appended, ``like`` itself when they
+    are all of ``like``: a read-back of a note of a million observations makes
+    no list and no second tuple of them.  Equal strings are interchangeable.
+    """
+
+    __slots__ = ("count", "items", "like")
+
+    def __init__(self, like: tuple[str, ...]) -> None:
+        self.like = like
+        self.count = 0
+        self.items: list[str] | None = None
+
+    def append(self, value: str) -> None:
+        """Add ``value`` (a list of its own from the first value ``like`` has not)."""
+        items = self.items
+        if items is None:
+            like, n = self.like, self.count
+            if n < len(like) and like[n] == value and type(like[n]) is str:
+                self.count = n + 1
+                return
+            items = self.items = list(like[:n])
+        items.append(value)
+
+    def values(self) -> tuple[str, ...]:
+        """The values appended, as a tuple."""
+        if self.items is not None:
+            return tuple(self.items)
+        return self.like if self.count == len(self.like) else self.like[: self.count]
+
+
+def _values(items: list[str] | _Following) -> tuple[str, ...]:
+    return items.values() if isinstance(items, _Following) else tuple(items)
+
+
 class _Picked(NamedTuple):
     """The facts of a note on the lines of ``only`` (see :func:`_session_fields`),
     filed as :meth:`BasicMemoryAdapter.read` files a note's facts; a value
@@ -764,8 +805,9 @@ def _keep(
 ) -> tuple[Any, ...]:
     """The items of ``items`` whose line (``at``, in step) ``keep`` takes: ``items``
     itself when that is all of them."""
-    kept = [item for item, line in zip(items, at, strict=True) if keep(line)]
-    return items if len(kept) == len(items) else tuple(kept)
+    if len(at) == len(items) and all(map(keep, at)):
+        return items  # (asked first: no list of a million items to find it out)
+    return tuple(item for item, line in zip(items, at, strict=True) if keep(line))
 
 
 def _picked(filing: _Filing, fields: Mapping[str, Any], only: bytearray) -> _Picked:
@@ -798,12 +840,15 @@ def _picked(filing: _Filing, fields: Mapping[str, Any], only: bytearray) -> _Pic
 
 
 def _session_fields(
-    doc: Document, only: Iterable[range] | None = None
+    doc: Document,
+    only: Iterable[range] | None = None,
+    like: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[dict[str, Any], _Layout, _Picked | None]:
     """The session's fields as keyword arguments, where its list items sit, and
     with ``only`` (ranges of line numbers) the facts on those lines
     (:class:`_Picked`; read even when ``bm_parse_semantics`` is off and the
-    session has none)."""
+    session has none).  ``like``: lists the note is expected to hold
+    (attribute -> tuple); a list equal to its expected one is that tuple."""
     meta = doc.meta  # raises ParseError with a line for unusable frontmatter
     semantics = _semantics_on(meta)
     mask: bytearray | None = None
@@ -811,7 +856,7 @@ def _session_fields(
         mask = bytearray(len(doc.lines))
         for span in only:
             mask[span.start : span.stop] = b"\x01" * len(span)
-    filing = _Filing(len(doc.lines))
+    filing = _Filing(len(doc.lines), like)
     if semantics:
         filing.read(_body_lines(doc), doc.body_start, mask)
     layout = _Layout(doc.lines, filing)
@@ -832,11 +877,11 @@ def _session_fields(
         title=_title_of(meta, doc.path),
         summary=filing.summary,
         tags=parse_bm_tags(meta.get("tags")),
-        context=tuple(lists["context"]),
-        next_steps=tuple(lists["next_steps"]),
-        decisions=tuple(lists["decisions"]),
-        gotchas=tuple(lists["gotchas"]),
-        questions=tuple(lists["questions"]),
+        context=_values(lists["context"]),
+        next_steps=_values(lists["next_steps"]),
+        decisions=_values(lists["decisions"]),
+        gotchas=_values(lists["gotchas"]),
+        questions=_values(lists["questions"]),
         observations=tuple(filing.observations),
         relations=tuple(filing.relations),
         extra=extra,
@@ -853,7 +898,7 @@ def _session_fields(
         else:  # the session has no facts: read them for ``only`` alone
             alone = _Filing(len(doc.lines))
             alone.read([line.replace("\x00", "") for line in doc.lines], doc.body_start, mask)
-            own: dict[str, Any] = {name: tuple(alone.lists[name]) for name in alone.lists}
+            own: dict[str, Any] = {name: _values(alone.lists[name]) for name in alone.lists}
             own["observations"] = tuple(alone.observations)
             own["relations"] = tuple(alone.relations)
             picked = _picked(alone, own, mask)

@@ -539,7 +539,9 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 # ----------------------------------------------------------------------------- Basic Memory side
 
 
-def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) -> _Pivot:
+def pivot_from_bm(
+    doc: Document, folder: str = "sessions", hints: Any = None, like: Session | None = None
+) -> _Pivot:
     """Read a Basic Memory note and undo the carriers a conversion put there.
 
     Facts are taken from the ``## Observations`` and ``## Relations``
@@ -547,7 +549,9 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     ``hints`` (:func:`_section_hints` of the aiwiki page the note was made
     from) gives carrier sections whose lines it knows without reading them
     (the ``section-hints`` fast lane: off with :mod:`sessionkit.fastpaths`,
-    every carrier section is read).
+    every carrier section is read).  ``like``: the session the note is expected
+    to hold (a read-back's source): a list of its equal to that session's is
+    that session's tuple, held once.
     """
     from ..adapters._bm_permalink import generate_permalink
     from ..adapters.basic_memory import _session_fields, note_path, split_lead
@@ -557,7 +561,9 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", hints: Any = None) ->
     try:
         # facts from the fact sections only (read as the session's are, in the same pass)
         read_fields, _, picked = _session_fields(
-            note, [range(sec.start, sec.end) for sec in note.sections if sec.title in _BM_KNOWN]
+            note,
+            [range(sec.start, sec.end) for sec in note.sections if sec.title in _BM_KNOWN],
+            None if like is None else {name: getattr(like, name) for name in _LIST_CATEGORIES},
         )
     except SessionKitError as exc:
         raise exc.with_path(doc.path) from None
@@ -1236,7 +1242,13 @@ def today_utc() -> str:
 
 
 def _read_pivot(
-    doc: Document, family: str, folder: str, hints: Any = None, *, back: bool = False
+    doc: Document,
+    family: str,
+    folder: str,
+    hints: Any = None,
+    *,
+    back: bool = False,
+    like: Session | None = None,
 ) -> _Pivot:
     """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed: not
     building them is the ``readback-hints`` fast lane, off with :mod:`sessionkit.fastpaths`)."""
@@ -1246,7 +1258,7 @@ def _read_pivot(
             _fastpaths.answered("readback-hints")
             return pivot
         return pivot_from_aiwiki(doc, folder)
-    return pivot_from_bm(doc, folder, hints)
+    return pivot_from_bm(doc, folder, hints, like)
 
 
 def _natural(
@@ -1485,7 +1497,9 @@ def convert_doc(
                 pivot, dst, project=project, folder=folder, today=today
             ):
                 try:
-                    back = _read_pivot(parse(text, key), dst, folder, pivot.hints, back=True)
+                    back = _read_pivot(
+                        parse(text, key), dst, folder, pivot.hints, back=True, like=pivot.session
+                    )
                 except FormatError:
                     continue
                 if _same_facts(back, pivot, want) and words.kept(text, dst):

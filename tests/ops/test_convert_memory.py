@@ -5,7 +5,12 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import sessionkit
+from sessionkit.adapters.crosswalk import pivot_from_bm
+from sessionkit.document import parse
 from sessionkit.markdown import flat_leaves, tokenize, walk
 
 HEAD = """---
@@ -70,3 +75,31 @@ def test_flat_leaves_are_the_text_blocks_of_tokenize() -> None:
             want.append((block.kind, block.start, block.end, block.content))
     assert [leaf[:4] for leaf in leaves] == want
     assert flat_leaves(["> quote\n"]) is None
+
+
+_steps = st.lists(st.sampled_from(["a", "b", "step 1", "é"]), max_size=6)
+
+
+@settings(max_examples=120, deadline=None)
+@given(have=_steps, expect=_steps)
+def test_a_read_back_shares_the_lists_it_expects_and_reads_the_others(
+    have: list[str], expect: list[str]
+) -> None:
+    # a Basic Memory read-back given the session it should hold (``like``) reads
+    # the same; a list equal to the expected one is that very tuple (no second copy)
+    note = parse(
+        "---\ntitle: T\ntype: session\npermalink: sessions/t\n---\n\n## Observations\n\n"
+        + "".join(f"- [next_step] {text}\n" for text in have)
+        + "- [decision] d\n",
+        "sessions/T.md",
+    )
+    like = sessionkit.Session(
+        focus="x", started="2026-01-01", next_steps=tuple(expect), decisions=("d",)
+    )
+    plain = pivot_from_bm(note)
+    shared = pivot_from_bm(note, like=like)
+    assert shared.key() == plain.key()
+    assert shared.session.next_steps == tuple(have)
+    if have == expect:
+        assert shared.session.next_steps is like.next_steps
+    assert shared.session.decisions is like.decisions
