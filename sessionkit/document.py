@@ -34,6 +34,7 @@ __all__ = [
     "Section",
     "atx_heading",
     "decode",
+    "encode",
     "parse",
     "read_document",
     "split_lines",
@@ -464,6 +465,28 @@ def decode(data: bytes, path: str | None = None) -> str:
             path=path,
             line=line,
         ) from None
+
+
+def encode(text: str) -> bytes:
+    """A note's text as UTF-8 bytes.
+
+    A big text that is not all ASCII is encoded 64 Ki characters at a time and
+    the pieces joined: ``str.encode`` first takes room for the longest bytes
+    every character might need (3 bytes for each of a 2-byte text's
+    characters), three times the bytes of a text of ASCII and a few dashes.
+    """
+    if len(text) <= _ENCODE_BLOCK or text.isascii():
+        return text.encode("utf-8")
+    return b"".join(
+        [
+            text[start : start + _ENCODE_BLOCK].encode("utf-8")
+            for start in range(0, len(text), _ENCODE_BLOCK)
+        ]
+    )
+
+
+#: characters encoded at once by :func:`encode`
+_ENCODE_BLOCK = 1 << 16
 
 
 def _too_big(text: str, limit: int) -> int | None:

@@ -236,11 +236,10 @@ class FileStore(Store):
 
     def _outgoing(self, path: str, text: str) -> bytes:
         """The bytes a write sends: the one place secrets are redacted (docs/secrets.md)."""
+        from ..document import encode
         from ..redaction import guard
 
-        return guard(self, path, text, remote=not isinstance(self.storage, LocalStorage)).encode(
-            "utf-8"
-        )
+        return encode(guard(self, path, text, remote=not isinstance(self.storage, LocalStorage)))
 
     def delete(self, key: str) -> None:
         """Remove a note. Raises :class:`NotFoundError`."""

@@ -42,7 +42,7 @@ from ..adapters.crosswalk import (
     note_family,
     today_utc,
 )
-from ..document import Document
+from ..document import Document, encode
 from ..errors import (
     ConflictError,
     LimitExceededError,
@@ -228,17 +228,9 @@ class ConversionReport:
 
 
 def _sha(text: str) -> str:
-    """SHA-256 of ``text`` as UTF-8, encoded 64 Ki characters at a time (a big note
-    that is not ASCII is not held a second time, at up to 4 bytes a character)."""
-    if len(text) <= _SHA_BLOCK:
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
-    digest = hashlib.sha256()
-    for start in range(0, len(text), _SHA_BLOCK):
-        digest.update(text[start : start + _SHA_BLOCK].encode("utf-8"))
-    return digest.hexdigest()
-
-
-_SHA_BLOCK = 1 << 16
+    """SHA-256 of ``text`` as UTF-8 (:func:`~sessionkit.document.encode`: a big note
+    that is not ASCII is not held a second time at three bytes a character)."""
+    return hashlib.sha256(encode(text)).hexdigest()
 
 
 def _mark(key: str) -> bytes:
