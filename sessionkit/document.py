@@ -203,7 +203,7 @@ class Document:
         self.bom = "\ufeff" if text.startswith("\ufeff") else ""
         rest = text[1:] if self.bom else text
         self.lines: Sequence[str] = (
-            Lines(rest) if rest.count("\n", 0) >= MANY_LINES else split_lines(rest)
+            Lines(rest) if rest.count("\n") >= MANY_LINES else split_lines(rest)
         )
         first_nl = text.find("\n")
         self.newline = "\r\n" if first_nl > 0 and text[first_nl - 1] == "\r" else "\n"

@@ -845,8 +845,7 @@ def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, An
             source, a, b = spanned(lines, first, last)
         if (
             a == b
-            or source.find("\r", a, b) >= 0
-            or may_open_block(source, a, b)
+            or _may_open_block(source, a, b)
             or source.find("```", a, b) >= 0
             or source.find("~~~", a, b) >= 0
         ):
@@ -1443,11 +1442,13 @@ def _directive_gaps(layout: Any) -> set[int]:
     return gaps
 
 
-def _may_open_block(text: str) -> bool:
-    """Whether a line of ``text`` may open a code fence, indented code or an HTML
-    block (the tokenizer's :func:`~sessionkit.markdown.may_open_block`), or ``text``
-    has a carriage return (the writer ends lines with LF only)."""
-    return "\r" in text or may_open_block(text)
+def _may_open_block(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether a line of ``text[start:end]`` may open a code fence, indented code or an
+    HTML block (the tokenizer's :func:`~sessionkit.markdown.may_open_block`), or it
+    has a carriage return (the writer ends lines with LF only); nothing is cut."""
+    if end is None:
+        end = len(text)
+    return text.find("\r", start, end) >= 0 or may_open_block(text, start, end)
 
 
 def _meta_text(doc: Document) -> str:

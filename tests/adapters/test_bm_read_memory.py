@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import sessionkit
 
@@ -24,18 +25,24 @@ A big note.
 """
 
 
-def _read_peak(body: str, lines: int) -> tuple[sessionkit.Session, float]:
-    """The session of a note of ``HEAD + body`` and the tracemalloc peak of reading
-    it (its Document made beforehand), in bytes a line of ``body``."""
+def _peak(body: str, lines: int, what: str) -> tuple[Any, float]:
+    """What the Basic Memory adapter's ``what`` (``read`` or ``lint``) gives for a
+    note of ``HEAD + body``, and its tracemalloc peak (the Document made
+    beforehand), in bytes a line of ``body``."""
     doc = sessionkit.parse(HEAD + body, "sessions/Session big.md")
-    adapter = sessionkit.get_adapter("basic-memory")
+    run = getattr(sessionkit.get_adapter("basic-memory"), what)
     tracemalloc.start()
     try:
-        session = adapter.read(doc)
+        out = run(doc)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return session, peak / lines
+    return out, peak / lines
+
+
+def _read_peak(body: str, lines: int) -> tuple[sessionkit.Session, float]:
+    """The session of a note of ``HEAD + body`` and the peak of reading it."""
+    return _peak(body, lines, "read")
 
 
 def test_a_big_note_of_observations_reads_in_a_few_bytes_a_fact() -> None:
@@ -59,21 +66,12 @@ def test_a_big_note_of_general_observations_shares_their_category() -> None:
 
 def test_a_big_note_lints_in_a_few_bytes_a_fact() -> None:
     n = 30_000
-    doc = sessionkit.parse(
-        HEAD + "".join(f"- [next_step] {i % 10}\n" for i in range(n)), "sessions/Session big.md"
-    )
-    adapter = sessionkit.get_adapter("basic-memory")
-    tracemalloc.start()
-    try:
-        found = adapter.lint(doc)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    found, per_line = _peak("".join(f"- [next_step] {i % 10}\n" for i in range(n)), n, "lint")
     # the built-in Session schema checks the facts: a finding on the missing 'started'
     assert [d.code for d in found] == ["BM005"] and "started" in found[0].message
     # 37 B a line here (a byte a line for the fact lines, the facts' categories and
     # contents as two lists); 254 B when the lint held every fact as an object
-    assert peak / n < 100
+    assert per_line < 100
 
 
 def test_a_big_session_is_written_without_repeating_the_facts_of_its_prose() -> None:

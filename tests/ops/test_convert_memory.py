@@ -12,20 +12,10 @@ import sessionkit
 from sessionkit.adapters.crosswalk import pivot_from_bm
 from sessionkit.document import parse
 from sessionkit.markdown import flat_leaves, tokenize, walk
+from tests.adapters.test_aiwiki_memory import HEAD as PAGE_HEAD
 
-HEAD = """---
-schema_id: session
-schema_version: 2
-status: done
-date_start: 2026-05-18
-session_id: 7e8a3f2-9a4b-4c8d-b1e2-f5a6c7d8e9f0
-focus: a big note
-last_commit: '1234abc'
----
-
-## Next steps
-
-"""
+# the frontmatter of tests/adapters/test_aiwiki_memory.py's big pages, then the section
+HEAD = PAGE_HEAD + "## Next steps\n\n"
 
 
 def _peak_ratio(tmp_path: Path, lines: int, *, cited: bool = False) -> float:
