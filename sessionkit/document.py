@@ -13,7 +13,7 @@ anything shown to a person (errors, diagnostics) adds 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 
 from ._lazyre import lazy
@@ -35,6 +35,7 @@ __all__ = [
     "atx_heading",
     "decode",
     "encode",
+    "encode_blocks",
     "parse",
     "read_document",
     "split_lines",
@@ -470,19 +471,28 @@ def decode(data: bytes, path: str | None = None) -> str:
 def encode(text: str) -> bytes:
     """A note's text as UTF-8 bytes.
 
-    A big text that is not all ASCII is encoded 64 Ki characters at a time and
-    the pieces joined: ``str.encode`` first takes room for the longest bytes
-    every character might need (3 bytes for each of a 2-byte text's
-    characters), three times the bytes of a text of ASCII and a few dashes.
+    A big text that is not all ASCII is encoded 64 Ki characters at a time
+    (:func:`encode_blocks`) into one growing buffer that becomes the result:
+    ``str.encode`` first takes room for the longest bytes every character
+    might need (3 bytes for each of a 2-byte text's characters), three times
+    the bytes of a text of ASCII and a few dashes, and joining a list of the
+    pieces holds them twice.
     """
     if len(text) <= _ENCODE_BLOCK or text.isascii():
         return text.encode("utf-8")
-    return b"".join(
-        [
-            text[start : start + _ENCODE_BLOCK].encode("utf-8")
-            for start in range(0, len(text), _ENCODE_BLOCK)
-        ]
-    )
+    from io import BytesIO
+
+    out = BytesIO()  # (its getvalue is the buffer itself, cut to size: not a copy)
+    for block in encode_blocks(text):
+        out.write(block)
+    return out.getvalue()
+
+
+def encode_blocks(text: str) -> Iterator[bytes]:
+    """``text`` as UTF-8, 64 Ki characters at a time: ``b"".join`` of them is
+    :func:`encode` ``(text)`` (for a hash or a stream that need not hold it whole)."""
+    for start in range(0, len(text), _ENCODE_BLOCK):
+        yield text[start : start + _ENCODE_BLOCK].encode("utf-8")
 
 
 #: characters encoded at once by :func:`encode`

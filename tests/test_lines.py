@@ -91,3 +91,29 @@ def test_lines_read_as_lists_do(text: str, fmt: str) -> None:
         m.setattr(document, "MANY_LINES", 0)
         assert isinstance(parse(text).lines, Lines)
         assert _results(text, fmt) == want
+
+
+@given(st.text(max_size=30), st.integers(0, 70_000))
+def test_encode_is_utf8_however_big(piece: str, length: int) -> None:
+    # a text over 64 Ki characters that is not ASCII is encoded a block at a time
+    # (a block may end inside a character's surrogate-free run: any cut is fine)
+    text = (piece * (length // max(1, len(piece)) + 1))[:length] if piece else ""
+    want = text.encode("utf-8")
+    assert document.encode(text) == want
+    assert b"".join(document.encode_blocks(text)) == want
+
+
+def test_encoding_a_big_note_holds_its_bytes_once() -> None:
+    import tracemalloc
+
+    text = "title — x\n" + "- [next_step] 7\n" * 200_000  # 3.2 M characters, 2 bytes each
+    tracemalloc.start()
+    try:
+        data = document.encode(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert data == text.encode("utf-8")
+    # str.encode takes 3 bytes a character first (9.6 MB), a joined list of pieces
+    # holds the bytes twice (6.4 MB); one growing buffer about once (3.2 MB)
+    assert peak < 1.3 * len(data)

@@ -42,7 +42,7 @@ from ..adapters.crosswalk import (
     note_family,
     today_utc,
 )
-from ..document import Document, encode
+from ..document import Document, encode_blocks
 from ..errors import (
     ConflictError,
     LimitExceededError,
@@ -228,9 +228,12 @@ class ConversionReport:
 
 
 def _sha(text: str) -> str:
-    """SHA-256 of ``text`` as UTF-8 (:func:`~sessionkit.document.encode`: a big note
-    that is not ASCII is not held a second time at three bytes a character)."""
-    return hashlib.sha256(encode(text)).hexdigest()
+    """SHA-256 of ``text`` as UTF-8, hashed a block at a time
+    (:func:`~sessionkit.document.encode_blocks`: a big note is not held a second time)."""
+    sha = hashlib.sha256()
+    for block in encode_blocks(text):
+        sha.update(block)
+    return sha.hexdigest()
 
 
 def _mark(key: str) -> bytes:
