@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
     from typing import Any
 
-__all__ = ["Lines", "join_batched", "joined", "spanned"]
+__all__ = ["Lines", "appended", "batched", "join_batched", "joined", "spanned"]
 
 _NEWLINE = re.compile("\n")
 
@@ -118,13 +118,36 @@ def joined(lines: Sequence[str], start: int = 0, stop: int | None = None) -> str
     return "".join(lines[start:stop])
 
 
-def join_batched(lines: Iterable[str], sep: str = "\n") -> str:
-    """``sep.join(lines)``, a batch of lines at a time: the lines of a big list are
-    made and joined 4,096 at a time, not all held as strings at once."""
+def batched(lines: Iterable[str], sep: str = "\n") -> Iterator[str]:
+    """The pieces of ``sep.join(lines)``, in order: the lines joined 4,096 at a
+    time, and ``sep`` between two batches (so a million lines are never all
+    strings at once, nor all joined at once)."""
     from itertools import islice
 
     it = iter(lines)
-    chunks: list[str] = []
-    while batch := list(islice(it, 4096)):
-        chunks.append(sep.join(batch))
-    return chunks[0] if len(chunks) == 1 else sep.join(chunks)
+    batch = list(islice(it, 4096))
+    while batch:
+        yield sep.join(batch)
+        batch = list(islice(it, 4096))
+        if batch:
+            yield sep
+
+
+def join_batched(lines: Iterable[str], sep: str = "\n") -> str:
+    """``sep.join(lines)``, a batch of lines at a time (:func:`batched`)."""
+    return "".join(batched(lines, sep))
+
+
+def appended(text: str, pieces: Iterable[str]) -> str:
+    """``text + "".join(pieces)``, each piece added as it comes.
+
+    CPython grows a string held by one local variable in place on ``+=``
+    (``realloc``, which moves a big block without copying it), so a note made of
+    many pieces peaks at its own size plus one piece, where ``"".join`` of a
+    list holds every piece besides the result: twice the note's characters
+    when one character (a dash in the title) widens the result to two bytes
+    each.  Elsewhere ``+=`` copies: the same result, more time.
+    """
+    for piece in pieces:
+        text += piece
+    return text

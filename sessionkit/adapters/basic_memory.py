@@ -30,7 +30,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
-from .._lines import Lines, join_batched, joined
+from .._lines import Lines, appended, batched, joined
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -1021,10 +1021,12 @@ def _multiset_remove(items: Sequence[Any], implied: Iterable[Any]) -> list[Any]:
     return remaining
 
 
-def _render_body(session: Session, *, implied: bool = True) -> list[str]:
+def _render_body(session: Session, *, implied: bool = True) -> list[str | Iterator[str]]:
     """The note's body: prose sections, then ``## Observations``, then ``## Relations``,
-    as parts to join (a big list's lines are joined once, a batch at a time, and
-    the note once, so a million observations are not a million strings at once).
+    as parts to join (:func:`_pieces`): a fact section's lines are an iterator of
+    batches of lines joined (:func:`~sessionkit._lines.batched`), made as the
+    note is joined, so a million observations are never a million strings, nor
+    a second copy of their text, at once.
 
     With ``implied`` (the default) the session's facts are all the facts of
     the note, as :meth:`BasicMemoryAdapter.read` returns them: facts the
@@ -1033,14 +1035,21 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
     session's observations and relations are exactly the lines to add below
     the prose.
     """
-    blocks: list[str] = []
+    blocks: list[list[str | Iterator[str]]] = []  # a prose section's parts (not copied)
     loose: dict[str, list[str]] = {}  # the no-fact lines of the fact sections
     for sec in session.sections:
         if sec.title in _FACT_SECTIONS:
             if sec.body:
                 loose.setdefault(sec.title, []).append(sec.body)
             continue
-        blocks.append(sec.body if not sec.title else f"## {sec.title}\n\n{sec.body}".rstrip("\n"))
+        body = sec.body
+        if not sec.title:
+            blocks.append([body])
+            continue
+        end = len(body)
+        while end and body[end - 1] == "\n":  # (a heading and its body, newlines cut)
+            end -= 1
+        blocks.append([f"## {sec.title}\n\n", body[:end]] if end else [f"## {sec.title}"])
     summary = session.summary
     lists: dict[str, Sequence[Any]] = {
         attr: getattr(session, attr)
@@ -1048,8 +1057,8 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
         if attr != "summary"
     }
     relations: list[Link] = list(session.relations)
-    prose = "\n\n".join(blocks)
-    if implied and prose:
+    prose = "\n\n".join("".join(_pieces(block)) for block in blocks) if implied else ""
+    if prose:
         found: list[BMRelation] = []
         for attr, value in _filed(_observations_apart(prose, found)):
             if attr == "summary":
@@ -1061,21 +1070,23 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
                     left = lists[attr] = list(left)
                 left.remove(value)
         relations = _multiset_remove(relations, (_link_of(r) for r in found))
-    obs_text = join_batched(_observation_lines(summary, lists))
-    if implied and obs_text and relations and "[" in obs_text:
-        inline = [f for f in iter_facts(_lines_of(obs_text)) if isinstance(f, BMRelation)]
-        relations = _multiset_remove(relations, (_link_of(r) for r in inline))
-    rel_text = join_batched(_render_relation(link) for link in relations)
-    sections: list[list[str]] = [[block] for block in blocks]
-    for title, fact_text in (("Observations", obs_text), ("Relations", rel_text)):
-        pieces = [fact_text] if fact_text else []
-        pieces.extend(loose.get(title, ()))
-        if pieces:
-            section = [f"## {title}\n\n"]
-            for i, piece in enumerate(pieces):
-                section.extend(("\n\n", piece) if i else (piece,))
-            sections.append(section)
-    out: list[str] = []
+    obs_pieces: Iterator[str] = batched(_observation_lines(summary, lists))
+    if implied and relations:
+        obs_text = "".join(obs_pieces)
+        if "[" in obs_text:
+            inline = [f for f in iter_facts(_lines_of(obs_text)) if isinstance(f, BMRelation)]
+            relations = _multiset_remove(relations, (_link_of(r) for r in inline))
+        obs_pieces = iter((obs_text,))
+    rel_pieces = batched(_render_relation(link) for link in relations)
+    sections = blocks
+    for title, pieces in (("Observations", obs_pieces), ("Relations", rel_pieces)):
+        first = next(pieces, "")  # (the lines are made as the note is joined)
+        parts: list[str | Iterator[str]] = [first, pieces] if first else []
+        for text in loose.get(title, ()):
+            parts.extend(("\n\n", text) if parts else (text,))
+        if parts:
+            sections.append([f"## {title}\n\n", *parts])
+    out: list[str | Iterator[str]] = []
     for n, section in enumerate(sections):
         if n:
             out.append("\n\n")
@@ -1083,6 +1094,15 @@ def _render_body(session: Session, *, implied: bool = True) -> list[str]:
     if out:
         out.append("\n")
     return out
+
+
+def _pieces(parts: Iterable[str | Iterator[str]]) -> Iterator[str]:
+    """The strings of :func:`_render_body`'s parts, in order."""
+    for part in parts:
+        if isinstance(part, str):
+            yield part
+        else:
+            yield from part
 
 
 def _lines_of(text: str) -> Sequence[str]:
@@ -1132,7 +1152,7 @@ def render_note(
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
     body = _render_body(session, implied=implied)
-    text = "".join([f"---\n{dump_yaml(meta)}---\n", "\n" if body else "", *body])
+    text = appended(f"---\n{dump_yaml(meta)}---\n" + ("\n" if body else ""), _pieces(body))
     return note_path(str(meta["title"]), folder), text
 
 

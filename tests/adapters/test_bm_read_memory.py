@@ -97,6 +97,33 @@ def test_a_big_session_is_written_without_repeating_the_facts_of_its_prose() -> 
     )
 
 
+def test_a_session_of_many_facts_is_written_whole() -> None:
+    # the fact lines are made and joined 4,096 at a time as the note is joined:
+    # every line is there once, in order, the batches joined by one line break
+    n = 10_000
+    session = sessionkit.Session(
+        title="Big",
+        decisions=tuple(f"d{i}" for i in range(n)),
+        relations=tuple(sessionkit.Link(target=f"T{i}", relation="uses") for i in range(n)),
+        sections=(
+            sessionkit.ExtraSection(title="", body="A lead.\n"),
+            sessionkit.ExtraSection(title="Notes", body="Some notes.\n\n\n"),
+            sessionkit.ExtraSection(title="Observations", body="a loose line"),
+        ),
+    )
+    adapter = sessionkit.get_adapter("basic-memory")
+    text = adapter.write(session).text
+    body = text[text.index("\n---\n") + 5 :]
+    decisions = "\n".join(f"- [decision] d{i}" for i in range(n))
+    relations = "\n".join(f"- uses [[T{i}]]" for i in range(n))
+    assert body == (
+        f"\nA lead.\n\n\n## Notes\n\nSome notes.\n\n## Observations\n\n{decisions}"
+        f"\n\na loose line\n\n## Relations\n\n{relations}\n"
+    )
+    back = adapter.read(adapter.write(session))
+    assert (back.decisions, back.relations) == (session.decisions, session.relations)
+
+
 def _bm_to_aiwiki(root: Path, lines: int) -> tuple[sessionkit.ConversionReport, int]:
     note = root / "bm" / "sessions" / "Session big.md"
     note.parent.mkdir(parents=True)
