@@ -127,14 +127,21 @@ class FileStore(Store):
     def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
         """(key, text) for each key, in order, read in one batch.
 
-        On async filesystems (S3, GCS) the reads run concurrently.
+        On async filesystems (S3, GCS) the reads run concurrently, and a note's
+        bytes are let go once it is yielded; on a local disk each note is read
+        when it is asked for (a batch of big notes is never held at once).
         """
         keys = builtins.list(keys)
         paths = {}
         for key in keys:
             with contextlib.suppress(SessionKitError):
                 paths[key] = self.path_of(key)
-        got = self.storage.read_many(builtins.list(dict.fromkeys(paths.values())))
+        storage = self.storage
+        local = isinstance(storage, LocalStorage)
+        got = {} if local else storage.read_many(builtins.list(dict.fromkeys(paths.values())))
+        uses: dict[str, int] = {}  # the keys still to come that read each path
+        for path in paths.values():
+            uses[path] = uses.get(path, 0) + 1
         for key in keys:
             if key not in paths:
                 try:
@@ -142,7 +149,16 @@ class FileStore(Store):
                 except SessionKitError as exc:
                     yield key, exc
                 continue
-            value = got[paths[key]]
+            path = paths[key]
+            uses[path] -= 1
+            value: bytes | StoreError
+            if local:
+                try:
+                    value = storage.read(path)
+                except StoreError as exc:
+                    value = exc
+            else:
+                value = got[path] if uses[path] else got.pop(path)
             if isinstance(value, StoreError):
                 yield key, value
                 continue

@@ -514,6 +514,10 @@ def _run_jobs(job: _Job, items: Iterable[_Item], jobs: int | None) -> Iterator[_
     )
 
 
+#: a group of converted notes is written once it holds this many characters (a few
+#: big notes are written as they come, not held until the group is full)
+_GROUP_CHARS = 1 << 20
+
 #: source notes per task sent to a worker
 _CHUNK = 32
 
@@ -693,6 +697,7 @@ def convert(
         # (and a small run is written in more than one go), a big run merges its
         # record about once per 256 notes
         size = min(8, _READ_BATCH)
+        held = 0  # characters of the group's converted notes
         for item in _run_jobs(job, items, jobs):
             if item.found and item.pid != here:  # found in a worker: as if found here
                 if isinstance(log, list):
@@ -702,11 +707,15 @@ def convert(
             if own is not None:
                 key = next(own)
                 assert key == item.key
-            group.extend((key, one) for one in (result if isinstance(result, list) else [result]))
-            if len(group) >= size:
+            results = result if isinstance(result, list) else [result]
+            group.extend((key, one) for one in results)
+            held += sum(len(one.text) for one in results if isinstance(one, Converted))
+            if len(group) >= size or held >= _GROUP_CHARS:  # (big notes: not held long)
                 placed_all(group)
                 group = []
+                held = 0
                 size = min(2 * size, _READ_BATCH)
+            del item, result, results  # (not held while the next note converts)
         placed_all(group)
         run.finish()
     report.redacted.extend(secrets)
