@@ -34,6 +34,7 @@ notes under ``carried``.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import re
@@ -1627,13 +1628,11 @@ class WordCheck:
 
     def _source_words(self) -> Any:
         if self._source is None:
-            from collections import Counter
-
             from .basic_memory import split_lead
 
             doc = split_lead(self._doc)[1] if self._family == BASIC_MEMORY else self._doc
             body = _STRUCTURE[self._family].sub("", doc.body)
-            self._source = Counter(_WORD.findall(body))
+            self._source = _word_counts(body)
         return self._source
 
     def kept(self, text: str, family: str) -> bool:
@@ -1644,13 +1643,14 @@ class WordCheck:
         """
         if self._trusted:
             return True
-        from collections import Counter
-
         need = self._source_words()
         if not need:
             return True
-        have: Counter[str] = Counter(_WORD.findall(text))
-        if not need - have:
+        # the source's counts less the target's words (a copy shares the words: the
+        # target's are not held beside them, only looked up)
+        left = need.copy()
+        missing = _take_words(left, text)
+        if not missing:
             return True
         # a JSON carrier spells line breaks as \n: count its strings decoded
         meta_key = BM_META if family == BASIC_MEMORY else AW_META
@@ -1660,8 +1660,48 @@ class WordCheck:
         except (SessionKitError, ValueError):
             return False
         for s in _strings(data):
-            have.update(_WORD.findall(s))
-        return not need - have
+            missing = _take_words(left, s, missing)
+        return not missing
+
+
+def _take_words(left: collections.Counter[str], text: str, missing: int | None = None) -> int:
+    """Count each word of ``text`` off ``left`` (never below zero) and return how
+    many source words are still missing (``missing``: that count before, when known)."""
+    if missing is None:
+        missing = left.total()
+    for words in _word_blocks(text):
+        for word in words:
+            n = left.get(word)
+            if n:
+                left[word] = n - 1
+                missing -= 1
+                if not missing:
+                    return 0
+    return missing
+
+
+def _word_counts(text: str) -> collections.Counter[str]:
+    """How often each word (``\\w+`` run) occurs in ``text``, found a block of lines
+    at a time: a word never spans a line break, and a big note's words are never
+    all strings in one list at once (0.6 M of them, ~30 MB, in 4 MB of prose)."""
+    counts: collections.Counter[str] = collections.Counter()
+    for words in _word_blocks(text):
+        counts.update(words)
+    return counts
+
+
+def _word_blocks(text: str) -> Iterator[list[str]]:
+    """The words of ``text``, a list for each block of lines (see :func:`_word_counts`)."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start + _WORD_BLOCK)
+        end = size if end < 0 else end
+        yield _WORD.findall(text, start, end)
+        start = end
+
+
+#: characters of text (then up to the end of the line) whose words are found at once
+_WORD_BLOCK = 1 << 16
 
 
 def _strings(value: Any) -> Iterator[str]:
