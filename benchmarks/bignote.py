@@ -10,7 +10,13 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
   (~20 bytes each);
 * ``bm-observations``: a Basic Memory session note of N // 4 observations of
   16 bytes (``- [next_step] 7``)
-  (for Basic Memory -> aiwiki).
+  (for Basic Memory -> aiwiki);
+* ``prose``: a ``## Summary`` of N // 20 lines of prose (~80 bytes, a distinct
+  number in each);
+* ``distinct``: ``## Next steps`` of N // 4 distinct bullets (``- step 7``);
+* ``crlf``: the same with CRLF line ends (its model does not render the note's
+  own text again: the word check counts its words);
+* ``two-notes``: two pages of the ``next-steps`` case, converted in one run.
 
 Each case runs the real CLI in a child process under ``/usr/bin/time -v``
 (``sessionkit convert SRC OUT --to ... --jobs 1``, ``sessionkit lint SRC``,
@@ -84,8 +90,56 @@ def bm_note(lines: int) -> str:
     return head + "".join(f"- [next_step] {i % 10}\n" for i in range(lines))
 
 
+_WORDS = [
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "consectetur",
+    "adipiscing",
+    "elit",
+    "sed",
+    "do",
+    "eiusmod",
+    "tempor",
+]
+
+
+def prose_page(lines: int) -> str:
+    """An aiwiki page whose ``## Summary`` is ``lines`` lines of prose (~80 bytes, in
+    paragraphs of six lines, a distinct number in each line)."""
+    out = []
+    for i in range(lines):
+        words = (_WORDS[(i + k) % len(_WORDS)] for k in range(12))
+        out.append(f"{i} " + " ".join(words) + "\n" + ("\n" if i % 6 == 5 else ""))
+    return wiki_page("Next steps", 0, False).replace(
+        "---\n\n## Files touched", "---\n\n## Summary\n\n" + "".join(out) + "\n## Files touched"
+    )
+
+
+def distinct_page(lines: int, newline: str = "\n") -> str:
+    """An aiwiki page whose ``## Next steps`` is ``lines`` distinct bullets (``- step N``)."""
+    text = wiki_page("Next steps", 0, False) + "".join(f"- step {i}\n" for i in range(lines))
+    return text.replace("\n", newline)
+
+
 def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
     """(source root, the note, target format) of one case, written under ``root``."""
+    if case in ("prose", "distinct", "crlf", "two-notes"):
+        src = root / case
+        (src / "aiwiki" / "sessions").mkdir(parents=True)
+        note = src / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+        if case == "prose":
+            text = prose_page(lines // 20)
+        elif case == "two-notes":  # two pages of the next-steps case, in one run
+            text = wiki_page("Next steps", lines, False)
+            other = src / "aiwiki" / "sessions" / "2026-05-18-8e8a3f2.md"
+            other.write_bytes(text.replace("7e8a3f2-", "8e8a3f2-").encode())
+        else:
+            text = distinct_page(lines // 4, "\r\n" if case == "crlf" else "\n")
+        note.write_bytes(text.encode())  # (CRLF kept as written)
+        return src, note, "basic-memory"
     if case == "bm-observations":
         src = root / case
         (src / "sessions").mkdir(parents=True)
@@ -117,7 +171,16 @@ def measure(argv: list[str]) -> tuple[float, float, int]:
     return rss / 1024, user + system, proc.returncode
 
 
-CASES = ("next-steps", "files-touched", "citations", "bm-observations")
+CASES = (
+    "next-steps",
+    "files-touched",
+    "citations",
+    "bm-observations",
+    "prose",
+    "distinct",
+    "crlf",
+    "two-notes",
+)
 COMMANDS = ("convert", "lint", "show")
 
 
