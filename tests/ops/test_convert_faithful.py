@@ -236,3 +236,19 @@ def test_a_body_with_a_fence_converts_alike() -> None:
         ]
     )
     _check(text + "\n")
+
+
+def test_word_check_knows_a_target_ending_with_the_source_body() -> None:
+    from sessionkit.adapters.crosswalk import WordCheck
+
+    source = parse("---\r\nfocus: x\r\n---\r\n\r\n## Summary\r\n\r\nkept words\r\n", "n.md")
+    check = WordCheck(source, "aiwiki")
+    # the body with LF line ends, under frontmatter spelled anew: every word is there
+    assert check.kept("---\nfocus: 'x'\n---\n\n## Summary\n\nkept words\n", "aiwiki")
+    # a word char before the body joins its first word ("\n" here is the body's own)
+    glued = parse("---\nfocus: x\n---\nword and more\n", "g.md")
+    assert glued.body == "word and more\n"
+    assert not WordCheck(glued, "aiwiki").kept("---\nfocus: x\n---\nxword and more\n", "aiwiki")
+    assert WordCheck(glued, "aiwiki").kept("---\nfocus: x\n---\n word and more\n", "aiwiki")
+    # a target that does not end with the body is counted: a lost word is found
+    assert not check.kept("---\nfocus: x\n---\n\n## Summary\n\nkept\n", "aiwiki")
