@@ -16,7 +16,10 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
 * ``distinct``: ``## Next steps`` of N // 4 distinct bullets (``- step 7``);
 * ``crlf``: the same with CRLF line ends (its model does not render the note's
   own text again: the word check counts its words);
-* ``two-notes``: two pages of the ``next-steps`` case, converted in one run.
+* ``two-notes``: two pages of the ``next-steps`` case, converted in one run;
+* ``emoji``: the ``next-steps`` page with U+1F680 in its focus (the whole text,
+  and its rendering, are then 4 bytes a character in memory);
+* ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each).
 
 Each case runs the real CLI in a child process under ``/usr/bin/time -v``
 (``sessionkit convert SRC OUT --to ... --jobs 1``, ``sessionkit lint SRC``,
@@ -124,14 +127,33 @@ def distinct_page(lines: int, newline: str = "\n") -> str:
     return text.replace("\n", newline)
 
 
+def checkpoints_page(count: int) -> str:
+    """An aiwiki page whose ``## Checkpoints`` holds ``count`` more checkpoints, each
+    with active work and an unconsumed directive (~140 bytes)."""
+    log = "".join(
+        f"### PreCompact at 2026-05-18T{i // 60 % 24:02d}:{i % 60:02d}:00Z\n\n"
+        f"Active work: feature/big {i}\n\nDirectives for next session:\n"
+        f"- check item {i} (unconsumed)\n\n---\n\n"
+        for i in range(count)
+    )
+    page = wiki_page("Next steps", 1, False)
+    return page.replace("## Files touched", log + "## Files touched", 1)
+
+
 def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
     """(source root, the note, target format) of one case, written under ``root``."""
-    if case in ("prose", "distinct", "crlf", "two-notes"):
+    if case in ("prose", "distinct", "crlf", "two-notes", "emoji", "checkpoints"):
         src = root / case
         (src / "aiwiki" / "sessions").mkdir(parents=True)
         note = src / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
         if case == "prose":
             text = prose_page(lines // 20)
+        elif case == "emoji":  # the next-steps case with U+1F680 in its focus
+            text = wiki_page("Next steps", lines, False).replace(
+                "focus: a big note", "focus: a big note \U0001f680"
+            )
+        elif case == "checkpoints":
+            text = checkpoints_page(lines // 40)
         elif case == "two-notes":  # two pages of the next-steps case, in one run
             text = wiki_page("Next steps", lines, False)
             other = src / "aiwiki" / "sessions" / "2026-05-18-8e8a3f2.md"
@@ -180,6 +202,8 @@ CASES = (
     "distinct",
     "crlf",
     "two-notes",
+    "emoji",
+    "checkpoints",
 )
 COMMANDS = ("convert", "lint", "show")
 
