@@ -1149,8 +1149,30 @@ def render_note(
     them is left out because the prose or an observation line already holds
     it); see :func:`_render_body`.
     """
+    return _render_note(session, folder=folder, project=project, implied=implied)
+
+
+#: :func:`_render_note`'s ``status`` default: the session's own status word
+_OWN_STATUS: Any = object()
+
+
+def _render_note(
+    session: Session,
+    *,
+    folder: str = DEFAULT_FOLDER,
+    project: str | None = None,
+    implied: bool = True,
+    status: Any = _OWN_STATUS,
+) -> tuple[str, str]:
+    """:func:`render_note`, with ``status`` the ``status`` key's value as written in
+    place of the session's own word (``None``: no ``status`` key), for a value the
+    session's status does not give (a converted note's original word)."""
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
+    if status is None:
+        del meta["status"]
+    elif status is not _OWN_STATUS:
+        meta["status"] = status
     body = _render_body(session, implied=implied)
     text = appended(f"---\n{dump_yaml(meta)}---\n" + ("\n" if body else ""), _pieces(body))
     return note_path(str(meta["title"]), folder), text

@@ -1165,21 +1165,14 @@ def _lists_as_observations(session: Session) -> set[str]:
 
 
 def _render_bm(session: Session, word: Any, folder: str, key: str | None = None) -> tuple[str, str]:
-    from ..adapters.basic_memory import dump_yaml, render_note
+    from ..adapters.basic_memory import _render_note
 
-    path, text = render_note(session, folder=folder, implied=False)
+    if word is _ABSENT:
+        path, text = _render_note(session, folder=folder, implied=False)
+    else:  # the source's own status word (None: it had no status key)
+        path, text = _render_note(session, folder=folder, implied=False, status=word)
     if key is not None:
         path = key
-    if word is not _ABSENT:
-        doc = parse(text)
-        span = doc.key_spans["status"]
-        if word is None:
-            doc = doc.replace_lines(span[0], span[1], [])
-        else:
-            doc = doc.replace_lines(
-                span[0], span[1], dump_yaml({"status": word}).rstrip("\n").split("\n")
-            )
-        text = doc.text
     prefix = folder.strip("/") + "/" if folder.strip("/") else ""
     key = path[len(prefix) :] if prefix and path.startswith(prefix) else path
     return key, text
