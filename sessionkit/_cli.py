@@ -536,9 +536,10 @@ def show(path: str, as_json: bool, storage_option: tuple[str, ...], fmt: str | N
         raise Failure(f"{path}: note is {len(data)} bytes, over the limit of {limit}")
     session = loads(decode(data, path), path=path, format=fmt, max_bytes=limit)
     if as_json:
-        from .serialize import to_json
+        from .serialize import write_json
 
-        click.echo(to_json(session))
+        if sys.stdout is not None:  # (closed: nobody to tell, as click.echo does)
+            write_json(session, sys.stdout)
     else:
         click.echo(_summary(session, path))
 

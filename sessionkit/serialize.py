@@ -43,7 +43,7 @@ import functools
 import json
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TextIO
 
 import cattrs
 from cattrs.errors import IterableValidationNote
@@ -64,7 +64,7 @@ from .model import (
     Status,
 )
 
-__all__ = ["from_dict", "from_json", "to_dict", "to_json"]
+__all__ = ["from_dict", "from_json", "to_dict", "to_json", "write_json"]
 
 _MODEL_CLASSES: tuple[type, ...] = (
     Citation,
@@ -256,6 +256,23 @@ def to_json(session: Session, indent: int | None = 2) -> str:
     Non-ASCII characters are written as they are (UTF-8), not escaped.
     """
     return json.dumps(to_dict(session), indent=indent, ensure_ascii=False)
+
+
+def write_json(session: Session, out: TextIO, indent: int | None = 2) -> None:
+    """Write :func:`to_json` ``(session, indent)`` and a line break to ``out``, a
+    piece at a time: the JSON text of a big session is never held whole (nor
+    the million pieces the encoder makes of it)."""
+    encoder = json.JSONEncoder(indent=indent, ensure_ascii=False)
+    pieces: list[str] = []
+    size = 0
+    for piece in encoder.iterencode(to_dict(session)):
+        pieces.append(piece)
+        size += len(piece)
+        if size >= 1 << 16:
+            out.write("".join(pieces))
+            pieces, size = [], 0
+    pieces.append("\n")
+    out.write("".join(pieces))
 
 
 def from_dict(data: Mapping[str, Any]) -> Session:

@@ -352,6 +352,24 @@ def test_show_summary_and_json(env: Path) -> None:
     assert data["checkpoints"][0]["directives"][0]["state"] == "unconsumed"
 
 
+def test_show_json_with_stdout_closed_exits_quietly(env: Path) -> None:
+    # the JSON is written a piece at a time (serialize.write_json): a closed stdout
+    # is nobody to tell, as for the summary, not an internal error
+    note = env / "2026-05-18-7e8a3f2.md"
+    note.write_text(V2_NOTE)
+    code = "import sys; from sessionkit.cli import main; sys.exit(main())"
+    for args in (["show", "--json", str(note)], ["show", str(note)]):
+        proc = subprocess.run(  # (started with fd 1 closed: sys.stdout is None)
+            [sys.executable, "-c", code, *args],
+            stdout=None,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            preexec_fn=lambda: os.close(1),
+        )
+        assert (proc.returncode, proc.stderr) == (0, "")
+
+
 # -- ls and index ------------------------------------------------------------------------------
 
 

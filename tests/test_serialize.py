@@ -27,7 +27,7 @@ from sessionkit.model import (
     Session,
     Status,
 )
-from sessionkit.serialize import from_dict, from_json, to_dict, to_json
+from sessionkit.serialize import from_dict, from_json, to_dict, to_json, write_json
 from tests import strategies
 
 SESSION_KEYS = [
@@ -222,6 +222,28 @@ def test_round_trip(session: Session) -> None:
     data = to_dict(session)
     assert from_dict(data) == session
     assert from_dict(json.loads(json.dumps(data))) == session
+
+
+@settings(max_examples=40, deadline=None)
+@given(strategies.sessions(), st.sampled_from([None, 0, 2]))
+def test_write_json_writes_to_json(session: Session, indent: int | None) -> None:
+    import io
+
+    out = io.StringIO()
+    write_json(session, out, indent)
+    assert out.getvalue() == to_json(session, indent) + "\n"
+
+
+def test_write_json_writes_a_big_session_in_pieces() -> None:
+    class Pieces(list[str]):
+        def write(self, text: str) -> None:
+            self.append(text)
+
+    session = Session(focus="x", started="2026-01-01", next_steps=tuple(map(str, range(20_000))))
+    out = Pieces()
+    write_json(session, out)  # type: ignore[arg-type]
+    assert "".join(out) == to_json(session) + "\n"
+    assert len(out) > 2 and max(map(len, out)) < 1 << 17
 
 
 @settings(max_examples=40, deadline=None)
