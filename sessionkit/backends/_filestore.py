@@ -139,8 +139,8 @@ class FileStore(Store):
         storage = self.storage
         local = isinstance(storage, LocalStorage)
         got = {} if local else storage.read_many(builtins.list(dict.fromkeys(paths.values())))
-        uses: dict[str, int] = {}  # the keys still to come that read each path
-        for path in paths.values():
+        uses: dict[str, int] = {}  # (remote) the keys still to come that read each path
+        for path in () if local else paths.values():
             uses[path] = uses.get(path, 0) + 1
         for key in keys:
             if key not in paths:
@@ -150,7 +150,6 @@ class FileStore(Store):
                     yield key, exc
                 continue
             path = paths[key]
-            uses[path] -= 1
             value: bytes | StoreError
             if local:
                 try:
@@ -158,6 +157,7 @@ class FileStore(Store):
                 except StoreError as exc:
                     value = exc
             else:
+                uses[path] -= 1
                 value = got[path] if uses[path] else got.pop(path)
             if isinstance(value, StoreError):
                 yield key, value
