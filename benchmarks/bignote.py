@@ -19,7 +19,10 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
 * ``two-notes``: two pages of the ``next-steps`` case, converted in one run;
 * ``emoji``: the ``next-steps`` page with U+1F680 in its focus (the whole text,
   and its rendering, are then 4 bytes a character in memory);
-* ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each).
+* ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each);
+* ``open-questions``: the same N // 40 checkpoint-shaped blocks, pasted by hand
+  under ``## Open questions`` (not a checkpoint log: the section's layout rides
+  in the Basic Memory note's carrier).
 
 Each case runs the real CLI in a child process under ``/usr/bin/time -v``
 (``sessionkit convert SRC OUT --to ... --jobs 1``, ``sessionkit lint SRC``,
@@ -127,9 +130,10 @@ def distinct_page(lines: int, newline: str = "\n") -> str:
     return text.replace("\n", newline)
 
 
-def checkpoints_page(count: int) -> str:
+def checkpoints_page(count: int, section: str = "Files touched") -> str:
     """An aiwiki page whose ``## Checkpoints`` holds ``count`` more checkpoints, each
-    with active work and an unconsumed directive (~140 bytes)."""
+    with active work and an unconsumed directive (~140 bytes); or, with ``section="Next
+    steps"``, the same blocks at the end of ``## Open questions``."""
     log = "".join(
         f"### PreCompact at 2026-05-18T{i // 60 % 24:02d}:{i % 60:02d}:00Z\n\n"
         f"Active work: feature/big {i}\n\nDirectives for next session:\n"
@@ -137,12 +141,12 @@ def checkpoints_page(count: int) -> str:
         for i in range(count)
     )
     page = wiki_page("Next steps", 1, False)
-    return page.replace("## Files touched", log + "## Files touched", 1)
+    return page.replace(f"## {section}", log + f"## {section}", 1)
 
 
 def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
     """(source root, the note, target format) of one case, written under ``root``."""
-    if case in ("prose", "distinct", "crlf", "two-notes", "emoji", "checkpoints"):
+    if case in ("prose", "distinct", "crlf", "two-notes", "emoji", "checkpoints", "open-questions"):
         src = root / case
         (src / "aiwiki" / "sessions").mkdir(parents=True)
         note = src / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
@@ -154,6 +158,8 @@ def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
             )
         elif case == "checkpoints":
             text = checkpoints_page(lines // 40)
+        elif case == "open-questions":
+            text = checkpoints_page(lines // 40, "Next steps")
         elif case == "two-notes":  # two pages of the next-steps case, in one run
             text = wiki_page("Next steps", lines, False)
             other = src / "aiwiki" / "sessions" / "2026-05-18-8e8a3f2.md"
@@ -204,6 +210,7 @@ CASES = (
     "two-notes",
     "emoji",
     "checkpoints",
+    "open-questions",
 )
 COMMANDS = ("convert", "lint", "show")
 

@@ -42,9 +42,10 @@ import enum
 import functools
 import json
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
+import attrs
 import cattrs
 from cattrs.errors import IterableValidationNote
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
@@ -64,7 +65,7 @@ from .model import (
     Status,
 )
 
-__all__ = ["from_dict", "from_json", "to_dict", "to_json", "write_json"]
+__all__ = ["from_dict", "from_json", "iter_json", "to_dict", "to_json", "write_json"]
 
 _MODEL_CLASSES: tuple[type, ...] = (
     Citation,
@@ -260,12 +261,11 @@ def to_json(session: Session, indent: int | None = 2) -> str:
 
 def write_json(session: Session, out: TextIO, indent: int | None = 2) -> None:
     """Write :func:`to_json` ``(session, indent)`` and a line break to ``out``, a
-    piece at a time: the JSON text of a big session is never held whole (nor
-    the million pieces the encoder makes of it)."""
-    encoder = json.JSONEncoder(indent=indent, ensure_ascii=False)
+    piece at a time (:func:`iter_json`): neither the JSON text of a big session
+    nor a JSON object of each of its items is ever held whole."""
     pieces: list[str] = []
     size = 0
-    for piece in encoder.iterencode(to_dict(session)):
+    for piece in iter_json(session, indent):
         pieces.append(piece)
         size += len(piece)
         if size >= 1 << 16:
@@ -273,6 +273,93 @@ def write_json(session: Session, out: TextIO, indent: int | None = 2) -> None:
             pieces, size = [], 0
     pieces.append("\n")
     out.write("".join(pieces))
+
+
+#: list items made JSON at once by :func:`iter_json`
+_BATCH = 4096
+
+
+def iter_json(session: Session, indent: int | None = 2) -> Iterator[str]:
+    """:func:`to_json` ``(session, indent)`` in pieces whose concatenation is that text.
+
+    The session is made JSON-ready a field at a time, and a list field a batch
+    of items at a time: a session of a million items costs a batch of them,
+    not a dict of every one (:func:`to_dict`) and its text.
+    """
+    nl = "" if indent is None else "\n" + " " * indent
+    yield "{"
+    for number, (name, kind, hook) in enumerate(_field_plan()):
+        value = getattr(session, name)
+        yield ("" if not number else ", " if indent is None else ",") + nl + json.dumps(name) + ": "
+        if kind == "list":
+            yield from _list_json(value, hook, indent, 1)
+        elif kind == "lists":
+            yield from _lists_json(value, hook, indent)
+        else:
+            # (no line break in a value's JSON but the indented layout's)
+            yield json.dumps(hook(value), ensure_ascii=False, indent=indent).replace("\n", nl)
+    yield "}" if indent is None else "\n}"
+
+
+def _list_json(
+    items: Sequence[Any], hook: Callable[[Any], Any], indent: int | None, level: int
+) -> Iterator[str]:
+    """A list value at nesting ``level``, as ``json.dumps`` writes it, a batch at a time."""
+    if not items:
+        yield "[]"
+        return
+    pad = "" if indent is None else "\n" + " " * (indent * level)
+    yield "["
+    for start in range(0, len(items), _BATCH):
+        batch = json.dumps(
+            [hook(v) for v in items[start : start + _BATCH]], ensure_ascii=False, indent=indent
+        )
+        sep = "" if not start else ", " if indent is None else ","
+        # ("[a, b]" -> "a, b"; indented, "[\n  a,\n  b\n]" -> "\n  a,\n  b" moved to the level)
+        yield sep + (batch[1:-1] if indent is None else batch[1:-2].replace("\n", pad))
+    yield pad + "]"
+
+
+def _lists_json(
+    value: Mapping[str, Sequence[Any]], hook: Callable[[Any], Any], indent: int | None
+) -> Iterator[str]:
+    """A mapping of lists at nesting level 1 (``blocks``), as ``json.dumps`` writes it."""
+    if not value:
+        yield "{}"
+        return
+    pad = "" if indent is None else "\n" + " " * indent
+    inner = "" if indent is None else pad + " " * indent
+    comma = ", " if indent is None else ","
+    yield "{"
+    for number, (key, items) in enumerate(value.items()):
+        yield (comma if number else "") + inner + json.dumps(key) + ": "
+        yield from _list_json(items, hook, indent, 2)
+    yield pad + "}"
+
+
+@functools.cache
+def _field_plan() -> tuple[tuple[str, str, Callable[[Any], Any]], ...]:
+    """How :func:`iter_json` makes each field of a session JSON-ready, the way
+    :func:`to_dict` does: ``(name, kind, hook)``, where ``kind`` is ``"list"``
+    (``hook`` is for an item), ``"lists"`` (a mapping of lists; ``hook`` is for
+    an item) or ``"value"``."""
+    conv = _converter()
+    hints = typing.get_type_hints(Session)
+    plan: list[tuple[str, str, Callable[[Any], Any]]] = []
+    for field in attrs.fields(Session):
+        tp = hints[field.name]
+        if field.name == "origin":  # (omitted, as in the converter)
+            continue
+        if field.name == "extra":  # (its override in the converter)
+            plan.append((field.name, "value", _json_value))
+        elif _is_homogeneous_tuple(tp):
+            plan.append((field.name, "list", conv.get_unstructure_hook(typing.get_args(tp)[0])))
+        elif typing.get_origin(tp) is Mapping and _is_homogeneous_tuple(typing.get_args(tp)[1]):
+            item = typing.get_args(typing.get_args(tp)[1])[0]
+            plan.append((field.name, "lists", conv.get_unstructure_hook(item)))
+        else:
+            plan.append((field.name, "value", conv.get_unstructure_hook(tp)))
+    return tuple(plan)
 
 
 def from_dict(data: Mapping[str, Any]) -> Session:

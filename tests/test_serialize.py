@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from sessionkit.errors import ValidationError
 from sessionkit.model import (
+    Block,
     Checkpoint,
     Citation,
     Directive,
@@ -27,7 +28,7 @@ from sessionkit.model import (
     Session,
     Status,
 )
-from sessionkit.serialize import from_dict, from_json, to_dict, to_json, write_json
+from sessionkit.serialize import from_dict, from_json, iter_json, to_dict, to_json, write_json
 from tests import strategies
 
 SESSION_KEYS = [
@@ -244,6 +245,53 @@ def test_write_json_writes_a_big_session_in_pieces() -> None:
     write_json(session, out)  # type: ignore[arg-type]
     assert "".join(out) == to_json(session) + "\n"
     assert len(out) > 2 and max(map(len, out)) < 1 << 17
+
+
+@settings(max_examples=40, deadline=None)
+@given(strategies.sessions(), st.sampled_from([None, 0, 2, 4]))
+def test_iter_json_pieces_are_to_json(session: Session, indent: int | None) -> None:
+    assert "".join(iter_json(session, indent)) == to_json(session, indent)
+
+
+def _big_session(items: int) -> Session:
+    """A session of ``items`` citations, directives and blocks (every kind of list)."""
+    return Session(
+        focus="big",
+        started="2026-01-01",
+        checkpoints=tuple(
+            Checkpoint(
+                event="PreCompact",
+                at="2026-01-01T00:00:00Z",
+                directives=(Directive(items=("a", "b")),),
+            )
+            for _ in range(items // 10)
+        ),
+        files_touched=tuple(Citation(path=f"src/m{i}.py", start=i) for i in range(items)),
+        next_steps=tuple(f"step {i}" for i in range(items)),
+        blocks={"next_steps": tuple(Block(text=f"step {i}", marker="*") for i in range(items))},
+    )
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_iter_json_holds_a_batch_not_the_session(indent: int | None) -> None:
+    import tracemalloc
+
+    session = _big_session(50_000)  # (lists of many batches each)
+    assert "".join(iter_json(session, indent)) == to_json(session, indent)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        longest = max(len(piece) for piece in iter_json(session, indent))
+        streamed = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        whole = len(json.dumps(to_dict(session), indent=indent))
+        held = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    # a piece is a batch of items at most; the dict of every item and its text are not made
+    assert longest < whole / 4
+    assert streamed < held / 4, (streamed, held)
 
 
 @settings(max_examples=40, deadline=None)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import hashlib
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -163,13 +164,11 @@ class _Pivot:
     #: (see :func:`_section_hints`; for reading carrier sections back)
     hints: Any = attrs.field(default=None, eq=False)
 
-    def key(self) -> str:
-        """A canonical JSON text of every fact, for equality checks."""
-        from ..serialize import to_dict
-
-        return json.dumps(
+    def key(self) -> bytes:
+        """A digest of a canonical JSON text of every fact, for equality checks (the
+        session made JSON a batch of items at a time, never held whole)."""
+        rest = json.dumps(
             {
-                "session": to_dict(self.session),
                 "aw_extra": list(self.aw_extra.items()),
                 "bm_extra": list(self.bm_extra.items()),
                 "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
@@ -179,6 +178,7 @@ class _Pivot:
             ensure_ascii=False,
             default=str,
         )
+        return _json_digest(self.session, rest)
 
     def dump(self) -> str:
         """The whole pivot as one JSON text (the fallback carrier)."""
@@ -1307,24 +1307,29 @@ def _naturals(
         raise failed
 
 
-def _plain(doc: Document, family: str, session: Session | None = None) -> str:
+def _plain(doc: Document, family: str, session: Session | None = None) -> bytes:
     """The source adapter's own reading of a note (``session`` when already read),
-    as comparable text."""
+    as a comparable digest."""
     from ..adapters import get_adapter
 
     if family == "aiwiki":
-        return _json(session if session is not None else _aiwiki_adapter(doc).read(doc))
+        return _json_digest(session if session is not None else _aiwiki_adapter(doc).read(doc))
     status = doc.meta.get("status", _ABSENT)
     if session is None:
         session = get_adapter(BASIC_MEMORY).read(doc)
-    return _json(session) + repr("<absent>" if status is _ABSENT else status)
+    return _json_digest(session, repr("<absent>" if status is _ABSENT else status))
 
 
-def _json(session: Session) -> str:
-    """``to_json`` without indentation: the same facts, through the C encoder."""
-    from ..serialize import to_dict
+def _json_digest(session: Session, tail: str = "") -> bytes:
+    """The SHA-256 of ``to_json`` without indentation (and ``tail``): the same facts,
+    made JSON a batch of items at a time (a big session is never one dict or text)."""
+    from ..serialize import iter_json
 
-    return json.dumps(to_dict(session), ensure_ascii=False)
+    digest = hashlib.sha256()
+    for piece in iter_json(session, indent=None):
+        digest.update(piece.encode("utf-8", "surrogatepass"))
+    digest.update(tail.encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
 #: what :func:`_faithful` found: not faithful, the same session, or the same words too
@@ -1346,7 +1351,7 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
     if family == BASIC_MEMORY:
         value = doc.meta.get("project")
         project = None if value is None else str(value)
-    want: str | None = None
+    want: bytes | None = None
     try:
         for _, text, lane in _naturals(pivot, family, project=project, folder=folder, today=today):
             if text == doc.text:  # the same text reads the same: no need to parse it again
@@ -1485,7 +1490,7 @@ def convert_doc(
     # The model renders the note's own words again (_SAME_TEXT), and a target that reads
     # back as that model holds them; otherwise the target's words are counted.
     words = WordCheck(doc, src, trusted=faithful == _SAME_TEXT)
-    want: list[str] = []  # pivot.key(), once needed
+    want: list[bytes] = []  # pivot.key(), once needed
     if pivot.original is None:
         with contextlib.suppress(FormatError):
             for key, text, lane in _naturals(
@@ -1722,7 +1727,7 @@ def _strings(value: Any) -> Iterator[str]:
             stack.extend(v)
 
 
-def _same_facts(back: _Pivot, pivot: _Pivot, want: list[str]) -> bool:
+def _same_facts(back: _Pivot, pivot: _Pivot, want: list[bytes]) -> bool:
     """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``.
 
     Two pivots whose every value has the same type and value (floats by
