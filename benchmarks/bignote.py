@@ -22,7 +22,9 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
 * ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each);
 * ``open-questions``: the same N // 40 checkpoint-shaped blocks, pasted by hand
   under ``## Open questions`` (not a checkpoint log: the section's layout rides
-  in the Basic Memory note's carrier).
+  in the Basic Memory note's carrier);
+* ``paragraphs``: ``## Open questions`` of N * 3 // 10 one-line paragraphs
+  (``para N`` and a blank line: a pasted log, every line a block of its own).
 
 Each case runs the real CLI in a child process under ``/usr/bin/time -v``
 (``sessionkit convert SRC OUT --to ... --jobs 1``, ``sessionkit lint SRC``,
@@ -146,7 +148,7 @@ def checkpoints_page(count: int, section: str = "Files touched") -> str:
 
 def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
     """(source root, the note, target format) of one case, written under ``root``."""
-    if case in ("prose", "distinct", "crlf", "two-notes", "emoji", "checkpoints", "open-questions"):
+    if case not in ("next-steps", "files-touched", "citations", "bm-observations"):
         src = root / case
         (src / "aiwiki" / "sessions").mkdir(parents=True)
         note = src / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
@@ -160,6 +162,11 @@ def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
             text = checkpoints_page(lines // 40)
         elif case == "open-questions":
             text = checkpoints_page(lines // 40, "Next steps")
+        elif case == "paragraphs":
+            paragraphs = "".join(f"para {i}\n\n" for i in range(lines * 3 // 10))
+            text = wiki_page("Next steps", 1, False).replace(
+                "(filled by /wrap)\n\n## Next steps", paragraphs + "## Next steps", 1
+            )
         elif case == "two-notes":  # two pages of the next-steps case, in one run
             text = wiki_page("Next steps", lines, False)
             other = src / "aiwiki" / "sessions" / "2026-05-18-8e8a3f2.md"
@@ -211,6 +218,7 @@ CASES = (
     "emoji",
     "checkpoints",
     "open-questions",
+    "paragraphs",
 )
 COMMANDS = ("convert", "lint", "show")
 

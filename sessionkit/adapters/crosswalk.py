@@ -655,8 +655,15 @@ def pivot_from_bm(
             title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
             body = "\n" + sec.body if sec.body else sec.body
             sections.append(ExtraSection(title=title, body=body))
+    carriers.clear()  # (their carried blocks are in ``carried``, to be placed)
     for name, layout in layouts.items():
-        placed = _placed(layout, lists[name], carried.get(name, ()), doc.path)
+        placed = _placed(
+            layout,
+            lists[name],
+            carried.pop(name, ()),
+            doc.path,
+            () if like is None else like.blocks.get(name, ()),
+        )
         lists[name] = [b.text for b in placed if b.is_item]
         blocks[name] = tuple(placed)
     session = attrs.evolve(
@@ -1093,14 +1100,24 @@ def _item_plans(
 
 
 def _placed(
-    layout: Any, texts: Sequence[str], carried: Sequence[Block], path: str | None
+    layout: Any,
+    texts: Sequence[str],
+    carried: Sequence[Block],
+    path: str | None,
+    like: Sequence[Block] = (),
 ) -> list[Block]:
     """The blocks of a list put back from a note's observations (``texts``, in
     order), its carried blocks and the layout :func:`_item_plans` wrote.
 
     Observations beyond the layout's (added in Basic Memory since) come last,
-    as ``-`` items.
+    as ``-`` items.  ``like``: the blocks expected (a read-back's source); a
+    block equal to the one at its place there is that block, held once.
     """
+
+    def shared(block: Block) -> Block:
+        at = len(out)
+        return like[at] if at < len(like) and like[at] == block else block
+
     if not isinstance(layout, list):
         raise FormatError(f"{BM_META}: a list layout is not a list", path=path, line=1)
     out: list[Block] = []
@@ -1115,9 +1132,10 @@ def _placed(
                 if len(entry) > 3 and observation_text(str(entry[3])) == text:
                     text = entry[3]  # the exact text, while the observation still says it
                 oi += 1
-                out.append(Block(text=str(text), marker=str(entry[2]), gap=gap))
+                out.append(shared(Block(text=str(text), marker=str(entry[2]), gap=gap)))
             elif ci < len(carried):
-                out.append(attrs.evolve(carried[ci], gap=gap))
+                block = carried[ci]
+                out.append(shared(block if block.gap == gap else attrs.evolve(block, gap=gap)))
                 ci += 1
     except (TypeError, ValueError, IndexError, SessionKitError):
         raise FormatError(f"{BM_META}: unusable list layout", path=path, line=1) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,3 +121,26 @@ def test_a_read_back_shares_the_lists_it_expects_and_reads_the_others(
     if have == expect:
         assert shared.session.next_steps is like.next_steps
     assert shared.session.decisions is like.decisions
+
+
+def test_a_read_back_shares_the_blocks_it_expects() -> None:
+    # a list section of prose between items rides in a layout; read back with the
+    # source session as ``like``, each block equal to the source's is that block
+    page = (
+        HEAD.replace("## Next steps", "## Open questions")
+        + "".join(f"para {i}\n\n- question {i}\n\n" for i in range(50))
+        + "## Next steps\n\n- go\n"
+    )
+    source = sessionkit.loads(page, format="aiwiki-v2")
+    note = sessionkit.convert_text(page, "basic-memory", "sessions/a.md")
+    back = parse(note, "sessions/T.md")
+    plain = pivot_from_bm(back)
+    shared = pivot_from_bm(back, like=source)
+    assert shared.key() == plain.key()
+    blocks, want = shared.session.blocks["questions"], source.blocks["questions"]
+    assert blocks == plain.session.blocks["questions"] == want and len(want) == 100
+    assert all(a is b for a, b in zip(blocks, want, strict=True))
+    # a block that differs from the expected one is read, not taken from ``like``
+    edited = attrs.evolve(source, blocks={"questions": (*want[:-1], attrs.evolve(want[-1], gap=3))})
+    other = pivot_from_bm(back, like=edited).session.blocks["questions"]
+    assert other == want and other[-1] is not edited.blocks["questions"][-1]
