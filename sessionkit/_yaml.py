@@ -56,6 +56,23 @@ def _construct_int(loader: Any, node: yaml.Node) -> int:
         raise ParseError(f"invalid YAML: {text[:40]!r} is not an integer", line=line) from None
 
 
+def _construct_float(loader: Any, node: yaml.Node) -> float:
+    """PyYAML's float, with an error and its line for a value that is not one
+    (PyYAML's own constructor fails on an empty ``!!float`` with ``IndexError``)."""
+    import yaml
+
+    try:
+        if not isinstance(node, yaml.ScalarNode):
+            raise ValueError
+        value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    except (ValueError, IndexError):
+        what = repr(str(node.value)[:40]) if isinstance(node, yaml.ScalarNode) else "a collection"
+        raise ParseError(
+            f"invalid YAML: {what} is not a float", line=node.start_mark.line + 1
+        ) from None
+    return value
+
+
 _TIMESTAMP = lazy(
     r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
@@ -125,6 +142,7 @@ def _loader_class() -> Any:
     _Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
     _Loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
     _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
     _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
     _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
     for tag in ("binary", "set", "omap", "pairs"):

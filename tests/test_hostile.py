@@ -105,6 +105,8 @@ def test_big_cases_read_or_fail_cleanly_in_bounds(case: str) -> None:
         ("v2-huge-version", "aiwiki-v2", 3, "digits"),
         ("tag-timestamp-bad", "aiwiki-v2", 2, "not a timestamp"),
         ("tag-int-bad", "basic-memory", 2, "not an integer"),
+        ("tag-float-empty", "aiwiki-v2", 3, "'' is not a float"),
+        ("tag-float-bad", "basic-memory", 2, "'abc' is not a float"),
         # found here: bytes and sets reached Session.extra and broke `show --json`
         ("tag-binary", "aiwiki-v2", 2, "not allowed"),
         ("tag-set", "basic-memory", 2, "not allowed"),

@@ -86,6 +86,9 @@ def _small() -> dict[str, Callable[[], str | bytes]]:
         # found by fuzz/fuzz_loads.py: PyYAML's own timestamp constructor crashed on it
         "tag-timestamp-bad": lambda: "---\nx: !!timestamp 2`026-05-18\n---\n",
         "tag-int-bad": lambda: "---\nx: !!int abc\n---\n",
+        # found by fuzz/fuzz_loads.py: PyYAML's float constructor crashed on an empty value
+        "tag-float-empty": lambda: "---\nstatus: done\n!!float : a\n---\n",
+        "tag-float-bad": lambda: "---\nx: !!float abc\n---\n",
         "tag-omap": lambda: "---\nx: !!omap [{a: 1}]\n---\n",
         "tag-float-on-key": lambda: "---\n!!float 1: a\n---\n",
         "tag-str-on-schema": lambda: "---\nschema_version: !!str 2\nschema_id: session\n---\n",
