@@ -427,7 +427,7 @@ class Layout(Plain):
         extra: tuple[Section, ...],
         items: dict[str, ItemSpans],
         placeholders: dict[str, int],
-        loose: dict[str, tuple[int, ...]],
+        loose: dict[str, Sequence[int]],
         checkpoints: tuple[CheckpointSpan, ...],
         bad_checkpoint_headings: tuple[int, ...],
         preamble: tuple[int, int],
@@ -713,9 +713,10 @@ def scan_items(
     ordered: bool = False,
     value: Callable[[str], Any] | None = None,
     render: Callable[[Any], str] | None = None,
-) -> tuple[ItemSpans, int | None, list[int]]:
+) -> tuple[ItemSpans, int | None, array[int]]:
     """The items of ``lines[start:end]`` as the Markdown tokenizer finds them; also
-    the placeholder line and the loose lines.
+    the placeholder line and the loose lines (in order, an array of line indices:
+    four bytes a line, as a section of a hundred thousand paragraphs has).
 
     ``value`` turns each item's text into the value held for it as it is found
     (:attr:`ItemSpans.values`); ``render`` gives the text back from that value,
@@ -732,7 +733,7 @@ def scan_items(
     items = _SpansBuilder(value, render)
     add = items.add
     placeholder: int | None = None
-    loose: list[int] = []
+    loose: array[int] = array("I")
     leaves = flat_leaves(lines, start, end)
     if leaves is not None:  # the tokenizer's flat lane: one-line "- text" items, no tree
         for kind, s, e, _, in_item in leaves:
@@ -965,27 +966,39 @@ def list_blocks_of(
         found.dashes if isinstance(found, ItemSpans) else all(x.marker == "-" for x in found)
     ):
         return None
-    spans: list[tuple[int, int, str | None, str]] = [
-        (x.start, x.end, x.marker, x.text) for x in found
-    ]
-    run: list[int] = []
-    for i in [*loose, -2]:
-        if run and i != run[-1] + 1:
-            text = "\n".join(_strip(lines[k]) for k in run)
-            spans.append((run[0], run[-1] + 1, None, text))
-            run = []
-        run.append(i)
-    spans.sort()
     block = (kinds or model_kinds()).block
     out: list[Block] = []
     prev_end: int | None = None
-    for start, end, marker, text in spans:
+    for start, end, marker, text in _merged(lines, found, loose):
         gap = 0
         if prev_end is not None:
             gap = sum(1 for k in range(prev_end, start) if not lines[k].strip())
         out.append(block(text=text, marker=marker, gap=gap))
         prev_end = end
     return tuple(out)
+
+
+def _merged(
+    lines: Sequence[str], found: Sequence[ItemSpan], loose: Sequence[int]
+) -> Iterator[tuple[int, int, str | None, str]]:
+    """``(start, end, marker, text)`` of each block of a list section, in line order:
+    its items (``found``, in order) and its runs of loose lines next to each other
+    (``loose``, in order), merged as they go (no list of them all)."""
+    items = iter(found)
+    item = next(items, None)
+    n, count = 0, len(loose)
+    while n < count or item is not None:
+        if n < count and (item is None or loose[n] < item.start):
+            first = k = loose[n]
+            n += 1
+            while n < count and loose[n] == k + 1:
+                k += 1
+                n += 1
+            yield first, k + 1, None, "\n".join(_strip(lines[i]) for i in range(first, k + 1))
+        else:
+            assert item is not None
+            yield item.start, item.end, item.marker, item.text
+            item = next(items, None)
 
 
 def _citation_reader(citation: Callable[[str, bool], Any], fast: bool) -> Callable[[str], Any]:
@@ -1054,7 +1067,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
     items: dict[str, ItemSpans] = {}
     blocks: dict[str, tuple[Any, ...]] = {}
     placeholders: dict[str, int] = {}
-    loose: dict[str, tuple[int, ...]] = {}
+    loose: dict[str, Sequence[int]] = {}
     for title, field in LIST_FIELDS.items():
         lsec = known.get(title)
         if lsec is None:
@@ -1079,7 +1092,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
         items[title] = found
         if ph is not None:
             placeholders[title] = ph
-        loose[title] = tuple(lo)
+        loose[title] = lo
         values[field] = found.values
 
     cps: list[Any] = []
@@ -1150,14 +1163,22 @@ def _text_value(doc: Document, key: str, value: Any) -> str | None:
     )
 
 
-def read_page(doc: Document) -> tuple[Session, Layout]:
+def read_page(doc: Document, block: Callable[..., Any] | None = None) -> tuple[Session, Layout]:
     """Read a page into a Session (without origin) and its layout.
+
+    ``block``: what makes each :class:`~sessionkit.model.Block` (called as the
+    class is, by keyword; it must give a ``Block`` equal to one made so, as a
+    block already held: a read-back takes its source's blocks this way).
 
     Raises:
         ParseError: unclosed frontmatter, bad YAML, not a mapping (with line).
         FormatError: ``schema_id`` is not ``session``; ``status`` is not a known value.
     """
-    session, layout = _read(doc, model_kinds())
+    kinds = model_kinds()
+    if block is not None:
+        kinds = Kinds(**{name: getattr(kinds, name) for name in Kinds.__slots__})
+        kinds.block = block
+    session, layout = _read(doc, kinds)
     return session, layout
 
 
