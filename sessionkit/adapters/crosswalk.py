@@ -630,6 +630,7 @@ def pivot_from_bm(
         ],
         doc.path,
         hints,
+        None if like is None else _Reuse(like, layouts),
     )
     for sec in session.sections:
         if sec.title == BM_CHECKPOINTS:
@@ -707,21 +708,21 @@ def pivot_from_bm(
     )
 
 
-def _aiwiki_part(title: str, body: str, path: str | None) -> Session:
-    from ..adapters import get_adapter
+def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> Session:
+    from ..adapters._aiwiki_parse import read_page
 
     text = (
         "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
         f"date_start: 2000-01-01\nfocus: x\n---\n\n## {title}\n\n{body}\n"
     )
     try:
-        return get_adapter(AIWIKI).read(parse(text, path))
+        return read_page(parse(text, path), block)[0]
     except SessionKitError as exc:
         raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
 
 
 def _aiwiki_parts(
-    parts: Sequence[tuple[str, str]], path: str | None, hints: Any = None
+    parts: Sequence[tuple[str, str]], path: str | None, hints: Any = None, block: Any = None
 ) -> dict[str, Session]:
     """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
 
@@ -733,9 +734,10 @@ def _aiwiki_parts(
     section) when that page's level-1/2 headings are exactly the carriers'
     titles, so every section holds exactly its body and reads as it would
     alone; otherwise, or on any error (for its own message), each section is
-    read alone by :func:`_aiwiki_part`.
+    read alone by :func:`_aiwiki_part`.  ``block``: what makes each block (see
+    :func:`~sessionkit.adapters._aiwiki_parse.read_page`).
     """
-    from ..adapters import get_adapter
+    from ..adapters._aiwiki_parse import read_page
 
     known: dict[str, Session] = {}
     if hints and _fastpaths.enabled():
@@ -746,9 +748,9 @@ def _aiwiki_parts(
         if known:
             _fastpaths.answered("section-hints")
             rest = [(title, body) for title, body in parts if title not in known]
-            return {**known, **_aiwiki_parts(rest, path)} if rest else known
+            return {**known, **_aiwiki_parts(rest, path, None, block)} if rest else known
     if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
-        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+        return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
     text = (
         "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
         "date_start: 2000-01-01\nfocus: x\n---\n"
@@ -757,11 +759,11 @@ def _aiwiki_parts(
     doc = parse(text, path)
     tops = [h.title for h in doc.headings if h.level <= 2]
     if tops != [title for title, _ in parts]:  # a body holds a heading or opens a fence
-        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+        return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
     try:
-        whole = get_adapter(AIWIKI).read(doc)
+        whole = read_page(doc, block)[0]
     except SessionKitError:
-        return {title: _aiwiki_part(title, body, path) for title, body in parts}
+        return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
     return {title: whole for title, _ in parts}
 
 
@@ -1053,7 +1055,9 @@ def _item_plans(
     comments) is carried, by itself, in the ``## aiwiki: <Section>`` section.
     The layout (one entry per block, in order) puts each back in its place:
     ``["o", gap, marker]`` or ``["o", gap, marker, exact text]`` for an
-    observation, ``["c", gap]`` for the next carried block.  One scan of the
+    observation, ``["c", gap]`` for the next carried block, ``["c", gap, n]`` for
+    the next ``n`` carried blocks with that gap (a run: a section of a hundred
+    thousand paragraphs has one entry, not a list each to decode).  One scan of the
     candidate lines for all the lists, as in :func:`_lists_as_observations`.
     """
     from ..adapters._bm_grammar import parse_facts
@@ -1094,9 +1098,104 @@ def _item_plans(
                 layout.append(entry)
             else:
                 carried.append(attrs.evolve(b, gap=1 if carried else 0))
-                layout.append(["c", b.gap])
+                _add_carried(layout, b.gap)
         out[name] = (texts, carried, layout)
     return out
+
+
+def _add_carried(layout: list[Any], gap: int, count: int = 1) -> None:
+    """Put ``count`` carried blocks after ``gap`` blank lines at the end of ``layout``:
+    into its last entry when that is carried blocks with that gap (``["c", gap, n]``,
+    ``n`` left out when 1), else as a new entry (see :func:`_item_plans`)."""
+    last = layout[-1] if layout else None
+    if (
+        isinstance(last, list)
+        and len(last) in (2, 3)
+        and last[0] == "c"
+        and type(last[1]) is int
+        and last[1] == gap
+        and (len(last) == 2 or type(last[2]) is int)
+    ):
+        if len(last) == 2:
+            last.append(1)
+        last[2] += count
+    else:
+        layout.append(["c", gap] if count == 1 else ["c", gap, count])
+
+
+def _canonical_carrier(value: Any) -> Any:
+    """The conversion carrier ``value`` (JSON text) as :func:`_item_plans` writes it
+    now: a note written before its layouts had runs (``["c", 1]`` a carried block)
+    reads as the same note.  Anything else is left as it is."""
+    if not isinstance(value, str) or '"layout"' not in value:
+        return value
+    try:
+        data = json.loads(value)
+        layouts = data["layout"]
+        for name, layout in layouts.items():
+            out: list[Any] = []
+            for entry in layout:
+                if (
+                    isinstance(entry, list)
+                    and len(entry) in (2, 3)
+                    and entry[0] == "c"
+                    and type(entry[1]) is int
+                    and (len(entry) == 2 or (type(entry[2]) is int and entry[2] >= 1))
+                ):
+                    _add_carried(out, entry[1], entry[2] if len(entry) == 3 else 1)
+                else:
+                    out.append(entry)
+            layouts[name] = out
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return value
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class _Reuse:
+    """Makes the blocks of a read-back's carrier sections: a block equal to the next
+    carried block expected of some list (from the source session ``like`` and
+    each list's layout) is that block, so the read-back does not hold a second
+    copy of every carried block (a section of a hundred thousand paragraphs).
+    Any other block is made new; only equal blocks are shared, so a note edited
+    since reads as it says."""
+
+    __slots__ = ("heads",)
+
+    def __init__(self, like: Session, layouts: Mapping[str, Any]) -> None:
+        self.heads: list[tuple[Block | None, Iterator[Block]]] = []
+        for name, layout in layouts.items():
+            expected = _carried_of(like.blocks.get(name, ()), layout)
+            self.heads.append((next(expected, None), expected))
+
+    def __call__(self, *, text: str, marker: str | None = None, gap: int = 0) -> Block:
+        heads = self.heads
+        for n, (want, rest) in enumerate(heads):
+            if want is not None and want.text == text and want.marker == marker and want.gap == gap:
+                heads[n] = (next(rest, None), rest)
+                return want
+        return Block(text=text, marker=marker, gap=gap)
+
+
+def _carried_of(blocks: Sequence[Block], layout: Any) -> Iterator[Block]:
+    """The blocks of a list its carrier section holds, in order, as :func:`_item_plans`
+    wrote them (each a carried block of ``blocks``, whose layout is ``layout``,
+    the first after no blank line, the others after one); nothing more once the
+    layout is not one it wrote (:func:`_placed` says so)."""
+    at = 0
+    first = True
+    try:
+        for entry in layout:
+            if entry[0] == "o":
+                at += 1
+                continue
+            for _ in range(int(entry[2]) if len(entry) > 2 else 1):
+                if at >= len(blocks):
+                    return
+                b, at = blocks[at], at + 1
+                gap, first = 0 if first else 1, False
+                yield b if b.gap == gap else attrs.evolve(b, gap=gap)
+    except (TypeError, ValueError, IndexError, KeyError):
+        return
 
 
 def _placed(
@@ -1133,10 +1232,13 @@ def _placed(
                     text = entry[3]  # the exact text, while the observation still says it
                 oi += 1
                 out.append(shared(Block(text=str(text), marker=str(entry[2]), gap=gap)))
-            elif ci < len(carried):
-                block = carried[ci]
-                out.append(shared(block if block.gap == gap else attrs.evolve(block, gap=gap)))
-                ci += 1
+            else:  # "c"
+                run = int(entry[2]) if len(entry) > 2 else 1
+                if run < 1:
+                    raise ValueError(run)
+                for block in carried[ci : ci + run]:
+                    out.append(shared(block if block.gap == gap else attrs.evolve(block, gap=gap)))
+                ci = min(ci + run, len(carried))
     except (TypeError, ValueError, IndexError, SessionKitError):
         raise FormatError(f"{BM_META}: unusable list layout", path=path, line=1) from None
     out.extend(Block(text=t, marker="-") for t in texts[oi:])
@@ -1335,6 +1437,10 @@ def _plain(doc: Document, family: str, session: Session | None = None) -> bytes:
     status = doc.meta.get("status", _ABSENT)
     if session is None:
         session = get_adapter(BASIC_MEMORY).read(doc)
+    carrier = session.extra.get(BM_META)
+    if carrier is not None and _canonical_carrier(carrier) != carrier:
+        extra = {**session.extra, BM_META: _canonical_carrier(carrier)}
+        session = attrs.evolve(session, extra=extra, origin=None)
     return _json_digest(session, repr("<absent>" if status is _ABSENT else status))
 
 

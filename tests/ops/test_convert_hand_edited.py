@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.adapters.basic_memory import bm_view
+from sessionkit.adapters.crosswalk import pivot_from_bm
 from sessionkit.cli import cli
 from sessionkit.document import parse
 from sessionkit.model import Session, Status
@@ -396,3 +397,63 @@ def test_a_session_built_by_hand_has_no_blocks() -> None:
     assert session.blocks == {}
     page = sessionkit.dumps(session, format="aiwiki-v2")
     assert sessionkit.loads(page).blocks == {}
+
+
+_RUNS_PAGE = (
+    "---\nschema_id: session\nschema_version: 2\nstatus: done\ndate_start: 2026-05-18\n"
+    "session_id: 7e8a3f2-9a4b-4c8d-b1e2-f5a6c7d8e9f0\nfocus: runs\n---\n\n"
+    "## Open questions\n\npara 0\n\npara 1\n\npara 2\n\n- q\n\npara x\n\n\npara y\n"
+)
+
+
+def _blocks_back(note: str) -> list[tuple[str, str | None, int]]:
+    """The Open questions blocks of a Basic Memory note converted back to aiwiki."""
+    back = sessionkit.loads(convert_text(note, "aiwiki-v2", "sessions/a.md"), format="aiwiki-v2")
+    return [(b.text, b.marker, b.gap) for b in back.blocks["questions"]]
+
+
+_RUNS_BLOCKS = [
+    ("para 0", None, 0),
+    ("para 1", None, 1),
+    ("para 2", None, 1),
+    ("q", "-", 1),
+    ("para x", None, 1),
+    ("para y", None, 2),
+]
+
+
+def _layout(note: str) -> Any:
+    meta = parse(note, "sessions/a.md").meta
+    return json.loads(meta["aiwiki_sessionkit"])["layout"]["questions"]
+
+
+def test_carried_blocks_in_a_row_are_one_layout_entry_and_come_back_exactly() -> None:
+    note = convert_text(_RUNS_PAGE, "basic-memory", "sessions/a.md")
+    # the next carried blocks after the same number of blank lines: one entry and a count
+    assert _layout(note) == [["c", 0], ["c", 1, 2], ["o", 1, "-"], ["c", 1], ["c", 2]]
+    assert _blocks_back(note) == _RUNS_BLOCKS
+
+
+def test_a_layout_written_an_entry_a_block_still_reads() -> None:
+    # what sessionkit wrote before runs: ["c", 1] for every carried block
+    note = convert_text(_RUNS_PAGE, "basic-memory", "sessions/a.md")
+    old = note.replace('["c",1,2]', '["c",1],["c",1]')
+    assert old != note
+    assert _blocks_back(old) == _RUNS_BLOCKS
+
+
+def test_a_run_longer_than_the_carried_blocks_places_what_there_is() -> None:
+    # the carrier section lost blocks by hand since: the run places those it has
+    note = convert_text(_RUNS_PAGE, "basic-memory", "sessions/a.md")
+    edited = note.replace('["c",1,2]', '["c",1,99]')
+    back = pivot_from_bm(parse(edited, "sessions/a.md")).session.blocks["questions"]
+    assert [b.text for b in back] == ["para 0", "para 1", "para 2", "para x", "para y", "q"]
+
+
+@pytest.mark.parametrize("run", ["0", "-1", '"x"', "[]"])
+def test_a_bad_run_is_an_unusable_layout(run: str) -> None:
+    note = convert_text(_RUNS_PAGE, "basic-memory", "sessions/a.md")
+    bad = note.replace('["c",1,2]', f'["c",1,{run}]')
+    with pytest.raises(sessionkit.FormatError, match="unusable list layout") as err:
+        convert_text(bad, "aiwiki-v2", "sessions/a.md")
+    assert err.value.line == 1
