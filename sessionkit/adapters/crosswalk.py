@@ -1065,10 +1065,11 @@ def _item_plans(
 
     lines: list[str] = []
     wanted: list[tuple[str, int, str]] = []  # (category, line, text) of each candidate
-    laid: dict[str, list[tuple[Block, int | None, str]]] = {}
+    # a row each block: (block, line, text) of a candidate, the block alone otherwise
+    laid: dict[str, list[Block | tuple[Block, int, str]]] = {}
     for name in names:
         category = _LIST_CATEGORIES[name][0]
-        rows: list[tuple[Block, int | None, str]] = []
+        rows: list[Block | tuple[Block, int, str]] = []
         for b in list_blocks(session, name):
             if b.is_item:
                 text = observation_text(b.text)
@@ -1077,7 +1078,7 @@ def _item_plans(
                     wanted.append((category, len(lines), text))
                     lines.append(f"- [{category}] {text}")
                     continue
-            rows.append((b, None, ""))
+            rows.append(b)
         laid[name] = rows
     found: dict[int, tuple[str | None, str]] = {}
     if lines:
@@ -1089,7 +1090,8 @@ def _item_plans(
         texts: list[str] = []
         carried: list[Block] = []
         layout: list[Any] = []
-        for b, line, text in rows:
+        for row in rows:
+            b, line, text = (row, None, "") if isinstance(row, Block) else row
             if line is not None and line in ok:
                 texts.append(text)
                 entry: list[Any] = ["o", b.gap, b.marker]
@@ -1097,7 +1099,8 @@ def _item_plans(
                     entry.append(b.text)
                 layout.append(entry)
             else:
-                carried.append(attrs.evolve(b, gap=1 if carried else 0))
+                gap = 1 if carried else 0  # (the block itself when its gap is that already)
+                carried.append(b if b.gap == gap else attrs.evolve(b, gap=gap))
                 _add_carried(layout, b.gap)
         out[name] = (texts, carried, layout)
     return out
