@@ -1117,7 +1117,7 @@ def _add_carried(layout: list[Any], gap: int, count: int = 1) -> None:
         and last[0] == "c"
         and type(last[1]) is int
         and last[1] == gap
-        and (len(last) == 2 or type(last[2]) is int)
+        and (len(last) == 2 or (type(last[2]) is int and last[2] >= 1))
     ):
         if len(last) == 2:
             last.append(1)
@@ -1441,8 +1441,9 @@ def _plain(doc: Document, family: str, session: Session | None = None) -> bytes:
     if session is None:
         session = get_adapter(BASIC_MEMORY).read(doc)
     carrier = session.extra.get(BM_META)
-    if carrier is not None and _canonical_carrier(carrier) != carrier:
-        extra = {**session.extra, BM_META: _canonical_carrier(carrier)}
+    canonical = _canonical_carrier(carrier)
+    if canonical != carrier:  # (a layout written a carried block an entry)
+        extra = {**session.extra, BM_META: canonical}
         session = attrs.evolve(session, extra=extra, origin=None)
     return _json_digest(session, repr("<absent>" if status is _ABSENT else status))
 
