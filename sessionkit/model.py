@@ -593,10 +593,22 @@ def _settled(session: Session) -> dict[str, tuple[Block, ...]]:
             if laid:
                 out[field] = tuple(laid)
             continue
-        parts = list_blocks(session, field)
+        parts: tuple[Block, ...]
+        if isinstance(laid, tuple) and _lined_up(session, field, laid):
+            parts = laid  # (kept as it is: an evolved session shares its blocks)
+        else:
+            parts = tuple(list_blocks(session, field))
         if any(b.marker != "-" for b in parts):
-            out[field] = tuple(parts)
+            out[field] = parts
     return out
+
+
+def _lined_up(session: Session, field: str, laid: tuple[Block, ...]) -> bool:
+    """Whether ``laid`` is already what :func:`list_blocks` makes of it: its items
+    are the field's, in order, and its first block follows no blank line."""
+    if laid and laid[0].gap:
+        return False
+    return [b.text for b in laid if b.is_item] == _item_texts(session, field)
 
 
 _NUMBERED = re.compile(r"^(\d{1,9})([.)])$")

@@ -51,3 +51,22 @@ def test_dumps_never_sees_a_wrong_status() -> None:
     # before #19: dumps wrote `status: finished` and three bullets `- a`, `- b`, `- c`
     with pytest.raises(ValidationError):
         sessionkit.dumps(Session(status="finished", next_steps="abc"))  # type: ignore[arg-type]
+
+
+def test_an_evolved_session_shares_blocks_already_lined_up() -> None:
+    # a section of prose between items: every evolve re-lines the blocks up with the
+    # items; when they are already lined up, the tuple is kept (not a copy per evolve)
+    from sessionkit.model import Block
+
+    laid = (Block(text="para"), Block(text="q", marker="1.", gap=1), Block(text="end", gap=1))
+    session = Session(questions=("q",), blocks={"questions": laid})
+    assert session.blocks["questions"] is laid
+    assert attrs.evolve(session, focus="x").blocks["questions"] is laid
+    # what is not lined up is still made so: a first gap, an item the field no longer has
+    gapped = Session(
+        questions=("q",), blocks={"questions": (attrs.evolve(laid[0], gap=2), *laid[1:])}
+    )
+    assert gapped.blocks["questions"] == laid
+    edited = attrs.evolve(session, questions=("r",))
+    assert [b.text for b in edited.blocks["questions"]] == ["para", "r", "end"]
+    assert edited.blocks["questions"][1].marker == "1."

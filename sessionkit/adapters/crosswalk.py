@@ -620,7 +620,7 @@ def pivot_from_bm(
     layouts = carrier.get("layout") or {}
     if not isinstance(layouts, dict) or not set(layouts) <= set(_LIST_CATEGORIES):
         raise FormatError(f"{BM_META}: unusable list layout", path=doc.path, line=1)
-    carried: dict[str, list[Block]] = {}
+    carried: dict[str, Sequence[Block]] = {}  # (a read section's own tuple, lined up)
     sections: list[ExtraSection] = []
     carriers = _aiwiki_parts(
         [
@@ -647,7 +647,7 @@ def pivot_from_bm(
             name = _BM_LIST_CARRIERS[sec.title]
             part = carriers[sec.title[len(BM_SECTION) :]]
             if name in layouts:
-                carried[name] = list_blocks(part, name)
+                carried[name] = part.blocks.get(name) or list_blocks(part, name)
                 continue
             lists[name] = list(getattr(part, name))
             if name in part.blocks:
