@@ -30,7 +30,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
-from .._lines import Lines, appended, batched, joined
+from .._lines import Lines, appended, batched, spanned
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -668,10 +668,12 @@ def _joined(lines: Sequence[str], a: int, b: int) -> str:
     ``\\n`` only), so where the text has no ``\\r`` it is the lines as they
     are, less the last line's ``\\n``.
     """
-    text = joined(lines, a, b)  # (cut from the note's text when the lines are offsets into it)
-    if "\r" not in text:
-        return text[:-1] if text.endswith("\n") else text
-    return "\n".join([_strip_eol(line) for line in lines[a:b]])
+    whole, start, end = spanned(lines, a, b)  # (the note's own text when lines are offsets)
+    if whole.find("\r", start, end) >= 0:
+        return "\n".join([_strip_eol(line) for line in lines[a:b]])
+    if end > start and whole[end - 1] == "\n":
+        end -= 1  # (one cut of the text, not a cut and then a copy less its last character)
+    return whole[start:end]
 
 
 def _classify(doc: Document) -> tuple[Session, _Layout]:
