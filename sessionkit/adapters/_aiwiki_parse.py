@@ -967,15 +967,17 @@ def list_blocks_of(
     ):
         return None
     block = (kinds or model_kinds()).block
-    out: list[Block] = []
-    prev_end: int | None = None
-    for start, end, marker, text in _merged(lines, found, loose):
-        gap = 0
-        if prev_end is not None:
-            gap = sum(1 for k in range(prev_end, start) if not lines[k].strip())
-        out.append(block(text=text, marker=marker, gap=gap))
-        prev_end = end
-    return tuple(out)
+
+    def each() -> Iterator[Block]:
+        prev_end: int | None = None
+        for start, end, marker, text in _merged(lines, found, loose):
+            gap = 0
+            if prev_end is not None:
+                gap = sum(1 for k in range(prev_end, start) if not lines[k].strip())
+            yield block(text=text, marker=marker, gap=gap)
+            prev_end = end
+
+    return tuple(each())  # (grown in place: no list of every block beside it)
 
 
 def _merged(
