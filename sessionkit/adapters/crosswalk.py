@@ -40,7 +40,7 @@ import hashlib
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import attrs
 
@@ -1106,19 +1106,33 @@ def _item_plans(
     return out
 
 
+def _run(entry: Any) -> int:
+    """How many carried blocks a layout entry ``["c", gap]`` or ``["c", gap, n]``
+    places (see :func:`_item_plans`); ``ValueError`` for a count below 1."""
+    run = int(entry[2]) if len(entry) > 2 else 1
+    if run < 1:
+        raise ValueError(run)
+    return run
+
+
+def _is_run(entry: Any) -> TypeGuard[list[Any]]:
+    """Whether ``entry`` is a carried-blocks entry exactly as :func:`_add_carried`
+    writes it (JSON ints, a count of 1 or more)."""
+    return (
+        isinstance(entry, list)
+        and len(entry) in (2, 3)
+        and entry[0] == "c"
+        and type(entry[1]) is int
+        and (len(entry) == 2 or (type(entry[2]) is int and entry[2] >= 1))
+    )
+
+
 def _add_carried(layout: list[Any], gap: int, count: int = 1) -> None:
     """Put ``count`` carried blocks after ``gap`` blank lines at the end of ``layout``:
     into its last entry when that is carried blocks with that gap (``["c", gap, n]``,
     ``n`` left out when 1), else as a new entry (see :func:`_item_plans`)."""
     last = layout[-1] if layout else None
-    if (
-        isinstance(last, list)
-        and len(last) in (2, 3)
-        and last[0] == "c"
-        and type(last[1]) is int
-        and last[1] == gap
-        and (len(last) == 2 or (type(last[2]) is int and last[2] >= 1))
-    ):
+    if _is_run(last) and last[1] == gap:
         if len(last) == 2:
             last.append(1)
         last[2] += count
@@ -1138,14 +1152,8 @@ def _canonical_carrier(value: Any) -> Any:
         for name, layout in layouts.items():
             out: list[Any] = []
             for entry in layout:
-                if (
-                    isinstance(entry, list)
-                    and len(entry) in (2, 3)
-                    and entry[0] == "c"
-                    and type(entry[1]) is int
-                    and (len(entry) == 2 or (type(entry[2]) is int and entry[2] >= 1))
-                ):
-                    _add_carried(out, entry[1], entry[2] if len(entry) == 3 else 1)
+                if _is_run(entry):
+                    _add_carried(out, entry[1], _run(entry))
                 else:
                     out.append(entry)
             layouts[name] = out
@@ -1191,7 +1199,7 @@ def _carried_of(blocks: Sequence[Block], layout: Any) -> Iterator[Block]:
             if entry[0] == "o":
                 at += 1
                 continue
-            for _ in range(int(entry[2]) if len(entry) > 2 else 1):
+            for _ in range(_run(entry)):
                 if at >= len(blocks):
                     return
                 b, at = blocks[at], at + 1
@@ -1236,9 +1244,7 @@ def _placed(
                 oi += 1
                 out.append(shared(Block(text=str(text), marker=str(entry[2]), gap=gap)))
             else:  # "c"
-                run = int(entry[2]) if len(entry) > 2 else 1
-                if run < 1:
-                    raise ValueError(run)
+                run = _run(entry)
                 for block in carried[ci : ci + run]:
                     out.append(shared(block if block.gap == gap else attrs.evolve(block, gap=gap)))
                 ci = min(ci + run, len(carried))
