@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
     from typing import Any
 
-__all__ = ["Lines", "appended", "batched", "join_batched", "joined", "spanned"]
+__all__ = ["HeadLines", "Lines", "appended", "batched", "join_batched", "joined", "spanned"]
 
 _NEWLINE = re.compile("\n")
 
@@ -100,6 +100,74 @@ class Lines(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"Lines({len(self)} lines)"
+
+
+class HeadLines(Lines):
+    """The lines of ``head + body`` with the text held as those two strings, never
+    joined: ``head``'s lines as a list, ``body``'s as offsets (see :class:`Lines`).
+
+    A string is as wide as its widest character (one, two or four bytes a
+    character), so a note whose frontmatter holds a character the body does
+    not (an em dash, an emoji) is held at the body's own width.  ``head`` ends
+    with a line end (a line never spans the two).  A span within the body is
+    the body's own text (nothing copied); one reaching into the head is joined.
+    """
+
+    __slots__ = ("_head",)
+
+    def __init__(self, head: list[str], body: str) -> None:
+        super().__init__(body)
+        self._head = head
+
+    def __len__(self) -> int:
+        return len(self._head) + len(self._starts) - 1
+
+    def __getitem__(self, index: Any) -> Any:
+        """Line ``index`` (a ``str``), or a ``list`` of the lines of a slice."""
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            return [self[i] for i in range(start, stop, step)]
+        h = len(self._head)
+        if index < 0:
+            index += len(self)
+        if 0 <= index < h:
+            return self._head[index]
+        return super().__getitem__(index - h)
+
+    def _each(self, start: int, stop: int) -> Iterator[str]:
+        h = len(self._head)
+        yield from self._head[start:stop]
+        yield from super()._each(max(start - h, 0), max(stop - h, 0))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Lines, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None
+
+    def text(self, start: int = 0, stop: int | None = None) -> str:
+        """``"".join(self[start:stop])``: the body's own cut when the lines are the body's."""
+        text, a, b = self.span(start, stop)
+        return text if (a, b) == (0, len(text)) else text[a:b]
+
+    def span(self, start: int = 0, stop: int | None = None) -> tuple[str, int, int]:
+        """``(text, a, b)``: ``text[a:b]`` is :meth:`text` ``(start, stop)``; within the
+        body, the body itself (not cut)."""
+        h = len(self._head)
+        start, stop, _ = slice(start, stop).indices(len(self))
+        if start >= h:
+            return super().span(start - h, stop - h)
+        text = "".join(self._head[start:stop])
+        if stop > h:  # (the body's part one cut, not its lines joined)
+            text += super().text(0, stop - h)
+        return text, 0, len(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return HeadLines, (self._head, self._text)
+
+    def __repr__(self) -> str:
+        return f"HeadLines({len(self)} lines)"
 
 
 def spanned(lines: Sequence[str], start: int = 0, stop: int | None = None) -> tuple[str, int, int]:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 
 from ._lazyre import lazy
-from ._lines import Lines, joined
+from ._lines import HeadLines, Lines, joined
 from .errors import ParseError
 from .markdown import Block, atx_heading, tokenize, top_headings
 
@@ -29,6 +29,7 @@ __all__ = [
     "MANY_LINES",
     "MAX_NOTE_BYTES",
     "Document",
+    "HeadLines",
     "Heading",
     "Lines",
     "Section",
@@ -36,8 +37,11 @@ __all__ = [
     "decode",
     "encode",
     "encode_blocks",
+    "encode_pieces",
     "parse",
+    "parse_pieces",
     "read_document",
+    "same_text",
     "split_lines",
 ]
 
@@ -220,6 +224,12 @@ class Document:
                 self.problem = ParseError(
                     "frontmatter opened by '---' on line 1 is never closed", path=path, line=1
                 )
+
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        """The text in pieces, in order: ``"".join(pieces) == text`` (one piece,
+        unless the document was made by :func:`parse_pieces` from two)."""
+        return (self.text,)
 
     # -- frontmatter ---------------------------------------------------------
     @property
@@ -447,6 +457,82 @@ def parse(text: str, path: str | None = None) -> Document:
     return Document(text, path)
 
 
+def parse_pieces(pieces: Sequence[str], path: str | None = None) -> Document:
+    """:func:`parse` of ``"".join(pieces)``, holding a big note's frontmatter and
+    body apart.
+
+    A string is as wide as its widest character, so one emoji in a title makes
+    a note joined into one string four bytes a character.  For ``(head,
+    body)``, where ``head`` is the frontmatter up to and with its closing
+    fence's line and ``body`` has many lines, the document keeps the two
+    strings (its :attr:`~Document.text` joins them when asked for, each
+    time); any other pieces are joined and parsed.
+    """
+    if len(pieces) == 1:
+        return Document(pieces[0], path)
+    if len(pieces) == 2 and pieces[1].count("\n") >= MANY_LINES:
+        doc = _TwoPieces(pieces[0], pieces[1], path)
+        if doc.fm_close is not None and doc.body_start == len(doc.lines) - doc.nbody:
+            return doc
+    return Document("".join(pieces), path)
+
+
+def same_text(text: str, pieces: Sequence[str]) -> bool:
+    """``text == "".join(pieces)``, without joining them."""
+    if len(pieces) == 1:
+        return text == pieces[0]
+    if len(text) != sum(map(len, pieces)):
+        return False
+    at = 0
+    for piece in pieces:
+        if not text.startswith(piece, at):
+            return False
+        at += len(piece)
+    return True
+
+
+class _TwoPieces(Document):
+    """A :class:`Document` of a frontmatter and a body held apart (:func:`parse_pieces`)."""
+
+    __slots__ = ("_pieces", "nbody")
+
+    def __init__(self, head: str, body: str, path: str | None) -> None:
+        self._pieces = (head, body)
+        self.path = path
+        self.bom = ""
+        self.problem = None
+        self.fm_close = None
+        self.body_start = 0
+        head_lines = split_lines(head)
+        lines = HeadLines(head_lines, body)
+        self.lines = lines
+        self.nbody = len(lines) - len(head_lines)
+        first_nl = head.find("\n")
+        self.newline = "\r\n" if first_nl > 0 and head[first_nl - 1] == "\r" else "\n"
+        if head.endswith("\n") and head_lines and _is_fence(head_lines[0]):
+            close = _closing_fence(head_lines, head)
+            if close is not None:
+                self.fm_close = close
+                self.body_start = close + 1
+
+    @property
+    def text(self) -> str:  # (joined each time it is asked for: not held)
+        """The whole text (the two pieces joined)."""
+        return self._pieces[0] + self._pieces[1]
+
+    @text.setter
+    def text(self, value: str) -> None:
+        raise AttributeError("a document's text is not set")
+
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        """The frontmatter (with its fences) and the body."""
+        return self._pieces
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return parse_pieces, (self._pieces, self.path)
+
+
 #: default cap on the size of one note, in bytes (see docs/reliability.md)
 MAX_NOTE_BYTES = 8 * 1024 * 1024
 
@@ -485,6 +571,20 @@ def encode(text: str) -> bytes:
     out = BytesIO()  # (its getvalue is the buffer itself, cut to size: not a copy)
     for block in encode_blocks(text):
         out.write(block)
+    return out.getvalue()
+
+
+def encode_pieces(pieces: Sequence[str]) -> bytes:
+    """``encode("".join(pieces))``, without joining them (into one growing buffer, a
+    block at a time: see :func:`encode`)."""
+    if len(pieces) == 1:
+        return encode(pieces[0])
+    from io import BytesIO
+
+    out = BytesIO()
+    for piece in pieces:
+        for block in encode_blocks(piece):
+            out.write(block)
     return out.getvalue()
 
 

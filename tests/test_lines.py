@@ -20,8 +20,8 @@ import sessionkit
 import sessionkit.document as document
 from sessionkit.adapters import get_adapter
 from sessionkit.adapters.aiwiki import migrate_document
-from sessionkit.document import Lines, parse, split_lines
-from sessionkit.errors import SessionKitError
+from sessionkit.document import HeadLines, Lines, parse, parse_pieces, split_lines
+from sessionkit.errors import ParseError, SessionKitError
 from sessionkit.ops.convert import convert_text
 from tests.test_properties import FORMATS, SETTINGS, edited_notes
 
@@ -45,6 +45,72 @@ def test_lines_are_split_lines(text: str, start: int, stop: int | None) -> None:
     assert lines.text(start, stop) == "".join(want[start:stop])
     assert pickle.loads(pickle.dumps(lines)) == want
     assert "".join(lines) == text
+
+
+@given(_texts, _texts, st.integers(-50, 50), st.integers(-50, 50) | st.none())
+def test_head_lines_are_split_lines(head: str, body: str, start: int, stop: int | None) -> None:
+    head += "\n"  # (the head is whole lines)
+    want = split_lines(head + body)
+    lines = HeadLines(split_lines(head), body)
+    assert len(lines) == len(want)
+    assert list(lines) == want
+    assert lines == want and want == lines and lines == Lines(head + body)
+    for i in range(-len(want), len(want)):
+        assert lines[i] == want[i]
+    assert lines[start:stop] == want[start:stop]
+    assert lines[start:stop:2] == want[start:stop:2]
+    assert lines.text(start, stop) == "".join(want[start:stop])
+    text, a, b = lines.span(start, stop)
+    assert text[a:b] == "".join(want[start:stop])
+    assert pickle.loads(pickle.dumps(lines)) == want
+
+
+_heads = st.builds(
+    "".join,
+    st.lists(
+        st.sampled_from(
+            ["---\n", "---\r\n", "a: 1\n", "t: x \U0001f680\n", "\n", "- b\n", "\ufeff"]
+        ),
+        max_size=6,
+    ),
+)
+
+
+@given(_heads, _texts)
+def test_a_document_in_pieces_reads_as_its_text(head: str, tail: str) -> None:
+    # a big body (parse_pieces holds pieces apart only then) after any head: the
+    # document is the one parse makes of the joined text, to every reader
+    body = tail + "- x\n" * document.MANY_LINES
+    doc, want = parse_pieces((head, body), "n.md"), parse(head + body, "n.md")
+    assert doc.text == want.text == "".join(doc.pieces)
+    assert list(doc.lines) == list(want.lines)
+    assert (doc.fm_close, doc.body_start, doc.newline, doc.bom) == (
+        want.fm_close,
+        want.body_start,
+        want.newline,
+        want.bom,
+    )
+    assert doc.body == want.body and doc.frontmatter_text == want.frontmatter_text
+    assert doc.headings == want.headings and doc.sections == want.sections
+    assert doc == want and hash(doc) == hash(want)
+    try:
+        meta: object = want.meta
+    except ParseError as exc:
+        meta = str(exc)
+    try:
+        got: object = doc.meta
+    except ParseError as exc:
+        got = str(exc)
+    assert got == meta
+    assert pickle.loads(pickle.dumps(doc)).text == want.text
+
+
+def test_a_big_frontmatter_and_body_are_held_apart() -> None:
+    head, body = "---\ntitle: a \U0001f680\n---\n", "\n" + "- x\n" * document.MANY_LINES
+    doc = parse_pieces((head, body))
+    assert doc.pieces == (head, body) and doc.body is body  # (not joined, not cut)
+    assert doc.meta == {"title": "a \U0001f680"}
+    assert parse_pieces((head, "\n- x\n")).pieces == (head + "\n- x\n",)  # small: one
 
 
 def test_a_note_of_many_lines_holds_them_as_offsets() -> None:
