@@ -55,6 +55,7 @@ __all__ = [
     "collect",
     "find_secrets",
     "guard",
+    "guard_pieces",
     "lint_secrets",
     "placeholder",
     "redact",
@@ -726,6 +727,25 @@ def guard(
     return text
 
 
+def guard_pieces(
+    store: Any,
+    path: str,
+    pieces: Sequence[str],
+    *,
+    remote: bool | None = None,
+    strict: bool = False,
+) -> tuple[str, ...]:
+    """:func:`guard` of the text ``"".join(pieces)`` (each piece whole lines but the
+    last), in pieces: as they are when none holds a literal some detector needs
+    (no literal holds a line end, so none spans two pieces), else the text
+    :func:`guard` gives, as one piece."""
+    if len(pieces) > 1 and not any(map(_may_hold, pieces)):
+        return tuple(pieces)
+    text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+    done = guard(store, path, text, remote=remote, strict=strict)
+    return tuple(pieces) if done is text else (done,)
+
+
 def _is_remote(store: Any) -> bool:
     from .backends._storage import LocalStorage
 
@@ -992,8 +1012,9 @@ def _literal_scan() -> Any:
 
 def _may_hold(data: str | bytes) -> bool:
     """Whether ``data`` holds a literal some detector needs (cheap searches)."""
-    if isinstance(data, str) and len(data) > _LOWER_BLOCK and not data.isascii():
-        # a block of lines at a time (:func:`_line_blocks`): not lowered all at once
+    if isinstance(data, str) and len(data) > _LOWER_BLOCK:
+        # a block of lines at a time (:func:`_line_blocks`): a big note is never lowered
+        # whole (a copy of it)
         return any(_may_hold_text(block) for block in _line_blocks(data))
     return _may_hold_text(data)
 

@@ -16,7 +16,16 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionkit.redaction import KINDS, Policy, SecretError, collect, find_secrets, guard, redact
+from sessionkit.redaction import (
+    KINDS,
+    Policy,
+    SecretError,
+    collect,
+    find_secrets,
+    guard,
+    guard_pieces,
+    redact,
+)
 
 # -- one real-shaped fake per kind (assembled so no scanner flags this file as a leak) ----
 AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -274,6 +283,35 @@ def test_guard_modes() -> None:
     assert guard(_Store(allow=(AWS_KEY,)), "n.md", text, remote=True) == text
     with pytest.raises(ValueError, match="redact must be one of"):
         Policy(mode="maybe")
+
+
+def test_guard_of_pieces_is_guard_of_their_text() -> None:
+    # a note in pieces (a frontmatter and a body held apart) is guarded as its text:
+    # left in its pieces when nothing in it could be a secret, else as guard says
+    head, clean = "---\ntitle: a \U0001f680\n---\n", "\n- a\n" * 3
+    for body in (clean, f"{clean}- {AWS_KEY}\n"):
+        pieces = (head, body)
+        for mode in ("on", "warn", "off"):
+            for remote, strict in ((False, False), (True, False), (False, True)):
+                try:
+                    want: object = guard(
+                        _Store(mode), "n.md", head + body, remote=remote, strict=strict
+                    )
+                except SecretError as exc:
+                    want = str(exc)
+                try:
+                    got: object = guard_pieces(
+                        _Store(mode), "n.md", pieces, remote=remote, strict=strict
+                    )
+                except SecretError as exc:
+                    got = str(exc)
+                if isinstance(got, tuple):
+                    assert got == pieces or len(got) == 1, got
+                    got = "".join(got)
+                assert got == want, (body, mode, remote, strict)
+    assert guard_pieces(_Store(), "n.md", (head, clean)) == (head, clean)  # not joined
+    redacted = guard_pieces(_Store(), "n.md", (head, f"{clean}- {AWS_KEY}\n"))
+    assert redacted == (f"{head}{clean}- [REDACTED:aws-access-key]\n",)
 
 
 def test_findings_never_carry_the_value() -> None:
