@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import _yaml
 from .._lines import join_batched
-from ..document import Document, parse
+from ..document import Document, parse_pieces
 from ..errors import FormatError
 from ..model import (
     Block,
@@ -239,6 +239,7 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
     for key, value in session.extra.items():
         lines.append(f"{yaml_text(key)}: {yaml_text(value)}")
     lines.append("---")
+    close = len(lines)  # (the frontmatter's lines: held apart from the body's, see below)
     extras = list(session.sections)
     if extras and extras[0].title == "":
         # the preamble stands where the blank line after the frontmatter would
@@ -277,7 +278,9 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
             break
         lines.pop()
     lines.append("")
-    return parse("\n".join(lines))
+    # the frontmatter and the body in two pieces: a character in the frontmatter (an
+    # emoji in the focus) then does not widen a big body (see parse_pieces)
+    return parse_pieces(("\n".join(lines[:close]) + "\n", "\n".join(lines[close:])))
 
 
 # -- minimal edits ------------------------------------------------------------

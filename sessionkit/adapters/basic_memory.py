@@ -462,7 +462,7 @@ def bm_view(doc: Document) -> BMView:
         start = doc.body_start
     except SessionKitError:
         meta, ok, start = {}, False, 0
-    lines = [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
+    lines = [line.replace("\x00", "") for line in doc.lines] if _has_nul(doc) else doc.lines
     facts = parse_facts(lines, start) if _semantics_on(meta) else Facts()
     type_value = meta.get("type")
     return BMView(
@@ -1151,7 +1151,8 @@ def render_note(
     them is left out because the prose or an observation line already holds
     it); see :func:`_render_body`.
     """
-    return _render_note(session, folder=folder, project=project, implied=implied)
+    path, (head, body) = _render_note(session, folder=folder, project=project, implied=implied)
+    return path, head + body
 
 
 #: :func:`_render_note`'s ``status`` default: the session's own status word
@@ -1165,10 +1166,12 @@ def _render_note(
     project: str | None = None,
     implied: bool = True,
     status: Any = _OWN_STATUS,
-) -> tuple[str, str]:
+) -> tuple[str, tuple[str, str]]:
     """:func:`render_note`, with ``status`` the ``status`` key's value as written in
     place of the session's own word (``None``: no ``status`` key), for a value the
-    session's status does not give (a converted note's original word)."""
+    session's status does not give (a converted note's original word); the text in
+    two pieces, the frontmatter (fences included) and the body, each as wide as its
+    own characters (see :func:`~sessionkit.document.parse_pieces`)."""
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
     if status is None:
@@ -1176,8 +1179,8 @@ def _render_note(
     elif status is not _OWN_STATUS:
         meta["status"] = status
     body = _render_body(session, implied=implied)
-    text = appended(f"---\n{dump_yaml(meta)}---\n" + ("\n" if body else ""), _pieces(body))
-    return note_path(str(meta["title"]), folder), text
+    text = appended("\n" if body else "", _pieces(body))
+    return note_path(str(meta["title"]), folder), (f"---\n{dump_yaml(meta)}---\n", text)
 
 
 # -- minimal edits -----------------------------------------------------------
@@ -1229,7 +1232,12 @@ def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
 
 def _body_lines(doc: Document) -> Sequence[str]:
     """``doc``'s lines as Basic Memory reads them for facts (NUL bytes dropped)."""
-    return [line.replace("\x00", "") for line in doc.lines] if "\x00" in doc.text else doc.lines
+    return [line.replace("\x00", "") for line in doc.lines] if _has_nul(doc) else doc.lines
+
+
+def _has_nul(doc: Document) -> bool:
+    """Whether ``doc`` holds a NUL byte (its text looked at a piece at a time)."""
+    return any("\x00" in piece for piece in doc.pieces)
 
 
 def _edit_sections(doc: Document, new: Session) -> Document:

@@ -46,7 +46,7 @@ import attrs
 
 from .. import fastpaths as _fastpaths
 from .._lines import join_batched, joined, spanned
-from ..document import Document, parse
+from ..document import Document, parse, parse_pieces, same_text
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..markdown import may_open_block
 from ..model import (
@@ -517,11 +517,12 @@ def _date_in(text: str | None) -> str | None:
     return m.group(0) if m else None
 
 
-def _render_aiwiki(session: Session, key: str | None = None) -> tuple[str, str]:
+def _render_aiwiki(session: Session, key: str | None = None) -> tuple[str, Pieces]:
+    """(key, the page's text in pieces: its frontmatter and body held apart when big)."""
     from ..adapters import get_adapter
 
-    text = str(get_adapter(AIWIKI).write(session).text)
-    return key or aiwiki_filename(session.started, session.id), text
+    pieces = get_adapter(AIWIKI).write(session).pieces
+    return key or aiwiki_filename(session.started, session.id), pieces
 
 
 def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
@@ -1293,7 +1294,10 @@ def _lists_as_observations(session: Session) -> set[str]:
     return ok
 
 
-def _render_bm(session: Session, word: Any, folder: str, key: str | None = None) -> tuple[str, str]:
+def _render_bm(
+    session: Session, word: Any, folder: str, key: str | None = None
+) -> tuple[str, Pieces]:
+    """(key, the note's frontmatter and body): see :func:`_render_note`."""
     from ..adapters.basic_memory import _render_note
 
     if word is _ABSENT:
@@ -1334,17 +1338,31 @@ def _fallback_bm(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
 # ----------------------------------------------------------------------------- one note
 
 
+#: a note's text in pieces, in order (see :attr:`Converted.pieces`)
+Pieces = tuple[str, ...]
+
+
 @attrs.frozen(kw_only=True)
 class Converted:
+    """One converted note: its key and its text in pieces (:attr:`text` joins them)."""
+
     key: str
-    text: str
+    #: the text in pieces, in order: a Basic Memory note's frontmatter and body held
+    #: apart (each as wide as its own characters: see
+    #: :func:`~sessionkit.document.parse_pieces`), an aiwiki page one piece
+    pieces: Pieces
     carried: bool
-    #: SHA-256 of ``text`` (computed in the worker), when known
+    #: SHA-256 of the text (computed in the worker), when known
     sha: str | None = None
     #: SHA-256 of the text the source says the target note had when the source was
     #: made from it (a chain page's unedited note block): a target note still
     #: holding it was not edited since, so the edit may replace it
     was: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The whole text (the pieces joined)."""
+        return self.pieces[0] if len(self.pieces) == 1 else "".join(self.pieces)
 
 
 def note_family(name: str) -> str:
@@ -1385,8 +1403,8 @@ def _read_pivot(
 
 def _natural(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
-) -> tuple[str, str]:
-    """The target text without the whole-session fallback: (key, text)."""
+) -> tuple[str, Pieces]:
+    """The target text without the whole-session fallback: (key, its pieces)."""
     key, text, lane = next(_naturals(pivot, family, project=project, folder=folder, today=today))
     if lane:
         _fastpaths.answered(lane)
@@ -1399,9 +1417,9 @@ _ALL_LISTS = frozenset(_LIST_CATEGORIES)
 
 def _naturals(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
-) -> Iterator[tuple[str, str, str]]:
+) -> Iterator[tuple[str, Pieces, str]]:
     """The target texts to try, without the whole-session fallback, best first:
-    (key, text, lane).
+    (key, the text's pieces, lane).
 
     aiwiki has one.  Basic Memory's first puts every aiwiki list in the
     observations, as nearly every note has them; only when
@@ -1487,12 +1505,14 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
         project = None if value is None else str(value)
     want: bytes | None = None
     try:
-        for _, text, lane in _naturals(pivot, family, project=project, folder=folder, today=today):
-            if text == doc.text:  # the same text reads the same: no need to parse it again
+        for _, pieces, lane in _naturals(
+            pivot, family, project=project, folder=folder, today=today
+        ):
+            if same_text(doc.text, pieces):  # the same text reads the same: no second parse
                 if lane:
                     _fastpaths.answered(lane)
                 return _SAME_TEXT
-            again = parse(text, doc.path)
+            again = parse_pieces(pieces, doc.path)
             if _fastpaths.enabled() and (  # (the shortcuts skip a full read: fast lanes)
                 _same_note(again, doc)
                 or (family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout))
@@ -1507,7 +1527,7 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
                 if lane:
                     _fastpaths.answered(lane)
                 # (the words too, as the shortcuts find them: they hold the same body words)
-                if WordCheck(doc, family).kept(text, family):
+                if WordCheck(doc, family).kept(pieces, family):
                     return _SAME_TEXT
                 return _SAME_SESSION
         return _NOT_FAITHFUL
@@ -1615,7 +1635,7 @@ def convert_doc(
         key = pivot.original_key
         if key is None:
             key = _natural(pivot, dst, project=None, folder=folder, today=today)[0]
-        return Converted(key=_strip_folder(key, folder), text=pivot.original, carried=False)
+        return Converted(key=_strip_folder(key, folder), pieces=(pivot.original,), carried=False)
     faithful = _SAME_SESSION if pivot.from_carrier else _faithful(pivot, doc, src, folder, today)
     if pivot.layout is not None:  # (only _faithful reads it: a big page's spans go now)
         pivot = attrs.evolve(pivot, layout=None)
@@ -1627,19 +1647,20 @@ def convert_doc(
     want: list[bytes] = []  # pivot.key(), once needed
     if pivot.original is None:
         with contextlib.suppress(FormatError):
-            for key, text, lane in _naturals(
+            for key, pieces, lane in _naturals(
                 pivot, dst, project=project, folder=folder, today=today
             ):
                 try:
+                    again = parse_pieces(pieces, key)
                     back = _read_pivot(
-                        parse(text, key), dst, folder, pivot.hints, back=True, like=pivot.session
+                        again, dst, folder, pivot.hints, back=True, like=pivot.session
                     )
                 except FormatError:
                     continue
-                if _same_facts(back, pivot, want) and words.kept(text, dst):
+                if _same_facts(back, pivot, want) and words.kept(pieces, dst):
                     if lane:
                         _fastpaths.answered(lane)
-                    return Converted(key=key, text=text, carried=False)
+                    return Converted(key=key, pieces=pieces, carried=False)
     for last in (False, True):
         if last:
             if pivot.original is not None:
@@ -1648,12 +1669,14 @@ def convert_doc(
             pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
             want = []
         if dst == "aiwiki":
-            key, text = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
+            key, pieces = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
         else:
-            key, text = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
-        back = _read_pivot(parse(text, key), dst, folder, back=True)
-        if _same_facts(back, pivot, want) and (pivot.original is not None or words.kept(text, dst)):
-            return Converted(key=key, text=text, carried=True)
+            key, pieces = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
+        back = _read_pivot(parse_pieces(pieces, key), dst, folder, back=True)
+        if _same_facts(back, pivot, want) and (
+            pivot.original is not None or words.kept(pieces, dst)
+        ):
+            return Converted(key=key, pieces=pieces, carried=True)
     raise FormatError(
         f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
     )
@@ -1681,7 +1704,9 @@ def convert_chain(notes: Sequence[tuple[str, str]]) -> Converted:
             path=notes[0][0] if notes else None,
         )
     session = _aiwiki_adapter(parse(page)).read(parse(page))
-    return Converted(key=aiwiki_filename(session.started, session.id), text=page, carried=False)
+    return Converted(
+        key=aiwiki_filename(session.started, session.id), pieces=(page,), carried=False
+    )
 
 
 def chain_notes(doc: Document) -> list[Converted] | None:
@@ -1717,7 +1742,9 @@ def chain_notes(doc: Document) -> list[Converted] | None:
         for key, text in split_chain_page(doc.text, doc.path)
         if key not in edited
     }
-    return [Converted(key=key, text=text, carried=False, was=held.get(key)) for key, text in notes]
+    return [
+        Converted(key=key, pieces=(text,), carried=False, was=held.get(key)) for key, text in notes
+    ]
 
 
 _WORD = re.compile(r"\w+")
@@ -1767,13 +1794,14 @@ class WordCheck:
             self._source = _word_counts(body)
         return self._source
 
-    def kept(self, text: str, family: str) -> bool:
-        """Whether target ``text`` (of format ``family``) holds every source word.
+    def kept(self, pieces: Pieces, family: str) -> bool:
+        """Whether the target text in ``pieces`` (of format ``family``, each piece
+        whole lines but the last) holds every source word.
 
         ``trusted`` (the source's model renders its very words again, and the
         caller checks that the target reads back as that model): true at once.
         """
-        if self._trusted or _ends_with_body(text, self._doc.body):
+        if self._trusted or _ends_with_body(pieces, self._doc.body):
             return True
         need = self._source_words()
         if not need:
@@ -1781,13 +1809,15 @@ class WordCheck:
         # the source's counts less the target's words (a copy shares the words: the
         # target's are not held beside them, only looked up)
         left = need.copy()
-        missing = _take_words(left, text)
+        missing = left.total()
+        for piece in pieces:  # (a word never spans a line end, nor two pieces)
+            missing = _take_words(left, piece, missing)
         if not missing:
             return True
         # a JSON carrier spells line breaks as \n: count its strings decoded
         meta_key = BM_META if family == BASIC_MEMORY else AW_META
         try:
-            value = parse(text).meta.get(meta_key)
+            value = parse_pieces(pieces).meta.get(meta_key)
             data = json.loads(value) if isinstance(value, str) else None
         except (SessionKitError, ValueError):
             return False
@@ -1796,12 +1826,16 @@ class WordCheck:
         return not missing
 
 
-def _ends_with_body(target: str, body: str) -> bool:
-    """Whether ``target`` ends with ``body`` (its CRLF line ends made LF) as words: then
-    it holds every word of it, and counting them would hold a big note's words for
-    nothing (a page whose frontmatter alone is spelled anew, a CRLF page)."""
+def _ends_with_body(pieces: Pieces, body: str) -> bool:
+    """Whether the text in ``pieces`` ends with ``body`` (its CRLF line ends made LF)
+    as words: then it holds every word of it, and counting them would hold a big
+    note's words for nothing (a page whose frontmatter alone is spelled anew, a
+    CRLF page)."""
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
+    target = pieces[-1]
+    if len(pieces) > 1 and len(body) >= len(target):  # (reaching into the frontmatter)
+        target = "".join(pieces)
     if not body or not target.endswith(body):
         return False
     before = len(target) - len(body)  # (a word char there would join the first word)
@@ -1813,6 +1847,8 @@ def _take_words(left: collections.Counter[str], text: str, missing: int | None =
     many source words are still missing (``missing``: that count before, when known)."""
     if missing is None:
         missing = left.total()
+    if not missing:
+        return 0
     for words in _word_blocks(text):
         for word in words:
             n = left.get(word)

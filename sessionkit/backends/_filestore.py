@@ -178,10 +178,12 @@ class FileStore(Store):
         return self.storage.batch()
 
     def write_texts(
-        self, items: Sequence[tuple[str, str]], *, create: bool = False
+        self, items: Sequence[tuple[str, str | tuple[str, ...]]], *, create: bool = False
     ) -> builtins.list[SessionKitError | None]:
         """Write several notes (see :meth:`Store.write_texts`); on a local disk,
-        inside :meth:`batch`, new notes are written and synced concurrently."""
+        inside :meth:`batch`, new notes are written and synced concurrently.  A
+        text may come in pieces (a tuple of strings, whole lines each but the
+        last), written as their join without joining them."""
         out: builtins.list[SessionKitError | None] = [None] * len(items)
         places: builtins.list[int] = []
         pairs: builtins.list[tuple[str, bytes]] = []
@@ -198,11 +200,14 @@ class FileStore(Store):
         return out
 
     def update_texts(
-        self, keys: Sequence[str], fn: Callable[[str, str | None], str | None]
+        self,
+        keys: Sequence[str],
+        fn: Callable[[str, str | None], str | tuple[str, ...] | None],
     ) -> builtins.list[str | SessionKitError | None]:
         """Read-modify-write several notes (see :meth:`Store.update_texts`); on a
         local disk the new notes are written and synced concurrently and the
-        folder's lock is taken once (:meth:`LocalStorage.update_many`)."""
+        folder's lock is taken once (:meth:`LocalStorage.update_many`).  ``fn``
+        may give the new text in pieces (as :meth:`write_texts` takes them)."""
         out: builtins.list[str | SessionKitError | None] = [None] * len(keys)
         places: builtins.list[int] = []
         paths: builtins.list[str] = []
@@ -250,12 +255,15 @@ class FileStore(Store):
         out = self.storage.update(path, edit)
         return None if out is None else _decode(out, key)
 
-    def _outgoing(self, path: str, text: str) -> bytes:
+    def _outgoing(self, path: str, text: str | tuple[str, ...]) -> bytes:
         """The bytes a write sends: the one place secrets are redacted (docs/secrets.md)."""
-        from ..document import encode
-        from ..redaction import guard
+        from ..document import encode, encode_pieces
+        from ..redaction import guard, guard_pieces
 
-        return encode(guard(self, path, text, remote=not isinstance(self.storage, LocalStorage)))
+        remote = not isinstance(self.storage, LocalStorage)
+        if isinstance(text, str):
+            return encode(guard(self, path, text, remote=remote))
+        return encode_pieces(guard_pieces(self, path, text, remote=remote))
 
     def delete(self, key: str) -> None:
         """Remove a note. Raises :class:`NotFoundError`."""

@@ -42,7 +42,7 @@ from ..adapters.crosswalk import (
     note_family,
     today_utc,
 )
-from ..document import Document, encode_blocks
+from ..document import Document, encode_blocks, same_text
 from ..errors import (
     ConflictError,
     LimitExceededError,
@@ -227,12 +227,14 @@ class ConversionReport:
         }
 
 
-def _sha(text: str) -> str:
-    """SHA-256 of ``text`` as UTF-8, hashed a block at a time
-    (:func:`~sessionkit.document.encode_blocks`: a big note is not held a second time)."""
+def _sha(text: str | Sequence[str]) -> str:
+    """SHA-256 of ``text`` (or of the join of its pieces) as UTF-8, hashed a block at
+    a time (:func:`~sessionkit.document.encode_blocks`: a big note is not held a
+    second time)."""
     sha = hashlib.sha256()
-    for block in encode_blocks(text):
-        sha.update(block)
+    for piece in (text,) if isinstance(text, str) else text:
+        for block in encode_blocks(piece):
+            sha.update(block)
     return sha.hexdigest()
 
 
@@ -451,7 +453,7 @@ def _checked(target: Store, result: Converted | str) -> Converted | str:
         done = _without_secrets(target, result)
     except SessionKitError as exc:
         return str(exc)
-    return done if done is result else attrs.evolve(done, sha=_sha(done.text))
+    return done if done is result else attrs.evolve(done, sha=_sha(done.pieces))
 
 
 def _convert_item(
@@ -471,7 +473,7 @@ def _convert_item(
             result = convert_chain(text.notes)
         except SessionKitError as exc:
             return key, str(exc.with_path(exc.path or key))
-        return key, attrs.evolve(result, sha=_sha(result.text))
+        return key, attrs.evolve(result, sha=_sha(result.pieces))
     from .._api import read_document
 
     try:
@@ -486,11 +488,11 @@ def _convert_item(
         if job.src == "aiwiki" and job.dst == BASIC_MEMORY:
             notes = chain_notes(doc)
             if notes is not None:
-                return key, [attrs.evolve(n, sha=_sha(n.text)) for n in notes]
+                return key, [attrs.evolve(n, sha=_sha(n.pieces)) for n in notes]
         result = convert_doc(
             doc, job.src, job.dst, project=job.project, folder=job.folder, today=job.today
         )
-        return key, attrs.evolve(result, sha=_sha(result.text))
+        return key, attrs.evolve(result, sha=_sha(result.pieces))
     except SessionKitError as exc:
         return key, str(exc.with_path(key))
 
@@ -709,7 +711,7 @@ def convert(
                 assert key == item.key
             results = result if isinstance(result, list) else [result]
             group.extend((key, one) for one in results)
-            held += sum(len(one.text) for one in results if isinstance(one, Converted))
+            held += sum(_size(one) for one in results if isinstance(one, Converted))
             if len(group) >= size or held >= _GROUP_CHARS:  # (big notes: not held long)
                 placed_all(group)
                 group = []
@@ -750,6 +752,11 @@ def _redacted_source(target: Store, source: Store, key: str, text: str) -> str |
         return _Unreadable(str(exc))
 
 
+def _size(result: Converted) -> int:
+    """The characters of a converted note."""
+    return sum(map(len, result.pieces))
+
+
 def _without_secrets(target: Store, result: Converted) -> Converted:
     """The note as the target may hold it: secrets redacted, or :class:`SecretError`.
 
@@ -757,14 +764,14 @@ def _without_secrets(target: Store, result: Converted) -> Converted:
     that of the text written (a second run writes nothing); a conversion
     refuses a note with a secret when ``secrets.redact`` is ``warn`` or ``off``.
     """
-    from ..redaction import guard
+    from ..redaction import guard_pieces
 
     path_of = getattr(target, "path_of", None)
     path = str(path_of(result.key)) if callable(path_of) else result.key
-    text = guard(target, path, result.text, strict=True)
-    if text == result.text:
+    pieces = guard_pieces(target, path, result.pieces, strict=True)
+    if pieces == result.pieces:
         return result
-    return Converted(key=result.key, text=text, carried=result.carried)
+    return Converted(key=result.key, pieces=pieces, carried=result.carried)
 
 
 #: a journal of at most this many bytes (or at most the record's size) is folded
@@ -839,7 +846,7 @@ class _Run:
         ahead: dict[str, Any] = dict(self.pending)
         for source_key, result, now in plans:
             entry: dict[str, Any] = {
-                "sha256": result.sha or _sha(result.text),
+                "sha256": result.sha or _sha(result.pieces),
                 "source": source_key,
             }
             if now is not None:
@@ -872,7 +879,7 @@ class _Run:
             tkey = result.key
             before = self._before.pop(tkey, None)
             if tkey in written:
-                done = {"sha256": result.sha or _sha(result.text), "source": source_key}
+                done = {"sha256": result.sha or _sha(result.pieces), "source": source_key}
                 if ahead[tkey] != done:  # (a new note's entry is already what it should be)
                     self.pending[tkey] = done
             else:  # not written: the entry goes back to what it was, unless someone
@@ -898,7 +905,7 @@ class _Run:
             except SessionKitError as exc:
                 report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
                 return None
-        tkey, text = result.key, result.text
+        tkey, pieces = result.key, result.pieces
         mark = _mark(tkey)
         if mark in self.seen:
             report.failures.append(
@@ -910,7 +917,7 @@ class _Run:
             )
             return None
         self.seen[mark] = key
-        entry = {"sha256": result.sha or _sha(text), "source": key}
+        entry = {"sha256": result.sha or _sha(pieces), "source": key}
         recorded = self.manifest.pop(tkey, None)  # (each target note is decided once)
         if result.carried:
             self._add("carried", tkey)
@@ -931,7 +938,7 @@ class _Run:
                 return None
             self._before[tkey] = recorded
             return key, result, None
-        if current == text:
+        if same_text(current, pieces):
             self._add("unchanged", tkey)
             if recorded != entry:
                 self.pending[tkey] = entry
@@ -964,7 +971,7 @@ class _Run:
         outcome: dict[int, SessionKitError | bool | None] = {}
         if creates:
             made = self.target.write_texts(
-                [(plans[n][1].key, plans[n][1].text) for n in creates], create=True
+                [(plans[n][1].key, self._payload(plans[n][1])) for n in creates], create=True
             )
             outcome.update(zip(creates, made, strict=True))
         if updates:
@@ -974,7 +981,7 @@ class _Run:
             def edit(tkey: str, current: str | None) -> str | None:
                 _, result, now = by_key[tkey]
                 took[tkey] = current is not None and _sha(current) == now
-                return result.text if took[tkey] else None
+                return self._payload(result) if took[tkey] else None
 
             got = self.target.update_texts([plans[n][1].key for n in updates], edit)
             for n, value in zip(updates, got, strict=True):
@@ -996,7 +1003,7 @@ class _Run:
         """Report one planned note's write (``outcome``: ``None`` a new note
         written, ``True``/``False`` an update made or found changed meanwhile, or
         the error); whether the note now holds what was converted."""
-        report, tkey, text = self.report, result.key, result.text
+        report, tkey = self.report, result.key
         if outcome is None:
             self._add("created", tkey)
             return True
@@ -1013,7 +1020,7 @@ class _Run:
             )
             return False
         if isinstance(outcome, ConflictError):
-            if now is None and self._same(tkey, text):  # another run made the same note
+            if now is None and self._same(tkey, result.pieces):  # another run made the same
                 self._add("unchanged", tkey)
                 return True
             report.conflicts.append(
@@ -1025,11 +1032,18 @@ class _Run:
         )
         return False
 
-    def _same(self, tkey: str, text: str) -> bool:
+    def _same(self, tkey: str, pieces: Sequence[str]) -> bool:
         try:
-            return self.target.read_text(tkey) == text
+            return same_text(self.target.read_text(tkey), pieces)
         except SessionKitError:
             return False
+
+    def _payload(self, result: Converted) -> Any:
+        """What the target writes for ``result``: its text in pieces for the built-in
+        stores (written without joining them), else the text."""
+        from ..backends._filestore import FileStore
+
+        return result.pieces if isinstance(self.target, FileStore) else result.text
 
     def finish(self) -> None:
         """Add the last confirmations to the record, and fold its journal into it
