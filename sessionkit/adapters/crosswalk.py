@@ -631,7 +631,7 @@ def pivot_from_bm(
         ],
         doc.path,
         hints,
-        None if like is None else _Reuse(like, layouts),
+        None if like is None else _Reuse.carried(like, layouts),
     )
     for sec in session.sections:
         if sec.title == BM_CHECKPOINTS:
@@ -1164,20 +1164,34 @@ def _canonical_carrier(value: Any) -> Any:
 
 
 class _Reuse:
-    """Makes the blocks of a read-back's carrier sections: a block equal to the next
-    carried block expected of some list (from the source session ``like`` and
-    each list's layout) is that block, so the read-back does not hold a second
-    copy of every carried block (a section of a hundred thousand paragraphs).
-    Any other block is made new; only equal blocks are shared, so a note edited
-    since reads as it says."""
+    """Makes the blocks of a second read: a block equal to the next block expected of
+    some list is that block, so the read does not hold a second copy of every
+    block (a section of a hundred thousand paragraphs).  Any other block is made
+    new; only equal blocks are shared, so a note edited since reads as it says.
+
+    ``expected``: each list's blocks in the order the read meets them
+    (:meth:`carried`, :meth:`every`).
+    """
 
     __slots__ = ("heads",)
 
-    def __init__(self, like: Session, layouts: Mapping[str, Any]) -> None:
-        self.heads: list[tuple[Block | None, Iterator[Block]]] = []
-        for name, layout in layouts.items():
-            expected = _carried_of(like.blocks.get(name, ()), layout)
-            self.heads.append((next(expected, None), expected))
+    def __init__(self, expected: Iterable[Iterator[Block]]) -> None:
+        self.heads: list[tuple[Block | None, Iterator[Block]]] = [
+            (next(blocks, None), blocks) for blocks in expected
+        ]
+
+    @classmethod
+    def carried(cls, like: Session, layouts: Mapping[str, Any]) -> _Reuse:
+        """For a read-back's carrier sections: the carried blocks of each list of the
+        source session ``like``, as each list's layout places them."""
+        return cls(
+            _carried_of(like.blocks.get(name, ()), layout) for name, layout in layouts.items()
+        )
+
+    @classmethod
+    def every(cls, like: Session) -> _Reuse:
+        """For a page rendered again from ``like``: every block of each of its lists."""
+        return cls(iter(blocks) for blocks in like.blocks.values())
 
     def __call__(self, *, text: str, marker: str | None = None, gap: int = 0) -> Block:
         heads = self.heads
@@ -1454,12 +1468,20 @@ def _naturals(
         raise failed
 
 
-def _plain(doc: Document, family: str, session: Session | None = None) -> bytes:
+def _plain(
+    doc: Document, family: str, session: Session | None = None, like: Session | None = None
+) -> bytes:
     """The source adapter's own reading of a note (``session`` when already read),
-    as a comparable digest."""
+    as a comparable digest.  ``like``: an aiwiki session the page was rendered
+    from, whose equal blocks the read takes instead of making its own (see
+    :class:`_Reuse`; the adapter's read is :func:`read_page`'s, origin aside)."""
     from ..adapters import get_adapter
 
     if family == "aiwiki":
+        if session is None and like is not None and like.blocks:
+            from ..adapters._aiwiki_parse import read_page
+
+            session = read_page(doc, _Reuse.every(like))[0]
         return _json_digest(session if session is not None else _aiwiki_adapter(doc).read(doc))
     status = doc.meta.get("status", _ABSENT)
     if session is None:
@@ -1523,7 +1545,7 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
                 return _SAME_TEXT
             if want is None:
                 want = _plain(doc, family, pivot.read)
-            if _plain(again, family) == want:
+            if _plain(again, family, like=pivot.read) == want:
                 if lane:
                     _fastpaths.answered(lane)
                 # (the words too, as the shortcuts find them: they hold the same body words)
@@ -1801,7 +1823,7 @@ class WordCheck:
         ``trusted`` (the source's model renders its very words again, and the
         caller checks that the target reads back as that model): true at once.
         """
-        if self._trusted or _ends_with_body(pieces, self._doc.body):
+        if self._trusted or _holds_body(pieces, self._doc.body):
             return True
         need = self._source_words()
         if not need:
@@ -1826,20 +1848,58 @@ class WordCheck:
         return not missing
 
 
-def _ends_with_body(pieces: Pieces, body: str) -> bool:
-    """Whether the text in ``pieces`` ends with ``body`` (its CRLF line ends made LF)
-    as words: then it holds every word of it, and counting them would hold a big
-    note's words for nothing (a page whose frontmatter alone is spelled anew, a
-    CRLF page)."""
+def _holds_body(pieces: Pieces, body: str) -> bool:
+    """Whether the text in ``pieces`` holds ``body`` (its CRLF line ends made LF)
+    whole, as words: then it holds every word of it, and counting them would hold
+    a big note's words for nothing (a page whose frontmatter alone is spelled
+    anew, a CRLF page, a page rendered again with placeholder sections around
+    the body or without its trailing blank lines).  The body is looked for in the
+    last piece, then as the text's end (:func:`_ends_with_body`)."""
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
     target = pieces[-1]
-    if len(pieces) > 1 and len(body) >= len(target):  # (reaching into the frontmatter)
-        target = "".join(pieces)
-    if not body or not target.endswith(body):
+    at = target.find(body) if body and len(body) <= len(target) else -1
+    if at >= 0:  # (a word char on either side would join a word of the body)
+        end = at + len(body)
+        return (at == 0 or _WORD.fullmatch(target[at - 1] + body[0]) is None) and (
+            end == len(target) or _WORD.fullmatch(body[-1] + target[end]) is None
+        )
+    return _ends_with_body(pieces, body)
+
+
+def _ends_with_body(pieces: Pieces, body: str) -> bool:
+    """Whether the text in ``pieces`` ends with ``body`` as words, blank space after
+    the last word aside (see :func:`_holds_body`)."""
+    size = _words_end(body)
+    if not size:
         return False
-    before = len(target) - len(body)  # (a word char there would join the first word)
+    target = pieces[-1]
+    end = _words_end(target)
+    if len(pieces) > 1 and size >= end:  # (reaching into the frontmatter)
+        target = "".join(pieces)
+        end = _words_end(target)
+    before = end - size  # (a word char there would join the first word)
+    if before < 0 or not _same_span(target, before, body, size):
+        return False
     return before == 0 or _WORD.fullmatch(target[before - 1] + body[0]) is None
+
+
+def _words_end(text: str) -> int:
+    """Where the blank space at the end of ``text`` starts (no copy of it is made)."""
+    end = len(text)
+    while end and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _same_span(text: str, at: int, other: str, size: int) -> bool:
+    """``text[at:at + size] == other[:size]``, compared 64 Ki characters at a time
+    (a big note is not copied whole)."""
+    step = 1 << 16
+    return all(
+        text[at + k : at + min(k + step, size)] == other[k : min(k + step, size)]
+        for k in range(0, size, step)
+    )
 
 
 def _take_words(left: collections.Counter[str], text: str, missing: int | None = None) -> int:

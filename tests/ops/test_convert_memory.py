@@ -99,8 +99,11 @@ def test_big_section_of_paragraphs_converts_within_a_multiple_of_its_size(
     # 30,000 one-line paragraphs under Open questions (~400 KB), each a block that
     # rides in the Basic Memory note's carrier: 56.5x when the layout had a JSON list
     # per block and the read-back held a second copy of every carried block, 36.4x
-    # with runs in the layout and the read-back taking its source's blocks
-    assert _peak_ratio(tmp_path, 30_000, paragraphs=True) < 45
+    # with runs in the layout and the read-back taking its source's blocks, 35.0x
+    # then; 24.5x now that the page rendered again to check the model shares the
+    # source's blocks too and is found to hold the source's body whole (its words
+    # were counted: the rendering adds placeholder sections around them)
+    assert _peak_ratio(tmp_path, 30_000, paragraphs=True) < 30
 
 
 def test_a_wide_character_in_the_frontmatter_does_not_widen_the_body(tmp_path: Path) -> None:
