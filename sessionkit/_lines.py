@@ -130,7 +130,9 @@ class HeadLines(Lines):
         h = len(self._head)
         if index < 0:
             index += len(self)
-        if 0 <= index < h:
+            if index < 0:
+                raise IndexError("line index out of range")
+        if index < h:
             return self._head[index]
         return super().__getitem__(index - h)
 
@@ -156,6 +158,8 @@ class HeadLines(Lines):
         body, the body itself (not cut)."""
         h = len(self._head)
         start, stop, _ = slice(start, stop).indices(len(self))
+        if stop <= start:
+            return self._text, 0, 0
         if start >= h:
             return super().span(start - h, stop - h)
         text = "".join(self._head[start:stop])

@@ -57,6 +57,9 @@ def test_head_lines_are_split_lines(head: str, body: str, start: int, stop: int 
     assert lines == want and want == lines and lines == Lines(head + body)
     for i in range(-len(want), len(want)):
         assert lines[i] == want[i]
+    for bad in (len(want), -len(want) - 1):
+        with pytest.raises(IndexError):
+            lines[bad]
     assert lines[start:stop] == want[start:stop]
     assert lines[start:stop:2] == want[start:stop:2]
     assert lines.text(start, stop) == "".join(want[start:stop])
