@@ -10,6 +10,7 @@ the fast lanes on and off through the public switch.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,29 @@ _LEAF = {
 Row = tuple[Any, ...]
 
 
+def _parse(md: Any, text: str) -> Any:
+    """The oracle's tokens for ``text``; a last line of block quote markers alone
+    is ended first.
+
+    CommonMark reads such a line the same with or without its line end, and so
+    does markdown-it (JavaScript); markdown-it-py's fence rule does not: where a
+    fence left open in a block quote meets the document's end on such a line
+    (``">```\n>"``), it reads past the end of the text, catches the IndexError
+    and ends the fence a line early.  Ending that line keeps the oracle off the
+    port's artifact.  (Other unended last lines stay as they are: a blank one
+    does read differently there.)
+    """
+    if _QUOTE_MARKS.search(text):
+        text += "\n"
+    return md.parse(text)
+
+
+#: a last line of ``>`` markers and blanks, not ended
+_QUOTE_MARKS = re.compile(r"(?:^|\n)[ \t]*>[> \t]*\Z")
+
+
 def _oracle(text: str, tables: bool) -> list[Row]:
-    tokens = _MD[tables].parse(text)
+    tokens = _parse(_MD[tables], text)
     rows: list[Row] = []
     tight: dict[int, bool] = {}  # index of a list's row -> tight
     open_lists: list[int] = []
@@ -227,6 +249,7 @@ _TEXT = st.tuples(st.lists(_LINE, max_size=14), st.sampled_from(["\n", "\r\n"]),
 @example("> ```\nfoo\n```\n")
 @example("> a\n>\n>\n\n\nb\n")
 @example("-\n\n  foo\n")
+@example(">```\n>")  # (see _parse)
 def test_blocks_agree_with_markdown_it(text: str) -> None:
     check(text)
 
@@ -334,7 +357,7 @@ _HEADING_LINES = st.lists(
 
 
 def _oracle_headings(text: str) -> list[tuple[int, str, int]]:
-    tokens = _MD[False].parse(text)
+    tokens = _parse(_MD[False], text)
     return [
         (int(tok.tag[1]), tokens[i + 1].content, tok.map[0])
         for i, tok in enumerate(tokens)
@@ -392,7 +415,7 @@ def test_may_open_block_agrees_with_markdown_it(text: str) -> None:
     headings by themselves (what the heading lane and conversion rely on)."""
     if markdown.may_open_block(text) or "\r" in text.replace("\r\n", "") or "\x00" in text:
         return  # (markdown-it splits on a lone CR)
-    tokens = _MD[False].parse(text)
+    tokens = _parse(_MD[False], text)
     assert not [t.type for t in tokens if t.level == 0 and t.type in _LEAF and t.type != "hr"]
     by_itself = [
         (head[0], head[1], n)
@@ -532,7 +555,7 @@ HAND_PICKED_LINES = [
 
 def _first_block(text: str, line: int) -> str | None:
     """The type of markdown-it's top-level token opening on ``line`` of ``text``."""
-    for tok in _MD[False].parse(text):
+    for tok in _parse(_MD[False], text):
         if tok.level == 0 and tok.map is not None and tok.map[0] == line and tok.nesting >= 0:
             return tok.type
     return None
@@ -594,7 +617,7 @@ def _check_outline(body: str) -> None:
     if ranges is None:
         return
     lines = body.split("\n")
-    tokens = _MD[False].parse(body)
+    tokens = _parse(_MD[False], body)
     want_fences = [
         (tok.map[0], set(range(tok.map[0] + 1, tok.map[1])))
         for tok in tokens
