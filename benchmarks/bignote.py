@@ -17,8 +17,11 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
 * ``crlf``: the same with CRLF line ends (its model does not render the note's
   own text again: the word check counts its words);
 * ``two-notes``: two pages of the ``next-steps`` case, converted in one run;
-* ``emoji``: the ``next-steps`` page with U+1F680 in its focus (the whole text,
-  and its rendering, are then 4 bytes a character in memory);
+* ``emoji``: the ``next-steps`` page with U+1F680 in its focus (the whole text
+  read is then 4 bytes a character in memory; the renderings hold their
+  frontmatter and body apart);
+* ``token``: the ``emoji`` page with one bullet holding words the secret check
+  looks at (``rotate the auth token``: the check reads the note through);
 * ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each);
 * ``open-questions``: the same N // 40 checkpoint-shaped blocks, pasted by hand
   under ``## Open questions`` (not a checkpoint log: the section's layout rides
@@ -158,6 +161,12 @@ def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
             text = wiki_page("Next steps", lines, False).replace(
                 "focus: a big note", "focus: a big note \U0001f680"
             )
+        elif case == "token":  # the emoji case with words the secret check looks at
+            text = (
+                wiki_page("Next steps", lines, False)
+                .replace("focus: a big note", "focus: a big note \U0001f680")
+                .replace("- 5\n", "- rotate the auth token\n", 1)
+            )
         elif case == "checkpoints":
             text = checkpoints_page(lines // 40)
         elif case == "open-questions":
@@ -216,6 +225,7 @@ CASES = (
     "crlf",
     "two-notes",
     "emoji",
+    "token",
     "checkpoints",
     "open-questions",
     "paragraphs",

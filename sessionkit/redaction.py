@@ -695,36 +695,7 @@ def guard(
     store not on the local disk) or a conversion (``strict``) would write a
     secret in clear.  Findings go to ``store.redactions`` and :func:`collect`.
     """
-    policy: Policy = getattr(store, "redaction", None) or DEFAULT_POLICY
-    if policy.mode == "off" and not (strict or _strict_block()):
-        if remote is None:
-            remote = _is_remote(store)
-        if not remote:
-            return text
-    done = redact(text, allow=policy.allow, path=path)
-    if not done.findings:
-        return text
-    if policy.mode == "on":
-        _record(store, done.findings)
-        return done.text
-    if remote is None:
-        remote = _is_remote(store)
-    if remote or strict or _strict_block():
-        where = ", ".join(f"line {f.line} ({f.kind})" for f in done.findings[:5])
-        raise SecretError(
-            f"refused: the note would carry {len(done.findings)} secret(s) in clear, at "
-            f"{where}, and secrets.redact is {policy.mode!r}",
-            path=path,
-            line=done.findings[0].line,
-        )
-    _record(
-        store,
-        [
-            Finding(kind=f.kind, line=f.line, column=f.column, path=f.path, redacted=False)
-            for f in done.findings
-        ],
-    )
-    return text
+    return _guard(store, path, (text,), remote, strict)[0]
 
 
 def guard_pieces(
@@ -735,15 +706,79 @@ def guard_pieces(
     remote: bool | None = None,
     strict: bool = False,
 ) -> tuple[str, ...]:
-    """:func:`guard` of the text ``"".join(pieces)`` (each piece whole lines but the
-    last), in pieces: as they are when none holds a literal some detector needs
-    (no literal holds a line end, so none spans two pieces), else the text
-    :func:`guard` gives, as one piece."""
-    if len(pieces) > 1 and not any(map(_may_hold, pieces)):
-        return tuple(pieces)
-    text = pieces[0] if len(pieces) == 1 else "".join(pieces)
-    done = guard(store, path, text, remote=remote, strict=strict)
-    return tuple(pieces) if done is text else (done,)
+    """:func:`guard` of the text ``"".join(pieces)``, in pieces.
+
+    A frontmatter ending with its closing fence's line and the body after it
+    are looked at apart (:func:`sessionkit.document.parse_pieces`' two
+    pieces: no secret spans that line, and the frontmatter's end is where the
+    text's is), so a big note is never joined for it; the findings' lines are
+    the text's.  Other pieces are joined and guarded as one.
+    """
+    pieces = tuple(pieces)
+    if len(pieces) > 1 and not _fenced(pieces):
+        text = "".join(pieces)
+        done = guard(store, path, text, remote=remote, strict=strict)
+        return pieces if done is text else (done,)
+    return _guard(store, path, pieces, remote, strict)
+
+
+def _fenced(pieces: tuple[str, ...]) -> bool:
+    """Whether ``pieces`` are a frontmatter, up to and with its closing fence, and a
+    body that opens no frontmatter of its own (see :func:`guard_pieces`)."""
+    if len(pieces) != 2:
+        return False
+    head, body = pieces
+    return _frontmatter_end(head) == len(head) > 0 and not body.startswith("---")
+
+
+def _guard(
+    store: Any, path: str, pieces: tuple[str, ...], remote: bool | None, strict: bool
+) -> tuple[str, ...]:
+    """:func:`guard` of a text in ``pieces``, each redacted by itself (the same
+    pieces back when nothing changes)."""
+    policy: Policy = getattr(store, "redaction", None) or DEFAULT_POLICY
+    if policy.mode == "off" and not (strict or _strict_block()):
+        if remote is None:
+            remote = _is_remote(store)
+        if not remote:
+            return pieces
+    texts: list[str] = []
+    findings: list[Finding] = []
+    before = 0  # the lines of the pieces before this one
+    for piece in pieces:
+        done = redact(piece, allow=policy.allow, path=path)
+        texts.append(done.text)
+        for f in done.findings:
+            findings.append(
+                Finding(kind=f.kind, line=f.line + before, column=f.column, path=f.path)
+                if before
+                else f
+            )
+        if len(pieces) > 1:
+            before += piece.count("\n")
+    if not findings:
+        return pieces
+    if policy.mode == "on":
+        _record(store, findings)
+        return tuple(texts)
+    if remote is None:
+        remote = _is_remote(store)
+    if remote or strict or _strict_block():
+        where = ", ".join(f"line {f.line} ({f.kind})" for f in findings[:5])
+        raise SecretError(
+            f"refused: the note would carry {len(findings)} secret(s) in clear, at "
+            f"{where}, and secrets.redact is {policy.mode!r}",
+            path=path,
+            line=findings[0].line,
+        )
+    _record(
+        store,
+        [
+            Finding(kind=f.kind, line=f.line, column=f.column, path=f.path, redacted=False)
+            for f in findings
+        ],
+    )
+    return pieces
 
 
 def _is_remote(store: Any) -> bool:

@@ -306,12 +306,18 @@ def test_guard_of_pieces_is_guard_of_their_text() -> None:
                 except SecretError as exc:
                     got = str(exc)
                 if isinstance(got, tuple):
-                    assert got == pieces or len(got) == 1, got
+                    assert len(got) == 2, got  # (never joined)
                     got = "".join(got)
                 assert got == want, (body, mode, remote, strict)
     assert guard_pieces(_Store(), "n.md", (head, clean)) == (head, clean)  # not joined
-    redacted = guard_pieces(_Store(), "n.md", (head, f"{clean}- {AWS_KEY}\n"))
-    assert redacted == (f"{head}{clean}- [REDACTED:aws-access-key]\n",)
+    on = _Store()
+    redacted = guard_pieces(on, "n.md", (head, f"{clean}- {AWS_KEY}\n"))
+    assert redacted == (head, f"{clean}- [REDACTED:aws-access-key]\n")
+    assert [str(f) for f in on.redactions] == ["n.md:10: aws-access-key"]  # (the text's line)
+    # pieces that are not a frontmatter and a body are guarded joined
+    assert guard_pieces(_Store(), "n.md", ("a\n", f"- {AWS_KEY}\n")) == (
+        "a\n- [REDACTED:aws-access-key]\n",
+    )
 
 
 def test_findings_never_carry_the_value() -> None:
