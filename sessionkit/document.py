@@ -34,6 +34,7 @@ __all__ = [
     "Lines",
     "Section",
     "atx_heading",
+    "check_utf8",
     "decode",
     "encode",
     "encode_blocks",
@@ -552,6 +553,24 @@ def decode(data: bytes, path: str | None = None) -> str:
             path=path,
             line=line,
         ) from None
+
+
+def check_utf8(data: bytes, path: str | None = None) -> None:
+    """Check that a note's bytes are UTF-8, a block at a time (not decoded whole).
+
+    Raises:
+        ParseError: not UTF-8, as :func:`decode` reports it.
+    """
+    import codecs
+
+    check = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for at in range(0, len(data), 1 << 16):
+            check.decode(data[at : at + (1 << 16)])
+        check.decode(b"", final=True)
+    except UnicodeDecodeError:
+        decode(data, path)  # (raises the error with its line)
+        raise
 
 
 def encode(text: str) -> bytes:

@@ -238,6 +238,39 @@ class FileStore(Store):
                 out[i] = result
         return out
 
+    def update_encoded(
+        self,
+        keys: Sequence[str],
+        fn: Callable[[str, bytes | None], str | tuple[str, ...] | None],
+    ) -> builtins.list[SessionKitError | None]:
+        """:meth:`update_texts` for a caller that judges each note by its bytes:
+        ``fn(key, current)`` gets the note's bytes (``None``: absent), not its
+        text, and the note is not read back as text afterwards, so a big note is
+        never held as a string here.  Per note, in order: ``None``, or the error
+        that stopped it."""
+        out: builtins.list[SessionKitError | None] = [None] * len(keys)
+        places: builtins.list[int] = []
+        paths: builtins.list[str] = []
+        key_of: dict[str, str] = {}  # storage path -> key
+        for i, key in enumerate(keys):
+            try:
+                path = self.path_of(key)
+            except SessionKitError as exc:
+                out[i] = exc
+                continue
+            places.append(i)
+            paths.append(path)
+            key_of[path] = key
+
+        def edit(path: str, data: bytes | None) -> bytes | None:
+            new = fn(key_of[path], data)
+            return None if new is None else self._outgoing(path, new)
+
+        got = self.storage.update_many(paths, edit)
+        for i, result in zip(places, got, strict=True):
+            out[i] = result if isinstance(result, SessionKitError) else None
+        return out
+
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
         """Read-modify-write without lost updates (lock or compare-and-swap).
 

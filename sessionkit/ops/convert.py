@@ -42,7 +42,7 @@ from ..adapters.crosswalk import (
     note_family,
     today_utc,
 )
-from ..document import Document, encode_blocks, same_text
+from ..document import Document, check_utf8, encode_blocks
 from ..errors import (
     ConflictError,
     LimitExceededError,
@@ -921,29 +921,28 @@ class _Run:
         recorded = self.manifest.pop(tkey, None)  # (each target note is decided once)
         if result.carried:
             self._add("carried", tkey)
-        current: str | None = None
+        now: str | None = None  # the SHA-256 of the note there now
         if tkey in self.existing:
             try:
-                current = self.target.read_text(tkey)
+                now = self._digest(tkey)
             except NotFoundError:
-                current = None
+                now = None
             except SessionKitError as exc:
                 report.failures.append(
                     ConversionIssue(source=key, target=tkey, message=f"not written: {exc}")
                 )
                 return None
-        if current is None:
+        if now is None:
             if self.dry_run:
                 self._add("created", tkey)
                 return None
             self._before[tkey] = recorded
             return key, result, None
-        if same_text(current, pieces):
+        if now == entry["sha256"]:  # (the same bytes: the same text)
             self._add("unchanged", tkey)
             if recorded != entry:
                 self.pending[tkey] = entry
             return None
-        now = _sha(current)
         # a note still as the source was made from it (a chain page's unedited block)
         # takes the source's edit; one edited by hand since is a conflict
         if not entry_accepts(recorded, now) and now != result.was and not self.force:
@@ -981,9 +980,21 @@ class _Run:
             def edit(tkey: str, current: str | None) -> str | None:
                 _, result, now = by_key[tkey]
                 took[tkey] = current is not None and _sha(current) == now
-                return self._payload(result) if took[tkey] else None
+                return result.text if took[tkey] else None
 
-            got = self.target.update_texts([plans[n][1].key for n in updates], edit)
+            def edit_encoded(tkey: str, current: bytes | None) -> tuple[str, ...] | None:
+                _, result, now = by_key[tkey]
+                took[tkey] = current is not None and hashlib.sha256(current).hexdigest() == now
+                return result.pieces if took[tkey] else None
+
+            keys = [plans[n][1].key for n in updates]
+            from ..backends._filestore import FileStore
+
+            got: Sequence[object] = (
+                self.target.update_encoded(keys, edit_encoded)
+                if isinstance(self.target, FileStore)
+                else self.target.update_texts(keys, edit)
+            )
             for n, value in zip(updates, got, strict=True):
                 tkey = plans[n][1].key
                 outcome[n] = value if isinstance(value, SessionKitError) else took.get(tkey, False)
@@ -1034,9 +1045,27 @@ class _Run:
 
     def _same(self, tkey: str, pieces: Sequence[str]) -> bool:
         try:
-            return same_text(self.target.read_text(tkey), pieces)
+            return self._digest(tkey) == _sha(pieces)
         except SessionKitError:
             return False
+
+    def _digest(self, tkey: str) -> str:
+        """The SHA-256 of the target note's text, from its bytes in the built-in
+        stores (checked to be UTF-8 a block at a time: a big note is never held
+        as a string).
+
+        Raises:
+            NotFoundError: no such note.
+            SessionKitError: it cannot be read, or is not UTF-8 (with its line).
+        """
+        from ..backends._filestore import FileStore
+
+        target = self.target
+        if not isinstance(target, FileStore):
+            return _sha(target.read_text(tkey))
+        data = target.read_bytes(tkey)
+        check_utf8(data, tkey)
+        return hashlib.sha256(data).hexdigest()
 
     def _payload(self, result: Converted) -> Any:
         """What the target writes for ``result``: its text in pieces for the built-in

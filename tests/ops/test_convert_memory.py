@@ -145,6 +145,38 @@ def test_a_note_held_in_pieces_is_written_as_its_text(tmp_path: Path) -> None:
     assert sessionkit.loads(again) == sessionkit.loads(page)
 
 
+def test_a_rerun_judges_the_notes_there_by_their_bytes(tmp_path: Path) -> None:
+    # converting again into a target that holds the notes: an unchanged note is
+    # found unchanged and an edited source updates its note (the note there is
+    # judged by its bytes' digest, not held as a string: a 4 MB note with an
+    # emoji is 64 MB as one); a note there that is not UTF-8 is not written, and
+    # the report says where its first bad byte is, as reading it would
+    page = (HEAD + "".join(f"- step {i}\n" for i in range(5000))).replace(
+        "focus: a big note", "focus: a big note \U0001f680", 1
+    )
+    src = tmp_path / "wiki" / "aiwiki" / "sessions"
+    src.mkdir(parents=True)
+    (src / "2026-05-18-7e8a3f2.md").write_text(page, encoding="utf-8")
+    first = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
+    [key] = first.created
+    again = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
+    assert again.unchanged == [key] and not again.updated
+    edited = page.replace("- step 7\n", "- step seven\n", 1)
+    (src / "2026-05-18-7e8a3f2.md").write_text(edited, encoding="utf-8")
+    update = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
+    assert update.updated == [key] and not update.conflicts
+    note = tmp_path / "bm" / "sessions" / key.split("/")[-1]
+    assert note.read_text(encoding="utf-8") == sessionkit.convert_text(
+        edited, "basic-memory", project="bm"
+    )
+    note.write_bytes(note.read_bytes().replace(b"- [next_step] step 9\n", b"- \xff\n", 1))
+    (src / "2026-05-18-7e8a3f2.md").write_text(page, encoding="utf-8")
+    bad = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
+    [failure] = bad.failures
+    assert "not written" in failure.message and "not valid UTF-8" in failure.message
+    assert b"\xff" in note.read_bytes()
+
+
 def test_big_notes_are_converted_one_at_a_time(tmp_path: Path) -> None:
     # two pages of 100,000 bullets (each 3.2 MB once converted: a dash in the title
     # makes the note two bytes a character): the first page's note was still held
