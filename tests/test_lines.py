@@ -13,7 +13,7 @@ import pickle
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sessionkit
@@ -28,33 +28,11 @@ from tests.test_properties import FORMATS, SETTINGS, edited_notes
 _texts = st.text(st.sampled_from("ab \r\n\t-#\u2028\x85"), max_size=40)
 
 
-@given(_texts, st.integers(-50, 50), st.integers(-50, 50) | st.none())
-def test_lines_are_split_lines(text: str, start: int, stop: int | None) -> None:
-    want = split_lines(text)
-    lines = Lines(text)
+def _reads_as(lines: Lines, want: list[str], start: int, stop: int | None) -> None:
+    """``lines`` is the list ``want`` to every reader: items, slices, text, spans."""
     assert len(lines) == len(want)
     assert list(lines) == want
-    assert lines == want and lines == Lines(text)
-    for i in range(-len(want), len(want)):
-        assert lines[i] == want[i]
-    for bad in (len(want), -len(want) - 1):
-        with pytest.raises(IndexError):
-            lines[bad]
-    assert lines[start:stop] == want[start:stop]
-    assert lines[start:stop:2] == want[start:stop:2]
-    assert lines.text(start, stop) == "".join(want[start:stop])
-    assert pickle.loads(pickle.dumps(lines)) == want
-    assert "".join(lines) == text
-
-
-@given(_texts, _texts, st.integers(-50, 50), st.integers(-50, 50) | st.none())
-def test_head_lines_are_split_lines(head: str, body: str, start: int, stop: int | None) -> None:
-    head += "\n"  # (the head is whole lines)
-    want = split_lines(head + body)
-    lines = HeadLines(split_lines(head), body)
-    assert len(lines) == len(want)
-    assert list(lines) == want
-    assert lines == want and want == lines and lines == Lines(head + body)
+    assert lines == want and want == lines
     for i in range(-len(want), len(want)):
         assert lines[i] == want[i]
     for bad in (len(want), -len(want) - 1):
@@ -68,6 +46,22 @@ def test_head_lines_are_split_lines(head: str, body: str, start: int, stop: int 
     assert pickle.loads(pickle.dumps(lines)) == want
 
 
+@given(_texts, st.integers(-50, 50), st.integers(-50, 50) | st.none())
+def test_lines_are_split_lines(text: str, start: int, stop: int | None) -> None:
+    lines = Lines(text)
+    _reads_as(lines, split_lines(text), start, stop)
+    assert lines == Lines(text)
+    assert "".join(lines) == text
+
+
+@given(_texts, _texts, st.integers(-50, 50), st.integers(-50, 50) | st.none())
+def test_head_lines_are_split_lines(head: str, body: str, start: int, stop: int | None) -> None:
+    head += "\n"  # (the head is whole lines)
+    lines = HeadLines(split_lines(head), body)
+    _reads_as(lines, split_lines(head + body), start, stop)
+    assert lines == Lines(head + body)
+
+
 _heads = st.builds(
     "".join,
     st.lists(
@@ -79,6 +73,7 @@ _heads = st.builds(
 )
 
 
+@settings(deadline=None)  # (a body of 4,096 lines an example)
 @given(_heads, _texts)
 def test_a_document_in_pieces_reads_as_its_text(head: str, tail: str) -> None:
     # a big body (parse_pieces holds pieces apart only then) after any head: the

@@ -208,34 +208,19 @@ class FileStore(Store):
         local disk the new notes are written and synced concurrently and the
         folder's lock is taken once (:meth:`LocalStorage.update_many`).  ``fn``
         may give the new text in pieces (as :meth:`write_texts` takes them)."""
-        out: builtins.list[str | SessionKitError | None] = [None] * len(keys)
-        places: builtins.list[int] = []
-        paths: builtins.list[str] = []
-        key_of: dict[str, str] = {}  # storage path -> key
-        for i, key in enumerate(keys):
-            try:
-                path = self.path_of(key)
-            except SessionKitError as exc:
-                out[i] = exc
-                continue
-            places.append(i)
-            paths.append(path)
-            key_of[path] = key
 
-        def edit(path: str, data: bytes | None) -> bytes | None:
-            key = key_of[path]
-            new = fn(key, None if data is None else _decode(data, key))
-            return None if new is None else self._outgoing(path, new)
+        def edit(key: str, data: bytes | None) -> str | tuple[str, ...] | None:
+            return fn(key, None if data is None else _decode(data, key))
 
-        got = self.storage.update_many(paths, edit)
-        for i, result in zip(places, got, strict=True):
+        out: builtins.list[str | SessionKitError | None] = []
+        for key, result in zip(keys, self._update_bytes(keys, edit), strict=True):
             if isinstance(result, bytes):
                 try:
-                    out[i] = _decode(result, keys[i])
+                    out.append(_decode(result, key))
                 except SessionKitError as exc:
-                    out[i] = exc
+                    out.append(exc)
             else:
-                out[i] = result
+                out.append(result)
         return out
 
     def update_encoded(
@@ -248,7 +233,17 @@ class FileStore(Store):
         text, and the note is not read back as text afterwards, so a big note is
         never held as a string here.  Per note, in order: ``None``, or the error
         that stopped it."""
-        out: builtins.list[SessionKitError | None] = [None] * len(keys)
+        got = self._update_bytes(keys, fn)
+        return [result if isinstance(result, SessionKitError) else None for result in got]
+
+    def _update_bytes(
+        self,
+        keys: Sequence[str],
+        fn: Callable[[str, bytes | None], str | tuple[str, ...] | None],
+    ) -> builtins.list[bytes | SessionKitError | None]:
+        """:meth:`Storage.update_many` of the notes ``keys``, ``fn(key, bytes)``
+        giving each new text; per note, its bytes afterwards or the error."""
+        out: builtins.list[bytes | SessionKitError | None] = [None] * len(keys)
         places: builtins.list[int] = []
         paths: builtins.list[str] = []
         key_of: dict[str, str] = {}  # storage path -> key
@@ -268,7 +263,7 @@ class FileStore(Store):
 
         got = self.storage.update_many(paths, edit)
         for i, result in zip(places, got, strict=True):
-            out[i] = result if isinstance(result, SessionKitError) else None
+            out[i] = result
         return out
 
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:

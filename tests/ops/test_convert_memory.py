@@ -124,16 +124,23 @@ def test_a_wide_character_in_the_frontmatter_does_not_widen_the_body(tmp_path: P
     assert checked < 1.3 * plain
 
 
-def test_a_note_held_in_pieces_is_written_as_its_text(tmp_path: Path) -> None:
-    # both ways, a big note with an emoji in its frontmatter: what convert writes (its
-    # frontmatter and body written apart) is the text convert_text gives, and it
-    # converts back to a page of the same session
+def _emoji_wiki(tmp_path: Path) -> tuple[str, Path]:
+    """(page, its folder): a page of 5,000 bullets (in pieces when converted) with
+    U+1F680 in its focus, written in ``tmp_path / "wiki"``."""
     page = (HEAD + "".join(f"- step {i}\n" for i in range(5000))).replace(
         "focus: a big note", "focus: a big note \U0001f680", 1
     )
     src = tmp_path / "wiki" / "aiwiki" / "sessions"
     src.mkdir(parents=True)
     (src / "2026-05-18-7e8a3f2.md").write_text(page, encoding="utf-8")
+    return page, src
+
+
+def test_a_note_held_in_pieces_is_written_as_its_text(tmp_path: Path) -> None:
+    # both ways, a big note with an emoji in its frontmatter: what convert writes (its
+    # frontmatter and body written apart) is the text convert_text gives, and it
+    # converts back to a page of the same session
+    page, _ = _emoji_wiki(tmp_path)
     report = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
     [key] = report.created
     note = (tmp_path / "bm" / "sessions" / key.split("/")[-1]).read_text(encoding="utf-8")
@@ -151,12 +158,7 @@ def test_a_rerun_judges_the_notes_there_by_their_bytes(tmp_path: Path) -> None:
     # judged by its bytes' digest, not held as a string: a 4 MB note with an
     # emoji is 64 MB as one); a note there that is not UTF-8 is not written, and
     # the report says where its first bad byte is, as reading it would
-    page = (HEAD + "".join(f"- step {i}\n" for i in range(5000))).replace(
-        "focus: a big note", "focus: a big note \U0001f680", 1
-    )
-    src = tmp_path / "wiki" / "aiwiki" / "sessions"
-    src.mkdir(parents=True)
-    (src / "2026-05-18-7e8a3f2.md").write_text(page, encoding="utf-8")
+    page, src = _emoji_wiki(tmp_path)
     first = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
     [key] = first.created
     again = sessionkit.convert(tmp_path / "wiki", tmp_path / "bm", to="basic-memory", jobs=1)
