@@ -20,6 +20,8 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
 * ``emoji``: the ``next-steps`` page with U+1F680 in its focus (the whole text
   read is then 4 bytes a character in memory; the renderings hold their
   frontmatter and body apart);
+* ``emoji-body``: the ``next-steps`` page with U+1F680 in one bullet (its body,
+  and the Basic Memory note's, are then 4 bytes a character: not bounded yet);
 * ``token``: the ``emoji`` page with one bullet holding words the secret check
   looks at (``rotate the auth token``: the check reads the note through);
 * ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each);
@@ -161,6 +163,10 @@ def write_case(root: Path, case: str, lines: int) -> tuple[Path, Path, str]:
             text = wiki_page("Next steps", lines, False).replace(
                 "focus: a big note", "focus: a big note \U0001f680"
             )
+        elif case == "emoji-body":  # the next-steps case with U+1F680 in one bullet
+            text = wiki_page("Next steps", lines, False).replace(
+                "- 5\n", "- ship it \U0001f680\n", 1
+            )
         elif case == "token":  # the emoji case with words the secret check looks at
             text = (
                 wiki_page("Next steps", lines, False)
@@ -225,6 +231,7 @@ CASES = (
     "crlf",
     "two-notes",
     "emoji",
+    "emoji-body",
     "token",
     "checkpoints",
     "open-questions",
