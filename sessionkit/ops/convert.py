@@ -54,6 +54,7 @@ from ..errors import (
 
 if TYPE_CHECKING:
     from ..backends import Store
+    from ..backends._filestore import FileStore
     from ..redaction import Finding
 
 __all__ = [
@@ -806,6 +807,11 @@ class _Run:
         self.target, self.report, self.record = target, report, record
         self.manifest, self.existing, self.seen = manifest, existing, seen
         self.dry_run, self.force = dry_run, force
+        from ..backends._filestore import FileStore
+
+        #: the target when it is a built-in store: notes written to it in pieces, and
+        #: the notes there judged by their bytes (never held as strings)
+        self.file_store: FileStore | None = target if isinstance(target, FileStore) else None
         #: record changes waiting for the next merge (confirmations)
         self.pending: dict[str, Any] = {}
         #: each target note's record entry before this run wrote ahead for it
@@ -988,11 +994,10 @@ class _Run:
                 return result.pieces if took[tkey] else None
 
             keys = [plans[n][1].key for n in updates]
-            from ..backends._filestore import FileStore
-
+            store = self.file_store
             got: Sequence[object] = (
-                self.target.update_encoded(keys, edit_encoded)
-                if isinstance(self.target, FileStore)
+                store.update_encoded(keys, edit_encoded)
+                if store is not None
                 else self.target.update_texts(keys, edit)
             )
             for n, value in zip(updates, got, strict=True):
@@ -1031,7 +1036,7 @@ class _Run:
             )
             return False
         if isinstance(outcome, ConflictError):
-            if now is None and self._same(tkey, result.pieces):  # another run made the same
+            if now is None and self._same(tkey, result.sha or _sha(result.pieces)):
                 self._add("unchanged", tkey)
                 return True
             report.conflicts.append(
@@ -1043,9 +1048,11 @@ class _Run:
         )
         return False
 
-    def _same(self, tkey: str, pieces: Sequence[str]) -> bool:
+    def _same(self, tkey: str, sha: str) -> bool:
+        """Whether the target note ``tkey`` is there with the SHA-256 ``sha``
+        (another run made the same note)."""
         try:
-            return self._digest(tkey) == _sha(pieces)
+            return self._digest(tkey) == sha
         except SessionKitError:
             return False
 
@@ -1058,21 +1065,17 @@ class _Run:
             NotFoundError: no such note.
             SessionKitError: it cannot be read, or is not UTF-8 (with its line).
         """
-        from ..backends._filestore import FileStore
-
-        target = self.target
-        if not isinstance(target, FileStore):
-            return _sha(target.read_text(tkey))
-        data = target.read_bytes(tkey)
+        store = self.file_store
+        if store is None:
+            return _sha(self.target.read_text(tkey))
+        data = store.read_bytes(tkey)
         check_utf8(data, tkey)
         return hashlib.sha256(data).hexdigest()
 
     def _payload(self, result: Converted) -> Any:
         """What the target writes for ``result``: its text in pieces for the built-in
         stores (written without joining them), else the text."""
-        from ..backends._filestore import FileStore
-
-        return result.pieces if isinstance(self.target, FileStore) else result.text
+        return result.pieces if self.file_store is not None else result.text
 
     def finish(self) -> None:
         """Add the last confirmations to the record, and fold its journal into it
