@@ -18,7 +18,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
     from typing import Any
 
-__all__ = ["HeadLines", "Lines", "appended", "batched", "join_batched", "joined", "spanned"]
+__all__ = [
+    "HeadLines",
+    "Joined",
+    "Lines",
+    "appended",
+    "batched",
+    "chunked",
+    "join_batched",
+    "joined",
+    "same_spans",
+    "spanned",
+    "spans",
+]
 
 _NEWLINE = re.compile("\n")
 
@@ -71,9 +83,9 @@ class Lines(Sequence[str]):
         return self._each(0, len(self))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Lines):
+        if type(other) is Lines and type(self) is Lines:
             return self._text == other._text
-        if isinstance(other, list):
+        if isinstance(other, (Lines, list)):
             return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
@@ -103,43 +115,68 @@ class Lines(Sequence[str]):
 
 
 class HeadLines(Lines):
-    """The lines of ``head + body`` with the text held as those two strings, never
-    joined: ``head``'s lines as a list, ``body``'s as offsets (see :class:`Lines`).
+    """The lines of ``head + "".join(body)`` with the text held as those strings,
+    never joined: ``head``'s lines as a list, each body piece's as offsets into
+    it (see :class:`Lines`).
 
     A string is as wide as its widest character (one, two or four bytes a
     character), so a note whose frontmatter holds a character the body does
-    not (an em dash, an emoji) is held at the body's own width.  ``head`` ends
-    with a line end (a line never spans the two).  A span within the body is
-    the body's own text (nothing copied); one reaching into the head is joined.
+    not (an em dash, an emoji) is held at the body's own width, and a big body
+    held in pieces (:func:`chunked`) is as wide as each piece's own characters.
+    ``head`` and every body piece but the last end with a line end (a line
+    never spans two pieces).  A span within one piece is that piece itself
+    (nothing copied); one reaching across pieces is joined (:meth:`spans`
+    gives it piece by piece instead).
     """
 
-    __slots__ = ("_head",)
+    __slots__ = ("_firsts", "_head", "_parts")
 
-    def __init__(self, head: list[str], body: str) -> None:
-        super().__init__(body)
+    def __init__(self, head: list[str], body: str | Sequence[str]) -> None:
+        parts = [Lines(piece) for piece in ((body,) if isinstance(body, str) else body)]
+        first = parts[0] if parts else Lines("")
+        self._text = first._text  # (Lines' own fields: the first piece's)
+        self._starts = first._starts
         self._head = head
+        self._parts = parts
+        firsts = [len(head)]  # the line at which each piece starts, then the end
+        for part in parts:
+            firsts.append(firsts[-1] + len(part))
+        self._firsts = firsts
 
     def __len__(self) -> int:
-        return len(self._head) + len(self._starts) - 1
+        return self._firsts[-1]
+
+    def _part(self, index: int) -> tuple[int, int]:
+        """``(piece, line in it)`` of line ``index`` of the body."""
+        from bisect import bisect_right
+
+        k = bisect_right(self._firsts, index) - 1
+        return k, index - self._firsts[k]
 
     def __getitem__(self, index: Any) -> Any:
         """Line ``index`` (a ``str``), or a ``list`` of the lines of a slice."""
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
-            return [self[i] for i in range(start, stop, step)]
-        h = len(self._head)
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return list(self._each(start, stop))
+        n = len(self)
         if index < 0:
-            index += len(self)
-            if index < 0:
-                raise IndexError("line index out of range")
-        if index < h:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("line index out of range")
+        if index < len(self._head):
             return self._head[index]
-        return super().__getitem__(index - h)
+        k, at = self._part(index)
+        return self._parts[k][at]
 
     def _each(self, start: int, stop: int) -> Iterator[str]:
-        h = len(self._head)
         yield from self._head[start:stop]
-        yield from super()._each(max(start - h, 0), max(stop - h, 0))
+        firsts = self._firsts
+        for k, part in enumerate(self._parts):
+            lo, hi = max(start, firsts[k]), min(stop, firsts[k + 1])
+            if lo < hi:
+                yield from part._each(lo - firsts[k], hi - firsts[k])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Lines, list)):
@@ -148,27 +185,40 @@ class HeadLines(Lines):
 
     __hash__ = None
 
+    def spans(self, start: int = 0, stop: int | None = None) -> list[tuple[str, int, int]]:
+        """The text of lines ``start:stop`` as ``(text, a, b)`` spans, in order:
+        the head's lines joined, then each body piece's own text (not cut)."""
+        start, stop, _ = slice(start, stop).indices(len(self))
+        out: list[tuple[str, int, int]] = []
+        h = len(self._head)
+        if start < min(stop, h):
+            text = "".join(self._head[start:stop])
+            out.append((text, 0, len(text)))
+        firsts = self._firsts
+        for k, part in enumerate(self._parts):
+            lo, hi = max(start, firsts[k]), min(stop, firsts[k + 1])
+            if lo < hi:
+                out.append(part.span(lo - firsts[k], hi - firsts[k]))
+        return out
+
     def text(self, start: int = 0, stop: int | None = None) -> str:
-        """``"".join(self[start:stop])``: the body's own cut when the lines are the body's."""
+        """``"".join(self[start:stop])``: a piece's own text when the lines are all of it."""
         text, a, b = self.span(start, stop)
         return text if (a, b) == (0, len(text)) else text[a:b]
 
     def span(self, start: int = 0, stop: int | None = None) -> tuple[str, int, int]:
-        """``(text, a, b)``: ``text[a:b]`` is :meth:`text` ``(start, stop)``; within the
-        body, the body itself (not cut)."""
-        h = len(self._head)
-        start, stop, _ = slice(start, stop).indices(len(self))
-        if stop <= start:
+        """``(text, a, b)``: ``text[a:b]`` is :meth:`text` ``(start, stop)``; within one
+        body piece, the piece itself (not cut)."""
+        found = self.spans(start, stop)
+        if not found:
             return self._text, 0, 0
-        if start >= h:
-            return super().span(start - h, stop - h)
-        text = "".join(self._head[start:stop])
-        if stop > h:  # (the body's part one cut, not its lines joined)
-            text += super().text(0, stop - h)
+        if len(found) == 1:
+            return found[0]
+        text = "".join([t[a:b] for t, a, b in found])
         return text, 0, len(text)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return HeadLines, (self._head, self._text)
+        return HeadLines, (self._head, tuple(part._text for part in self._parts))
 
     def __repr__(self) -> str:
         return f"HeadLines({len(self)} lines)"
@@ -188,6 +238,109 @@ def joined(lines: Sequence[str], start: int = 0, stop: int | None = None) -> str
     if isinstance(lines, Lines):
         return lines.text(start, stop)
     return "".join(lines[start:stop])
+
+
+def spans(
+    lines: Sequence[str], start: int = 0, stop: int | None = None
+) -> list[tuple[str, int, int]]:
+    """The text of ``lines[start:stop]`` as ``(text, a, b)`` spans, in order: one
+    (:func:`spanned`), or for :class:`HeadLines` one a piece (nothing joined
+    across pieces)."""
+    if isinstance(lines, HeadLines):
+        return lines.spans(start, stop)
+    return [spanned(lines, start, stop)]
+
+
+#: characters compared (or cut) at once by :func:`same_spans` and :class:`Joined`
+_BLOCK = 1 << 16
+
+
+def same_spans(one: Iterable[tuple[str, int, int]], other: Iterable[tuple[str, int, int]]) -> bool:
+    """Whether two texts given as ``(text, a, b)`` spans (:func:`spans`) are equal,
+    compared 64 Ki characters at a time (neither is joined, nor copied whole)."""
+    xs = [s for s in one if s[2] > s[1]]
+    ys = [s for s in other if s[2] > s[1]]
+    if sum(b - a for _, a, b in xs) != sum(b - a for _, a, b in ys):
+        return False
+    i = j = 0
+    at = xs[0][1] if xs else 0
+    bt = ys[0][1] if ys else 0
+    while i < len(xs):
+        text, _, end = xs[i]
+        other_text, _, other_end = ys[j]
+        n = min(end - at, other_end - bt, _BLOCK)
+        if text[at : at + n] != other_text[bt : bt + n]:
+            return False
+        at += n
+        bt += n
+        if at == end:
+            i += 1
+            at = xs[i][1] if i < len(xs) else 0
+        if bt == other_end:
+            j += 1
+            bt = ys[j][1] if j < len(ys) else 0
+    return True
+
+
+class Joined:
+    """A text given as ``(text, a, b)`` spans (:func:`spans`), read as one string
+    without joining them: its length, a character, a cut, a search."""
+
+    __slots__ = ("_spans", "_starts")
+
+    def __init__(self, spans: Iterable[tuple[str, int, int]]) -> None:
+        self._spans = [s for s in spans if s[2] > s[1]]
+        starts = [0]  # where each span starts in the whole, then its length
+        for _, a, b in self._spans:
+            starts.append(starts[-1] + b - a)
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def char(self, i: int) -> str:
+        """The character at ``i`` (``0 <= i < len``)."""
+        from bisect import bisect_right
+
+        k = bisect_right(self._starts, i) - 1
+        text, a, _ = self._spans[k]
+        return text[a + i - self._starts[k]]
+
+    def spans(self, i: int, j: int) -> list[tuple[str, int, int]]:
+        """The spans of the cut ``[i:j]`` (``0 <= i <= j <= len``)."""
+        out = []
+        for (text, a, b), start in zip(self._spans, self._starts, strict=False):
+            lo, hi = max(i - start, 0), min(j - start, b - a)
+            if lo < hi:
+                out.append((text, a + lo, a + hi))
+        return out
+
+    def cut(self, i: int, j: int) -> str:
+        """The string ``[i:j]`` of the whole."""
+        return "".join([text[a:b] for text, a, b in self.spans(i, j)])
+
+    def words_end(self) -> int:
+        """Where the blank space at the end starts (no copy made)."""
+        for k in range(len(self._spans) - 1, -1, -1):
+            text, a, b = self._spans[k]
+            end = b
+            while end > a and text[end - 1].isspace():
+                end -= 1
+            if end > a:
+                return self._starts[k] + end - a
+        return 0
+
+    def find(self, sub: str, tries: int) -> Iterator[int]:
+        """Where ``sub`` starts, at most ``tries`` places in order, each wholly within
+        one span (a ``sub`` across two spans is not found)."""
+        for (text, a, b), start in zip(self._spans, self._starts, strict=False):
+            at = text.find(sub, a, b)
+            while at >= 0:
+                if tries <= 0:
+                    return
+                tries -= 1
+                yield start + at - a
+                at = text.find(sub, at + 1, b)
 
 
 def batched(lines: Iterable[str], sep: str = "\n") -> Iterator[str]:
@@ -223,3 +376,84 @@ def appended(text: str, pieces: Iterable[str]) -> str:
     for piece in pieces:
         text += piece
     return text
+
+
+#: characters in a run of narrower lines worth a piece of its own (:func:`chunked`)
+_NARROW_RUN = 1 << 16
+#: characters of narrower text after a wider piece that still join it (:func:`chunked`)
+_SMALL = 1 << 10
+#: a character wider than one byte (``[^\x00-\xff]``), than two (``[^\x00-\uffff]``)
+_WIDER = {1: re.compile("[^\x00-\xff]"), 2: re.compile("[^\x00-\uffff]")}
+
+
+def _width(text: str) -> int:
+    """Bytes a character ``text`` is held at (1, 2 or 4: its widest character's)."""
+    if text.isascii():
+        return 1
+    top = ord(max(text))
+    return 1 if top < 0x100 else 2 if top < 0x10000 else 4
+
+
+def _runs(piece: str) -> Iterator[tuple[int, str]]:
+    """``(width, text)`` runs of ``piece``, in order, cut at line ends: the lines
+    holding its widest characters apart from the narrower lines around them
+    (lines less than :data:`_SMALL` apart are one run)."""
+    width = _width(piece)
+    if width == 1 or len(piece) <= _SMALL:
+        yield width, piece
+        return
+    wider = _WIDER[2 if width == 4 else 1]
+    done = 0  # the end of what was yielded
+    m = wider.search(piece)
+    while m is not None:
+        start = piece.rfind("\n", done, m.start()) + 1 or done
+        end = piece.find("\n", m.end())
+        end = len(piece) if end < 0 else end + 1
+        m = wider.search(piece, end)
+        while m is not None and m.start() - end < _SMALL:  # (a line or two apart: one run)
+            end = piece.find("\n", m.end())
+            end = len(piece) if end < 0 else end + 1
+            m = wider.search(piece, end)
+        if start > done:
+            narrow = piece[done:start]
+            yield _width(narrow), narrow
+        run = piece[start:end]
+        yield _width(run), run
+        done = end
+    if done < len(piece):
+        rest = piece[done:]
+        yield _width(rest), rest
+
+
+def chunked(pieces: Iterable[str]) -> Iterator[str]:
+    """``"".join(pieces)`` again in pieces each as wide as its own characters: cut at
+    line ends (every piece but the last ends with ``\n``) where the width changes.
+
+    A string is as wide as its widest character (one, two or four bytes a
+    character), so a big body joined whole is four bytes a character for one
+    emoji in one line; in these pieces that line's piece is, the others are not
+    (narrower lines between wider ones are joined to them unless they are many:
+    a text of wide characters everywhere is a few wide pieces).  Each piece is
+    grown in place as it comes (see :func:`appended`).
+    """
+    text = ""
+    width = 1
+    for piece in pieces:
+        for w, run in _runs(piece):
+            if text and (
+                (w > width and len(text) >= _NARROW_RUN) or (w < width and len(run) >= _SMALL)
+            ):
+                cut = text.rfind("\n") + 1
+                if cut == len(text):
+                    yield text
+                    text = ""
+                    width = 1
+                elif cut:  # (the start of a line goes on with the run)
+                    yield text[:cut]
+                    text = text[cut:]
+                    width = _width(text)
+            text += run
+            if w > width:
+                width = w
+    if text:
+        yield text

@@ -229,7 +229,7 @@ class Document:
     @property
     def pieces(self) -> tuple[str, ...]:
         """The text in pieces, in order: ``"".join(pieces) == text`` (one piece,
-        unless the document was made by :func:`parse_pieces` from two)."""
+        unless the document was made by :func:`parse_pieces` from several)."""
         return (self.text,)
 
     # -- frontmatter ---------------------------------------------------------
@@ -460,19 +460,26 @@ def parse(text: str, path: str | None = None) -> Document:
 
 def parse_pieces(pieces: Sequence[str], path: str | None = None) -> Document:
     """:func:`parse` of ``"".join(pieces)``, holding a big note's frontmatter and
-    body apart.
+    body pieces apart.
 
-    A string is as wide as its widest character, so one emoji in a title makes
-    a note joined into one string four bytes a character.  For ``(head,
-    body)``, where ``head`` is the frontmatter up to and with its closing
-    fence's line and ``body`` has many lines, the document keeps the two
-    strings (its :attr:`~Document.text` joins them when asked for, each
-    time); any other pieces are joined and parsed.
+    A string is as wide as its widest character, so one emoji in a title (or
+    in one line of a big body) makes a note joined into one string four bytes
+    a character.  For ``(head, *body)``, where ``head`` is the frontmatter up
+    to and with its closing fence's line, every body piece but the last ends
+    with a line end and the body has many lines, the document keeps the
+    strings (its :attr:`~Document.text` joins them when asked for, each time;
+    :func:`sessionkit._lines.chunked` cuts a body into such pieces); any
+    other pieces are joined and parsed.
     """
     if len(pieces) == 1:
         return Document(pieces[0], path)
-    if len(pieces) == 2 and pieces[1].count("\n") >= MANY_LINES:
-        doc = _TwoPieces(pieces[0], pieces[1], path)
+    body = pieces[1:]
+    if (
+        body
+        and all(piece.endswith("\n") for piece in body[:-1])
+        and sum(piece.count("\n") for piece in body) >= MANY_LINES
+    ):
+        doc = _Pieces(tuple(pieces), path)
         if doc.fm_close is not None and doc.body_start == len(doc.lines) - doc.nbody:
             return doc
     return Document("".join(pieces), path)
@@ -492,20 +499,21 @@ def same_text(text: str, pieces: Sequence[str]) -> bool:
     return True
 
 
-class _TwoPieces(Document):
-    """A :class:`Document` of a frontmatter and a body held apart (:func:`parse_pieces`)."""
+class _Pieces(Document):
+    """A :class:`Document` of a frontmatter and body pieces held apart (:func:`parse_pieces`)."""
 
     __slots__ = ("_pieces", "nbody")
 
-    def __init__(self, head: str, body: str, path: str | None) -> None:
-        self._pieces = (head, body)
+    def __init__(self, pieces: tuple[str, ...], path: str | None) -> None:
+        self._pieces = pieces
         self.path = path
         self.bom = ""
         self.problem = None
         self.fm_close = None
         self.body_start = 0
+        head = pieces[0]
         head_lines = split_lines(head)
-        lines = HeadLines(head_lines, body)
+        lines = HeadLines(head_lines, pieces[1:])
         self.lines = lines
         self.nbody = len(lines) - len(head_lines)
         first_nl = head.find("\n")
@@ -518,8 +526,8 @@ class _TwoPieces(Document):
 
     @property
     def text(self) -> str:  # (joined each time it is asked for: not held)
-        """The whole text (the two pieces joined)."""
-        return self._pieces[0] + self._pieces[1]
+        """The whole text (the pieces joined)."""
+        return "".join(self._pieces)
 
     @text.setter
     def text(self, value: str) -> None:
@@ -527,7 +535,7 @@ class _TwoPieces(Document):
 
     @property
     def pieces(self) -> tuple[str, ...]:
-        """The frontmatter (with its fences) and the body."""
+        """The frontmatter (with its fences) and the body's pieces."""
         return self._pieces
 
     def __reduce__(self) -> tuple[Any, ...]:
