@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import _yaml
-from .._lines import join_batched
+from .._lines import batched, chunked
 from ..document import Document, parse_pieces
 from ..errors import FormatError
 from ..model import (
@@ -227,7 +227,7 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
     if clash:
         raise FormatError(f"extra frontmatter key {clash[0]!r} collides with a schema key")
     values = _key_values(session)
-    lines = ["---", "schema_id: session", f"schema_version: {version}"]
+    front = ["---", "schema_id: session", f"schema_version: {version}"]
     order = ["status", "date_start", "date_end", "session_id", "focus", "last_commit"]
     for key in order:
         value = values[key]
@@ -235,16 +235,19 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
             continue
         if key == "session_id" and version < 2:
             continue
-        lines.append(f"{key}: {key_text(key, value, schema)}")
+        front.append(f"{key}: {key_text(key, value, schema)}")
     for key, value in session.extra.items():
-        lines.append(f"{yaml_text(key)}: {yaml_text(value)}")
-    lines.append("---")
-    close = len(lines)  # (the frontmatter's lines: held apart from the body's, see below)
+        front.append(f"{yaml_text(key)}: {yaml_text(value)}")
+    front.append("---")
+    # the body's lines (held apart from the frontmatter's, see below); a big list section
+    # is one iterator of its lines joined a batch at a time (never all strings at once)
+    lines: list[str | Iterator[str]] = []
     extras = list(session.sections)
     if extras and extras[0].title == "":
         # the preamble stands where the blank line after the frontmatter would
         pre = extras.pop(0)
-        lines.extend(_body_lines(pre.body))
+        if pre.body:
+            lines.append(pre.body)  # (its lines, "\n" between: the body as it is)
     lines.append("")
     titles = list(schema.sections)
     for title in (CHECKPOINTS, *LIST_FIELDS):
@@ -260,27 +263,43 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
         if title not in LIST_FIELDS:
             continue
         lines.extend([f"## {title}", ""])
-        # one string of the section's lines (a big list's lines are not held one by one)
         section = _section_lines(session, title)
         first = next(section, None)
         if first is not None:
-            lines.append(join_batched(itertools.chain((first,), section)))
+            lines.append(batched(itertools.chain((first,), section)))
         lines.append("")
     for sec in extras:
         lines.append(f"## {sec.title}" if sec.title else "##")
         if sec.body:
-            lines.extend(sec.body.split("\n"))
+            lines.append(sec.body)
         lines.append("")
-    while lines:  # no blank line at the end (an entry may be a section of many lines)
-        last = lines[-1].rstrip("\n")
-        if last:
-            lines[-1] = last
-            break
-        lines.pop()
-    lines.append("")
-    # the frontmatter and the body in two pieces: a character in the frontmatter (an
-    # emoji in the focus) then does not widen a big body (see parse_pieces)
-    return parse_pieces(("\n".join(lines[:close]) + "\n", "\n".join(lines[close:])))
+    # the frontmatter and the body's pieces, cut where the width changes: a character in
+    # the frontmatter (an emoji in the focus) or in one line does not widen a big body
+    # (see parse_pieces)
+    head = "\n".join(front) + "\n"
+    return parse_pieces((head, *_ended(chunked(_joined(lines)))))
+
+
+def _joined(parts: Iterable[str | Iterator[str]]) -> Iterator[str]:
+    """The pieces of ``"\n".join(parts)``, an iterator part's pieces in order."""
+    for n, part in enumerate(parts):
+        if n:
+            yield "\n"
+        if isinstance(part, str):
+            yield part
+        else:
+            yield from part
+
+
+def _ended(pieces: Iterable[str]) -> list[str]:
+    """``pieces`` with the blank lines at their end cut to one line end (a section
+    may end with blank lines of its own)."""
+    out = list(pieces)
+    while out and not out[-1].rstrip("\n"):
+        out.pop()
+    if out:
+        out[-1] = out[-1].rstrip("\n") + "\n"
+    return out
 
 
 # -- minimal edits ------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -30,7 +31,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
-from .._lines import Lines, appended, batched, spanned
+from .._lines import Lines, batched, chunked, spanned
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -1151,8 +1152,8 @@ def render_note(
     them is left out because the prose or an observation line already holds
     it); see :func:`_render_body`.
     """
-    path, (head, body) = _render_note(session, folder=folder, project=project, implied=implied)
-    return path, head + body
+    path, pieces = _render_note(session, folder=folder, project=project, implied=implied)
+    return path, "".join(pieces)
 
 
 #: :func:`_render_note`'s ``status`` default: the session's own status word
@@ -1166,12 +1167,13 @@ def _render_note(
     project: str | None = None,
     implied: bool = True,
     status: Any = _OWN_STATUS,
-) -> tuple[str, tuple[str, str]]:
+) -> tuple[str, tuple[str, ...]]:
     """:func:`render_note`, with ``status`` the ``status`` key's value as written in
     place of the session's own word (``None``: no ``status`` key), for a value the
     session's status does not give (a converted note's original word); the text in
-    two pieces, the frontmatter (fences included) and the body, each as wide as its
-    own characters (see :func:`~sessionkit.document.parse_pieces`)."""
+    pieces, the frontmatter (fences included) and the body's (cut where its width
+    changes), each as wide as its own characters (see
+    :func:`~sessionkit.document.parse_pieces`)."""
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
     if status is None:
@@ -1179,8 +1181,13 @@ def _render_note(
     elif status is not _OWN_STATUS:
         meta["status"] = status
     body = _render_body(session, implied=implied)
-    text = appended("\n" if body else "", _pieces(body))
-    return note_path(str(meta["title"]), folder), (f"---\n{dump_yaml(meta)}---\n", text)
+    # the body cut where its width changes (one emoji in a big body widens its own
+    # piece only), one piece when it is small
+    chunks = list(chunked(itertools.chain(("\n",) if body else (), _pieces(body))))
+    if len(chunks) > 1 and sum(chunk.count("\n") for chunk in chunks) < MANY_LINES:
+        chunks = ["".join(chunks)]
+    head = f"---\n{dump_yaml(meta)}---\n"
+    return note_path(str(meta["title"]), folder), (head, *(chunks or [""]))
 
 
 # -- minimal edits -----------------------------------------------------------
