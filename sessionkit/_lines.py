@@ -12,6 +12,7 @@ making the lines first.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right as _bisect
 from collections.abc import Iterable, Iterator, Sequence
 
 TYPE_CHECKING = False
@@ -129,7 +130,7 @@ class HeadLines(Lines):
     gives it piece by piece instead).
     """
 
-    __slots__ = ("_firsts", "_head", "_parts")
+    __slots__ = ("_firsts", "_head", "_k", "_parts")
 
     def __init__(self, head: list[str], body: str | Sequence[str]) -> None:
         parts = [Lines(piece) for piece in ((body,) if isinstance(body, str) else body)]
@@ -137,21 +138,15 @@ class HeadLines(Lines):
         self._text = first._text  # (Lines' own fields: the first piece's)
         self._starts = first._starts
         self._head = head
-        self._parts = parts
+        self._parts = parts or [first]
         firsts = [len(head)]  # the line at which each piece starts, then the end
-        for part in parts:
+        for part in self._parts:
             firsts.append(firsts[-1] + len(part))
         self._firsts = firsts
+        self._k = 0  # the piece of the last line looked up (lines are mostly read in order)
 
     def __len__(self) -> int:
         return self._firsts[-1]
-
-    def _part(self, index: int) -> tuple[int, int]:
-        """``(piece, line in it)`` of line ``index`` of the body."""
-        from bisect import bisect_right
-
-        k = bisect_right(self._firsts, index) - 1
-        return k, index - self._firsts[k]
 
     def __getitem__(self, index: Any) -> Any:
         """Line ``index`` (a ``str``), or a ``list`` of the lines of a slice."""
@@ -160,15 +155,22 @@ class HeadLines(Lines):
             if step != 1:
                 return [self[i] for i in range(start, stop, step)]
             return list(self._each(start, stop))
-        n = len(self)
+        firsts = self._firsts
         if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("line index out of range")
-        if index < len(self._head):
+            index += firsts[-1]
+            if index < 0:
+                raise IndexError("line index out of range")
+        if index < firsts[0]:
             return self._head[index]
-        k, at = self._part(index)
-        return self._parts[k][at]
+        k = self._k
+        if not firsts[k] <= index < firsts[k + 1]:
+            if index >= firsts[-1]:
+                raise IndexError("line index out of range")
+            k = self._k = _bisect(firsts, index) - 1
+        part = self._parts[k]
+        index -= firsts[k]
+        starts = part._starts
+        return part._text[starts[index] : starts[index + 1]]
 
     def _each(self, start: int, stop: int) -> Iterator[str]:
         yield from self._head[start:stop]
@@ -300,9 +302,7 @@ class Joined:
 
     def char(self, i: int) -> str:
         """The character at ``i`` (``0 <= i < len``)."""
-        from bisect import bisect_right
-
-        k = bisect_right(self._starts, i) - 1
+        k = _bisect(self._starts, i) - 1
         text, a, _ = self._spans[k]
         return text[a + i - self._starts[k]]
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 
 from ._lazyre import lazy
-from ._lines import HeadLines, Lines, joined
+from ._lines import HeadLines, Lines, chunked, joined
 from .errors import ParseError
 from .markdown import Block, atx_heading, tokenize, top_headings
 
@@ -35,6 +35,7 @@ __all__ = [
     "Section",
     "atx_heading",
     "check_utf8",
+    "chunked",
     "decode",
     "encode",
     "encode_blocks",
