@@ -95,7 +95,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from . import fastpaths as _fastpaths
 from ._lazyre import lazy
-from ._lines import spanned as _spanned
+from ._lines import spans as _spans
 from .fastpaths import general_paths
 
 __all__ = [
@@ -1768,21 +1768,24 @@ def _plain_headings(
     headings are exactly the lines starting with ``#`` that are headings by
     themselves; string searches find them without a walk over every line.
     """
-    text, a, b = _spanned(lines, start, stop)  # (a big note's own text: nothing copied)
-    if may_open_block(text, a, b):
-        return None
     found: list[tuple[int, str, int]] = []
-    i = start
-    last = a
-    # the first line that starts with "#" (-1: none does)
-    at = a if text.startswith("#", a, b) else text.find("\n#", a, b) + 1 or -1
-    while at >= 0:
-        i += text.count("\n", last, at)
-        last = at
-        head = atx_heading(_strip_eol(lines[i]))
-        if head is not None:
-            found.append((head[0], head[1], i))
-        at = text.find("\n#", at, b) + 1 or -1
+    first = start  # the first line of the span
+    # (a big note's own text, a piece at a time: nothing copied, nothing joined)
+    for text, a, b in _spans(lines, start, stop):
+        if may_open_block(text, a, b):
+            return None
+        i = first
+        last = a
+        # the first line that starts with "#" (-1: none does)
+        at = a if text.startswith("#", a, b) else text.find("\n#", a, b) + 1 or -1
+        while at >= 0:
+            i += text.count("\n", last, at)
+            last = at
+            head = atx_heading(_strip_eol(lines[i]))
+            if head is not None:
+                found.append((head[0], head[1], i))
+            at = text.find("\n#", at, b) + 1 or -1
+        first += text.count("\n", a, b)  # (every span but the last ends a line)
     return found
 
 

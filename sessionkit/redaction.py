@@ -709,26 +709,36 @@ def guard_pieces(
     """:func:`guard` of the text ``"".join(pieces)``, in pieces.
 
     A frontmatter ending with its closing fence's line and the body after it
-    are looked at apart (:func:`sessionkit.document.parse_pieces`' two
-    pieces: no secret spans that line, and the frontmatter's end is where the
-    text's is), so a big note is never joined for it; the findings' lines are
-    the text's.  Other pieces are joined and guarded as one.
+    (:func:`sessionkit.document.parse_pieces`' pieces) are looked at apart: no
+    secret spans that line, and the frontmatter's end is where the text's is,
+    so a big note is never joined with its frontmatter for it; the findings'
+    lines are the text's.  A body in several pieces (cut at line ends) is
+    guarded as one text (a secret may span its lines), joined only when a
+    piece holds a literal some detector needs (none holds a line end).
+    Other pieces are joined and guarded as one.
     """
     pieces = tuple(pieces)
     if len(pieces) > 1 and not _fenced(pieces):
         text = "".join(pieces)
         done = guard(store, path, text, remote=remote, strict=strict)
         return pieces if done is text else (done,)
+    if len(pieces) > 2:
+        head, body = pieces[0], pieces[1:]
+        whole: tuple[str, ...] = (head, "".join(body)) if any(map(_may_hold, body)) else (head,)
+        guarded = _guard(store, path, whole, remote, strict)
+        if guarded is whole:
+            return pieces
+        return guarded if len(whole) > 1 else (*guarded, *body)
     return _guard(store, path, pieces, remote, strict)
 
 
 def _fenced(pieces: tuple[str, ...]) -> bool:
     """Whether ``pieces`` are a frontmatter, up to and with its closing fence, and a
     body that opens no frontmatter of its own (see :func:`guard_pieces`)."""
-    if len(pieces) != 2:
+    if len(pieces) < 2:
         return False
-    head, body = pieces
-    return _frontmatter_end(head) == len(head) > 0 and not body.startswith("---")
+    head = pieces[0]
+    return _frontmatter_end(head) == len(head) > 0 and not pieces[1].startswith("---")
 
 
 def _guard(

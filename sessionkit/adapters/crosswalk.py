@@ -45,7 +45,7 @@ from typing import Any, NamedTuple, TypeGuard
 import attrs
 
 from .. import fastpaths as _fastpaths
-from .._lines import join_batched, joined, spanned
+from .._lines import Joined, join_batched, joined, same_spans, spanned, spans
 from ..document import Document, parse, parse_pieces, same_text
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..markdown import may_open_block
@@ -1568,8 +1568,8 @@ def _same_note(a: Document, b: Document) -> bool:
     that differ only in how their YAML is spelled (quoting, flow or block
     lists) need no second full read.
     """
-    if a.body != b.body:
-        return False
+    if not same_spans(spans(a.lines, a.body_start), spans(b.lines, b.body_start)):
+        return False  # (compared a block at a time: a big body in pieces is not joined)
     try:
         return _meta_text(a) == _meta_text(b)
     except (SessionKitError, TypeError, ValueError):
@@ -1823,7 +1823,8 @@ class WordCheck:
         ``trusted`` (the source's model renders its very words again, and the
         caller checks that the target reads back as that model): true at once.
         """
-        if self._trusted or _holds_body(pieces, self._doc.body):
+        doc = self._doc
+        if self._trusted or _holds_body(pieces, spans(doc.lines, doc.body_start)):
             return True
         need = self._source_words()
         if not need:
@@ -1848,57 +1849,52 @@ class WordCheck:
         return not missing
 
 
-def _holds_body(pieces: Pieces, body: str) -> bool:
-    """Whether the text in ``pieces`` holds ``body`` (its CRLF line ends made LF)
-    whole, as words: then it holds every word of it, and counting them would hold
-    a big note's words for nothing (a page whose frontmatter alone is spelled
-    anew, a CRLF page, a page rendered again with placeholder sections around
-    the body or without its trailing blank lines).  The body is looked for in the
-    last piece, then as the text's end (:func:`_ends_with_body`)."""
-    if "\r\n" in body:
-        body = body.replace("\r\n", "\n")
-    target = pieces[-1]
-    at = target.find(body) if body and len(body) <= len(target) else -1
-    if at >= 0:  # (a word char on either side would join a word of the body)
-        end = at + len(body)
-        return (at == 0 or _WORD.fullmatch(target[at - 1] + body[0]) is None) and (
-            end == len(target) or _WORD.fullmatch(body[-1] + target[end]) is None
-        )
-    return _ends_with_body(pieces, body)
-
-
-def _ends_with_body(pieces: Pieces, body: str) -> bool:
-    """Whether the text in ``pieces`` ends with ``body`` as words, blank space after
-    the last word aside (see :func:`_holds_body`)."""
-    size = _words_end(body)
+def _holds_body(pieces: Pieces, body: Sequence[tuple[str, int, int]]) -> bool:
+    """Whether the text in ``pieces`` holds the body given as spans (its CRLF line
+    ends made LF) whole, as words: then it holds every word of it, and counting
+    them would hold a big note's words for nothing (a page whose frontmatter
+    alone is spelled anew, a CRLF page, a page rendered again with placeholder
+    sections around the body or without its trailing blank lines).  The body is
+    looked for where its first characters are (a few places, each within one
+    piece), then as the text's end, blank space aside; neither text is joined."""
+    source = Joined(body)
+    if any(text.find("\r\n", a, b) >= 0 for text, a, b in body):
+        lf = source.cut(0, len(source)).replace("\r\n", "\n")
+        source = Joined([(lf, 0, len(lf))])
+    size = len(source)
     if not size:
         return False
-    target = pieces[-1]
-    end = _words_end(target)
-    if len(pieces) > 1 and size >= end:  # (reaching into the frontmatter)
-        target = "".join(pieces)
-        end = _words_end(target)
-    before = end - size  # (a word char there would join the first word)
-    if before < 0 or not _same_span(target, before, body, size):
+    target = Joined((piece, 0, len(piece)) for piece in pieces)
+    if size <= len(target):
+        for at in target.find(source.cut(0, min(size, 256)), 4):
+            end = at + size
+            if (
+                end <= len(target)
+                and same_spans(target.spans(at, end), source.spans(0, size))
+                and _apart(target, at, end, source)
+            ):
+                return True
+    # the text's end (blank space after the last word aside)
+    size = source.words_end()
+    end = target.words_end()
+    before = end - size
+    return (
+        size > 0
+        and before >= 0
+        and same_spans(target.spans(before, end), source.spans(0, size))
+        and _apart(target, before, -1, source)
+    )
+
+
+def _apart(target: Joined, at: int, end: int, source: Joined) -> bool:
+    """Whether the source's words at ``target[at:end]`` are words there: no word
+    character just before or (``end`` not -1) just after them joins one of them."""
+    if at and _WORD.fullmatch(target.char(at - 1) + source.char(0)) is not None:
         return False
-    return before == 0 or _WORD.fullmatch(target[before - 1] + body[0]) is None
-
-
-def _words_end(text: str) -> int:
-    """Where the blank space at the end of ``text`` starts (no copy of it is made)."""
-    end = len(text)
-    while end and text[end - 1].isspace():
-        end -= 1
-    return end
-
-
-def _same_span(text: str, at: int, other: str, size: int) -> bool:
-    """``text[at:at + size] == other[:size]``, compared 64 Ki characters at a time
-    (a big note is not copied whole)."""
-    step = 1 << 16
-    return all(
-        text[at + k : at + min(k + step, size)] == other[k : min(k + step, size)]
-        for k in range(0, size, step)
+    return (
+        end < 0
+        or end == len(target)
+        or _WORD.fullmatch(source.char(len(source) - 1) + target.char(end)) is None
     )
 
 
