@@ -10,6 +10,7 @@ and as lists, which must give the same results.
 from __future__ import annotations
 
 import pickle
+import re
 
 import attrs
 import pytest
@@ -20,7 +21,7 @@ import sessionkit
 import sessionkit.document as document
 from sessionkit.adapters import get_adapter
 from sessionkit.adapters.aiwiki import migrate_document
-from sessionkit.document import HeadLines, Lines, parse, parse_pieces, split_lines
+from sessionkit.document import HeadLines, Lines, chunked, parse, parse_pieces, split_lines
 from sessionkit.errors import ParseError, SessionKitError
 from sessionkit.ops.convert import convert_text
 from tests.test_properties import FORMATS, SETTINGS, edited_notes
@@ -62,6 +63,33 @@ def test_head_lines_are_split_lines(head: str, body: str, start: int, stop: int 
     assert lines == Lines(head + body)
 
 
+def _cut(text: str, cuts: list[int]) -> list[str]:
+    """``text`` in pieces cut after some of its lines (every piece but the last ends a
+    line; none is empty)."""
+    ends = [m.end() for m in re.finditer("\n", text)]
+    at = sorted({ends[c % len(ends)] for c in cuts} - {len(text)}) if ends else []
+    return [text[a:b] for a, b in zip([0, *at], [*at, len(text)], strict=True)]
+
+
+_cuts = st.lists(st.integers(0, 1 << 20), max_size=5)
+
+
+@given(_texts, _texts, _cuts, st.integers(-50, 50), st.integers(-50, 50) | st.none())
+def test_head_lines_of_a_body_in_pieces_are_split_lines(
+    head: str, body: str, cuts: list[int], start: int, stop: int | None
+) -> None:
+    head += "\n"
+    pieces = _cut(body, cuts)
+    lines = HeadLines(split_lines(head), pieces)
+    want = split_lines(head + body)
+    _reads_as(lines, want, start, stop)
+    assert lines == Lines(head + body) and Lines(head + body) == lines
+    # the text of any lines, a piece at a time, is their text
+    spans = lines.spans(start, stop)
+    assert "".join(text[a:b] for text, a, b in spans) == "".join(want[start:stop])
+    assert len(spans) <= len(pieces) + 1
+
+
 _heads = st.builds(
     "".join,
     st.lists(
@@ -74,12 +102,14 @@ _heads = st.builds(
 
 
 @settings(deadline=None)  # (a body of 4,096 lines an example)
-@given(_heads, _texts)
-def test_a_document_in_pieces_reads_as_its_text(head: str, tail: str) -> None:
-    # a big body (parse_pieces holds pieces apart only then) after any head: the
-    # document is the one parse makes of the joined text, to every reader
+@given(_heads, _texts, _cuts)
+def test_a_document_in_pieces_reads_as_its_text(head: str, tail: str, cuts: list[int]) -> None:
+    # a big body (parse_pieces holds pieces apart only then), whole or cut at line
+    # ends, after any head: the document is the one parse makes of the joined text,
+    # to every reader
     body = tail + "- x\n" * document.MANY_LINES
-    doc, want = parse_pieces((head, body), "n.md"), parse(head + body, "n.md")
+    doc = parse_pieces((head, *_cut(body, cuts)), "n.md")
+    want = parse(head + body, "n.md")
     assert doc.text == want.text == "".join(doc.pieces)
     assert list(doc.lines) == list(want.lines)
     assert (doc.fm_close, doc.body_start, doc.newline, doc.bom) == (
@@ -109,6 +139,38 @@ def test_a_big_frontmatter_and_body_are_held_apart() -> None:
     assert doc.pieces == (head, body) and doc.body is body  # (not joined, not cut)
     assert doc.meta == {"title": "a \U0001f680"}
     assert parse_pieces((head, "\n- x\n")).pieces == (head + "\n- x\n",)  # small: one
+
+
+_wide = st.text(st.sampled_from("ab \n\u00e9\u2014\U0001f680"), max_size=3000)
+
+
+@settings(deadline=None)
+@given(st.lists(_wide, max_size=8), st.integers(0, 3))
+def test_chunked_is_the_text_cut_at_line_ends(pieces: list[str], times: int) -> None:
+    pieces = [p * (1 + 20 * times) for p in pieces]  # (runs past the cut's thresholds)
+    out = list(chunked(pieces))
+    assert "".join(out) == "".join(pieces)
+    assert all(out) and all(piece.endswith("\n") for piece in out[:-1])
+
+
+def test_chunked_keeps_one_wide_line_apart() -> None:
+    # a big body of one byte a character but for one line: only that line's piece is
+    # wide, and parse_pieces holds the pieces as they are
+    lines = [f"- step {i}" for i in range(200_000)]
+    lines[100_000] += " \U0001f680"
+    body = "\n".join(lines) + "\n"
+    batches = ["\n".join(lines[i : i + 4096]) + "\n" for i in range(0, len(lines), 4096)]
+    out = list(chunked(batches))
+    assert "".join(out) == body
+    wide = [piece for piece in out if not piece.isascii()]
+    assert len(wide) == 1 and "\U0001f680" in wide[0] and len(wide[0]) < 1 << 12
+    assert len(out) <= 3
+    head = "---\ntitle: t\n---\n"
+    doc = parse_pieces((head, *out))
+    assert doc.pieces == (head, *out) and doc.body == body
+    # a body of wide characters everywhere is a few pieces, not one a line
+    cjk = "".join(f"\u4e00{i}\n" for i in range(200_000))
+    assert len(list(chunked([cjk[i : i + 5000] for i in range(0, len(cjk), 5000)]))) <= 2
 
 
 def test_a_note_of_many_lines_holds_them_as_offsets() -> None:

@@ -314,6 +314,25 @@ def test_guard_of_pieces_is_guard_of_their_text() -> None:
     redacted = guard_pieces(on, "n.md", (head, f"{clean}- {AWS_KEY}\n"))
     assert redacted == (head, f"{clean}- [REDACTED:aws-access-key]\n")
     assert [str(f) for f in on.redactions] == ["n.md:10: aws-access-key"]  # (the text's line)
+    # a body in several pieces (cut at line ends) is guarded as one text: a key whose
+    # lines are in two pieces is found, the findings' lines are the text's, and a body
+    # no detector could look at is left in its pieces
+    key_body = f"{clean}- {AWS_KEY}\nKey:\n{PRIVATE_KEY}\nend\n"
+    for body in (clean * 2, key_body):
+        cuts = [i + 1 for i, c in enumerate(body) if c == "\n"][1::3]
+        pieces = (head, *(body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)))
+        assert len(pieces) > 3 and "".join(pieces) == head + body
+        for mode in ("on", "warn"):
+            want_store, got_store = _Store(mode), _Store(mode)
+            want = guard(want_store, "n.md", head + body, remote=False)
+            got = guard_pieces(got_store, "n.md", pieces, remote=False)
+            assert "".join(got) == want
+            assert [str(f) for f in got_store.redactions] == [str(f) for f in want_store.redactions]
+            if want == head + body:
+                assert got == pieces  # (not joined)
+    begin = key_body.index("\n", key_body.index("BEGIN")) + 1  # (the key's first line ends)
+    redacted = guard_pieces(_Store(), "n.md", (head, key_body[:begin], key_body[begin:]))
+    assert "[REDACTED:private-key]" in "".join(redacted) and "END OPENSSH" not in "".join(redacted)
     # pieces that are not a frontmatter and a body are guarded joined
     assert guard_pieces(_Store(), "n.md", ("a\n", f"- {AWS_KEY}\n")) == (
         "a\n- [REDACTED:aws-access-key]\n",

@@ -29,11 +29,13 @@ def _peak(
     paragraphs: bool = False,
     emoji: bool = False,
     token: bool = False,
+    body_emoji: bool = False,
 ) -> tuple[int, int]:
     """The tracemalloc peak of converting ``notes`` pages of ``lines`` bullets each
     (``same``: all ``- 7``; ``paragraphs``: one-line paragraphs under Open
     questions instead; ``emoji``: U+1F680 in the focus; ``token``: one bullet
-    with words the secret check looks at), and one page's size."""
+    with words the secret check looks at; ``body_emoji``: U+1F680 in one bullet),
+    and one page's size."""
     src = tmp_path / "wiki"
     (src / "aiwiki" / "sessions").mkdir(parents=True)
     if cited:  # a Files touched section citing 10 files, 90 places, again and again
@@ -50,6 +52,8 @@ def _peak(
         body = body.replace("focus: a big note", "focus: a big note \U0001f680", 1)
     if token:
         body = body.replace("- step 5\n", "- rotate the auth token\n", 1)
+    if body_emoji:
+        body = body.replace("- step 5\n", "- step 5 \U0001f680\n", 1)
     for n in range(notes):
         sid = f"{n}e8a3f2"
         note = src / "aiwiki" / "sessions" / f"2026-05-18-{sid}.md"
@@ -122,6 +126,16 @@ def test_a_wide_character_in_the_frontmatter_does_not_widen_the_body(tmp_path: P
     # checked as one string (1.48x); its frontmatter and body are checked apart (1.20x)
     checked, _ = _peak(tmp_path / "token", 30_000, emoji=True, token=True)
     assert checked < 1.3 * plain
+
+
+def test_a_wide_character_in_one_line_does_not_widen_the_body(tmp_path: Path) -> None:
+    # the 30,000 bullets with U+1F680 in one of them: the page read is one string of
+    # four bytes a character (the floor: 1.2x the peak without it), and so were the
+    # page rendered again and the Basic Memory note, joined whole: 1.45x.  They are
+    # held in pieces cut where the width changes now, only the emoji's line wide: 1.25x
+    plain, _ = _peak(tmp_path / "plain", 30_000)
+    wide, _ = _peak(tmp_path / "wide", 30_000, body_emoji=True)
+    assert wide < 1.35 * plain
 
 
 def _emoji_wiki(tmp_path: Path) -> tuple[str, Path]:
