@@ -20,8 +20,9 @@ whose one note is big (default: 1,000,000 lines, ~4 MB):
 * ``emoji``: the ``next-steps`` page with U+1F680 in its focus (the whole text
   read is then 4 bytes a character in memory; the renderings hold their
   frontmatter and body apart);
-* ``emoji-body``: the ``next-steps`` page with U+1F680 in one bullet (its body,
-  and the Basic Memory note's, are then 4 bytes a character: not bounded yet);
+* ``emoji-body``: the ``next-steps`` page with U+1F680 in one bullet (the page
+  read is then 4 bytes a character; the renderings hold their body in pieces,
+  only the piece of that bullet's line wide);
 * ``token``: the ``emoji`` page with one bullet holding words the secret check
   looks at (``rotate the auth token``: the check reads the note through);
 * ``checkpoints``: ``## Checkpoints`` of N // 40 checkpoints (~140 bytes each);

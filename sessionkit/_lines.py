@@ -388,10 +388,9 @@ _WIDER = {1: re.compile("[^\x00-\xff]"), 2: re.compile("[^\x00-\uffff]")}
 
 def _width(text: str) -> int:
     """Bytes a character ``text`` is held at (1, 2 or 4: its widest character's)."""
-    if text.isascii():
+    if text.isascii() or _WIDER[1].search(text) is None:
         return 1
-    top = ord(max(text))
-    return 1 if top < 0x100 else 2 if top < 0x10000 else 4
+    return 2 if _WIDER[2].search(text) is None else 4
 
 
 def _runs(piece: str) -> Iterator[tuple[int, str]]:
@@ -439,6 +438,9 @@ def chunked(pieces: Iterable[str]) -> Iterator[str]:
     text = ""
     width = 1
     for piece in pieces:
+        if width == 1 and piece.isascii():  # (the common case: nothing to cut)
+            text += piece
+            continue
         for w, run in _runs(piece):
             if text and (
                 (w > width and len(text) >= _NARROW_RUN) or (w < width and len(run) >= _SMALL)

@@ -12,7 +12,7 @@ import difflib
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .. import _yaml
 from .._lines import batched, chunked
@@ -264,9 +264,11 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
             continue
         lines.extend([f"## {title}", ""])
         section = _section_lines(session, title)
-        first = next(section, None)
-        if first is not None:
-            lines.append(batched(itertools.chain((first,), section)))
+        first = list(itertools.islice(section, 4096))
+        if len(first) == 4096:
+            lines.append(batched(itertools.chain(first, section)))
+        elif first:
+            lines.append("\n".join(first))
         lines.append("")
     for sec in extras:
         lines.append(f"## {sec.title}" if sec.title else "##")
@@ -277,7 +279,10 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
     # the frontmatter (an emoji in the focus) or in one line does not widen a big body
     # (see parse_pieces)
     head = "\n".join(front) + "\n"
-    return parse_pieces((head, *_ended(chunked(_joined(lines)))))
+    if any(not isinstance(part, str) for part in lines):  # (a big list section)
+        return parse_pieces((head, *_ended(chunked(_joined(lines)))))
+    body = "\n".join(cast("list[str]", lines))
+    return parse_pieces((head, *_ended(chunked((body,)) if len(body) > 1 << 16 else (body,))))
 
 
 def _joined(parts: Iterable[str | Iterator[str]]) -> Iterator[str]:

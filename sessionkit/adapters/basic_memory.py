@@ -1181,11 +1181,19 @@ def _render_note(
     elif status is not _OWN_STATUS:
         meta["status"] = status
     body = _render_body(session, implied=implied)
-    # the body cut where its width changes (one emoji in a big body widens its own
-    # piece only), one piece when it is small
-    chunks = list(chunked(itertools.chain(("\n",) if body else (), _pieces(body))))
-    if len(chunks) > 1 and sum(chunk.count("\n") for chunk in chunks) < MANY_LINES:
-        chunks = ["".join(chunks)]
+    # the body grown in place as its pieces come; a big one cut where its width changes
+    # (one emoji in it widens its own piece only), one piece when it is small
+    text = "\n" if body else ""
+    rest = _pieces(body)
+    for piece in rest:
+        text += piece
+        if len(text) > 1 << 16:
+            chunks = list(chunked(itertools.chain((text,), rest)))
+            if sum(chunk.count("\n") for chunk in chunks) < MANY_LINES:
+                chunks = ["".join(chunks)]
+            break
+    else:
+        chunks = [text]
     head = f"---\n{dump_yaml(meta)}---\n"
     return note_path(str(meta["title"]), folder), (head, *(chunks or [""]))
 
