@@ -26,6 +26,7 @@ __all__ = [
     "appended",
     "batched",
     "chunked",
+    "handed",
     "join_batched",
     "joined",
     "same_spans",
@@ -422,6 +423,12 @@ def _runs(piece: str) -> Iterator[tuple[int, str]]:
     if done < len(piece):
         rest = piece[done:]
         yield _width(rest), rest
+
+
+def handed(box: list[str]) -> Iterator[str]:
+    """The one string in ``box``, taken out of it as it is asked for: whoever takes it
+    then holds it alone, and can grow it in place (see :func:`appended`)."""
+    yield box.pop()
 
 
 def chunked(pieces: Iterable[str]) -> Iterator[str]:

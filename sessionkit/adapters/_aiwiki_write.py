@@ -282,6 +282,7 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
     if any(not isinstance(part, str) for part in lines):  # (a big list section)
         return parse_pieces((head, *_ended(chunked(_joined(lines)))))
     body = "\n".join(cast("list[str]", lines))
+    lines.clear()  # (a big checkpoint log's lines go before the body's are found)
     return parse_pieces((head, *_ended(chunked((body,)) if len(body) > 1 << 16 else (body,))))
 
 
@@ -300,10 +301,17 @@ def _ended(pieces: Iterable[str]) -> list[str]:
     """``pieces`` with the blank lines at their end cut to one line end (a section
     may end with blank lines of its own)."""
     out = list(pieces)
-    while out and not out[-1].rstrip("\n"):
+    while out and out[-1].count("\n") == len(out[-1]):  # (blank: looked at, not copied)
         out.pop()
     if out:
-        out[-1] = out[-1].rstrip("\n") + "\n"
+        last = out[-1]
+        end = len(last)
+        while last[end - 1] == "\n":
+            end -= 1
+        if end == len(last):
+            out[-1] = last + "\n"
+        elif end < len(last) - 1:  # (a big body is cut once, not copied twice)
+            out[-1] = last[: end + 1]
     return out
 
 

@@ -31,7 +31,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
-from .._lines import Lines, batched, chunked, spanned
+from .._lines import Lines, batched, chunked, handed, spanned
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
@@ -1187,8 +1187,10 @@ def _render_note(
     rest = _pieces(body)
     for piece in rest:
         text += piece
-        if len(text) > 1 << 16:
-            chunks = list(chunked(itertools.chain((text,), rest)))
+        if len(text) > 1 << 16:  # (the text so far handed over, not held: it grows in place)
+            box = [text]
+            del text
+            chunks = list(chunked(itertools.chain(handed(box), rest)))
             if sum(chunk.count("\n") for chunk in chunks) < MANY_LINES:
                 chunks = ["".join(chunks)]
             break
