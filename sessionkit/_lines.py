@@ -29,6 +29,7 @@ __all__ = [
     "handed",
     "join_batched",
     "joined",
+    "narrower_from",
     "same_spans",
     "spanned",
     "spans",
@@ -392,6 +393,17 @@ def _width(text: str) -> int:
     if text.isascii() or _WIDER[1].search(text) is None:
         return 1
     return 2 if _WIDER[2].search(text) is None else 4
+
+
+def narrower_from(text: str, at: int) -> bool:
+    """Whether ``text[at:]`` would be held at fewer bytes a character than ``text``
+    (its widest characters are all before ``at``); nothing is copied."""
+    for width in (2, 1):  # (a character beyond U+FFFF, then beyond U+00FF)
+        if _WIDER[width].search(text, at) is not None:
+            return False
+        if _WIDER[width].search(text, 0, at) is not None:
+            return True
+    return False
 
 
 def _runs(piece: str) -> Iterator[tuple[int, str]]:

@@ -695,6 +695,18 @@ def guard(
     store not on the local disk) or a conversion (``strict``) would write a
     secret in clear.  Findings go to ``store.redactions`` and :func:`collect`.
     """
+    if len(text) > 1 << 20 and not text.isascii():
+        # a big note whose frontmatter is held wider than its body (an emoji in its
+        # title): the body looked at by itself, at its own width (a copy of it, where
+        # the detectors' lowered copy of the whole would be as wide as the title)
+        from ._lines import narrower_from
+
+        end = _frontmatter_end(text)
+        if 0 < end < len(text) and narrower_from(text, end):
+            pieces = (text[:end], text[end:])
+            if _fenced(pieces):
+                done = _guard(store, path, pieces, remote, strict)
+                return text if done is pieces else "".join(done)
     return _guard(store, path, (text,), remote, strict)[0]
 
 

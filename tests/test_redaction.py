@@ -285,6 +285,26 @@ def test_guard_modes() -> None:
         Policy(mode="maybe")
 
 
+def test_a_big_note_with_a_wide_title_is_guarded_as_its_text() -> None:
+    # over 1 MiB, an emoji in the frontmatter and none in the body: the body is looked at
+    # by itself (at one byte a character); the result and the findings' lines are those
+    # of the text
+    head = f"---\ntitle: a \U0001f680\nkey: {AWS_KEY}\n---\n"
+    body = "- x\n" * 300_000 + f"- {AWS_KEY}\n"
+    text = head + body
+    on = _Store()
+    got = guard(on, "n.md", text, remote=False)
+    assert got == guard(_Store(), "n.md", head, remote=False) + body.replace(
+        AWS_KEY, "[REDACTED:aws-access-key]"
+    )
+    assert [f.line for f in on.redactions] == [3, text.count("\n", 0, text.rindex(AWS_KEY)) + 1]
+    clean = head.replace(AWS_KEY, "none") + body.replace(AWS_KEY, "none")
+    assert guard(_Store(), "n.md", clean, remote=False) is clean  # (unchanged: the text itself)
+    for mode in ("warn", "off"):  # refused as a whole: the line is the text's
+        with pytest.raises(SecretError, match=r"n\.md:3: refused"):
+            guard(_Store(mode), "n.md", text, remote=True)
+
+
 def test_guard_of_pieces_is_guard_of_their_text() -> None:
     # a note in pieces (a frontmatter and a body held apart) is guarded as its text:
     # left in its pieces when nothing in it could be a secret, else as guard says
