@@ -445,7 +445,7 @@ def handed(box: list[str]) -> Iterator[str]:
 
 def chunked(pieces: Iterable[str]) -> Iterator[str]:
     """``"".join(pieces)`` again in pieces each as wide as its own characters: cut at
-    line ends (every piece but the last ends with ``\n``) where the width changes.
+    line ends (every piece but the last ends with ``\\n``) where the width changes.
 
     A string is as wide as its widest character (one, two or four bytes a
     character), so a big body joined whole is four bytes a character for one

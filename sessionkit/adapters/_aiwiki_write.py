@@ -287,7 +287,7 @@ def render_page(session: Session, schema: Schema, version: int) -> Document:
 
 
 def _joined(parts: Iterable[str | Iterator[str]]) -> Iterator[str]:
-    """The pieces of ``"\n".join(parts)``, an iterator part's pieces in order."""
+    """The pieces of ``"\\n".join(parts)``, an iterator part's pieces in order."""
     for n, part in enumerate(parts):
         if n:
             yield "\n"

@@ -1197,7 +1197,7 @@ def _render_note(
     else:
         chunks = [text]
     head = f"---\n{dump_yaml(meta)}---\n"
-    return note_path(str(meta["title"]), folder), (head, *(chunks or [""]))
+    return note_path(str(meta["title"]), folder), (head, *chunks)
 
 
 # -- minimal edits -----------------------------------------------------------
