@@ -23,7 +23,6 @@ __all__ = [
     "HeadLines",
     "Joined",
     "Lines",
-    "appended",
     "batched",
     "chunked",
     "handed",
@@ -365,21 +364,6 @@ def join_batched(lines: Iterable[str], sep: str = "\n") -> str:
     return "".join(batched(lines, sep))
 
 
-def appended(text: str, pieces: Iterable[str]) -> str:
-    """``text + "".join(pieces)``, each piece added as it comes.
-
-    CPython grows a string held by one local variable in place on ``+=``
-    (``realloc``, which moves a big block without copying it), so a note made of
-    many pieces peaks at its own size plus one piece, where ``"".join`` of a
-    list holds every piece besides the result: twice the note's characters
-    when one character (a dash in the title) widens the result to two bytes
-    each.  Elsewhere ``+=`` copies: the same result, more time.
-    """
-    for piece in pieces:
-        text += piece
-    return text
-
-
 #: characters in a run of narrower lines worth a piece of its own (:func:`chunked`)
 _NARROW_RUN = 1 << 16
 #: characters of narrower text after a wider piece that still join it (:func:`chunked`)
@@ -439,7 +423,7 @@ def _runs(piece: str) -> Iterator[tuple[int, str]]:
 
 def handed(box: list[str]) -> Iterator[str]:
     """The one string in ``box``, taken out of it as it is asked for: whoever takes it
-    then holds it alone, and can grow it in place (see :func:`appended`)."""
+    then holds it alone, and can grow it in place (see :func:`chunked`)."""
     yield box.pop()
 
 
@@ -452,7 +436,10 @@ def chunked(pieces: Iterable[str]) -> Iterator[str]:
     emoji in one line; in these pieces that line's piece is, the others are not
     (narrower lines between wider ones are joined to them unless they are many:
     a text of wide characters everywhere is a few wide pieces).  Each piece is
-    grown in place as it comes (see :func:`appended`).
+    grown in place as it comes: CPython grows a string held by one local
+    variable in place on ``+=`` (``realloc``, which moves a big block without
+    copying it), where ``"".join`` of a list holds every piece besides the
+    result; elsewhere ``+=`` copies (the same result, more time).
     """
     text = ""
     width = 1
