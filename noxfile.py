@@ -39,6 +39,14 @@ def docs(session: nox.Session) -> None:
     session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})
 
 
+@nox.session(python=PY)
+def memory(session: nox.Session) -> None:
+    """The tracemalloc measurements of big conversions (``-m memory``), which the
+    default test run leaves out: minutes of converting 30,000- to 100,000-line notes."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-m", "memory", "-p", "no:cacheprovider", *session.posargs)
+
+
 #: the basic-memory release the interop tests were verified against (needs Python >= 3.12)
 BASIC_MEMORY_VERSION = "0.24.1"
 

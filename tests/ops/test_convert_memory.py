@@ -1,4 +1,9 @@
-"""Converting a big note costs memory in proportion to the note (issue #23)."""
+"""Converting a big note costs memory in proportion to the note (issue #23).
+
+The tracemalloc measurements of big conversions (``memory``) take minutes, so
+the default test run leaves them out: ``nox -s memory`` (which ``.ci/run`` runs)
+or ``python -m pytest -m memory`` runs them.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import tracemalloc
 from pathlib import Path
 
 import attrs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +90,7 @@ def _peak_ratio(
     return peak / size
 
 
+@pytest.mark.memory
 def test_big_note_converts_within_a_multiple_of_its_size(tmp_path: Path) -> None:
     # ~400 KB of 30,000 bullets (tracemalloc peak over the note's size): 110x with a
     # tree of blocks per bullet (before fb1c070), 88x with a string per line (before
@@ -92,6 +99,7 @@ def test_big_note_converts_within_a_multiple_of_its_size(tmp_path: Path) -> None
     assert _peak_ratio(tmp_path, 30_000) < 40
 
 
+@pytest.mark.memory
 def test_big_files_touched_section_converts_within_a_multiple_of_its_size(
     tmp_path: Path,
 ) -> None:
@@ -101,6 +109,7 @@ def test_big_files_touched_section_converts_within_a_multiple_of_its_size(
     assert _peak_ratio(tmp_path, 30_000, cited=True) < 50
 
 
+@pytest.mark.memory
 def test_big_section_of_paragraphs_converts_within_a_multiple_of_its_size(
     tmp_path: Path,
 ) -> None:
@@ -114,6 +123,7 @@ def test_big_section_of_paragraphs_converts_within_a_multiple_of_its_size(
     assert _peak_ratio(tmp_path, 30_000, paragraphs=True) < 30
 
 
+@pytest.mark.memory
 def test_a_wide_character_in_the_frontmatter_does_not_widen_the_body(tmp_path: Path) -> None:
     # the 30,000 bullets of the first test with U+1F680 in the focus: a string holding
     # a whole note is four bytes a character then.  The aiwiki page rendered again
@@ -128,6 +138,7 @@ def test_a_wide_character_in_the_frontmatter_does_not_widen_the_body(tmp_path: P
     assert checked < 1.3 * plain
 
 
+@pytest.mark.memory
 def test_a_wide_character_in_one_line_does_not_widen_the_body(tmp_path: Path) -> None:
     # the 30,000 bullets with U+1F680 in one of them: the page read is one string of
     # four bytes a character (the floor: 1.2x the peak without it), and so were the
@@ -193,6 +204,7 @@ def test_a_rerun_judges_the_notes_there_by_their_bytes(tmp_path: Path) -> None:
     assert b"\xff" in note.read_bytes()
 
 
+@pytest.mark.memory
 def test_big_notes_are_converted_one_at_a_time(tmp_path: Path) -> None:
     # two pages of 100,000 bullets (each 3.2 MB once converted: a dash in the title
     # makes the note two bytes a character): the first page's note was still held
