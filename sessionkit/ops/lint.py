@@ -21,6 +21,7 @@ from ..errors import ParseError
 
 TYPE_CHECKING = False  # (typing and pathlib are not imported at run time: lint's start-up)
 if TYPE_CHECKING:
+    from collections import deque
     from collections.abc import Iterable, Iterator
     from pathlib import Path
     from typing import Any
@@ -173,8 +174,12 @@ def lint_many(
     return ordered_map(job, items, jobs=workers, chunk_size=512)
 
 
-#: pages a forked worker is given at a time (see :func:`_shared`)
-_CHUNK = 256
+#: pages a forked worker is sent at a time, chunks kept queued for each worker, and
+#: pages this process lints at a time between looking after its workers (see
+#: :func:`_shared`): small, so that a worker's queue at the end of the run is short
+_CHUNK = 64
+_AHEAD = 3
+_OWN = 16
 
 
 def _can_fork() -> bool:
@@ -186,54 +191,97 @@ def _can_fork() -> bool:
     return threading is None or threading.active_count() == 1
 
 
+#: one stretch of the input, in order: [its findings, the failure after them], both
+#: ``None`` while a worker has it
+if TYPE_CHECKING:
+    _Slot = list[Any]
+else:
+    _Slot = list
+
+
+def _take(items: Iterator[LintItem], count: int) -> tuple[list[LintItem], Exception | None]:
+    """The next ``count`` items (fewer at the end), and the error the input raised
+    after them (a path that is not there: its place in the order)."""
+    import itertools
+
+    chunk: list[LintItem] = []
+    try:
+        chunk.extend(itertools.islice(items, count))
+    except Exception as exc:  # (list.extend keeps the items taken before it)
+        return chunk, exc
+    return chunk, None
+
+
 def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list[Diagnostic]]:
     """:func:`lint_many` over ``workers`` processes: this one and ``workers - 1`` forks.
 
-    The items go out in rounds of one chunk (:data:`_CHUNK` items) per process,
-    in input order: the first chunk of a round is linted here, the others are
-    sent to the workers (pickled through a pipe) before it and their findings
-    read back after it, so each worker lints while this process does; the next
-    round goes out before this round's findings are yielded.  The first note is
-    linted before the workers are forked, so that they share what it imported.
-    Nothing but the chunks in flight is held.  Fewer items than ``MIN_PARALLEL`` are linted
-    here alone.  A failure (an unreadable file) is raised at its item's place.
+    The input is cut into stretches, in order.  Each worker is kept
+    :data:`_AHEAD` chunks of :data:`_CHUNK` items ahead (pickled through a
+    pipe, written without blocking); between feeding them, this process lints
+    :data:`_OWN` items of its own, so it takes the share its other work (the
+    walk, the pickling, the printing) leaves it, and waits (``select``) only
+    when the input is done.  The stretches' findings are yielded in input
+    order as soon as all before them are in.  The first note is linted before
+    the workers are forked, so that they share what it imported.  Nothing but
+    the stretches in flight is held.  Fewer items than ``MIN_PARALLEL`` are
+    linted here alone.  A failure (an unreadable file, a path that is not
+    there) is raised at its item's place.
     """
     import itertools
+    import select
+    from collections import deque
 
     from ._parallel import MIN_PARALLEL
 
-    chunks = iter(lambda: list(itertools.islice(items, _CHUNK)), [])
-    first = list(itertools.islice(chunks, workers))
-    if sum(map(len, first)) < MIN_PARALLEL:
-        for chunk in first:
-            yield from map(job, chunk)
+    head, failure = _take(items, MIN_PARALLEL)
+    if len(head) < MIN_PARALLEL or failure is not None:
+        yield from map(job, head)
+        if failure is not None:
+            raise failure
         yield from map(job, items)
         return
     # the first note is linted before the fork: what lint imports and compiles on its
     # first note is then every worker's too
-    head = [job(first[0].pop(0))]
+    pending: deque[_Slot] = deque([[[job(head[0])], None]])
+    items = itertools.chain(head[1:], items)
     pool: list[_Worker] = []
     try:
         for _ in range(workers - 1):
             pool.append(_Worker(job, pool))
-        round_ = first
-        for worker, chunk in zip(pool, round_[1:], strict=False):
-            worker.send(chunk)
-        while round_:
-            own, failure = _run(job, round_[0])
-            own[:0], head = head, []
-            if failure is not None:
-                yield from own
-                raise failure
-            theirs = [worker.receive() for worker in pool[: len(round_) - 1]]
-            round_ = list(itertools.islice(chunks, workers))
-            for worker, chunk in zip(pool, round_[1:], strict=False):
-                worker.send(chunk)
-            yield from own
-            for found, failure in theirs:
+        more = True
+        while True:
+            for worker in pool:  # keep each worker _AHEAD chunks ahead
+                while more and len(worker.slots) < _AHEAD:
+                    chunk, failure = _take(items, _CHUNK)
+                    if chunk:
+                        slot: _Slot = [None, None]
+                        pending.append(slot)
+                        worker.send(chunk, slot)
+                    if failure is not None or len(chunk) < _CHUNK:
+                        more = False
+                        if failure is not None:
+                            pending.append([[], failure])
+                worker.pump()
+            while pending and pending[0][0] is not None:
+                found, failure = pending.popleft()
                 yield from found
                 if failure is not None:
                     raise failure
+            if not pending:
+                return
+            if more:  # a stretch of this process's own
+                chunk, failure = _take(items, _OWN)
+                if chunk:
+                    pending.append(list(_run(job, chunk)))
+                if failure is not None or len(chunk) < _OWN:
+                    more = False
+                    if failure is not None:
+                        pending.append([[], failure])
+                continue
+            # the input is done: wait for what the workers still have
+            readable = [w.fd for w in pool if w.slots]
+            writable = [w.out_fd for w in pool if w.unsent]
+            select.select(readable, writable, [])
     finally:
         for worker in pool:
             worker.close()
@@ -251,18 +299,23 @@ def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[list[Diagnostic]], Exce
 
 
 class _Worker:
-    """A forked process that lints the chunks it is sent (see :func:`_shared`)."""
+    """A forked process that lints the chunks it is sent (see :func:`_shared`).
+
+    This process's ends of its pipes do not block: chunks not yet taken wait in
+    ``unsent``, findings not yet whole in ``_got``, so that this process never
+    waits on a worker that waits on it.
+    """
 
     def __init__(self, job: _Job, others: list[_Worker]) -> None:
-        to_worker, self._in = os.pipe()
-        self._out, from_worker = os.pipe()
+        to_worker, self.out_fd = os.pipe()
+        self.fd, from_worker = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the worker
             code = 1
             try:
                 # (the ends this process does not use, its own and the other workers':
                 # a worker sees the end of its input only when no one else holds it)
-                for fd in (self._in, self._out, *(f for w in others for f in w.fds())):
+                for fd in (self.out_fd, self.fd, *(f for w in others for f in w.fds())):
                     os.close(fd)
                 _serve(job, to_worker, from_worker)
                 code = 0
@@ -270,33 +323,59 @@ class _Worker:
                 os._exit(code)
         os.close(to_worker)
         os.close(from_worker)
-        self._reader = os.fdopen(self._out, "rb")
+        os.set_blocking(self.out_fd, False)
+        os.set_blocking(self.fd, False)
+        from collections import deque
 
-    def send(self, chunk: list[LintItem]) -> None:
-        """Give the worker a chunk to lint."""
+        #: the slots of the chunks sent, oldest first, each filled when its findings come
+        self.slots: deque[_Slot] = deque()
+        self.unsent = bytearray()
+        self._got = bytearray()
+
+    def send(self, chunk: list[LintItem], slot: _Slot) -> None:
+        """Queue a chunk for the worker; its findings will fill ``slot``."""
         import pickle
 
         payload = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
-        _write(self._in, len(payload).to_bytes(8, "little") + payload)
+        self.unsent += len(payload).to_bytes(8, "little")
+        self.unsent += payload
+        self.slots.append(slot)
+        self.pump()
 
-    def receive(self) -> tuple[list[list[Diagnostic]], Exception | None]:
-        """The findings of the chunk sent last (waits for them)."""
+    def pump(self) -> None:
+        """Write what the pipe takes of the chunks queued, and read the findings the
+        worker has written: each whole answer fills the oldest slot waiting."""
         import pickle
 
-        size = int.from_bytes(_read(self._reader, 8), "little")
-        found: tuple[list[list[Diagnostic]], Exception | None] = pickle.loads(
-            _read(self._reader, size)
-        )
-        return found
+        try:
+            while self.unsent:
+                del self.unsent[: os.write(self.out_fd, self.unsent)]
+        except BlockingIOError:
+            pass
+        while self.slots:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if not data:
+                raise OSError("a lint worker ended before it answered")
+            self._got += data
+            while len(self._got) >= 8:
+                size = int.from_bytes(self._got[:8], "little")
+                if len(self._got) < 8 + size:
+                    break
+                slot = self.slots.popleft()
+                slot[:] = pickle.loads(self._got[8 : 8 + size])
+                del self._got[: 8 + size]
 
     def fds(self) -> tuple[int, int]:
         """This process's ends of the worker's pipes."""
-        return self._in, self._out
+        return self.out_fd, self.fd
 
     def close(self) -> None:
         """End the worker (its input closed: it stops) and wait for it."""
-        os.close(self._in)
-        self._reader.close()
+        os.close(self.out_fd)
+        os.close(self.fd)
         os.waitpid(self.pid, 0)
 
 
@@ -306,16 +385,10 @@ def _serve(job: _Job, inbox: int, outbox: int) -> None:
 
     with os.fdopen(inbox, "rb") as reader:
         while header := reader.read(8):
-            chunk = pickle.loads(_read(reader, int.from_bytes(header, "little")))
+            data = reader.read(int.from_bytes(header, "little"))
+            chunk = pickle.loads(data)
             payload = pickle.dumps(_run(job, chunk), protocol=pickle.HIGHEST_PROTOCOL)
             _write(outbox, len(payload).to_bytes(8, "little") + payload)
-
-
-def _read(reader: Any, size: int) -> bytes:
-    data = reader.read(size)
-    if len(data) != size:
-        raise OSError("a lint worker ended before it answered")
-    return bytes(data)
 
 
 def _write(fd: int, data: bytes) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,24 @@ def test_a_few_notes_are_linted_here(pages: list[str]) -> None:
     assert next(run) == next(iter(lint_many(items[:1], limit=1 << 20, jobs=1)))
     assert not _children()
     assert [next(run), *run] == list(lint_many(items[1:], limit=1 << 20, jobs=1))
+
+
+@pytest.mark.parametrize("at", [30, 500, 1064])
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_an_input_that_fails_stops_the_run_at_its_place(
+    pages: list[str], at: int, jobs: int
+) -> None:
+    """The input itself raising (a path that is not there, found when its turn comes)
+    raises after every finding before it, whichever process linted those."""
+    items = _items(pages)
+
+    def given() -> Iterator[tuple[object, ...]]:
+        yield from items[:at]
+        raise FileNotFoundError("gone.md")
+
+    got = []
+    with pytest.raises(FileNotFoundError, match=r"gone\.md"):
+        for found in lint_many(given(), limit=1 << 20, jobs=jobs):
+            got.append(found)
+    assert got == list(lint_many(items[:at], limit=1 << 20, jobs=1))
+    assert not _children()
