@@ -298,6 +298,9 @@ def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[list[Diagnostic]], Exce
     return done, None
 
 
+_GONE = "a lint worker ended before it answered"
+
+
 class _Worker:
     """A forked process that lints the chunks it is sent (see :func:`_shared`).
 
@@ -352,13 +355,15 @@ class _Worker:
                 del self.unsent[: os.write(self.out_fd, self.unsent)]
         except BlockingIOError:
             pass
+        except BrokenPipeError:  # (not stdout's: the caller must not take it for that)
+            raise OSError(_GONE) from None
         while self.slots:
             try:
                 data = os.read(self.fd, 1 << 16)
             except BlockingIOError:
                 break
             if not data:
-                raise OSError("a lint worker ended before it answered")
+                raise OSError(_GONE)
             self._got += data
             while len(self._got) >= 8:
                 size = int.from_bytes(self._got[:8], "little")

@@ -122,3 +122,22 @@ def test_an_input_that_fails_stops_the_run_at_its_place(
             got.append(found)
     assert got == list(lint_many(items[:at], limit=1 << 20, jobs=1))
     assert not _children()
+
+
+def test_a_worker_killed_fails_the_run_and_leaves_no_process(pages: list[str]) -> None:
+    """A worker that dies (killed) ends the run with an OSError that says so, never
+    a BrokenPipeError, which the command would take for a closed stdout."""
+    import signal
+
+    run = lint_many(_items(pages), limit=1 << 20, jobs=3)
+    first = next(run)
+    assert first == next(iter(lint_many(_items(pages)[:1], limit=1 << 20, jobs=1)))
+    workers = _children()
+    assert len(workers) == 2
+    for pid in workers:
+        os.kill(pid, signal.SIGKILL)
+    with pytest.raises(OSError, match="a lint worker ended before it answered") as failed:
+        for _ in run:
+            pass
+    assert not isinstance(failed.value, BrokenPipeError)
+    assert not _children()
