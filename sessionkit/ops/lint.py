@@ -253,14 +253,13 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
             for worker in pool:  # keep each worker _AHEAD chunks ahead
                 while more and len(worker.slots) < _AHEAD:
                     chunk, failure = _take(items, _CHUNK)
+                    more = failure is None and len(chunk) == _CHUNK
                     if chunk:
                         slot: _Slot = [None, None]
                         pending.append(slot)
                         worker.send(chunk, slot)
-                    if failure is not None or len(chunk) < _CHUNK:
-                        more = False
-                        if failure is not None:
-                            pending.append([[], failure])
+                    if failure is not None:  # (after the items before it)
+                        pending.append([[], failure])
                 worker.pump()
             while pending and pending[0][0] is not None:
                 found, failure = pending.popleft()
@@ -271,12 +270,11 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
                 return
             if more:  # a stretch of this process's own
                 chunk, failure = _take(items, _OWN)
+                more = failure is None and len(chunk) == _OWN
                 if chunk:
                     pending.append(list(_run(job, chunk)))
-                if failure is not None or len(chunk) < _OWN:
-                    more = False
-                    if failure is not None:
-                        pending.append([[], failure])
+                if failure is not None:
+                    pending.append([[], failure])
                 continue
             # the input is done: wait for what the workers still have
             readable = [w.fd for w in pool if w.slots]
