@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     ChunkContext = Callable[[], contextlib.AbstractContextManager[Any]]
     Runner = Callable[[Any, list[Any], ChunkContext | None], tuple[list[Any], BaseException | None]]
 
-__all__ = ["default_jobs", "ordered_map", "ordered_map_chunks"]
+__all__ = ["WORKER_GONE", "default_jobs", "ordered_map", "ordered_map_chunks"]
 
 #: fewer items than this run in-process: a pool costs more than it saves
 MIN_PARALLEL = 64
@@ -99,8 +99,11 @@ def ordered_map(
             while this process is busy with earlier results; each holds its
             chunk's results until they are taken).
 
-    An exception raised by ``func`` is raised here, at that item's place in
-    the order (results before it have been yielded).
+    An exception raised by ``func``, or by the input itself (a path that is not
+    there, found when its turn comes), is raised here, at that item's place in
+    the order (results before it have been yielded).  A worker process that
+    dies (killed, out of memory) ends the map with an :class:`OSError`
+    (:data:`WORKER_GONE`).
 
     Raises:
         ValueError: ``jobs``, ``chunk_size`` or ``in_flight`` is below 1.
@@ -158,6 +161,49 @@ def _generate(
     around: ChunkContext | None,
     in_flight: int,
 ) -> Iterator[Any]:
+    source = _Input(it)
+    yield from _mapped(run, func, source, workers, chunk_size, min_parallel, around, in_flight)
+    if source.failure is not None:  # (the input's own error, after every item before it)
+        raise source.failure
+
+
+class _Input:
+    """The input, read lazily, that ends where it raises: the error is kept in
+    ``failure`` for the caller to raise once the items before it are done."""
+
+    def __init__(self, it: Iterator[T]) -> None:
+        self._it = it
+        self.failure: Exception | None = None
+
+    def __iter__(self) -> _Input:
+        return self
+
+    def __next__(self) -> Any:
+        if self.failure is not None:
+            raise StopIteration
+        try:
+            return next(self._it)
+        except StopIteration:
+            raise
+        except Exception as exc:
+            self.failure = exc
+            raise StopIteration from None
+
+
+#: what :func:`ordered_map` raises when a worker process dies (killed, out of memory)
+WORKER_GONE = "a worker process ended before it answered"
+
+
+def _mapped(
+    run: Runner,
+    func: Any,
+    it: Iterator[T],
+    workers: int,
+    chunk_size: int,
+    min_parallel: int,
+    around: ChunkContext | None,
+    in_flight: int,
+) -> Iterator[Any]:
     if workers == 1:
         yield from _serial(run, func, it, chunk_size, around)
         return
@@ -169,21 +215,25 @@ def _generate(
     del head
     # (imported here: concurrent.futures and multiprocessing cost a one-job run ~10 ms)
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[tuple[list[Any], BaseException | None]]] = deque()
-        for chunk in itertools.islice(chunks, workers * in_flight):
-            pending.append(pool.submit(run, func, chunk, around))
-        while pending:
-            results, failure = pending.popleft().result()
-            yield from results
-            if failure is not None:
-                for future in pending:
-                    future.cancel()
-                raise failure
-            nxt = next(chunks, None)
-            if nxt is not None:
-                pending.append(pool.submit(run, func, nxt, around))
+        try:
+            pending: deque[Future[tuple[list[Any], BaseException | None]]] = deque()
+            for chunk in itertools.islice(chunks, workers * in_flight):
+                pending.append(pool.submit(run, func, chunk, around))
+            while pending:
+                results, failure = pending.popleft().result()
+                yield from results
+                if failure is not None:
+                    for future in pending:
+                        future.cancel()
+                    raise failure
+                nxt = next(chunks, None)
+                if nxt is not None:
+                    pending.append(pool.submit(run, func, nxt, around))
+        except BrokenProcessPool as exc:  # (an OSError: the command reports it in a line)
+            raise OSError(WORKER_GONE) from exc
 
 
 def _serial(

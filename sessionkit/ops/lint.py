@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections import deque
     from collections.abc import Iterable, Iterator
     from pathlib import Path
-    from typing import Any
+    from typing import Any, NoReturn
 
     from ..adapters.aiwiki import Schema
 
@@ -296,7 +296,10 @@ def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[list[Diagnostic]], Exce
     return done, None
 
 
-_GONE = "a lint worker ended before it answered"
+def _gone() -> NoReturn:
+    from ._parallel import WORKER_GONE
+
+    raise OSError(WORKER_GONE) from None
 
 
 class _Worker:
@@ -354,14 +357,14 @@ class _Worker:
         except BlockingIOError:
             pass
         except BrokenPipeError:  # (not stdout's: the caller must not take it for that)
-            raise OSError(_GONE) from None
+            _gone()
         while self.slots:
             try:
                 data = os.read(self.fd, 1 << 16)
             except BlockingIOError:
                 break
             if not data:
-                raise OSError(_GONE)
+                _gone()
             self._got += data
             while len(self._got) >= 8:
                 size = int.from_bytes(self._got[:8], "little")

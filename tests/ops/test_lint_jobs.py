@@ -1,4 +1,11 @@
-"""Bulk lint over several processes: this one lints a share and forked workers the rest.
+"""Bulk lint over several processes, both ways :func:`lint_many` shares the work.
+
+On Linux with no other thread running, this process lints a share and forked
+workers the rest; with another thread (a threaded caller) or off Linux, a
+process pool does the work.  This run tests the pool way (a thread is kept
+running); :func:`test_the_fork_way_in_a_fresh_process` runs every test again in
+a new interpreter, where the fork way is taken (in this one, other tests may
+have left threads running).
 
 No timing here (speed lives in ``benchmarks/``): any number of jobs gives the
 findings of one job, in the same order; an unreadable note stops the run at
@@ -9,15 +16,41 @@ behind.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sessionkit.ops.lint import lint_many
+from tests.procs import children
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+#: the way under test: "pool" in this run, "fork" in the run test_the_fork_way starts
+WAY = os.environ.get("SESSIONKIT_TEST_LINT_WAY", "pool")
+
+
+@pytest.fixture(autouse=True)
+def way() -> Iterator[str]:
+    """For the pool way, another thread runs during the test (lint_many does not fork
+    a process with threads); the fork way needs this process's only thread."""
+    if WAY == "fork":
+        assert threading.active_count() == 1, threading.enumerate()
+        yield WAY
+        return
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        yield WAY
+    finally:
+        stop.set()
+        other.join()
 
 
 @pytest.fixture(scope="module")
@@ -43,28 +76,13 @@ def _items(paths: list[str]) -> list[tuple[object, ...]]:
     return items
 
 
-def _children() -> set[int]:
-    """The processes this one started that are still there."""
-    me = os.getpid()
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
-                found.add(int(entry))
-    return found
-
-
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_any_number_of_jobs_gives_the_findings_of_one(pages: list[str], jobs: int) -> None:
     items = _items(pages)
     serial = list(lint_many(items, limit=1 << 20, jobs=1))
     assert len(serial) == len(items) and sum(map(len, serial)) > 500
     assert list(lint_many(iter(items), limit=1 << 20, jobs=jobs)) == serial
-    assert not _children()
+    assert not children()
 
 
 @pytest.mark.parametrize("at", [10, 300, 600, 1000])
@@ -82,16 +100,16 @@ def test_an_unreadable_note_stops_the_run_at_its_place(
         for found in lint_many(items, limit=1 << 20, jobs=jobs):
             got.append(found)
     assert got == before
-    assert not _children()
+    assert not children()
 
 
 def test_a_run_left_early_leaves_no_worker_behind(pages: list[str]) -> None:
     run = lint_many(_items(pages), limit=1 << 20, jobs=3)
     first = [next(run) for _ in range(600)]
     assert first == list(lint_many(_items(pages)[:600], limit=1 << 20, jobs=1))
-    assert _children()  # the workers are there while the run is
+    assert children()  # the workers are there while the run is
     run.close()
-    assert not _children()
+    assert not children()
 
 
 def test_a_few_notes_are_linted_here(pages: list[str]) -> None:
@@ -99,7 +117,7 @@ def test_a_few_notes_are_linted_here(pages: list[str]) -> None:
     items = _items(pages)[:40]
     run = lint_many(iter(items), limit=1 << 20, jobs=2)
     assert next(run) == next(iter(lint_many(items[:1], limit=1 << 20, jobs=1)))
-    assert not _children()
+    assert not children()
     assert [next(run), *run] == list(lint_many(items[1:], limit=1 << 20, jobs=1))
 
 
@@ -121,7 +139,7 @@ def test_an_input_that_fails_stops_the_run_at_its_place(
         for found in lint_many(given(), limit=1 << 20, jobs=jobs):
             got.append(found)
     assert got == list(lint_many(items[:at], limit=1 << 20, jobs=1))
-    assert not _children()
+    assert not children()
 
 
 def test_a_worker_killed_fails_the_run_and_leaves_no_process(pages: list[str]) -> None:
@@ -129,15 +147,33 @@ def test_a_worker_killed_fails_the_run_and_leaves_no_process(pages: list[str]) -
     a BrokenPipeError, which the command would take for a closed stdout."""
     import signal
 
-    run = lint_many(_items(pages), limit=1 << 20, jobs=3)
+    items = _items(pages) * 10  # (more than the chunks sent ahead)
+    run = lint_many(items, limit=1 << 20, jobs=3)
     first = next(run)
-    assert first == next(iter(lint_many(_items(pages)[:1], limit=1 << 20, jobs=1)))
-    workers = _children()
-    assert len(workers) == 2
+    assert first == next(iter(lint_many(items[:1], limit=1 << 20, jobs=1)))
+    workers = children()
+    assert len(workers) == 2 if WAY == "fork" else workers
     for pid in workers:
         os.kill(pid, signal.SIGKILL)
-    with pytest.raises(OSError, match="a lint worker ended before it answered") as failed:
+    with pytest.raises(OSError, match="a worker process ended before it answered") as failed:
         for _ in run:
             pass
     assert not isinstance(failed.value, BrokenPipeError)
-    assert not _children()
+    assert not children()
+
+
+@pytest.mark.skipif(WAY == "fork", reason="this is the run it starts")
+def test_the_fork_way_in_a_fresh_process() -> None:
+    """Every test of this module, in a new interpreter, with lint_many forking."""
+    env = {**os.environ, "SESSIONKIT_TEST_LINT_WAY": "fork"}
+    args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", __file__, *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = re.search(r"(\d+) passed, 1 skipped", done.stdout)
+    assert summary and int(summary[1]) >= 18, done.stdout

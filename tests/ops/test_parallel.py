@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from sessionkit.cli import cli
 from sessionkit.ops._parallel import default_jobs, ordered_map
 from sessionkit.ops.lint import lint_many
+from tests.procs import children
 
 
 def square(x: int) -> int:
@@ -71,6 +72,46 @@ def test_ordered_map_raises_at_the_failing_item(jobs: int) -> None:
         for x in ordered_map(fail_at_50, range(300), jobs=jobs, chunk_size=8):
             seen.append(x)
     assert seen == list(range(50))
+
+
+def _failing_input(at: int) -> Iterator[int]:
+    """0, 1, ... up to ``at``, then the input itself raises (a path found missing)."""
+    yield from range(at)
+    raise FileNotFoundError("gone.md")
+
+
+@pytest.mark.parametrize("around", [None, contextlib.nullcontext])
+@pytest.mark.parametrize("at", [5, 40, 130, 700])
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_ordered_map_raises_the_inputs_failure_at_its_place(
+    jobs: int, at: int, around: Any
+) -> None:
+    """Every result before the input's own error is yielded first, however far ahead
+    the map reads (the head, the lookahead, a chunk inside ``around``)."""
+    seen: list[int] = []
+    with pytest.raises(FileNotFoundError, match=r"gone\.md"):
+        for x in ordered_map(square, _failing_input(at), jobs=jobs, chunk_size=16, around=around):
+            seen.append(x)
+    assert seen == [x * x for x in range(at)]
+
+
+def sleep_then_square(x: int) -> int:
+    import time
+
+    time.sleep(0.002)
+    return x * x
+
+
+def test_ordered_map_says_so_when_a_worker_is_killed() -> None:
+    import signal
+
+    run = ordered_map(sleep_then_square, range(5000), jobs=2, chunk_size=16)
+    assert next(run) == 0
+    for pid in children():
+        os.kill(pid, signal.SIGKILL)
+    with pytest.raises(OSError, match="a worker process ended before it answered"):
+        for _ in run:
+            pass
 
 
 class Around:
