@@ -56,7 +56,10 @@ LANES = {
     "hook-args": "the hooks' usual arguments read without argparse",
     "hook-json": "the hooks' payload and reply read and written by json's C functions alone",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
-    "same-note": "a conversion's self-check skipping a read of the same note (convert)",
+    "same-note": (
+        "a conversion's self-check skipping a read of the same note, a CRLF note "
+        "compared as its LF twin (convert)"
+    ),
     "section-hints": (
         "carrier sections a conversion wrote from a page taken as the page read them (convert)"
     ),

@@ -1519,13 +1519,17 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
     same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.  The rendering
     that is the note's own text, or has the same frontmatter and body, or is
     the page but for blank lines, is :data:`_SAME_TEXT` without a second
-    read (the ``same-note`` fast lane).
+    read (the ``same-note`` fast lane; a note with CRLF line ends is compared as the
+    LF note it reads as, :func:`_lf_twin`).
     """
     project = None
     if family == BASIC_MEMORY:
         value = doc.meta.get("project")
         project = None if value is None else str(value)
     want: bytes | None = None
+    # (the shortcuts compare a CRLF note as the LF note it reads as: fast lanes)
+    fast = _fastpaths.enabled()
+    twin = _lf_twin(doc) if fast else doc
     try:
         for _, pieces, lane in _naturals(
             pivot, family, project=project, folder=folder, today=today
@@ -1535,9 +1539,10 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
                     _fastpaths.answered(lane)
                 return _SAME_TEXT
             again = parse_pieces(pieces, doc.path)
-            if _fastpaths.enabled() and (  # (the shortcuts skip a full read: fast lanes)
-                _same_note(again, doc)
-                or (family == "aiwiki" and _same_page_but_spacing(again, doc, pivot.layout))
+            if fast and (  # (the shortcuts skip a full read: fast lanes)
+                (twin is not doc and same_text(twin.text, pieces))
+                or _same_note(again, twin)
+                or (family == "aiwiki" and _same_page_but_spacing(again, twin, pivot.layout))
             ):
                 _fastpaths.answered("same-note")
                 if lane:
@@ -1555,6 +1560,16 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
         return _NOT_FAITHFUL
     except SessionKitError:
         return _NOT_FAITHFUL
+
+
+def _lf_twin(doc: Document) -> Document:
+    """``doc`` with its CRLF line ends made LF: the note it reads as (the readers take
+    a CRLF line end as an LF one, and the writer ends lines with LF only).  ``doc``
+    itself when it has no carriage return, or one that ends no line."""
+    text = doc.text
+    if "\r" not in text or text.count("\r\n") != text.count("\r"):
+        return doc
+    return parse(text.replace("\r\n", "\n"), doc.path)
 
 
 def _same_note(a: Document, b: Document) -> bool:

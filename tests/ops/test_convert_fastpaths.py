@@ -141,6 +141,33 @@ def test_same_note_matches_the_full_reading_on_every_example() -> None:
     assert requoted >= 5 and taken()["same-note"] - before >= requoted * 3 // 4
 
 
+def _crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def test_a_crlf_note_takes_the_shortcuts_of_its_lf_twin() -> None:
+    """A note with CRLF line ends converts as with the lanes off, and its self-check
+    takes the same shortcut as the LF note (``same-note``), not two full reads."""
+    before = taken()["same-note"]
+    pages = [p for p in AIWIKI_PAGES if "\r" not in _read(p)]
+    for page in pages:
+        _both(_crlf(_read(page)), "basic-memory", f"aiwiki/sessions/{page.name}")
+    assert taken()["same-note"] - before >= 5  # (as many as their LF forms take: 8)
+    for path in BM_NOTES:  # (their LF forms take the long way: so do these)
+        _both(_crlf(_read(path)), "aiwiki-v2", f"sessions/{path.name}")
+    # a carriage return that ends no line: the long way (the lane does not answer)
+    text = _read(pages[0]).replace("\n\n", "\n\r\n", 1).replace("## ", "## a\rb ", 1)
+    _both(text, "basic-memory", "aiwiki/sessions/x.md")
+
+
+@SLOW
+@given(st.lists(S.checkpoints(), min_size=1, max_size=3).map(tuple), st.booleans())
+def test_crlf_pages_convert_as_the_long_way_does(
+    checkpoints: tuple[object, ...], bom: bool
+) -> None:
+    _both(("\ufeff" if bom else "") + _crlf(_page(checkpoints=checkpoints)), "basic-memory")
+
+
 bm_sessions = S.sessions(
     checkpoints=st.just(()),
     files_touched=st.just(()),
