@@ -148,22 +148,15 @@ def _ordered(
         raise ValueError(f"chunk_size must be at least 1, not {chunk_size}")
     if in_flight < 1:
         raise ValueError(f"in_flight must be at least 1, not {in_flight}")
-    return _generate(run, func, iter(items), workers, chunk_size, min_parallel, around, in_flight)
+    source = _Input(iter(items))
+    mapped = _mapped(run, func, source, workers, chunk_size, min_parallel, around, in_flight)
+    return _then_failure(mapped, source)
 
 
-def _generate(
-    run: Runner,
-    func: Any,
-    it: Iterator[T],
-    workers: int,
-    chunk_size: int,
-    min_parallel: int,
-    around: ChunkContext | None,
-    in_flight: int,
-) -> Iterator[Any]:
-    source = _Input(it)
-    yield from _mapped(run, func, source, workers, chunk_size, min_parallel, around, in_flight)
-    if source.failure is not None:  # (the input's own error, after every item before it)
+def _then_failure(results: Iterator[Any], source: _Input) -> Iterator[Any]:
+    """``results``, then the input's own error (after every item before it)."""
+    yield from results
+    if source.failure is not None:
         raise source.failure
 
 
