@@ -157,7 +157,9 @@ def test_a_crlf_note_takes_the_shortcuts_of_its_lf_twin() -> None:
         _both(_crlf(_read(path)), "aiwiki-v2", f"sessions/{path.name}")
     # a carriage return that ends no line: the long way (the lane does not answer)
     text = _read(pages[0]).replace("\n\n", "\n\r\n", 1).replace("## ", "## a\rb ", 1)
+    before = taken()["same-note"]
     _both(text, "basic-memory", "aiwiki/sessions/x.md")
+    assert taken()["same-note"] == before
 
 
 @SLOW
