@@ -65,6 +65,7 @@ __all__ = [
     "lint_page",
     "meta_clean",
     "meta_findings",
+    "no_sha",
     "rules_for",
 ]
 
@@ -696,7 +697,7 @@ def files_findings(
             # one without: the citation is what the backticks hold (quick.group(0) ends
             # with the closing backtick and a blank, or the backtick at the end)
             ref = text[1 : quick.end() - (2 if quick.group(0)[-1] == " " else 1)]
-            found.append(_no_sha(ref, start, path))
+            found.append(no_sha(ref, start, path))
             continue
         state = citation_state(text)
         if state == 2:
@@ -714,7 +715,7 @@ def files_findings(
                 )
             )
         elif not c.sha:
-            found.append(_no_sha(c.ref, start, path))
+            found.append(no_sha(c.ref, start, path))
     for line, raw in loose:
         text = raw.strip()
         if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
@@ -730,7 +731,7 @@ def files_findings(
     return found
 
 
-def _no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
+def no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
     """AW012 for the citation ``ref`` of the bullet starting on line ``start`` (0-based)."""
     return Diagnostic(
         code="AW012",

@@ -39,6 +39,7 @@ from ._aiwiki_lint import (
     lint_facts,
     meta_clean,
     meta_findings,
+    no_sha,
     parse_timestamp,
     rules_for,
 )
@@ -70,6 +71,12 @@ _CITED = (
 )
 #: a Files touched body of such lines and empty ones
 _ALL_CITED_BODY = re.compile(rb"(?:(?:" + _CITED + rb")?+\n)*+(?:" + _CITED + rb")?+")
+#: a Files touched line that is a citation but for its SHA (the usual finding, AW012):
+#: the citation is group 1; a line for ``fullmatch``
+_NO_SHA = re.compile(
+    rb"[-*+] ++`([!-9;-?A-_a-~]++(?::(?:[1-9][0-9]*+|0)(?:-(?:[1-9][0-9]*+|0))?+)?+)`"
+    rb"(?: [^\n]*+)?+"
+)
 _STATUS_CONSUMED = re.compile(r"status:[ \t]*consumed", re.IGNORECASE)
 
 #: heading line (bytes) -> (level, title), or None when it is not a heading
@@ -127,11 +134,13 @@ def _files(body: bytes, start: int) -> list[tuple[int, str]] | None:
     return files
 
 
-def _uncited(body: bytes) -> list[tuple[int, str]] | None:
-    """(offset in ``body``, text) of the bullets of a Files touched section body that
-    are not citations with a SHA, as :func:`_files` reads them (its ``None`` too): the
-    cited ones are passed over by ``_ALL_CITED_BODY``."""
-    bullets: list[tuple[int, str]] = []
+def _uncited(body: bytes) -> list[tuple[int, str, str | None]] | None:
+    """(offset in ``body``, text, citation) of the bullets of a Files touched section
+    body that are not citations with a SHA, as :func:`_files` reads them (its ``None``
+    too): the cited ones are passed over by ``_ALL_CITED_BODY``.  ``citation`` is the
+    citation of a bullet that is one but for its SHA (its text is left empty then: the
+    finding needs only the citation), ``None`` for the others."""
+    bullets: list[tuple[int, str, str | None]] = []
     placeholder = False
     under = -1  # where the line right under the placeholder (a paragraph) starts
     at, end = 0, len(body)
@@ -145,8 +154,11 @@ def _uncited(body: bytes) -> list[tuple[int, str]] | None:
         if eol < 0:
             eol = end
         raw = body[at:eol]
-        if raw[:2] in _BULLETS and is_bullet_item_start(raw, after_paragraph=at == under):
-            bullets.append((at, raw[2:].lstrip(b" ").decode()))
+        no_sha_ = _NO_SHA.fullmatch(raw)
+        if no_sha_ is not None:
+            bullets.append((at, "", no_sha_.group(1).decode()))
+        elif raw[:2] in _BULLETS and is_bullet_item_start(raw, after_paragraph=at == under):
+            bullets.append((at, raw[2:].lstrip(b" ").decode(), None))
         elif not raw.strip():  # (ASCII whitespace: blank for str.strip() too)
             pass
         elif (
@@ -479,9 +491,12 @@ def body_findings(
         if bullets:
             # the heading's line: one line break before each part, and those inside them
             start = first_line + files + sum(map(bytes.count, parts[:files], repeat(b"\n")))
-            found = files_findings(
-                [(start + 1 + body.count(b"\n", 0, at), text) for at, text in bullets], (), path
-            )
+            for at, text, citation in bullets:
+                line = start + 1 + body.count(b"\n", 0, at)
+                if citation is None:
+                    found += files_findings([(line, text)], (), path)
+                else:
+                    found.append(no_sha(citation, line, path))
     if ck_first:
         if probe.find(b"unconsumed") >= 0:
             own = b"\n".join(parts[ck_first - 1 : ck_end])

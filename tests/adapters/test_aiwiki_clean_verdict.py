@@ -278,6 +278,64 @@ def test_the_cli_benchmark_corpora_take_the_lane(kind: str) -> None:
     assert lanes == expected.get(kind, {"clean-verdict", "verdict-findings"})
 
 
+_FILES_LINES = [
+    "",
+    "- `src/a.py:1-20@abc1234` — the reader",
+    "- `src/b.py`",
+    "- `src/b.py:3`",
+    "- `src/b.py:3-9` — why",
+    "* `c.py:0`",
+    "+  `c.py:12-0`",
+    "-     `c.py`",
+    "- `src/b.py:03`",
+    "- `src/b.py:3-`",
+    "- `src/b.py:`",
+    "- `a b.py`",
+    "- `é.py`",
+    "- `src/b.py`x",
+    "- `src/b.py` ",
+    "- `src/b.py`  two blanks",
+    "- ``",
+    "- `src/b.py",
+    "-`src/b.py`",
+    "- src/b.py:4",
+    "- not a citation",
+    "(filled by /wrap)",
+    "  - nested",
+    "---",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_FILES_LINES), max_size=8))
+def test_files_touched_lines_on_a_clean_outline(lines: list[str]) -> None:
+    """Whatever a Files touched section of a clean outline holds (citations with and
+    without a SHA, near misses, the placeholder, lines that are no bullet), the lane
+    gives the general path's findings, lines and messages."""
+    head, tail = CLEAN_BODY.split("## Decisions made")
+    head = head.split("## Files touched")[0]
+    _lane(FRONT + head + "## Files touched\n" + "\n".join(lines) + "\n\n## Decisions made" + tail)
+
+
+@pytest.mark.parametrize(
+    ("line", "ref"),
+    [
+        ("- `src/b.py`", "src/b.py"),
+        ("- `src/b.py:3`", "src/b.py:3"),
+        ("* `src/b.py:3-9` — why", "src/b.py:3-9"),
+        ("+   `c.py:0`", "c.py:0"),
+    ],
+)
+def test_citations_without_a_sha_are_found_on_the_lane(line: str, ref: str) -> None:
+    """A citation but for its SHA is the usual finding: found on the lane, at its line,
+    with the citation the backticks hold, among cited bullets."""
+    text = (FRONT + CLEAN_BODY).replace("- `src/b.py@abcdef1`", f"{line}\n- `d.py@abcdef1`")
+    assert _lane(text) == "verdict-findings"
+    (found,) = sessionkit.lint(text, PATH)
+    assert (found.code, found.line) == ("AW012", text.splitlines().index(line) + 1)
+    assert repr(ref) in found.message
+
+
 def test_a_schema_without_strict_order_has_no_verdict() -> None:
     text = FRONT + CLEAN_BODY
     schema = builtin_schema(2)
