@@ -137,6 +137,7 @@ def report(findings: Iterable[list[Diagnostic]], as_json: bool) -> bool:
     JSON list); whether one is an error."""
     from .diagnostics import Severity
 
+    error = Severity.ERROR  # (an enum member read once, not once a finding)
     errors = False
     count = 0
     # (one write a finding into stdout's own buffer: a flush per finding would be a
@@ -144,7 +145,7 @@ def report(findings: Iterable[list[Diagnostic]], as_json: bool) -> bool:
     write = sys.stdout.write
     for found in findings:
         for diag in found:
-            errors = errors or diag.severity is Severity.ERROR
+            errors = errors or diag.severity is error
             if as_json:
                 write(("[\n" if not count else ",\n") + _json_item(diag))
             else:

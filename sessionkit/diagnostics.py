@@ -76,4 +76,5 @@ class Diagnostic(Frozen):
         where = self.path or "<text>"
         if self.line is not None:
             where += f":{self.line}"
-        return f"{where}: {self.code} {self.severity.value}: {self.message}"
+        # (the severity is a str: joined as one, without reading the enum's value)
+        return where + ": " + self.code + " " + self.severity + ": " + self.message

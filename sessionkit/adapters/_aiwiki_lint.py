@@ -71,6 +71,8 @@ __all__ = [
 
 KNOWN_VERSIONS = (1, 2)
 _first = itemgetter(0)
+#: the severities, read once (an enum member's lookup costs more than a global's)
+_ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNORECASE)
 
@@ -444,7 +446,7 @@ class _MetaLinter:
         )
 
     def error(self, code: str, line: int | None, message: str) -> None:
-        self.add(code, Severity.ERROR, line, message)
+        self.add(code, _ERROR, line, message)
 
     # -- frontmatter ---------------------------------------------------------
     def keys(self, meta: dict[str, Any]) -> None:
@@ -521,14 +523,14 @@ class _MetaLinter:
         if status == "active" and has_end:
             self.add(
                 "AW019",
-                Severity.WARNING,
+                _WARNING,
                 key_line("date_end"),
                 "status is 'active' but date_end is set: set status to done, or clear date_end",
             )
         elif status == "done" and not has_end:
             self.add(
                 "AW019",
-                Severity.WARNING,
+                _WARNING,
                 key_line("status"),
                 "status is 'done' but date_end is not set",
             )
@@ -554,7 +556,7 @@ class _MetaLinter:
         if meta.get("schema_version") == 1 and self.version == 1:
             self.add(
                 "AW018",
-                Severity.INFO,
+                _INFO,
                 self.key_line("schema_version"),
                 "schema v1 page: migrate it to v2 (sessionkit migrate)",
             )
@@ -598,7 +600,7 @@ class _Linter(_MetaLinter):
             if title not in schema.sections:
                 self.add(
                     "AW006",
-                    Severity.WARNING,
+                    _WARNING,
                     line,
                     f"heading '## {title}' is not a section of the schema",
                 )
@@ -631,7 +633,7 @@ class _Linter(_MetaLinter):
         elif soft is not None and count > soft[1]:
             self.add(
                 "AW010",
-                Severity.INFO,
+                _INFO,
                 None,
                 f"{count} lines, over the soft target of {soft[0]}-{soft[1]}",
             )
@@ -655,7 +657,7 @@ class _Linter(_MetaLinter):
                 if previous is not None and stamp < previous:
                     self.add(
                         "AW016",
-                        Severity.WARNING,
+                        _WARNING,
                         heading + 1,
                         "checkpoint is earlier than the one before it (the log is chronological)",
                     )
@@ -663,7 +665,7 @@ class _Linter(_MetaLinter):
         for line in self.facts.stale_status:
             self.add(
                 "AW017",
-                Severity.WARNING,
+                _WARNING,
                 line + 1,
                 "'Status: consumed' under an '(unconsumed)' header: flip the header "
                 "to '(consumed at <ISO>)' instead",
@@ -707,7 +709,7 @@ def files_findings(
             found.append(
                 Diagnostic(
                     code="AW011",
-                    severity=Severity.ERROR,
+                    severity=_ERROR,
                     line=start + 1,
                     message="Files touched entry is not a citation (path, path:line or "
                     "path:start-end, with @sha7)",
@@ -722,7 +724,7 @@ def files_findings(
             found.append(
                 Diagnostic(
                     code="AW011",
-                    severity=Severity.ERROR,
+                    severity=_ERROR,
                     line=line + 1,
                     message="Files touched holds a line that is not a citation",
                     path=path,
@@ -735,7 +737,7 @@ def no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
     """AW012 for the citation ``ref`` of the bullet starting on line ``start`` (0-based)."""
     return Diagnostic(
         code="AW012",
-        severity=Severity.WARNING,
+        severity=_WARNING,
         line=start + 1,
         message=f"citation {ref!r} has no @sha7 (lint --fix fills it from git)",
         path=path,
