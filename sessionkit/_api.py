@@ -76,7 +76,7 @@ def lint_quick(
     """
     if len(data) > (MAX_NOTE_BYTES if max_bytes is None else max_bytes):
         return None
-    if not _fastpaths.enabled():  # the quick lint is a fast lane: off with the switch
+    if not _fastpaths.enabled("quick-lint"):  # the quick lint is a fast lane: off with the switch
         return None
     # (ints for one-byte searches: "b'x' in data" first fails to read b'x' as an int,
     # and the TypeError it raises and drops costs more than the search)

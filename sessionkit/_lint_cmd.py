@@ -62,7 +62,7 @@ def _plain(argv: Sequence[str]) -> tuple[list[str], bool, int | None] | None:
 def main(argv: Sequence[str]) -> int | None:
     """Run ``sessionkit lint ARGV`` when it is the plain form; its exit code, else ``None``
     (then the click command runs it)."""
-    if not _fastpaths.enabled() or "_SESSIONKIT_COMPLETE" in os.environ:
+    if not _fastpaths.enabled("cli-lint") or "_SESSIONKIT_COMPLETE" in os.environ:
         return None
     plain = _plain(argv)
     if plain is None:

@@ -224,7 +224,7 @@ def fast_mapping(text: str) -> dict[str, Any] | None:
 
     A fast lane: always ``None`` when :mod:`sessionkit.fastpaths` turns the lanes off.
     """
-    if not _fastpaths.enabled():
+    if not _fastpaths.enabled("flat-frontmatter"):
         return None
     result = _mapping(text)
     if result is not None:

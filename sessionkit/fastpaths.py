@@ -8,7 +8,11 @@ can turn the lanes off to rule them out when you suspect one:
 
 * the environment variable ``SESSIONKIT_FAST_PATHS=0`` (or ``false``, ``no``,
   ``off``) turns them off for the whole process;
-* ``with general_paths():`` turns them off for the code inside.
+* ``SESSIONKIT_FAST_PATHS=-same-note,-permalink`` (names from :data:`LANES`,
+  each after a ``-``, separated by commas) turns off only those lanes: how
+  ``benchmarks/lanes.py`` measures what one lane saves a command; a name that
+  is no lane turns nothing off;
+* ``with general_paths():`` turns them all off for the code inside.
 
 :func:`taken` counts the answers each lane (named in :data:`LANES`) gave in
 this process: a differential test checks there that the fast lane did answer,
@@ -81,17 +85,37 @@ _forced_general = 0
 _taken = dict.fromkeys(LANES, 0)
 
 
-def enabled() -> bool:
-    """Whether the fast lanes are on (the default)."""
+def enabled(lane: str | None = None) -> bool:
+    """Whether the fast lanes are on (the default); with ``lane`` (a name from
+    :data:`LANES`), whether that lane is: the environment variable can turn
+    off some lanes alone (see above)."""
     if _forced_general:
         return False
-    value: str | None
     if _ENVIRON is not None:  # (os.environ's own table: no KeyError raised for every note)
         raw = _ENVIRON.get(_KEY)
-        value = None if raw is None else os.environ.decodevalue(raw)
+        if raw is None:
+            return True
     else:  # pragma: no cover - an os.environ without its table
-        value = os.environ.get(ENV)
-    return value is None or value.strip().lower() not in ("0", "false", "no", "off")
+        raw = os.environ.get(ENV)
+        if raw is None:
+            return True
+    if raw != _seen[0]:
+        _seen[:] = [raw, _lanes_off(raw if isinstance(raw, str) else os.environ.decodevalue(raw))]
+    off: frozenset[str] | None = _seen[1]
+    return off is not None and lane not in off
+
+
+#: the variable's last value read and the lanes it turns off (``None``: all of them)
+_seen: list[Any] = [None, frozenset()]
+
+
+def _lanes_off(value: str) -> frozenset[str] | None:
+    """The lanes a value of the variable turns off (``None``: every lane)."""
+    value = value.strip().lower()
+    if value in ("0", "false", "no", "off"):
+        return None
+    names = [name.strip() for name in value.split(",")]
+    return frozenset(name[1:] for name in names if name.startswith("-"))
 
 
 #: the table behind ``os.environ`` (changed in place by ``os.environ[...] = ...``, ``del``

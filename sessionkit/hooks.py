@@ -260,7 +260,7 @@ _JSON_BLANKS = " \t\n\r"  # what json.decoder's WHITESPACE pattern skips
 
 def _c_json() -> Any:
     """The ``_json`` module when the hook-json lane may take this run, else ``None``."""
-    if not _fastpaths.enabled():
+    if not _fastpaths.enabled("hook-json"):
         return None
     try:
         import _json
@@ -890,7 +890,7 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
     root = settings.local_aiwiki_root()
     text = None
     deadline.enter("reading the latest note")
-    if root is not None and not _fastpaths.enabled():
+    if root is not None and not _fastpaths.enabled("session-start"):
         root = None  # the light path is a fast lane: off with the switch
     if root is not None:
         try:
@@ -1060,7 +1060,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
     """
     args_list = list(sys.argv[2:] if argv is None else argv)
     _NOTICES.clear()
-    args: Any = _quick_args(args_list) if _fastpaths.enabled() else None
+    args: Any = _quick_args(args_list) if _fastpaths.enabled("hook-args") else None
     if args is not None:
         _fastpaths.answered("hook-args")
     else:

@@ -1263,7 +1263,7 @@ def tokenize(
     stop = len(lines) if end is None else min(end, len(lines))
     if stop <= start:
         return []
-    if fast_paths_enabled():
+    if fast_paths_enabled("flat-blocks"):
         flat = _flat(lines, start, stop, tables)
         if flat is not None:
             _fastpaths.answered("flat-blocks")
@@ -1495,7 +1495,7 @@ def flat_leaves(
     when the fast paths are off): then walk :func:`tokenize`'s blocks.
     """
     stop = len(lines) if end is None else min(end, len(lines))
-    if stop <= start or not fast_paths_enabled():
+    if stop <= start or not fast_paths_enabled("flat-leaves"):
         return iter(()) if stop <= start else None
     kinds = _flat_kinds(lines, start, stop, tables)
     if kinds is None:
@@ -1803,7 +1803,7 @@ def top_headings(
     (a caller that keeps those blocks for other uses, so they are made once).
     """
     stop = len(lines) if end is None else end
-    if fast_paths_enabled():
+    if fast_paths_enabled("headings"):
         plain = _plain_headings(lines, start, stop)
         if plain is not None:
             _fastpaths.answered("headings")

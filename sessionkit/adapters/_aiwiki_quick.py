@@ -552,7 +552,7 @@ def _front(data: bytes) -> _Front | None:
     except UnicodeDecodeError:
         return None
     # (fast_mapping's reader: the quick scan runs only with the fast lanes on)
-    meta = _mapping(frontmatter)
+    meta = _mapping(frontmatter) if _fastpaths.enabled("flat-frontmatter") else None
     if meta is None:
         return None
     _fastpaths.answered("flat-frontmatter")
@@ -613,15 +613,20 @@ def quick_lint_bytes(
     if version is None:
         version = declared
     rules, rules_version = rules_for(meta, schema, version)
-    if not front[4]:
+    # (the verdict's two lanes, each of which can be turned off alone: one call when on)
+    if not front[4] and (
+        _fastpaths.enabled("clean-verdict") or _fastpaths.enabled("verdict-findings")
+    ):
         found = body_findings(front[2], data, rules, front[5], path, front[3])
         if found is not None:
-            if meta_clean(meta, path, rules, rules_version):
-                _fastpaths.answered("verdict-findings" if found else "clean-verdict")
-                return found
-            _fastpaths.answered("verdict-findings")
-            key_line = _fm_key_line(front[1])
-            return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
+            clean = meta_clean(meta, path, rules, rules_version)
+            lane = "clean-verdict" if clean and not found else "verdict-findings"
+            if _fastpaths.enabled(lane):  # (else that lane is off: the page's facts)
+                _fastpaths.answered(lane)
+                if clean:
+                    return found
+                key_line = _fm_key_line(front[1])
+                return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
     facts = _facts(front, path)
     if facts is None:
         return None

@@ -175,7 +175,7 @@ def generate_permalink(path: str, project: str | None = None) -> str:
         >>> generate_permalink("sessions/Alias test- a-b.md", project="demo")
         'demo/sessions/alias-test-a-b'
     """
-    if _fastpaths.enabled():
+    if _fastpaths.enabled("permalink"):
         _fastpaths.answered("permalink")
         return _permalink(path, project or None)
     return _permalink_of(path, project or None, plain=True)
@@ -202,7 +202,7 @@ def _permalink_of(path: str, project: str | None, plain: bool = False) -> str:
 
 def normalize_project_name(name: str) -> str:
     """The key Basic Memory compares project names by (their permalink slug)."""
-    if _fastpaths.enabled():
+    if _fastpaths.enabled("permalink"):
         _fastpaths.answered("permalink")
         return _slug(unicodedata.normalize("NFC", name))
     return _slug(unicodedata.normalize("NFC", name), True)

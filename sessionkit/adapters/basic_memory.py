@@ -108,14 +108,14 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     them off, and then PyYAML writes everything.
     """
     data = dict(data)
-    if _fastpaths.enabled():
+    if _fastpaths.enabled("direct-yaml"):
         text = _plain_dump(data)
         if text is not None:
             _fastpaths.answered("direct-yaml")
             return text
-        if _C_DUMPER is not None and _c_emits_alike(data):
-            _fastpaths.answered("c-yaml")
-            return _c_dump(data)
+    if _C_DUMPER is not None and _fastpaths.enabled("c-yaml") and _c_emits_alike(data):
+        _fastpaths.answered("c-yaml")
+        return _c_dump(data)
     return _dump(data, _NelSafeDumper if _has_nel(data) else yaml.SafeDumper)
 
 

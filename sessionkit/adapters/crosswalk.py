@@ -741,7 +741,7 @@ def _aiwiki_parts(
     from ..adapters._aiwiki_parse import read_page
 
     known: dict[str, Session] = {}
-    if hints and _fastpaths.enabled():
+    if hints and _fastpaths.enabled("section-hints"):
         for title, body in parts:
             hint = hints.get(title)
             if hint is not None and _hinted(body, hint):
@@ -912,7 +912,7 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
         field = next(name for name, (_, t) in _LIST_CATEGORIES.items() if t == title)
         lines = (x for text in getattr(session, field) for x in item_lines(text))
     text = join_batched(lines).rstrip("\n")  # (no empty lines at the end)
-    if text and text[0] != "\n" and _fastpaths.enabled() and _plain_text(text):
+    if text and text[0] != "\n" and _fastpaths.enabled("plain-section") and _plain_text(text):
         _fastpaths.answered("plain-section")
         return text
     return _aiwiki_section_body_read(session, title)
@@ -1407,7 +1407,7 @@ def _read_pivot(
     """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed: not
     building them is the ``readback-hints`` fast lane, off with :mod:`sessionkit.fastpaths`)."""
     if family == "aiwiki":
-        if back and _fastpaths.enabled():
+        if back and _fastpaths.enabled("readback-hints"):
             pivot = pivot_from_aiwiki(doc, folder, hints=False)
             _fastpaths.answered("readback-hints")
             return pivot
@@ -1450,7 +1450,9 @@ def _naturals(
     if family == "aiwiki":
         yield (*_render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key), "")
         return
-    if not _fastpaths.enabled():  # (the first try is a fast lane: the precise check only)
+    if not _fastpaths.enabled(
+        "bm-lists-first"
+    ):  # (the first try is a fast lane: the precise check only)
         precise = _lists_as_observations(pivot.session)
         yield (*_render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key), "")
         return
@@ -1528,7 +1530,7 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
         project = None if value is None else str(value)
     want: bytes | None = None
     # (the shortcuts compare a CRLF note as the LF note it reads as: fast lanes)
-    fast = _fastpaths.enabled()
+    fast = _fastpaths.enabled("same-note")
     twin = _lf_twin(doc) if fast else doc
     try:
         for _, pieces, lane in _naturals(
@@ -1977,7 +1979,7 @@ def _same_facts(back: _Pivot, pivot: _Pivot, want: list[bytes]) -> bool:
     fast lane, off with :mod:`sessionkit.fastpaths`); otherwise (a type
     :func:`_strict_same` does not know, or any difference) the texts decide.
     """
-    if _fastpaths.enabled() and _strict_same(back, pivot):
+    if _fastpaths.enabled("same-facts") and _strict_same(back, pivot):
         _fastpaths.answered("same-facts")
         return True
     if not want:

@@ -346,7 +346,7 @@ def record_local(
     """
     from .. import fastpaths
 
-    if not fastpaths.enabled():
+    if not fastpaths.enabled("pre-compact"):
         return None
     session_id, id7, payload_ok, trigger = payload_ids(payload)
     work = find_work(repo_root)
