@@ -20,6 +20,7 @@ Commands (corpora from ``benchmarks/_corpus.py``, cached with ``cli.py``'s):
 
     python benchmarks/lanes.py                       # 1,000 pages, 3 rounds
     python benchmarks/lanes.py --size 10000 --rounds 5 --commands lint
+    python benchmarks/lanes.py --size 2000 --commands convert --lanes same-note,same-facts+same-note
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import aiwiki_v1_page, write_cli_corpus
 from cli import Bench, Sample, _fresh, _median_run, cli_hook_page, turns
+
+from sessionkit.fastpaths import LANES
 
 #: a command run in one process that prints the lanes' counters when it ends
 #: (atexit: the hooks end with os._exit after running the exit functions)
@@ -93,11 +96,12 @@ def probe(bench: Bench, command: Command) -> list[str]:
 
 
 def run_with(bench: Bench, command: Command, off: str | None) -> Sample:
-    """One turn of ``command`` with the lane ``off`` turned off (``None``: all on)."""
+    """One turn of ``command`` with the lanes ``off`` (names joined by ``+``) turned
+    off (``None``: all on)."""
     env = dict(bench.env)
     saved = bench.env
     if off is not None:
-        env["SESSIONKIT_FAST_PATHS"] = f"-{off}"
+        env["SESSIONKIT_FAST_PATHS"] = ",".join(f"-{lane}" for lane in off.split("+"))
     bench.env = env
     try:
         times = []
@@ -221,7 +225,17 @@ def main(argv: list[str] | None = None) -> int:
         default=os.path.join(tempfile.gettempdir(), "sessionkit-bench-cli"),
         help="corpus cache folder (shared with cli.py)",
     )
+    ap.add_argument(
+        "--lanes",
+        help="the lanes to turn off, one variant each, a group joined by '+' turned off "
+        "together (default: each lane that answers in the command, alone)",
+    )
     args = ap.parse_args(argv)
+    wanted = None if args.lanes is None else args.lanes.split(",")
+    for group in wanted or ():
+        unknown = set(group.split("+")) - set(LANES)
+        if unknown:
+            ap.error(f"no such lane: {', '.join(sorted(unknown))} (see sessionkit.fastpaths)")
     base = Path(args.base)
     base.mkdir(parents=True, exist_ok=True)
     bench = Bench(base)
@@ -234,8 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     table = []
     for command in commands(bench, base, args.size, set(args.commands.split(","))):
-        lanes = probe(bench, command)
-        print(f"{command.name}: lanes that answer: {', '.join(lanes) or 'none'}", flush=True)
+        answer = probe(bench, command)
+        print(f"{command.name}: lanes that answer: {', '.join(answer) or 'none'}", flush=True)
+        lanes = answer
+        if wanted is not None:  # (the groups with a lane that answers here)
+            lanes = [g for g in wanted if set(g.split("+")) & set(answer)]
         runs = {"all on": lambda c=command: run_with(bench, c, None)}
         for lane in lanes:
             runs[f"-{lane}"] = lambda c=command, lane=lane: run_with(bench, c, lane)

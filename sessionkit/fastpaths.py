@@ -72,8 +72,6 @@ LANES = {
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"
     ),
-    "readback-hints": "a conversion's read-back of an aiwiki target without its section hints",
-    "direct-yaml": "flat frontmatter written as text, not by PyYAML (basic_memory.dump_yaml)",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (
         "Basic Memory permalinks and project slugs remembered, the slug's shortcuts "

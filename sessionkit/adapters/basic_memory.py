@@ -19,7 +19,6 @@ base document splices only what changed.
 from __future__ import annotations
 
 import difflib
-import functools
 import itertools
 import re
 from array import array
@@ -101,18 +100,11 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     the domain where libyaml's emitter writes the very same bytes (see
     :func:`_c_emits_alike`; proven by a differential test) goes through
     ``CSafeDumper``, which is many times faster, fed the node tree that
-    ``SafeRepresenter`` would build (:func:`_c_dump`).  Simpler still, flat
-    data of short, unremarkable scalars is written as text directly
-    (:func:`_plain_dump`; proven by a differential test too).  Both are fast
-    lanes (``direct-yaml``, ``c-yaml``): :mod:`sessionkit.fastpaths` turns
-    them off, and then PyYAML writes everything.
+    ``SafeRepresenter`` would build (:func:`_c_dump`).  That is a fast lane
+    (``c-yaml``): :mod:`sessionkit.fastpaths` turns it off, and then PyYAML
+    writes everything.
     """
     data = dict(data)
-    if _fastpaths.enabled("direct-yaml"):
-        text = _plain_dump(data)
-        if text is not None:
-            _fastpaths.answered("direct-yaml")
-            return text
     if _C_DUMPER is not None and _fastpaths.enabled("c-yaml") and _c_emits_alike(data):
         _fastpaths.answered("c-yaml")
         return _c_dump(data)
@@ -183,97 +175,6 @@ def _c_dump(data: dict[str, Any]) -> str:
         pairs.append((yaml.ScalarNode(_TAG_STR, key), node))
     root = yaml.MappingNode(_TAG_MAP, pairs, flow_style=False)
     return str(yaml.serialize(root, Dumper=_C_DUMPER, allow_unicode=True))
-
-
-#: strings :func:`_plain_dump` writes itself: a letter, digit, ``_`` or ``/``, then
-#: letters, digits, spaces and ``_./+@()—-:`` (no ``': '``, no trailing ``':'``
-#: or space; ASCII but for the em dash)
-_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_/](?:[A-Za-z0-9 _./+@()\u2014-]|:(?! ))*(?<![ :])\Z")
-#: printable ASCII without spaces, starting with ``[`` or ``{`` (JSON text):
-#: PyYAML single-quotes it
-_FLOW_TEXT = re.compile(r"[\[{][\x21-\x7e]*\Z")
-_RESOLVER: Any = yaml.resolver.Resolver()
-_WIDTH = 80  # PyYAML's default best width: longer lines may be folded at a space
-
-
-@functools.lru_cache(maxsize=1024)
-def _plain_text(text: str, room: int) -> str | None:
-    """``text`` as PyYAML writes it on a line with ``room`` characters before it:
-    plain, or single-quoted when the plain form would read as another type;
-    single-quoted for :data:`_FLOW_TEXT`; ``None`` outside these or when the
-    line could be folded.
-
-    Memoised (a pure function of its arguments): the keys and most values of
-    one note's frontmatter are those of the note before.
-    """
-    if not _PLAIN_TEXT.match(text):
-        if _FLOW_TEXT.match(text):  # a flow indicator first: never plain, no space to fold at
-            return "'" + text.replace("'", "''") + "'"
-        return None
-    if (
-        # resolve() tries only the implicit resolvers filed under the first character
-        text[0] in _RESOLVER.yaml_implicit_resolvers
-        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != _TAG_STR
-    ):
-        text = f"'{text}'"
-    # The emitter breaks the line at a lone space only once the column, ``room``
-    # plus the space's index, is past the width: no space from there on, no fold.
-    if " " in text[max(0, _WIDTH + 1 - room) :]:
-        return None
-    return text
-
-
-def _plain_scalar(value: Any, room: int) -> str | None:
-    if value is None:
-        return "null"
-    cls = type(value)
-    if cls is str:
-        return _plain_text(value, room)
-    if cls is bool:
-        return "true" if value else "false"
-    if cls is int:
-        return str(value)
-    return None
-
-
-def _plain_dump(data: dict[str, Any]) -> str | None:
-    """``_dump(data, SafeDumper)`` written directly, or ``None`` outside its domain.
-
-    The domain: a non-empty mapping of keys matching :data:`_C_KEY` to
-    ``None``, bools, ints, strings :func:`_plain_text` takes, and lists of
-    those (each list object once: a second would be an alias).  Each entry
-    is then one ``key: value`` line, or ``key:`` and ``- item`` lines
-    (``key: []`` for an empty list), as the emitter writes block style.
-    """
-    if not data:
-        return None
-    out: list[str] = []
-    lists: set[int] = set()
-    for key, value in data.items():
-        if type(key) is not str or not _C_KEY.match(key):
-            return None
-        name = _plain_text(key, 0)
-        if name is None:
-            return None
-        if type(value) is list:
-            if id(value) in lists:
-                return None
-            lists.add(id(value))
-            if not value:
-                out.append(f"{name}: []\n")
-                continue
-            out.append(f"{name}:\n")
-            for item in value:
-                text = _plain_scalar(item, 2)
-                if text is None:
-                    return None
-                out.append(f"- {text}\n")
-            continue
-        text = _plain_scalar(value, len(name) + 2)
-        if text is None:
-            return None
-        out.append(f"{name}: {text}\n")
-    return "".join(out)
 
 
 def _c_scalar(value: Any) -> yaml.ScalarNode:

@@ -291,13 +291,8 @@ def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
     return list(facts.observations), list(facts.relations)
 
 
-def pivot_from_aiwiki(doc: Document, folder: str = "sessions", *, hints: bool = True) -> _Pivot:
-    """Read an aiwiki page and undo the carriers a conversion put there.
-
-    ``hints=False`` leaves :attr:`_Pivot.hints` ``None``: a read-back, whose
-    hints nothing reads (they only help read a Basic Memory note made from
-    this page; :func:`_section_hints` is pure and cannot raise).
-    """
+def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
+    """Read an aiwiki page and undo the carriers a conversion put there."""
     from ..adapters._aiwiki_parse import read_page
 
     # both aiwiki adapters read with read_page (they differ only in the origin they add)
@@ -399,7 +394,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions", *, hints: bool = 
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
         layout=layout,
-        hints=_section_hints(doc, layout, read) if hints else None,
+        hints=_section_hints(doc, layout, read),
     )
 
 
@@ -1401,16 +1396,10 @@ def _read_pivot(
     folder: str,
     hints: Any = None,
     *,
-    back: bool = False,
     like: Session | None = None,
 ) -> _Pivot:
-    """The pivot of ``doc``; ``back``: a read-back (its own hints are not needed: not
-    building them is the ``readback-hints`` fast lane, off with :mod:`sessionkit.fastpaths`)."""
+    """The pivot of ``doc`` (``hints`` and ``like`` help read a Basic Memory note)."""
     if family == "aiwiki":
-        if back and _fastpaths.enabled("readback-hints"):
-            pivot = pivot_from_aiwiki(doc, folder, hints=False)
-            _fastpaths.answered("readback-hints")
-            return pivot
         return pivot_from_aiwiki(doc, folder)
     return pivot_from_bm(doc, folder, hints, like)
 
@@ -1691,9 +1680,7 @@ def convert_doc(
             ):
                 try:
                     again = parse_pieces(pieces, key)
-                    back = _read_pivot(
-                        again, dst, folder, pivot.hints, back=True, like=pivot.session
-                    )
+                    back = _read_pivot(again, dst, folder, pivot.hints, like=pivot.session)
                 except FormatError:
                     continue
                 if _same_facts(back, pivot, want) and words.kept(pieces, dst):
@@ -1711,7 +1698,7 @@ def convert_doc(
             key, pieces = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
         else:
             key, pieces = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
-        back = _read_pivot(parse_pieces(pieces, key), dst, folder, back=True)
+        back = _read_pivot(parse_pieces(pieces, key), dst, folder)
         if _same_facts(back, pivot, want) and (
             pivot.original is not None or words.kept(pieces, dst)
         ):
