@@ -51,6 +51,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import CLI_CORPORA, aiwiki_v1_page, cli_page, write_cli_corpus
 
 
+def machine() -> str:
+    """The interpreter, the cores and the load average, for a benchmark's first line."""
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {load}"
+
+
 def cli_hook_page(i: int) -> tuple[str, bytes]:
     """Page ``i`` of the hooks' wiki (the ``clean`` corpus)."""
     return cli_page("clean", i)
@@ -315,7 +321,8 @@ def _fresh(path: Path) -> None:
     os.sync()  # ext4's deferred deletion work stays out of the next run's fsyncs
 
 
-def bench_migrate(bench: Bench, base_dir: Path, size: int, rounds: int) -> list[Row]:
+def v1_corpus(base_dir: Path, size: int) -> Path:
+    """A wiki of ``size`` v1 pages under ``base_dir`` (made once, then reused)."""
     pristine = base_dir / f"v1-{size}"
     folder = pristine / "aiwiki" / "sessions"
     if not (pristine / ".complete").exists():
@@ -325,6 +332,11 @@ def bench_migrate(bench: Bench, base_dir: Path, size: int, rounds: int) -> list[
             name, text = aiwiki_v1_page(i)
             (folder / name).write_text(text, encoding="utf-8")
         (pristine / ".complete").write_text(f"{size}\n")
+    return pristine
+
+
+def bench_migrate(bench: Bench, base_dir: Path, size: int, rounds: int) -> list[Row]:
+    pristine = v1_corpus(base_dir, size)
     work = base_dir / f"migrate-work-{size}"
     row = Row("migrate", size, "v1", "floor", "floor", "<=2x" if size >= 10_000 else "")
     sessions = str(work / "aiwiki" / "sessions")
@@ -435,11 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     base_dir = Path(args.dir)
     base_dir.mkdir(parents=True, exist_ok=True)
     bench = Bench(base_dir)
-    load = os.getloadavg()
     print(
-        f"CLI benchmark: python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; sizes {sizes}, "
-        f"corpora {corpora}, {args.rounds} rounds",
+        f"CLI benchmark: {machine()}; sizes {sizes}, corpora {corpora}, {args.rounds} rounds",
         flush=True,
     )
     rows: list[Row] = []

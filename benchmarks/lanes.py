@@ -38,8 +38,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import aiwiki_v1_page, write_cli_corpus
-from cli import Bench, Sample, _fresh, _median_run, cli_hook_page, turns
+from _corpus import write_cli_corpus
+from cli import Bench, Sample, _fresh, _median_run, cli_hook_page, machine, turns, v1_corpus
 
 from sessionkit.fastpaths import LANES
 
@@ -140,34 +140,21 @@ def commands(bench: Bench, base: Path, size: int, which: set[str]) -> list[Comma
                 capture_output=True,
             )
             (made / ".complete").write_text("")
-        to_bm = ["convert", str(mix), str(dst), "--to", "basic-memory"]
-        found.append(
-            Command(
-                "convert --to basic-memory (mix)",
-                to_bm,
-                probe_args=[*to_bm, "--jobs", "1"],
-                prepare=lambda: _fresh(dst),
+        for title, src, out, to in (
+            ("convert --to basic-memory (mix)", mix, dst, "basic-memory"),
+            ("convert --to aiwiki (the notes it wrote)", made, back, "aiwiki"),
+        ):
+            args = ["convert", str(src), str(out), "--to", to]
+            found.append(
+                Command(
+                    title,
+                    args,
+                    probe_args=[*args, "--jobs", "1"],
+                    prepare=lambda out=out: _fresh(out),
+                )
             )
-        )
-        to_aw = ["convert", str(made), str(back), "--to", "aiwiki"]
-        found.append(
-            Command(
-                "convert --to aiwiki (the notes it wrote)",
-                to_aw,
-                probe_args=[*to_aw, "--jobs", "1"],
-                prepare=lambda: _fresh(back),
-            )
-        )
     if "migrate" in which:
-        pristine = base / f"v1-{size}"
-        folder = pristine / "aiwiki" / "sessions"
-        if not (pristine / ".complete").exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            (pristine / ".git").mkdir(exist_ok=True)
-            for i in range(size):
-                name, text = aiwiki_v1_page(i)
-                (folder / name).write_text(text, encoding="utf-8")
-            (pristine / ".complete").write_text(f"{size}\n")
+        pristine = v1_corpus(base, size)
         work = base / f"lanes-migrate-{size}"
 
         def fresh_copy() -> None:
@@ -240,12 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     base.mkdir(parents=True, exist_ok=True)
     bench = Bench(base)
     began = time.perf_counter()
-    print(
-        f"lanes benchmark: python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-        f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
-        f"{args.size:,} pages, {args.rounds} rounds",
-        flush=True,
-    )
+    print(f"lanes benchmark: {machine()}; {args.size:,} pages, {args.rounds} rounds", flush=True)
     table = []
     for command in commands(bench, base, args.size, set(args.commands.split(","))):
         answer = probe(bench, command)
