@@ -1086,9 +1086,8 @@ def _may_hold_text(data: str | bytes) -> bool:
         text = _lower(text)
         return any(lit in text for d in _DETECTORS for lit in d[5])
     scan = (_SCAN[0] if _SCAN else _literal_scan()) if kind is bytes else None
-    if scan is not None and _fastpaths.enabled(
-        "secret-literals"
-    ):  # one scan for every literal at once
+    # one scan for every literal at once
+    if scan is not None and _fastpaths.enabled("secret-literals"):
         if not scan(data.lower()):
             _fastpaths.answered("secret-literals")
             return False

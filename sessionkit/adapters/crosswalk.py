@@ -1439,9 +1439,8 @@ def _naturals(
     if family == "aiwiki":
         yield (*_render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key), "")
         return
-    if not _fastpaths.enabled(
-        "bm-lists-first"
-    ):  # (the first try is a fast lane: the precise check only)
+    # (the first try is a fast lane: the precise check only)
+    if not _fastpaths.enabled("bm-lists-first"):
         precise = _lists_as_observations(pivot.session)
         yield (*_render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key), "")
         return
