@@ -72,6 +72,12 @@ LANES = {
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"
     ),
+    "quick-citation": "a backticked citation of the usual shape read by one pattern (aiwiki)",
+    "clean-keys": "frontmatter keys judged once per schema and set of keys (aiwiki lint rules)",
+    "session-meta": (
+        "whether a note is a session read off its parsed frontmatter, not loaded again (convert)"
+    ),
+    "hook-root": "the hooks' repository root found without importing the configuration module",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (
         "Basic Memory permalinks and project slugs remembered, the slug's shortcuts "

@@ -511,8 +511,9 @@ class _Settings:
 
     def __init__(self, start: str, store: str | None, options: Sequence[str] = ()) -> None:
         self.start = start
-        if _fastpaths.enabled():
+        if _fastpaths.enabled("hook-root"):
             self.repo_root = _repository_root(start)
+            _fastpaths.answered("hook-root")
         else:  # (the light copy of the rule is a fast lane: off with the switch)
             from .config import repository_root
 

@@ -8,8 +8,10 @@ findings or texts the commands give (the same either way).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +103,67 @@ def test_the_verdicts_two_lanes_apart(off: str, monkeypatch: pytest.MonkeyPatch)
     assert counts_clean["clean-verdict"] == (off != "clean-verdict")
     assert counts_finding["verdict-findings"] == (off != "verdict-findings")
     assert counts_clean["quick-lint"] == counts_finding["quick-lint"] == 1
+
+
+def _loads() -> object:
+    from sessionkit.serialize import to_json
+
+    return to_json(sessionkit.loads(PAGE.read_text("utf-8"), str(PAGE)))
+
+
+def _lint_v1() -> object:
+    v1 = REPO / "examples" / "wiki" / "aiwiki" / "sessions" / "2026-04-28-e19b2c4.md"
+    return sessionkit.lint(v1.read_text("utf-8"), str(v1))
+
+
+def _convert_bm(tmp: Path) -> object:
+    out = tmp / f"out-{len(list(tmp.iterdir()))}"
+    report = sessionkit.convert(REPO / "examples" / "bm-project", out, jobs=1)
+    return report.to_dict()["ok"], sorted(
+        (str(p.relative_to(out)), p.read_bytes()) for p in out.rglob("*.md")
+    )
+
+
+def _session_start(tmp: Path) -> object:
+    import contextlib
+    import io
+    import json
+    import shutil
+
+    from sessionkit.hooks import main
+    from tests.hook_env import isolated
+
+    root = tmp / "wiki"
+    if not root.exists():
+        shutil.copytree(REPO / "examples" / "wiki", root)
+    out = io.StringIO()
+    payload = json.dumps({"cwd": str(root), "source": "startup"}).encode()
+    switch = os.environ.get("SESSIONKIT_FAST_PATHS")  # (isolated() clears SESSIONKIT_*)
+    with isolated(tmp), contextlib.redirect_stdout(out):
+        if switch is not None:
+            os.environ["SESSIONKIT_FAST_PATHS"] = switch
+        code = main(["session-start"], stdin=io.BytesIO(payload))
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("lane", "work"),
+    [
+        ("quick-citation", lambda tmp: _loads()),
+        ("clean-keys", lambda tmp: _lint_v1()),
+        ("session-meta", _convert_bm),
+        ("hook-root", _session_start),
+    ],
+)
+def test_the_shortcuts_named_as_lanes(
+    lane: str, work: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each shortcut has a lane of its own: it answers in the work it is for, and that
+    work gives the same result with it off alone (and then it does not answer)."""
+    before = taken()[lane]
+    want = work(tmp_path)
+    assert taken()[lane] > before
+    monkeypatch.setenv("SESSIONKIT_FAST_PATHS", f"-{lane}")
+    before = taken()[lane]
+    assert work(tmp_path) == want
+    assert taken()[lane] == before

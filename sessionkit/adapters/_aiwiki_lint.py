@@ -450,7 +450,8 @@ class _MetaLinter:
 
     # -- frontmatter ---------------------------------------------------------
     def keys(self, meta: dict[str, Any]) -> None:
-        if self.plan.keys_clean(meta) and _fastpaths.enabled():  # (a shortcut: a fast lane)
+        if _fastpaths.enabled("clean-keys") and self.plan.keys_clean(meta):  # (a fast lane)
+            _fastpaths.answered("clean-keys")
             return
         key_line = self.key_line
         for rule in self.schema.keys:

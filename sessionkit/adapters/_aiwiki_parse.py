@@ -33,6 +33,7 @@ import sys
 from array import array
 from collections.abc import Iterator, Sequence
 
+from .. import fastpaths as _fastpaths
 from .._lazyre import lazy
 from .._lines import joined
 from .._plain import Plain
@@ -159,7 +160,7 @@ def parse_citation(text: str) -> Citation | None:
     (not backticked) reference must look like a path (a ``/``, a ``.``, a
     line or a SHA) to count.
     """
-    return _parse_citation(text, fast_paths_enabled())
+    return _parse_citation(text, fast_paths_enabled("quick-citation"))
 
 
 def _parse_citation(text: str, fast: bool) -> Citation | None:
@@ -167,6 +168,7 @@ def _parse_citation(text: str, fast: bool) -> Citation | None:
     fast lane, off with :mod:`sessionkit.fastpaths`)."""
     quick = _QUICK_CITATION.match(text) if fast else None
     if quick is not None:
+        _fastpaths.answered("quick-citation")
         # every part renders as written (numbers without leading zeros, a SHA only
         # when present), except an empty note: "`a.py` " renders as "`a.py`"
         return None if quick.group("note") == "" else _citation_from(quick, True)
@@ -1078,7 +1080,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
         value: Callable[[str], Any] | None = None
         render: Callable[[Any], str] | None = None
         if field == "files_touched":  # each bullet read as a citation as it is found
-            value = _citation_reader(kinds.citation, fast_paths_enabled())
+            value = _citation_reader(kinds.citation, fast_paths_enabled("quick-citation"))
             render = kinds.citation_text
         found, ph, lo = scan_items(
             doc.lines,

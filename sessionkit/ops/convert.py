@@ -331,9 +331,10 @@ def _is_session_note(text: str, family: str, doc: Document | None = None) -> boo
         lead, note = split_lead(doc)  # blank lines before the frontmatter, as Basic Memory reads
         if lead:
             doc, text = note, note.text
-    if doc is not None and _fastpaths.enabled() and _same_frontmatter_text(doc):
+    if doc is not None and _fastpaths.enabled("session-meta") and _same_frontmatter_text(doc):
         with contextlib.suppress(SessionKitError):
             meta = doc.meta
+            _fastpaths.answered("session-meta")
     if meta is None:
         meta = read_frontmatter(text) or {}
     return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
