@@ -266,8 +266,10 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
                 yield from found
                 if failure is not None:
                     raise failure
-            if not pending:
+            if not pending and not more:
                 return
+            # (nothing pending but more input: the workers answered everything sent while
+            # this process linted its own stretch; its next stretch, then feed them again)
             if more:  # a stretch of this process's own
                 chunk, failure = _take(items, _OWN)
                 more = failure is None and len(chunk) == _OWN

@@ -85,6 +85,29 @@ def test_any_number_of_jobs_gives_the_findings_of_one(pages: list[str], jobs: in
     assert not children()
 
 
+#: a page whose lint takes a while (the general path over thousands of bullets)
+_SLOW_PAGE = (
+    "---\nschema_id: session\nschema_version: 2\n---\n\n## Next steps\n\n"
+    + "".join(f"- step {i} with some words\n" for i in range(8000))
+).encode()
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+@pytest.mark.parametrize("at", [1, 150, 193, 260])
+def test_slow_notes_among_quick_ones_lose_nothing(jobs: int, at: int) -> None:
+    """A stretch of slow notes among quick ones (this process may lint the slow ones
+    while the workers answer everything they were sent) still gives every note's
+    findings, in order: a run once ended there, silently, with notes left unread."""
+    quick: list[tuple[object, ...]] = [
+        ("error", f"mem/q{i}.md", ("bad bytes", 1)) for i in range(at + 300)
+    ]
+    slow: list[tuple[object, ...]] = [("data", f"mem/s{i}.md", _SLOW_PAGE) for i in range(32)]
+    items = quick[:at] + slow + quick[at:]
+    serial = list(lint_many(items, limit=1 << 22, jobs=1))
+    assert len(serial) == len(items)
+    assert list(lint_many(iter(items), limit=1 << 22, jobs=jobs)) == serial
+
+
 @pytest.mark.parametrize("at", [10, 300, 600, 1000])
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_an_unreadable_note_stops_the_run_at_its_place(
