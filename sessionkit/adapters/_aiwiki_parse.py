@@ -38,7 +38,7 @@ from .._lazyre import lazy
 from .._lines import joined
 from .._plain import Plain
 from ..errors import FormatError, ParseError, SessionKitError
-from ..markdown import fast_paths_enabled, flat_leaves, may_open_block, tokenize
+from ..markdown import flat_leaves, may_open_block, tokenize
 from ._aiwiki_words import FORMAT_KEYS as _FORMAT_KEYS
 from ._aiwiki_words import KEYS, SECTIONS, STATUS_WORDS
 
@@ -160,7 +160,7 @@ def parse_citation(text: str) -> Citation | None:
     (not backticked) reference must look like a path (a ``/``, a ``.``, a
     line or a SHA) to count.
     """
-    return _parse_citation(text, fast_paths_enabled("quick-citation"))
+    return _parse_citation(text, _fastpaths.enabled("quick-citation"))
 
 
 def _parse_citation(text: str, fast: bool) -> Citation | None:
@@ -1080,7 +1080,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
         value: Callable[[str], Any] | None = None
         render: Callable[[Any], str] | None = None
         if field == "files_touched":  # each bullet read as a citation as it is found
-            value = _citation_reader(kinds.citation, fast_paths_enabled("quick-citation"))
+            value = _citation_reader(kinds.citation, _fastpaths.enabled("quick-citation"))
             render = kinds.citation_text
         found, ph, lo = scan_items(
             doc.lines,
