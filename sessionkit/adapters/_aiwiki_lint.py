@@ -274,18 +274,44 @@ def _filename_mismatch(
             literal += value
         else:
             literal += part
-    if complete:
-        matches = name == literal
-    else:
-        regex = ""
-        for part in parts:
-            if part[:1] == "{" and part[-1:] == "}":
-                value = values.get(part[1:-1])
-                regex += re.escape(value) if value else r"[^/\\]+"
-            else:
-                regex += re.escape(part)
-        matches = re.fullmatch(regex, name) is not None
+    matches = name == literal if complete else _glob_match(name, parts, values)
     return None if matches else (name, values)
+
+
+def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> bool:
+    """Whether ``name`` (no ``/`` or ``\\`` in it) reads as the pattern ``parts``, each
+    placeholder its value or, without one, any text of one character or more.
+
+    The literal stretches between the open placeholders are placed leftmost, in
+    order, each at least one character past the last (a glob of ``?*`` gaps: the
+    leftmost placing fits whenever any does) -- no pattern compiled for each page.
+    """
+    # the pattern as literal stretches, None for each placeholder without a value
+    pieces: list[str | None] = []
+    text = ""
+    for part in parts:
+        if part[:1] == "{" and part[-1:] == "}":
+            value = values.get(part[1:-1])
+            if not value:
+                pieces.append(text)
+                pieces.append(None)
+                text = ""
+                continue
+            text += value
+        else:
+            text += part
+    pieces.append(text)
+    literals = [piece for piece in pieces if piece is not None]
+    head, tail = literals[0], literals[-1]
+    if not name.startswith(head) or not name.endswith(tail):
+        return False
+    at, end = len(head), len(name) - len(tail)
+    for piece in literals[1:-1]:  # (each after a gap of one character or more)
+        found = name.find(piece, at + 1, end - 1)  # (and room for the last gap)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return end - at >= 1  # the last gap
 
 
 class _Plan:
