@@ -286,22 +286,20 @@ def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> b
     order, each at least one character past the last (a glob of ``?*`` gaps: the
     leftmost placing fits whenever any does) -- no pattern compiled for each page.
     """
-    # the pattern as literal stretches, None for each placeholder without a value
-    pieces: list[str | None] = []
+    # the pattern as the literal stretches around its placeholders without a value
+    literals: list[str] = []
     text = ""
     for part in parts:
         if part[:1] == "{" and part[-1:] == "}":
             value = values.get(part[1:-1])
             if not value:
-                pieces.append(text)
-                pieces.append(None)
+                literals.append(text)
                 text = ""
                 continue
             text += value
         else:
             text += part
-    pieces.append(text)
-    literals = [piece for piece in pieces if piece is not None]
+    literals.append(text)
     head, tail = literals[0], literals[-1]
     if not name.startswith(head) or not name.endswith(tail):
         return False
