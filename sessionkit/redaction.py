@@ -1040,30 +1040,111 @@ _ONE_BY_ONE = [8]
 
 
 #: the ``secret-literals`` lane's scan (:func:`_literal_scan`), once built: ``[None]`` when
-#: ``ahocorasick_rs`` cannot be imported (the sieve then screens every note's bytes)
+#: neither matcher can be loaded (the sieve then screens every note's bytes)
 _SCAN: list[Any] = []
 
 
 def _literal_scan() -> Any:
-    """One Aho-Corasick scan for every literal a detector needs, over a note's lowered bytes.
+    """One scan for every literal a detector needs over a note's bytes: a function
+    ``bytes -> bool``, ``False`` when the note holds none (what it finds, or may
+    find, is checked by the searches), or ``None`` when no matcher can be loaded.
 
-    The automaton (``ahocorasick_rs``, a DFA) holds the literals :func:`_prefilter`
-    keeps, each in lower case: an exact literal in a note is, lowered, in its
-    lowered bytes, and a lowered one is there as it is, so a note it finds
-    nothing in holds no literal (what it finds is checked by the searches).
-    ``None`` when the library cannot be imported.
+    Hyperscan (:func:`_hyperscan_scan`) where its wheels are (x86-64, Apple
+    silicon), else an Aho-Corasick DFA (:func:`_aho_corasick_scan`).  Both hold
+    the literals :func:`_prefilter` keeps: the exact ones as they are (the
+    Aho-Corasick scan: lowered, over the lowered bytes) and the lowered ones in
+    any ASCII case, as the detectors lower.
     """
     if _SCAN:
         return _SCAN[0]
+    exact, lowered = _prefilter_literals()
+    scan = _hyperscan_scan(exact, lowered) or _aho_corasick_scan(exact, lowered)
+    _SCAN.append(scan)
+    return scan
+
+
+def _halt(*_: Any) -> bool:
+    """Hyperscan's match handler: stop at the first literal found."""
+    return True
+
+
+def _hyperscan_scan(exact: set[str], lowered: set[str]) -> Any:
+    """:func:`_literal_scan` by Hyperscan (one SIMD pass, no lowered copy), or ``None``."""
+    hs = _hyperscan()
+    if hs is None:
+        return None
+    once = hs.HS_FLAG_SINGLEMATCH
+    literals = [lit.encode() for lit in sorted(exact)] + [lit.encode() for lit in sorted(lowered)]
+    flags = [once] * len(exact) + [once | hs.HS_FLAG_CASELESS] * len(lowered)
+    try:
+        database = hs.Database(mode=hs.HS_MODE_BLOCK)
+        database.compile(expressions=literals, flags=flags, literal=True)
+    except Exception:  # (a library that cannot build it: the next matcher)
+        return None
+    search = database.scan
+
+    def scan(data: bytes) -> bool:
+        try:
+            search(data, match_event_handler=_halt)
+        except Exception:  # ScanTerminated: a literal (any other failure: the searches decide)
+            return True
+        return False
+
+    return scan
+
+
+def _hyperscan() -> Any:
+    """The ``hyperscan`` package's extension module, or ``None`` when it cannot be loaded.
+
+    The module is loaded by itself, not through the package, whose
+    ``__init__`` imports :mod:`typing` for names the scan does not use (3 ms of
+    a lint's start, more than the scan saves on a few hundred pages); a later
+    ``import hyperscan`` finds it in :data:`sys.modules`.
+    """
+    import sys
+
+    name = "hyperscan._hs_ext"
+    if name in sys.modules:  # (``None`` there: blocked)
+        return sys.modules[name]
+    try:
+        from importlib.machinery import (
+            EXTENSION_SUFFIXES,
+            ExtensionFileLoader,
+            ModuleSpec,
+            PathFinder,
+        )
+
+        spec = PathFinder.find_spec("hyperscan")
+        for folder in (spec and spec.submodule_search_locations) or ():
+            for suffix in EXTENSION_SUFFIXES:
+                path = f"{folder}/_hs_ext{suffix}"
+                try:
+                    loader = ExtensionFileLoader(name, path)
+                    module = loader.create_module(ModuleSpec(name, loader, origin=path))
+                except ImportError:  # (not there under this suffix)
+                    continue
+                loader.exec_module(module)
+                sys.modules[name] = module
+                return module
+        import hyperscan  # (installed some other way: through its package)
+
+        return hyperscan
+    except ImportError:
+        return None
+
+
+def _aho_corasick_scan(exact: set[str], lowered: set[str]) -> Any:
+    """:func:`_literal_scan` by ``ahocorasick_rs`` over the lowered bytes, or ``None``."""
     try:
         from ahocorasick_rs import BytesAhoCorasick, Implementation
     except ImportError:
-        _SCAN.append(None)
         return None
-    exact, lowered = _prefilter_literals()
     literals = sorted({lit.lower().encode() for lit in exact} | {lit.encode() for lit in lowered})
-    scan = BytesAhoCorasick(literals, implementation=Implementation.DFA).find_matches_as_indexes
-    _SCAN.append(scan)
+    find = BytesAhoCorasick(literals, implementation=Implementation.DFA).find_matches_as_indexes
+
+    def scan(data: bytes) -> bool:
+        return bool(find(data.lower()))
+
     return scan
 
 
@@ -1088,7 +1169,7 @@ def _may_hold_text(data: str | bytes) -> bool:
     scan = (_SCAN[0] if _SCAN else _literal_scan()) if kind is bytes else None
     # one scan for every literal at once
     if scan is not None and _fastpaths.enabled("secret-literals"):
-        if not scan(data.lower()):
+        if not scan(data):
             _fastpaths.answered("secret-literals")
             return False
     elif kind is bytes:  # the sieve first: most notes stop there

@@ -536,7 +536,9 @@ NOT_LIGHT = [
     "json",
     "contextvars",
     "math",
-    "ahocorasick_rs",  # (lint screens notes' bytes with it; the hooks redact text)
+    # (lint screens notes' bytes with one of them; the hooks redact text)
+    "ahocorasick_rs",
+    "hyperscan._hs_ext",
 ]
 
 

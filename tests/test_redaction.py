@@ -687,13 +687,25 @@ def test_the_literal_scan_never_drops_a_note_the_sieve_keeps(
     assert fast == on_text
 
 
+def _matchers() -> list[str]:
+    """The literal scans' libraries this environment can import."""
+    import importlib.util
+
+    return [name for name in _MATCHERS if importlib.util.find_spec(name) is not None]
+
+
+#: the libraries of the literal scan, the first one there taken (sessionkit.redaction)
+_MATCHERS = ("hyperscan", "ahocorasick_rs")
+
+
 def test_the_literal_scan_answers_for_a_note_without_literals() -> None:
-    """A note without any literal is answered by the scan (when the library is there);
+    """A note without any literal is answered by the scan (when a library is there);
     a note with one, and every note with the lanes off, is not."""
     from sessionkit import fastpaths
     from sessionkit.redaction import lint_secrets
 
-    pytest.importorskip("ahocorasick_rs")
+    if not _matchers():
+        pytest.skip("neither hyperscan nor ahocorasick_rs is installed")
     plain = "# A page\n\nNothing here but words, ümlauts and a Kelvin sign K.\n".encode()
     before = fastpaths.taken()["secret-literals"]
     assert lint_secrets(plain, "n.md", "aiwiki") == []
@@ -706,14 +718,17 @@ def test_the_literal_scan_answers_for_a_note_without_literals() -> None:
     assert fastpaths.taken()["secret-literals"] == before + 1
 
 
-def test_without_ahocorasick_rs_the_sieve_screens_and_finds_the_same() -> None:
-    """A process that cannot import ahocorasick_rs screens notes with the sieve (the
-    lane never answers) and finds what a process with it finds."""
+def test_each_literal_scan_and_the_sieve_find_the_same() -> None:
+    """Each library the scan can use (hyperscan, else ahocorasick_rs), and the sieve a
+    process that can import neither screens with, find the same secrets on the planted
+    shapes in every case; each library's scan answers for the notes without literals."""
     import json
     import subprocess
     import sys
 
-    pytest.importorskip("ahocorasick_rs")
+    available = _matchers()
+    if not available:
+        pytest.skip("neither hyperscan nor ahocorasick_rs is installed")
     texts = [
         f"{before}\n{getattr(shape, case)()}\n"
         for shape in _SHAPES
@@ -721,22 +736,24 @@ def test_without_ahocorasick_rs_the_sieve_screens_and_finds_the_same() -> None:
         for before in ("", "plain words é\n")
     ]
     texts += ["nothing to see", "a TOKEN here", "Bearer x", "aws secret", "eyJ", "", "ſecret"]
+    texts += ["acca in a sha 5acca01", "ACCA", "AKIA", "akia", "apı", "Q~", "q~", "x://y"]
     code = (
         "import json, sys\n"
-        "if sys.argv[1] == 'blocked':\n"
-        "    sys.modules['ahocorasick_rs'] = None  # (import raises ImportError)\n"
+        "for name in sys.argv[1:]:\n"
+        "    sys.modules[name] = None  # (its import raises ImportError)\n"
         "from sessionkit import fastpaths\n"
         "from sessionkit.redaction import lint_secrets\n"
         "texts = json.loads(sys.stdin.read())\n"
         "seen = [[(d.line, d.message) for d in lint_secrets(t.encode(), 'n.md', 'aiwiki')]\n"
         "        for t in texts]\n"
-        "scan = sys.modules.get('ahocorasick_rs') is not None\n"
-        "print(json.dumps([seen, fastpaths.taken()['secret-literals'], scan]))\n"
+        "used = [m for m in ('hyperscan._hs_ext', 'hyperscan', 'ahocorasick_rs')\n"
+        "        if sys.modules.get(m) is not None]\n"
+        "print(json.dumps([seen, fastpaths.taken()['secret-literals'], used]))\n"
     )
 
-    def run(mode: str) -> list[Any]:
+    def run(*blocked: str) -> list[Any]:
         out = subprocess.run(
-            [sys.executable, "-c", code, mode],
+            [sys.executable, "-c", code, *blocked],
             input=json.dumps(texts),
             capture_output=True,
             text=True,
@@ -744,9 +761,13 @@ def test_without_ahocorasick_rs_the_sieve_screens_and_finds_the_same() -> None:
         )
         return list(json.loads(out.stdout))
 
-    with_scan, answered, imported = run("free")
-    with_sieve, answered_blocked, imported_blocked = run("blocked")
-    assert with_sieve == with_scan
-    assert sum(1 for found in with_scan if found) >= len(_SHAPES)
-    assert (answered > 0, imported) == (True, True)
-    assert (answered_blocked, imported_blocked) == (0, False)
+    with_sieve, answered, used = run("hyperscan", "hyperscan._hs_ext", "ahocorasick_rs")
+    assert (answered, used) == (0, [])
+    assert sum(1 for found in with_sieve if found) >= len(_SHAPES)
+    modules = {"hyperscan": ["hyperscan", "hyperscan._hs_ext"], "ahocorasick_rs": [_MATCHERS[1]]}
+    for name in available:
+        others = [m for other in _MATCHERS if other != name for m in modules[other]]
+        seen, answered, used = run(*others)
+        assert seen == with_sieve, name
+        assert answered > 0
+        assert used and used[-1].split(".")[0] == name
