@@ -382,10 +382,19 @@ _CHECKPOINT_KEYS = re.compile(
     rb"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)$",
     re.MULTILINE,
 )
-#: where a page with a clean outline keeps the parts the per-page checks read:
-#: (first and end part index of the checkpoint headings, Files touched part or 0)
-_Outline = tuple[int, int, int]
-_DEEPER = b"#"  # a part whose "##" line is deeper than level 2 (or no heading)
+#: what a clean outline gives the per-page checks: (the Files touched heading line,
+#: the Checkpoints one, the level-2 heading line after that, the number of headings
+#: under Checkpoints), each line as ``\n##`` and its key (b"" for none, or for no
+#: level-2 heading after Checkpoints)
+_Outline = tuple[bytes, bytes, bytes, int]
+#: the key of a "##" line deeper than level 2 in a body's shape (see _SHAPE)
+_DEEPER = b"#"
+#: the shape of a body: the key of each "##" line (the text after "##"), ``_DEEPER`` for
+#: those deeper than level 2 (their text starts with "#"); "\n##" cannot start inside
+#: a match, so the lines found are the ones ``split(b"\n##")`` splits at
+_SHAPE = re.compile(rb"\n##(#|[^\n]*+)")
+#: the checkpoint headings _CHECKPOINT_KEYS reads, as lines of the section's text
+_CHECKPOINT_LINES = re.compile(rb"\n##" + _CHECKPOINT_KEYS.pattern.removeprefix(b"^"), re.MULTILINE)
 
 
 class _BodyPlan:
@@ -422,27 +431,30 @@ class _BodyPlan:
         last = -1
         title = ""
         seen: set[str] = set()
-        ck_first = ck_end = files = 0
-        for n, key in enumerate(shape, start=1):  # (part n holds the n-th "##" line)
-            if key is _DEEPER:
+        files = checkpoints = after = b""
+        heads = 0
+        for key in shape:
+            if key == _DEEPER:
                 if title == "Files touched":
                     return None  # (the general scan reads those)
                 if title == CHECKPOINTS:
-                    ck_end = n + 1
+                    heads += 1
                 continue
             place = places.get(key)
             if place is None or place <= last:  # unknown, not canonical, twice or out of order
                 return None
             last = place
+            if title == CHECKPOINTS:
+                after = b"\n##" + key
             title = sections[place]
             seen.add(title)
             if title == CHECKPOINTS:
-                ck_first = ck_end = n + 1
+                checkpoints = b"\n##" + key
             elif title == "Files touched":
-                files = n
+                files = b"\n##" + key
         if not seen or not self.required <= seen:
             return None
-        return ck_first, ck_end, files
+        return files, checkpoints, after, heads
 
 
 def body_findings(
@@ -468,10 +480,7 @@ def body_findings(
     plan: _BodyPlan | None = rules.body
     if plan is None:
         plan = rules.body = _BodyPlan(schema)
-    parts = probe.split(b"\n##")
-    keys = list(map(_first, map(bytes.partition, parts, repeat(b"\n"))))
-    del keys[0]
-    outline = plan.outline(tuple([_DEEPER if k[:1] == b"#" else k for k in keys]))
+    outline = plan.outline(tuple(_SHAPE.findall(probe)))
     if outline is None:
         return None
     if not utf8 and not _utf8(probe):
@@ -481,31 +490,38 @@ def body_findings(
         nlines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
         if (cap is not None and nlines > cap) or (soft is not None and nlines > soft[1]):
             return None
-    ck_first, ck_end, files = outline
+    files, checkpoints, after, heads = outline
     found: list[Diagnostic] = []
     if files:
-        body = parts[files].partition(b"\n")[2]
+        at = _line_at(probe, files, 0)
+        if at < 0:
+            return None
+        start = probe.find(b"\n", at + 1) + 1 or len(probe)
+        end = probe.find(b"\n##", start - 1)
+        body = probe[start : end if end >= 0 else len(probe)]
         bullets = _uncited(body)
         if bullets is None:
             return None
         if bullets:
-            # the heading's line: one line break before each part, and those inside them
-            start = first_line + files + sum(map(bytes.count, parts[:files], repeat(b"\n")))
-            for at, text, citation in bullets:
-                line = start + 1 + body.count(b"\n", 0, at)
+            # the heading's line: the line breaks before it and its own
+            line = first_line + probe.count(b"\n", 0, at + 1)
+            for off, text, citation in bullets:
+                where = line + 1 + body.count(b"\n", 0, off)
                 if citation is None:
-                    found += files_findings([(line, text)], (), path)
+                    found += files_findings([(where, text)], (), path)
                 else:
-                    found.append(no_sha(citation, line, path))
-    if ck_first:
-        if probe.find(b"unconsumed") >= 0:
-            own = b"\n".join(parts[ck_first - 1 : ck_end])
-            if _stale_status_possible(own):
-                return None
-        heads = keys[ck_first - 1 : ck_end - 1]
+                    found.append(no_sha(citation, where, path))
+    if checkpoints:
+        start = _line_at(probe, checkpoints, 0)
+        end = _line_at(probe, after, start + 1) if after else len(probe)
+        if start < 0 or end < 0:
+            return None
+        own = probe[start:end]
+        if _stale_status_possible(own):
+            return None
         if heads:
-            stamps = _CHECKPOINT_KEYS.findall(b"\n".join(heads))
-            if len(stamps) != len(heads):
+            stamps = _CHECKPOINT_LINES.findall(own)
+            if len(stamps) != heads:
                 return None  # (a heading of another shape, or a time that is none)
             if len(stamps) > 1 and stamps != sorted(stamps):  # (text order is time order)
                 return None
@@ -513,6 +529,18 @@ def body_findings(
                 if stamp[8:10] > b"28" and parse_timestamp(stamp.decode()) is None:
                     return None
     return found
+
+
+def _line_at(probe: bytes, line: bytes, start: int) -> int:
+    """Where ``line`` (``\n##`` and a heading's key, the whole line) begins in ``probe``
+    from ``start`` on, or -1."""
+    at = probe.find(line, start)
+    while at >= 0:
+        end = at + len(line)
+        if end == len(probe) or probe[end] == 10:  # (the whole line, not its start)
+            return at
+        at = probe.find(line, at + 1)
+    return -1
 
 
 def _utf8(data: bytes) -> bool:
