@@ -12,6 +12,8 @@ from .errors import ParseError, SessionKitError
 
 TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .adapters.aiwiki import Schema
     from .model import Session
 
@@ -88,10 +90,9 @@ def lint_quick(
     # same lines, the same findings (tests/test_lint_line_ends.py)
     plain = data[3:] if data.startswith(_BOM) else data
     if 13 in plain:  # CR
-        crlf = plain.count(b"\r\n")
-        if crlf == 0 or crlf != plain.count(b"\r"):  # a CR of its own: the general path
+        if (_LONE_CR or _lone_cr())(plain) is not None:  # a CR of its own: the general path
             return None
-        plain = plain.replace(b"\r\n", b"\n")
+        plain = plain.translate(None, b"\r")  # (every CR ends a CRLF: a C loop, no search)
     quick = _quick or _load_quick()
     found: list[Diagnostic] | None = quick.quick_lint_bytes(
         plain, path, schema, None if format is None else int(format[-1])
@@ -129,6 +130,16 @@ def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diag
 
 _quick: ModuleType | None = None
 _BOM = b"\xef\xbb\xbf"
+#: the search for a CR that is not followed by LF (compiled on the first CR page)
+_LONE_CR: Any = None
+
+
+def _lone_cr() -> Any:
+    global _LONE_CR
+    import re
+
+    _LONE_CR = re.compile(rb"\r(?!\n)").search
+    return _LONE_CR
 
 
 def _lint_secrets(data: bytes, path: str | None, format: str) -> list[Diagnostic]:
