@@ -125,8 +125,13 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
         refused = []
         os.stat(local)  # a missing path is an error (exit 2), not an empty lint
         notes = [local]
+    last, schema = None, None
     for note in notes:
-        yield ("file", note, None, schemas.for_note(note))
+        # (a folder's notes are its path and a name: the schema is looked up once a folder)
+        folder = note[: note.rfind(os.sep) + 1]
+        if folder != last:
+            last, schema = folder, schemas.for_note(note)
+        yield ("file", note, None, schema)
     for path in refused:
         real = os.path.realpath(path)
         yield ("error", path, (f"refused: it resolves to {real}, outside {local}", None))
