@@ -492,6 +492,7 @@ def body_findings(
             return None
     files, checkpoints, after, heads = outline
     found: list[Diagnostic] = []
+    at = -1  # where the Files touched heading's line begins
     if files:
         at = _line_at(probe, files, 0)
         if at < 0:
@@ -503,17 +504,22 @@ def body_findings(
         if bullets is None:
             return None
         if bullets:
-            # the heading's line: the line breaks before it and its own
-            line = first_line + probe.count(b"\n", 0, at + 1)
+            # a bullet's line: the line breaks before it (the body's first line follows
+            # the heading's line break)
             for off, text, citation in bullets:
-                where = line + 1 + body.count(b"\n", 0, off)
+                where = first_line + probe.count(b"\n", 0, start + off)
                 if citation is None:
                     found += files_findings([(where, text)], (), path)
                 else:
                     found.append(no_sha(citation, where, path))
     if checkpoints:
         start = _line_at(probe, checkpoints, 0)
-        end = _line_at(probe, after, start + 1) if after else len(probe)
+        if not after:  # (the last section)
+            end = len(probe)
+        elif after == files:  # (the usual order: Files touched next, found already)
+            end = at
+        else:
+            end = _line_at(probe, after, start + 1)
         if start < 0 or end < 0:
             return None
         own = probe[start:end]
