@@ -248,20 +248,19 @@ def _filename_mismatch(
     if not path or not pattern:
         return None
     date = meta.get("date_start")
-    if parse_date(date) is None:
+    if not isinstance(date, str) or _parse_date_text(date) is None:
         return None
     sid = meta.get("session_id")
-    day = str(date)
     sid7 = str(sid)[:7] if isinstance(sid, str) and sid else None
-    slashed = path.replace("\\", "/")
-    name = slashed[slashed.rfind("/") + 1 :]  # (posixpath.basename)
+    name = path[max(path.rfind("/"), path.rfind("\\")) + 1 :]  # (posixpath.basename)
     # the common case: every placeholder has a value, the name is a plain string
-    literal = pattern.replace("{date}", day).replace("{date_start}", day)
-    if sid7:
-        literal = literal.replace("{session_id_short}", sid7)
-    if "{" not in literal and "}" not in literal:
-        return None if name == literal else (name, _placeholders(day, sid7))
-    values = _placeholders(day, sid7)
+    template = _TEMPLATES.get(pattern, _UNREAD)
+    if template is _UNREAD:
+        template = _template(pattern)
+    if template is not None and (sid7 or not template[1]):
+        literal = template[0].format(date, sid7)
+        return None if name == literal else (name, _placeholders(date, sid7))
+    values = _placeholders(date, sid7)
     parts = _filename_parts(pattern)
     literal = ""  # the name itself when every placeholder has a value
     complete = True
@@ -276,6 +275,25 @@ def _filename_mismatch(
             literal += part
     matches = name == literal if complete else _glob_match(name, parts, values)
     return None if matches else (name, values)
+
+
+#: a file-name pattern -> (a format string of it, with the date as {0} and the short
+#: session id as {1}; does it use the id), or None for a pattern with other braces
+_TEMPLATES: dict[str, tuple[str, bool] | None] = {}
+_UNREAD: Any = object()
+
+
+def _template(pattern: str) -> tuple[str, bool] | None:
+    """The format string :func:`_filename_mismatch` fills for ``pattern`` (remembered)."""
+    text = pattern.replace("{date}", "\0").replace("{date_start}", "\0")
+    text = text.replace("{session_id_short}", "\1")
+    template = None
+    if "{" not in text and "}" not in text and "\0" not in pattern and "\1" not in pattern:
+        template = (text.replace("\0", "{0}").replace("\1", "{1}"), "\1" in text)
+    if len(_TEMPLATES) >= 64:
+        _TEMPLATES.clear()
+    _TEMPLATES[pattern] = template
+    return template
 
 
 def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> bool:

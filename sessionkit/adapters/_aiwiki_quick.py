@@ -413,6 +413,9 @@ class _BodyPlan:
             self.places = None
         self.required = frozenset(schema.required_sections)
         self.outlines: dict[tuple[bytes, ...], _Outline | None] = {}
+        # the most lines a page may have without a line-cap finding (None: no cap)
+        caps = [schema.hard_cap, schema.soft_target[1] if schema.soft_target else None]
+        self.most_lines = min((cap for cap in caps if cap is not None), default=None)
 
     def outline(self, shape: tuple[bytes, ...]) -> _Outline | None:
         """The parts to check of a body with this outline, or ``None`` when the outline
@@ -480,24 +483,32 @@ def body_findings(
     plan: _BodyPlan | None = rules.body
     if plan is None:
         plan = rules.body = _BodyPlan(schema)
-    outline = plan.outline(tuple(_SHAPE.findall(probe)))
+    shape = tuple(_SHAPE.findall(probe))
+    outline = plan.outlines.get(shape, _UNREAD)
+    if outline is _UNREAD:
+        outline = plan.outline(shape)
     if outline is None:
         return None
     if not utf8 and not _utf8(probe):
         return None
-    cap, soft = schema.hard_cap, schema.soft_target
-    if cap is not None or soft is not None:
-        nlines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-        if (cap is not None and nlines > cap) or (soft is not None and nlines > soft[1]):
-            return None
+    most = plan.most_lines
+    if most is not None:
+        breaks = data.count(b"\n")
+        if breaks >= most and breaks + (data[-1:] != b"\n") > most:  # (the lines: one more
+            return None  # when the last has no line break)
     files, checkpoints, after, heads = outline
     found: list[Diagnostic] = []
     at = -1  # where the Files touched heading's line begins
     if files:
-        at = _line_at(probe, files, 0)
-        if at < 0:
-            return None
-        start = probe.find(b"\n", at + 1) + 1 or len(probe)
+        line = files + b"\n"  # (the heading's whole line: where the body starts)
+        at = probe.find(line)
+        if at >= 0:
+            start = at + len(line)
+        else:  # (the heading is the last line, or not there)
+            at = _line_at(probe, files, 0)
+            if at < 0:
+                return None
+            start = len(probe)
         end = probe.find(b"\n##", start - 1)
         body = probe[start : end if end >= 0 else len(probe)]
         bullets = _uncited(body)
@@ -648,14 +659,16 @@ def quick_lint_bytes(
         version = declared
     rules, rules_version = rules_for(meta, schema, version)
     # (the verdict's two lanes, each of which can be turned off alone: one call when on)
-    if not front[4] and (
-        _fastpaths.enabled("clean-verdict") or _fastpaths.enabled("verdict-findings")
-    ):
+    verdict = _fastpaths.enabled("clean-verdict")
+    if not front[4] and (verdict or _fastpaths.enabled("verdict-findings")):
         found = body_findings(front[2], data, rules, front[5], path, front[3])
         if found is not None:
             clean = meta_clean(meta, path, rules, rules_version)
-            lane = "clean-verdict" if clean and not found else "verdict-findings"
-            if _fastpaths.enabled(lane):  # (else that lane is off: the page's facts)
+            if clean and not found:
+                lane = "clean-verdict" if verdict else ""
+            else:
+                lane = "verdict-findings" if _fastpaths.enabled("verdict-findings") else ""
+            if lane:  # (else that lane is off: the page's facts)
                 _fastpaths.answered(lane)
                 if clean:
                     return found
