@@ -178,12 +178,14 @@ def lint_many(
     return ordered_map(job, items, jobs=workers, chunk_size=512)
 
 
-#: pages a forked worker is sent at a time, chunks kept queued for each worker, and
-#: pages this process lints at a time between looking after its workers (see
-#: :func:`_shared`): small, so that a worker's queue at the end of the run is short
+#: pages a forked worker is sent at a time, chunks kept queued for each worker, pages
+#: this process lints at a time between looking after its workers, and pages read
+#: ahead of the ones handed out (see :func:`_shared`): small, so that a worker's
+#: queue at the end of the run is short; the read-ahead shows the end coming
 _CHUNK = 64
 _AHEAD = 3
 _OWN = 16
+_READ_AHEAD = 256
 
 
 def _can_fork() -> bool:
@@ -216,6 +218,41 @@ def _take(items: Iterator[LintItem], count: int) -> tuple[list[LintItem], Except
     return chunk, None
 
 
+class _Ahead:
+    """The input read :data:`_READ_AHEAD` items ahead of what is handed out, so that
+    its end is known while that many items are left (see :func:`_shared`)."""
+
+    def __init__(self, items: Iterator[LintItem]) -> None:
+        from collections import deque
+
+        self._items = items
+        self._buffer: deque[LintItem] = deque()
+        self.ended = False  # the input is all in the buffer (then ``failure``, if any)
+        self.failure: Exception | None = None
+
+    def left(self) -> int:
+        """How many items are left to hand out: exact once :attr:`ended`."""
+        if not self.ended and len(self._buffer) < _READ_AHEAD:
+            more, self.failure = _take(self._items, 2 * _READ_AHEAD - len(self._buffer))
+            self._buffer.extend(more)
+            self.ended = self.failure is not None or len(self._buffer) < 2 * _READ_AHEAD
+        return len(self._buffer)
+
+    def take(self, count: int) -> tuple[list[LintItem], Exception | None]:
+        """The next ``count`` items (fewer at the end), and the input's error when they
+        are its last ones (as :func:`_take`)."""
+        buffer = self._buffer
+        chunk = [buffer.popleft() for _ in range(min(count, self.left()))]
+        if buffer or not self.ended:
+            return chunk, None
+        failure, self.failure = self.failure, None
+        return chunk, failure
+
+    def done(self) -> bool:
+        """Whether every item, and the input's error, has been handed out."""
+        return self.ended and not self._buffer and self.failure is None
+
+
 def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list[Diagnostic]]:
     """:func:`lint_many` over ``workers`` processes: this one and ``workers - 1`` forks.
 
@@ -223,13 +260,16 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
     :data:`_AHEAD` chunks of :data:`_CHUNK` items ahead (pickled through a
     pipe, written without blocking); between feeding them, this process lints
     :data:`_OWN` items of its own, so it takes the share its other work (the
-    walk, the pickling, the printing) leaves it, and waits (``select``) only
-    when the input is done.  The stretches' findings are yielded in input
-    order as soon as all before them are in.  The first note is linted before
-    the workers are forked, so that they share what it imported.  Nothing but
-    the stretches in flight is held.  Fewer items than ``MIN_PARALLEL`` are
-    linted here alone.  A failure (an unreadable file, a path that is not
-    there) is raised at its item's place.
+    walk, the pickling, the printing) leaves it.  The input is read
+    :data:`_READ_AHEAD` items ahead: near its end the chunks shrink with what
+    is left and no worker is sent more than that, so that the workers and this
+    process run out of work at about the same time (this process then waits,
+    ``select``, for their last answers).  The stretches' findings are yielded
+    in input order as soon as all before them are in.  The first note is
+    linted before the workers are forked, so that they share what it imported.
+    Nothing but the stretches in flight and the read-ahead is held.  Fewer
+    items than ``MIN_PARALLEL`` are linted here alone.  A failure (an
+    unreadable file, a path that is not there) is raised at its item's place.
     """
     import itertools
     import select
@@ -247,17 +287,21 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
     # the first note is linted before the fork: what lint imports and compiles on its
     # first note is then every worker's too
     pending: deque[_Slot] = deque([[[job(head[0])], None]])
-    items = itertools.chain(head[1:], items)
+    source = _Ahead(itertools.chain(head[1:], items))
     pool: list[_Worker] = []
     try:
         for _ in range(workers - 1):
             pool.append(_Worker(job, pool))
-        more = True
         while True:
             for worker in pool:  # keep each worker _AHEAD chunks ahead
-                while more and len(worker.slots) < _AHEAD:
-                    chunk, failure = _take(items, _CHUNK)
-                    more = failure is None and len(chunk) == _CHUNK
+                while not source.done() and len(worker.slots) < _AHEAD:
+                    count = _CHUNK
+                    if source.ended:  # near the end: smaller chunks, no more than is left
+                        left = source.left()
+                        if worker.queued >= left:
+                            break
+                        count = min(_CHUNK, max(_OWN, left // (2 * workers)))
+                    chunk, failure = source.take(count)
                     if chunk:
                         slot: _Slot = [None, None]
                         pending.append(slot)
@@ -270,13 +314,13 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
                 yield from found
                 if failure is not None:
                     raise failure
+            more = not source.done()
             if not pending and not more:
                 return
             # (nothing pending but more input: the workers answered everything sent while
             # this process linted its own stretch; its next stretch, then feed them again)
             if more:  # a stretch of this process's own
-                chunk, failure = _take(items, _OWN)
-                more = failure is None and len(chunk) == _OWN
+                chunk, failure = source.take(_OWN)
                 if chunk:
                     pending.append(list(_run(job, chunk)))
                 if failure is not None:
@@ -339,6 +383,9 @@ class _Worker:
 
         #: the slots of the chunks sent, oldest first, each filled when its findings come
         self.slots: deque[_Slot] = deque()
+        #: the sizes of those chunks, and how many items they hold in all
+        self._sizes: deque[int] = deque()
+        self.queued = 0
         self.unsent = bytearray()
         self._got = bytearray()
 
@@ -350,6 +397,8 @@ class _Worker:
         self.unsent += len(payload).to_bytes(8, "little")
         self.unsent += payload
         self.slots.append(slot)
+        self._sizes.append(len(chunk))
+        self.queued += len(chunk)
         self.pump()
 
     def pump(self) -> None:
@@ -377,6 +426,7 @@ class _Worker:
                 if len(self._got) < 8 + size:
                     break
                 slot = self.slots.popleft()
+                self.queued -= self._sizes.popleft()
                 slot[:] = pickle.loads(self._got[8 : 8 + size])
                 del self._got[: 8 + size]
 
