@@ -6,6 +6,10 @@ import enum
 
 from ._plain import Frozen
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["Diagnostic", "Severity"]
 
 _setattr = object.__setattr__  # (past Frozen's __setattr__, which refuses every change)
@@ -62,6 +66,18 @@ class Diagnostic(Frozen):
         _setattr(self, "path", path)
         _setattr(self, "fixable", fixable)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (the fields as they are and the severity as its value: --jobs N sends every
+        # finding a worker makes through a pipe, and an enum member pickles as a call)
+        return _revive, (
+            self.code,
+            self.severity.value,
+            self.line,
+            self.message,
+            self.path,
+            self.fixable,
+        )
+
     def to_dict(self) -> dict[str, object]:
         """The JSON shape printed by ``sessionkit lint --json``."""
         return {
@@ -78,3 +94,20 @@ class Diagnostic(Frozen):
             where += f":{self.line}"
         # (the severity is a str: joined as one, without reading the enum's value)
         return where + ": " + self.code + " " + self.severity + ": " + self.message
+
+
+def _revive(
+    code: str, severity: str, line: int | None, message: str, path: str | None, fixable: bool
+) -> Diagnostic:
+    """A :class:`Diagnostic` from its pickled fields (see ``Diagnostic.__reduce__``)."""
+    new = object.__new__(Diagnostic)
+    _setattr(new, "code", code)
+    _setattr(new, "severity", _SEVERITIES[severity])
+    _setattr(new, "line", line)
+    _setattr(new, "message", message)
+    _setattr(new, "path", path)
+    _setattr(new, "fixable", fixable)
+    return new
+
+
+_SEVERITIES = {member.value: member for member in Severity}
