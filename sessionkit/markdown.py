@@ -1679,7 +1679,7 @@ def _line_start_fences(probe: bytes) -> list[tuple[int, int]] | None:
     return blocks
 
 
-def plain_outline(probe: bytes) -> list[tuple[int, int]] | None:
+def plain_outline(probe: bytes, indented: bool | None = None) -> list[tuple[int, int]] | None:
     """The fenced code blocks of a body whose outline is plain, or ``None``.
 
     ``probe`` is a body's bytes (UTF-8, lines split at LF) with the line break
@@ -1701,10 +1701,12 @@ def plain_outline(probe: bytes) -> list[tuple[int, int]] | None:
 
     ``None`` for any other body (and one whose fence lines are not UTF-8).
     The byte searches come first, so a body without fence marks, ``<`` or
-    indented lines costs a few scans of its bytes.  ``tests/test_markdown.py``
-    holds both claims to markdown-it.
+    indented lines costs a few scans of its bytes.  ``indented`` is whether a
+    line of ``probe`` starts with a space, when the caller has found that out
+    (``None``: it is searched for here).  ``tests/test_markdown.py`` holds
+    both claims to markdown-it.
     """
-    backticks, indented = _outline_searches or _compile_outline()
+    backticks, spaced = _outline_searches or _compile_outline()
     fenced = backticks(probe) is not None
     if not fenced:  # "~~~"? (a one-byte search first: "~" alone is rare)
         at = probe.find(b"~")
@@ -1719,8 +1721,8 @@ def plain_outline(probe: bytes) -> list[tuple[int, int]] | None:
         if found is None:
             return None
         blocks = found
-    if 60 not in probe and indented(probe) is None:  # (60: "<")
-        return blocks
+    if 60 not in probe and not (spaced(probe) is not None if indented is None else indented):
+        return blocks  # (60: "<")
     for off in _off_outline[0].finditer(probe):
         at = off.start()
         if not blocks or not any(start < at < end for start, end in blocks):

@@ -614,6 +614,8 @@ def _check_outline(body: str) -> None:
         return  # (the caller's to rule out)
     probe = b"\n" + body.encode()
     ranges = markdown.plain_outline(probe)
+    # a caller that has looked for lines starting with a space says so: the same answer
+    assert markdown.plain_outline(probe, b"\n " in probe) == ranges, body
     if ranges is None:
         return
     lines = body.split("\n")

@@ -50,8 +50,9 @@ TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pa
 if TYPE_CHECKING:
     from typing import Any
 
-    #: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8)
-    _Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]], bool]
+    #: (meta, frontmatter, probe, first line, code blocks, is the probe known to be UTF-8,
+    #: its "##" lines and lines starting with a space: _LINES)
+    _Front = tuple[dict[str, Any], str, bytes, int, list[tuple[int, int]], bool, list[bytes]]
 
 __all__ = ["body_findings", "lint_facts", "quick_lint_bytes"]
 
@@ -384,15 +385,18 @@ _CHECKPOINT_KEYS = re.compile(
 )
 #: what a clean outline gives the per-page checks: (the Files touched heading line,
 #: the Checkpoints one, the level-2 heading line after that, the number of headings
-#: under Checkpoints), each line as ``\n##`` and its key (b"" for none, or for no
-#: level-2 heading after Checkpoints)
+#: under Checkpoints), each line with the line break before it (b"" for none, or for
+#: no level-2 heading after Checkpoints)
 _Outline = tuple[bytes, bytes, bytes, int]
-#: the key of a "##" line deeper than level 2 in a body's shape (see _SHAPE)
-_DEEPER = b"#"
-#: the shape of a body: the key of each "##" line (the text after "##"), ``_DEEPER`` for
-#: those deeper than level 2 (their text starts with "#"); "\n##" cannot start inside
-#: a match, so the lines found are the ones ``split(b"\n##")`` splits at
-_SHAPE = re.compile(rb"\n##(#|[^\n]*+)")
+#: a "##" line deeper than level 2 in a body's shape (see _LINES)
+_DEEPER = b"###"
+#: a line that starts with a space in a body's shape
+_SPACED = b" "
+#: the shape of a body: each line that starts with "##" (the whole line; ``_DEEPER`` for
+#: those deeper than level 2) or with a space (``_SPACED``: plain_outline asks whether
+#: there is one); "\n##" cannot start inside a match, so the "##" lines found are the
+#: ones ``split(b"\n##")`` splits at
+_LINES = re.compile(rb"\n(##(?:#|[^\n]*+)| )")
 #: the checkpoint headings _CHECKPOINT_KEYS reads, as lines of the section's text
 _CHECKPOINT_LINES = re.compile(rb"\n##" + _CHECKPOINT_KEYS.pattern.removeprefix(b"^"), re.MULTILINE)
 
@@ -408,7 +412,7 @@ class _BodyPlan:
             if not title.isprintable() or atx_heading("## " + title) != (2, title):
                 self.places = None  # a title that does not read back from its own heading
                 break
-            self.places[b" " + title.encode()] = n
+            self.places[b"## " + title.encode()] = n
         if not schema.strict_order or not schema.sections:
             self.places = None
         self.required = frozenset(schema.required_sections)
@@ -448,13 +452,13 @@ class _BodyPlan:
                 return None
             last = place
             if title == CHECKPOINTS:
-                after = b"\n##" + key
+                after = b"\n" + key
             title = sections[place]
             seen.add(title)
             if title == CHECKPOINTS:
-                checkpoints = b"\n##" + key
+                checkpoints = b"\n" + key
             elif title == "Files touched":
-                files = b"\n##" + key
+                files = b"\n" + key
         if not seen or not self.required <= seen:
             return None
         return files, checkpoints, after, heads
@@ -467,6 +471,7 @@ def body_findings(
     utf8: bool = True,
     path: str | None = None,
     first_line: int = 0,
+    lines: list[bytes] | None = None,
 ) -> list[Diagnostic] | None:
     """The body findings of ``schema`` (AW005-AW012, AW015-AW017) for the body
     ``probe`` of the plain page ``data`` (see :func:`_front`, no code blocks),
@@ -477,13 +482,15 @@ def body_findings(
     finding); a body with any other finding, or one over a line cap, is
     ``None``.  ``utf8`` says whether ``probe`` is known to be UTF-8; if not, it
     is checked here.  ``first_line`` is the line (0-based) before the body's
-    first.
+    first.  ``lines`` is ``_LINES.findall(probe)`` when the caller has it.
     """
+    if lines is None:
+        lines = _LINES.findall(probe)
     rules = _plan(schema)  # (the schema's plan for the rules keeps its body plan too)
     plan: _BodyPlan | None = rules.body
     if plan is None:
         plan = rules.body = _BodyPlan(schema)
-    shape = tuple(_SHAPE.findall(probe))
+    shape = tuple(lines if _SPACED not in lines else [k for k in lines if k != _SPACED])
     outline = plan.outlines.get(shape, _UNREAD)
     if outline is _UNREAD:
         outline = plan.outline(shape)
@@ -604,15 +611,16 @@ def _front(data: bytes) -> _Front | None:
     probe = data[close + 4 :] if after < size else b"\n"
     first_line = frontmatter.count("\n") + 1
     # the headings are the lines starting with "#" that read as such, outside fenced code
-    blocks = plain_outline(probe)
+    lines = _LINES.findall(probe)
+    blocks = plain_outline(probe, _SPACED in lines)
     if blocks is None:
         return None
-    return meta, frontmatter, probe, first_line, blocks, checked
+    return meta, frontmatter, probe, first_line, blocks, checked, lines
 
 
 def _facts(front: _Front, path: str | None) -> PageFacts | None:
     """The facts of a page :func:`_front` took (``None``: the general path)."""
-    meta, frontmatter, probe, first_line, blocks, checked = front
+    meta, frontmatter, probe, first_line, blocks, checked, _ = front
     if not checked and not _utf8(probe):
         return None
     found = _scan_body(probe, first_line, blocks) if blocks else _split_body(probe, first_line)
@@ -661,7 +669,7 @@ def quick_lint_bytes(
     # (the verdict's two lanes, each of which can be turned off alone: one call when on)
     verdict = _fastpaths.enabled("clean-verdict")
     if not front[4] and (verdict or _fastpaths.enabled("verdict-findings")):
-        found = body_findings(front[2], data, rules, front[5], path, front[3])
+        found = body_findings(front[2], data, rules, front[5], path, front[3], front[6])
         if found is not None:
             clean = meta_clean(meta, path, rules, rules_version)
             if clean and not found:
