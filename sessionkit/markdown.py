@@ -36,10 +36,11 @@ API summary
     container, by the block state's own rules: for readers that look at a
     page's bytes line by line (the quick lint).
 
-``plain_outline(probe: bytes) -> list[tuple[int, int]] | None``
+``plain_outline(probe: bytes, indented: bool | None = None) -> list[tuple[int, int]] | None``
     Whether a body's top-level headings are just its lines that start with
     ``#`` and read as headings, outside fenced code; if so, where that code
-    is (byte ranges).  The quick lint's pre-check.
+    is (byte ranges).  The quick lint's pre-check (``indented``: whether a
+    line starts with a space, when the caller knows).
 
 ``fast_paths_enabled() -> bool`` and ``general_paths()``
     The one public switch between the fast lanes and the general readers
