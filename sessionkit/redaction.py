@@ -1134,7 +1134,7 @@ def _hyperscan() -> Any:
         import hyperscan  # (installed some other way: through its package)
 
         return hyperscan
-    except ImportError:
+    except Exception:  # (an accelerator that cannot be loaded: the next matcher)
         return None
 
 
