@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 
 from . import fastpaths as _fastpaths
@@ -12,8 +13,6 @@ from .errors import ParseError, SessionKitError
 
 TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
-    from typing import Any
-
     from .adapters.aiwiki import Schema
     from .model import Session
 
@@ -90,7 +89,7 @@ def lint_quick(
     # same lines, the same findings (tests/test_lint_line_ends.py)
     plain = data[3:] if data.startswith(_BOM) else data
     if 13 in plain:  # CR
-        if (_LONE_CR or _lone_cr())(plain) is not None:  # a CR of its own: the general path
+        if _LONE_CR.search(plain) is not None:  # a CR of its own: the general path
             return None
         plain = plain.translate(None, b"\r")  # (every CR ends a CRLF: a C loop, no search)
     quick = _quick or _load_quick()
@@ -130,16 +129,8 @@ def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diag
 
 _quick: ModuleType | None = None
 _BOM = b"\xef\xbb\xbf"
-#: the search for a CR that is not followed by LF (compiled on the first CR page)
-_LONE_CR: Any = None
-
-
-def _lone_cr() -> Any:
-    global _LONE_CR
-    import re
-
-    _LONE_CR = re.compile(rb"\r(?!\n)").search
-    return _LONE_CR
+#: a CR that is not followed by LF (a CR of its own)
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def _lint_secrets(data: bytes, path: str | None, format: str) -> list[Diagnostic]:

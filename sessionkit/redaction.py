@@ -824,21 +824,16 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     A note's bytes are first checked for the detectors' literals, so a note
     without any is not decoded or scanned.
     """
-    # (lint's bytes: most notes stop at the literal scan, once it is built)
-    scan = _SCAN[0] if _SCAN and type(data) is bytes else None
-    if scan is not None and _fastpaths.enabled("secret-literals") and not scan(data):
-        _fastpaths.answered("secret-literals")
-        return []
+    if isinstance(data, bytes):  # (lint's bytes: most notes stop at the screen)
+        if not _may_hold_text(data):
+            return []
+        data = data.decode("utf-8", "replace").removeprefix("\ufeff")
     if format.startswith("aiwiki"):
         code = AIWIKI_CODE
     elif format == "basic-memory":
         code = BASIC_MEMORY_CODE
     else:
         return []
-    if isinstance(data, bytes):
-        if not _may_hold(data):
-            return []
-        data = data.decode("utf-8", "replace").removeprefix("\ufeff")
     from .diagnostics import Diagnostic, Severity
 
     return [

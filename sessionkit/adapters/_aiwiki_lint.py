@@ -254,9 +254,7 @@ def _filename_mismatch(
     sid7 = str(sid)[:7] if isinstance(sid, str) and sid else None
     name = path[max(path.rfind("/"), path.rfind("\\")) + 1 :]  # (posixpath.basename)
     # the common case: every placeholder has a value, the name is a plain string
-    template = _TEMPLATES.get(pattern, _UNREAD)
-    if template is _UNREAD:
-        template = _template(pattern)
+    template = _template(pattern)
     if template is not None and (sid7 or not template[1]):
         literal = template[0].format(date, sid7)
         return None if name == literal else (name, _placeholders(date, sid7))
@@ -277,23 +275,16 @@ def _filename_mismatch(
     return None if matches else (name, values)
 
 
-#: a file-name pattern -> (a format string of it, with the date as {0} and the short
-#: session id as {1}; does it use the id), or None for a pattern with other braces
-_TEMPLATES: dict[str, tuple[str, bool] | None] = {}
-_UNREAD: Any = object()
-
-
+@lru_cache(maxsize=64)
 def _template(pattern: str) -> tuple[str, bool] | None:
-    """The format string :func:`_filename_mismatch` fills for ``pattern`` (remembered)."""
+    """The format string :func:`_filename_mismatch` fills for ``pattern`` (the date as
+    ``{0}``, the short session id as ``{1}``) and whether it uses the id, or ``None``
+    for a pattern with other braces."""
     text = pattern.replace("{date}", "\0").replace("{date_start}", "\0")
     text = text.replace("{session_id_short}", "\1")
-    template = None
-    if "{" not in text and "}" not in text and "\0" not in pattern and "\1" not in pattern:
-        template = (text.replace("\0", "{0}").replace("\1", "{1}"), "\1" in text)
-    if len(_TEMPLATES) >= 64:
-        _TEMPLATES.clear()
-    _TEMPLATES[pattern] = template
-    return template
+    if "{" in text or "}" in text or "\0" in pattern or "\1" in pattern:
+        return None
+    return text.replace("\0", "{0}").replace("\1", "{1}"), "\1" in text
 
 
 def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> bool:

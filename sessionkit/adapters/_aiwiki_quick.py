@@ -556,8 +556,8 @@ def body_findings(
 
 
 def _line_at(probe: bytes, line: bytes, start: int) -> int:
-    """Where ``line`` (``\n##`` and a heading's key, the whole line) begins in ``probe``
-    from ``start`` on, or -1."""
+    """Where ``line`` (a heading's whole line and the line break before it) begins in
+    ``probe`` from ``start`` on, or -1."""
     at = probe.find(line, start)
     while at >= 0:
         end = at + len(line)

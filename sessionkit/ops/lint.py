@@ -143,8 +143,6 @@ class _Job:
         self.limit = limit
 
     def __call__(self, item: LintItem) -> list[Diagnostic]:
-        if item[0] == "file":  # (most items: one call less a note)
-            return lint_file(item[1], self.limit, item[3] if len(item) > 3 else None)
         return lint_item(item, self.limit)
 
 
