@@ -36,7 +36,7 @@ from functools import cache, lru_cache
 from operator import itemgetter
 
 from .. import fastpaths as _fastpaths
-from ..diagnostics import Diagnostic, Severity
+from ..diagnostics import Diagnostic, Severity, _finding
 from ..document import Document
 from ..errors import SessionKitError
 from ..markdown import tokenize
@@ -467,16 +467,7 @@ class _MetaLinter:
     def add(
         self, code: str, severity: Severity, line: int | None, message: str, fixable: bool = False
     ) -> None:
-        self.found.append(
-            Diagnostic(
-                code=code,
-                severity=severity,
-                line=line,
-                message=message,
-                path=self.path,
-                fixable=fixable,
-            )
-        )
+        self.found.append(_finding(code, severity, line, message, self.path, fixable))
 
     def error(self, code: str, line: int | None, message: str) -> None:
         self.add(code, _ERROR, line, message)
@@ -769,13 +760,13 @@ def files_findings(
 
 def no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
     """AW012 for the citation ``ref`` of the bullet starting on line ``start`` (0-based)."""
-    return Diagnostic(
-        code="AW012",
-        severity=_WARNING,
-        line=start + 1,
-        message=f"citation {ref!r} has no @sha7 (lint --fix fills it from git)",
-        path=path,
-        fixable=True,
+    return _finding(
+        "AW012",
+        _WARNING,
+        start + 1,
+        f"citation {ref!r} has no @sha7 (lint --fix fills it from git)",
+        path,
+        True,
     )
 
 
