@@ -498,12 +498,8 @@ def body_findings(
         return None
     if not utf8 and not _utf8(probe):
         return None
-    most = plan.most_lines
-    if most is not None:
-        breaks = data.count(b"\n")
-        if breaks >= most and breaks + (data[-1:] != b"\n") > most:  # (the lines: one more
-            return None  # when the last has no line break)
     files, checkpoints, after, heads = outline
+    breaks = -1  # the page's line breaks, once counted
     found: list[Diagnostic] = []
     at = -1  # where the Files touched heading's line begins
     if files:
@@ -523,13 +519,17 @@ def body_findings(
             return None
         if bullets:
             # a bullet's line: the line breaks before it (the body's first line follows
-            # the heading's line break)
+            # the heading's line break), counted on from the bullet before, and on to the
+            # end for the line caps (the page's line breaks: the probe's and first_line)
+            where, counted = first_line, 0
             for off, text, citation in bullets:
-                where = first_line + probe.count(b"\n", 0, start + off)
+                where += probe.count(b"\n", counted, start + off)
+                counted = start + off
                 if citation is None:
                     found += files_findings([(where, text)], (), path)
                 else:
                     found.append(no_sha(citation, where, path))
+            breaks = where + probe.count(b"\n", counted)
     if checkpoints:
         start = _line_at(probe, checkpoints, 0)
         if not after:  # (the last section)
@@ -552,6 +552,12 @@ def body_findings(
             for stamp in stamps:
                 if stamp[8:10] > b"28" and parse_timestamp(stamp.decode()) is None:
                     return None
+    most = plan.most_lines
+    if most is not None:
+        if breaks < 0:
+            breaks = data.count(b"\n")
+        if breaks >= most and breaks + (data[-1:] != b"\n") > most:  # (the lines: one more
+            return None  # when the last has no line break)
     return found
 
 

@@ -91,6 +91,36 @@ def test_the_benchmark_corpus_is_plain(tmp_path: Path) -> None:
     assert all(_check(p.read_text("utf-8"), str(p)) for p in paths)
 
 
+@pytest.mark.parametrize("kind", ["clean", "finding"])
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+@pytest.mark.parametrize("last_break", [True, False])
+def test_pages_at_the_line_caps(kind: str, version: int, extra: int, last_break: bool) -> None:
+    """A benchmark page (without and with a citation lacking its SHA, a finding the quick
+    lane reports) grown to one line under, at and over its schema's first line cap, with
+    and without a line break after its last line: the same findings both ways, and the
+    quick lane answers for it (it counts the lines while it looks at the bullets)."""
+    from _corpus import cli_page
+
+    name, data = cli_page(kind, 7)
+    text = data.decode()
+    if version == 1:
+        text = text.replace("schema_version: 2", "schema_version: 1", 1)
+    schema = builtin_schema(version)
+    caps = [schema.hard_cap, schema.soft_target[1] if schema.soft_target else None]
+    most = min(cap for cap in caps if cap is not None)
+    body = text.rstrip("\n")
+    lines = body.count("\n") + 1
+    assert lines < most
+    # (most + extra lines either way: empty ones, or a last one without its line break)
+    grown = body + "\n" * (most + extra - lines) + ("\n" if last_break else "- the last line")
+    found, took = _lint_both(grown, f"aiwiki/sessions/{name}")
+    assert took
+    over = [d for d in found if d.code in ("AW009", "AW010")]
+    assert bool(over) == (extra > 0), found
+    assert any(d.code == "AW012" for d in found) == (kind == "finding")
+
+
 # -- generated pages -----------------------------------------------------------------
 
 _FRONT = st.sampled_from(
