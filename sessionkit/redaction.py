@@ -825,7 +825,7 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     without any is not decoded or scanned.
     """
     if isinstance(data, bytes):  # (lint's bytes: most notes stop at the screen)
-        if not _may_hold_text(data):
+        if not _may_hold_bytes(data):
             return []
         data = data.decode("utf-8", "replace").removeprefix("\ufeff")
     if format.startswith("aiwiki"):
@@ -1158,21 +1158,26 @@ def _may_hold(data: str | bytes) -> bool:
 
 
 def _may_hold_text(data: str | bytes) -> bool:
-    kind = str if isinstance(data, str) else bytes
-    if kind is str and kind not in _PREFILTER and _ONE_BY_ONE[0] > 0:
+    if not isinstance(data, str):
+        return _may_hold_bytes(data)
+    if str not in _PREFILTER and _ONE_BY_ONE[0] > 0:
         _ONE_BY_ONE[0] -= 1  # every literal by itself: the same answer as the groups'
-        text: str = data  # type: ignore[assignment]
-        if any(lit in text for d in _DETECTORS for lit in d[4]):
+        if any(lit in data for d in _DETECTORS for lit in d[4]):
             return True
-        text = _lower(text)
+        text = _lower(data)
         return any(lit in text for d in _DETECTORS for lit in d[5])
-    scan = (_SCAN[0] if _SCAN else _literal_scan()) if kind is bytes else None
-    # one scan for every literal at once
+    return _searched(data, str)
+
+
+def _may_hold_bytes(data: bytes) -> bool:
+    """:func:`_may_hold_text` of a note's bytes: one scan for every literal at once (the
+    ``secret-literals`` lane), or the sieve, then the searches."""
+    scan = _SCAN[0] if _SCAN else _literal_scan()
     if scan is not None and _fastpaths.enabled("secret-literals"):
         if not scan(data):
             _fastpaths.answered("secret-literals")
             return False
-    elif kind is bytes:  # the sieve first: most notes stop there
+    else:  # the sieve first: most notes stop there
         table, sieves = _SIEVE[0] if _SIEVE else _sieve()
         sieved = data.translate(table)
         for mark, search in sieves:
@@ -1180,7 +1185,13 @@ def _may_hold_text(data: str | bytes) -> bool:
                 break
         else:
             return False
-    exact, lowered = _PREFILTER.get(type(data)) or _prefilter(kind)
+    return _searched(data, bytes)
+
+
+def _searched(data: str | bytes, kind: type) -> bool:
+    """Whether the exact and the lowered literals' searches (for ``kind``, str or bytes)
+    find one in ``data``."""
+    exact, lowered = _PREFILTER.get(kind) or _prefilter(kind)
     for anchor, search in exact:
         if anchor in data and search(data) is not None:
             return True
