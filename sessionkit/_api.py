@@ -77,7 +77,8 @@ def lint_quick(
     """
     if len(data) > (MAX_NOTE_BYTES if max_bytes is None else max_bytes):
         return None
-    if not _fastpaths.enabled("quick-lint"):  # the quick lint is a fast lane: off with the switch
+    off = _fastpaths.lanes_off()  # (asked once for the lanes the quick lint takes)
+    if "quick-lint" in off:  # the quick lint is a fast lane: off with the switch
         return None
     # (ints for one-byte searches: "b'x' in data" first fails to read b'x' as an int,
     # and the TypeError it raises and drops costs more than the search)
@@ -94,11 +95,13 @@ def lint_quick(
         plain = plain.translate(None, b"\r")  # (every CR ends a CRLF: a C loop, no search)
     quick = _quick or _load_quick()
     found: list[Diagnostic] | None = quick.quick_lint_bytes(
-        plain, path, schema, None if format is None else int(format[-1])
+        plain, path, schema, None if format is None else int(format[-1]), off
     )
     if found is not None:
         _fastpaths.answered("quick-lint")
-        found = found + _lint_secrets(data, path, format or "aiwiki")
+        secrets = _lint_secrets(data, path, format or "aiwiki")
+        if secrets:  # (most notes have none: no copy of their findings)
+            found = found + secrets
     if found is not None and 0 in data:  # NUL
         return _with_nul(found, data.decode("utf-8", "replace"), path)
     return found

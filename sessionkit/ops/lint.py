@@ -143,6 +143,8 @@ class _Job:
         self.limit = limit
 
     def __call__(self, item: LintItem) -> list[Diagnostic]:
+        if item[0] == "file" and len(item) == 4:  # (the usual item: no dispatch)
+            return lint_file(item[1], self.limit, item[3])
         return lint_item(item, self.limit)
 
 
