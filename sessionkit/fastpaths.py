@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any
 
-__all__ = ["ENV", "LANES", "answered", "enabled", "general_paths", "taken"]
+__all__ = ["ENV", "LANES", "answered", "enabled", "general_paths", "lanes_off", "taken"]
 
 #: the environment variable read by :func:`enabled`
 ENV = "SESSIONKIT_FAST_PATHS"
@@ -112,6 +112,23 @@ def enabled(lane: str | None = None) -> bool:
 #: the variable's last value read and the lanes it turns off (``None``: all of them)
 _seen: list[Any] = [None, frozenset()]
 
+_NONE_OFF: frozenset[str] = frozenset()
+_ALL_OFF = frozenset(LANES)
+
+
+def lanes_off() -> frozenset[str]:
+    """The lanes turned off right now (all of :data:`LANES` when every lane is): for a
+    caller that asks about several lanes at once, ``lane not in lanes_off()`` is
+    ``enabled(lane)``."""
+    if _forced_general:
+        return _ALL_OFF
+    raw = _ENVIRON.get(_KEY) if _ENVIRON is not None else os.environ.get(ENV)
+    if raw is None:
+        return _NONE_OFF
+    enabled()  # (reads the variable's value into _seen)
+    off: frozenset[str] | None = _seen[1]
+    return _ALL_OFF if off is None else off
+
 
 def _lanes_off(value: str) -> frozenset[str] | None:
     """The lanes a value of the variable turns off (``None``: every lane)."""
@@ -119,7 +136,7 @@ def _lanes_off(value: str) -> frozenset[str] | None:
     if value in ("0", "false", "no", "off"):
         return None
     names = [name.strip() for name in value.split(",")]
-    return frozenset(name[1:] for name in names if name.startswith("-"))
+    return frozenset(LANES).intersection(name[1:] for name in names if name.startswith("-"))
 
 
 #: the table behind ``os.environ`` (changed in place by ``os.environ[...] = ...``, ``del``

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import sessionkit
-from sessionkit.fastpaths import LANES, enabled, general_paths, taken
+from sessionkit.fastpaths import LANES, enabled, general_paths, lanes_off, taken
 from sessionkit.ops.convert import convert_text
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,11 +63,14 @@ def test_what_the_variable_turns_off(
 ) -> None:
     monkeypatch.setenv("SESSIONKIT_FAST_PATHS", value)
     assert {lane for lane in LANES if not enabled(lane)} == off
+    assert lanes_off() == off  # (what a caller asking about several lanes at once sees)
     assert enabled() is (off != set(LANES))
     monkeypatch.delenv("SESSIONKIT_FAST_PATHS")
     assert all(enabled(lane) for lane in LANES)
+    assert not lanes_off()
     with general_paths():
         assert not any(enabled(lane) for lane in LANES)
+        assert lanes_off() == set(LANES)
 
 
 def test_a_conversion_lane_off_alone(monkeypatch: pytest.MonkeyPatch) -> None:

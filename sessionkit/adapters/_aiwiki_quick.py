@@ -582,9 +582,10 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def _front(data: bytes) -> _Front | None:
+def _front(data: bytes, off: frozenset[str] = frozenset()) -> _Front | None:
     """(meta, frontmatter, probe, first line, code blocks, UTF-8 checked) of a plain
-    page, or ``None`` (for callers that know the fast lanes are on).
+    page, or ``None`` (for callers that know the fast lanes are on; ``off``: the lanes
+    :func:`~sessionkit.fastpaths.lanes_off` names).
 
     ``probe`` is the body with the line break before its first line (so
     ``b"\n#"`` finds every heading); ``first line`` is the closing fence's
@@ -610,7 +611,7 @@ def _front(data: bytes) -> _Front | None:
     except UnicodeDecodeError:
         return None
     # (fast_mapping's reader: the quick scan runs only with the fast lanes on)
-    meta = _mapping(frontmatter) if _fastpaths.enabled("flat-frontmatter") else None
+    meta = _mapping(frontmatter) if "flat-frontmatter" not in off else None
     if meta is None:
         return None
     _fastpaths.answered("flat-frontmatter")
@@ -649,18 +650,25 @@ def _facts(front: _Front, path: str | None) -> PageFacts | None:
 
 
 def quick_lint_bytes(
-    data: bytes, path: str | None, schema: Schema | None = None, version: int | None = None
+    data: bytes,
+    path: str | None,
+    schema: Schema | None = None,
+    version: int | None = None,
+    off: frozenset[str] | None = None,
 ) -> list[Diagnostic] | None:
     """The lint findings of a plain session page's bytes, or ``None`` for the general path.
 
     ``None`` also for a page that is not an aiwiki session page of a known
     ``schema_version``.  ``version`` is the format's version when the caller
     names one (``None``: the page's own).  For callers that know the fast lanes are
-    on (:func:`sessionkit.fastpaths.enabled`).  A page whose body outline is clean
-    (the common case, findings or not) is linted by :func:`body_findings` and
-    the frontmatter rules alone; any other page by its facts.
+    on (:func:`sessionkit.fastpaths.enabled`); ``off`` is what
+    :func:`~sessionkit.fastpaths.lanes_off` says, when the caller has asked it.  A
+    page whose body outline is clean (the common case, findings or not) is linted by
+    :func:`body_findings` and the frontmatter rules alone; any other page by its facts.
     """
-    front = _front(data)
+    if off is None:
+        off = _fastpaths.lanes_off()
+    front = _front(data, off)
     if front is None:
         return None
     meta = front[0]
@@ -672,16 +680,17 @@ def quick_lint_bytes(
     if version is None:
         version = declared
     rules, rules_version = rules_for(meta, schema, version)
-    # (the verdict's two lanes, each of which can be turned off alone: one call when on)
-    verdict = _fastpaths.enabled("clean-verdict")
-    if not front[4] and (verdict or _fastpaths.enabled("verdict-findings")):
+    # (the verdict's two lanes, each of which can be turned off alone)
+    verdict = "clean-verdict" not in off
+    findings = "verdict-findings" not in off
+    if not front[4] and (verdict or findings):
         found = body_findings(front[2], data, rules, front[5], path, front[3], front[6])
         if found is not None:
             clean = meta_clean(meta, path, rules, rules_version)
             if clean and not found:
                 lane = "clean-verdict" if verdict else ""
             else:
-                lane = "verdict-findings" if _fastpaths.enabled("verdict-findings") else ""
+                lane = "verdict-findings" if findings else ""
             if lane:  # (else that lane is off: the page's facts)
                 _fastpaths.answered(lane)
                 if clean:
