@@ -251,8 +251,10 @@ def _filename_mismatch(
     if not isinstance(date, str) or _parse_date_text(date) is None:
         return None
     sid = meta.get("session_id")
-    sid7 = str(sid)[:7] if isinstance(sid, str) and sid else None
-    name = path[max(path.rfind("/"), path.rfind("\\")) + 1 :]  # (posixpath.basename)
+    sid7 = sid[:7] if isinstance(sid, str) and sid else None
+    name = path.rpartition("/")[2]  # (the name after the last "/" or "\\")
+    if "\\" in name:
+        name = name.rpartition("\\")[2]
     # the common case: every placeholder has a value, the name is a plain string
     template = _template(pattern)
     if template is not None and (sid7 or not template[1]):
