@@ -1085,7 +1085,7 @@ def _hyperscan_scan(exact: set[str], lowered: set[str]) -> Any:
 
     def scan(data: bytes) -> bool:
         try:
-            search(data, match_event_handler=_halt)
+            search(data, _halt)  # (the handler by position: no keyword to parse)
         except Exception:  # ScanTerminated: a literal (any other failure: the searches decide)
             return True
         return False
