@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from .cli import console
 
-sys.exit(main([sys.argv[0], *sys.argv[1:]]))
+sys.exit(console())
