@@ -1,11 +1,11 @@
 """The ``sessionkit`` command: a thin entry point.
 
 :func:`console` is the console script (the whole process); :func:`main` runs
-the command line for a program that calls it and returns the exit code.  It
-imports nothing heavy itself: the
-agent hooks (``sessionkit hook ...``) run on every compaction and session
-start, so they are dispatched to :mod:`sessionkit.hooks` before click is
-imported.  Every other command lives in :mod:`sessionkit._cli` (click).
+the command line for a program that calls it and returns the exit code.
+Neither imports anything heavy itself: the agent hooks (``sessionkit hook
+...``) run on every compaction and session start, so they are dispatched to
+:mod:`sessionkit.hooks` before click is imported.  Every other command lives
+in :mod:`sessionkit._cli` (click).
 
 Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
 Errors are one line on stderr, ``sessionkit: path:line: message``; no

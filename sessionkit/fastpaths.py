@@ -117,7 +117,7 @@ _ALL_OFF = frozenset(LANES)
 
 
 def lanes_off() -> frozenset[str]:
-    """The lanes turned off right now (all of :data:`LANES` when every lane is): for a
+    """The lanes turned off right now (every name in :data:`LANES` when all are off): for a
     caller that asks about several lanes at once, ``lane not in lanes_off()`` is
     ``enabled(lane)``."""
     if _forced_general:
