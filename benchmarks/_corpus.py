@@ -265,7 +265,8 @@ def cli_page(kind: str, i: int) -> tuple[str, bytes]:
 
     ``clean``: v2 pages that lint clean; ``finding``: the same, each with one
     citation without ``@sha7`` (one AW warning a page); ``mix``: 55% v2, 15%
-    v1, 10% CRLF v2, 10% v2 with a BOM, 10% long v2 pages.
+    v1, 10% CRLF v2, 10% v2 with a BOM, 10% long v2 pages (and the wiki's own
+    schema page: :func:`write_cli_corpus`).
     """
     if kind == "finding":
         name, text = aiwiki_v2_page(i)
@@ -292,12 +293,34 @@ def cli_page(kind: str, i: int) -> tuple[str, bytes]:
     return name, text.encode()
 
 
+#: the schema page sessionkit ships for v2, which is the aiwiki plugin's own page
+SHIPPED_SCHEMA_PAGE = (
+    Path(__file__)
+    .resolve()
+    .parents[1]
+    .joinpath("sessionkit", "adapters", "schemas", "aiwiki-session-v2.md")
+)
+
+
+def _write_schema_page(root: Path) -> None:
+    """The wiki's own schema page (``aiwiki/schemas/session.md``), a copy of the shipped one,
+    as a wiki set up by the aiwiki plugin carries it."""
+    page = root / "aiwiki" / "schemas" / "session.md"
+    if not page.exists():
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_bytes(SHIPPED_SCHEMA_PAGE.read_bytes())
+
+
 def write_cli_corpus(root: Path, kind: str, n: int) -> Path:
     """A wiki of ``n`` pages of ``kind`` at ``root`` (a git repository); reuses a complete one.
+
+    The ``mix`` wiki also has its own schema page (a copy of the shipped v2 page).
 
     Returns the sessions folder.
     """
     folder = root / "aiwiki" / "sessions"
+    if kind == "mix":  # (before the check below: corpora cached before it was added get it)
+        _write_schema_page(root)
     done = root / ".complete"
     if done.exists():
         return folder

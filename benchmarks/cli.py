@@ -25,8 +25,9 @@ process the same way):
 
 Corpora (``benchmarks/_corpus.py``, deterministic): ``clean`` v2 pages;
 ``finding``, each page with one citation without ``@sha7``; ``mix``, 55% v2,
-15% v1, 10% CRLF, 10% BOM, 10% long pages.  They are cached under the
-temporary folder.
+15% v1, 10% CRLF, 10% BOM, 10% long pages, in a wiki with its own schema page
+(a copy of the shipped one, as the aiwiki plugin sets a wiki up).  They are
+cached under the temporary folder.
 
     python benchmarks/cli.py                           # small: 1,000 pages, 3 rounds
     python benchmarks/cli.py --sizes 1000,10000 --rounds 5

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from functools import cache
 
-from .._plain import Frozen
+from .._plain import Frozen, _rebuild
 from ..errors import FormatError, ParseError, SessionKitError
 
 TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
@@ -123,12 +123,42 @@ class Schema(Frozen):
             source=source,
         )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _unpickled, (self._values(),)
+
     def key(self, name: str) -> KeyRule | None:
         """The rule for frontmatter key ``name``, if the schema has one."""
         for rule in self.keys:
             if rule.name == name:
                 return rule
         return None
+
+
+#: the schemas this process has unpickled, by their values (see :func:`_unpickled`)
+_UNPICKLED: dict[tuple[Any, ...], Schema] = {}
+
+
+def _unpickled(values: tuple[Any, ...]) -> Schema:
+    """A pickled schema read back: the one this process already read back with these
+    values, if any.
+
+    ``sessionkit lint --jobs N`` sends each chunk of notes with its wiki's schema;
+    lint keeps what it works out for a schema (its rules' plan, the outlines judged)
+    by the schema object, which a worker thus makes once, not once a chunk.
+    """
+    try:
+        known = _UNPICKLED.get(values)
+    except TypeError:  # (a value that cannot be hashed: a new schema each time)
+        known = None
+        keep = False
+    else:
+        keep = len(_UNPICKLED) < 64
+    if known is None:
+        new: Any = _rebuild(Schema, values)
+        known = new
+        if keep:
+            _UNPICKLED[values] = new
+    return known
 
 
 def _title(entry: Any, source: str, line: int | None = None) -> str:
@@ -265,22 +295,50 @@ def load_schema(text_or_path: str | os.PathLike[str], *, source: str | None = No
         text = text_or_path
         where = source or "<schema>"
     else:
-        from pathlib import Path
-
-        file = Path(text_or_path)
-        where = source or str(file)
+        file = os.fspath(text_or_path)  # (no pathlib: lint's start-up would pay for it)
+        where = source or file
         try:
-            text = file.read_text(encoding="utf-8")
+            with open(file, encoding="utf-8") as handle:
+                text = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise ParseError(f"cannot read schema page: {exc}", path=where) from None
     doc = parse(text, where)
-    try:
-        meta = doc.meta
-    except SessionKitError as exc:
-        raise exc.with_path(where) from None
+    meta = _shipped_meta(doc) if doc.has_frontmatter else None
+    if meta is None:
+        try:
+            meta = doc.meta
+        except SessionKitError as exc:
+            raise exc.with_path(where) from None
     if not doc.has_frontmatter:
         raise FormatError("schema page has no frontmatter", path=where, line=1)
     return _from_meta(meta, where, lambda key: doc.key_line(key) or 1)
+
+
+def _shipped_meta(doc: Any) -> dict[str, Any] | None:
+    """The frontmatter of a shipped schema page (:data:`_SHIPPED`) when ``doc``'s is its
+    very text, else ``None``.
+
+    A wiki's own schema page is most often a copy of the one its tools ship, which is
+    sessionkit's: then no YAML is read (on ``sessionkit lint``'s path, reading it would
+    import the YAML library, about 20 ms).
+    """
+    from ..document import parse
+
+    text = doc.frontmatter_text.replace("\r\n", "\n")
+    for version, meta in _SHIPPED.items():
+        try:
+            with open(_shipped_page(version), encoding="utf-8") as page:
+                shipped = page.read()
+        except OSError:  # (not installed as files: the YAML reads it)
+            return None
+        if parse(shipped).frontmatter_text == text:
+            return meta
+    return None
+
+
+def _shipped_page(version: int) -> str:
+    """The path of the schema page shipped for ``version``."""
+    return os.path.join(os.path.dirname(__file__), "schemas", f"aiwiki-session-v{version}.md")
 
 
 #: the frontmatter of the schema pages shipped with sessionkit

@@ -605,7 +605,7 @@ class WikiSchemas:
             page = os.path.join(key, SCHEMA_PAGE)
             own = None
             if os.path.isfile(page):  # (the reader is imported only for a wiki that has one)
-                from ..adapters.aiwiki import load_schema
+                from .._api import load_schema
 
                 own = self._usable(load_schema(page))
             self._roots[key] = own
@@ -636,8 +636,7 @@ class WikiSchemas:
         storage = getattr(store, "storage", None)
         if getattr(store, "layout", None) != "aiwiki" or storage is None:
             return None
-        from .._api import decode
-        from ..adapters.aiwiki import load_schema
+        from .._api import decode, load_schema
         from ..errors import FormatError, NotFoundError
 
         source = f"{str(storage.url).rstrip('/')}/{SCHEMA_PAGE}"
