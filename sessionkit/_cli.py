@@ -354,7 +354,6 @@ def lint(
     replaces the built-in schema for its notes (a broken one: exit 2).
     """
     from . import redaction
-    from .ops.lint import lint_many
 
     config = _state().config
     targets = list(paths) or [_shown(effective_store_url(config, _state().directory))]
@@ -363,8 +362,7 @@ def lint(
     if fix:
         _fix(targets)
     items = _lint_targets(targets, layout, fmt, storage_option)
-    errors = report(lint_many(items, limit=limit, jobs=jobs), as_json)
-    _exit(FINDINGS if errors else OK)
+    _exit(FINDINGS if report(items, limit, jobs, as_json) else OK)
 
 
 def _shown(url: str) -> str:

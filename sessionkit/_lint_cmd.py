@@ -18,6 +18,7 @@ import os
 import sys
 
 from . import fastpaths as _fastpaths
+from .diagnostics import Severity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
     from .diagnostics import Diagnostic
 
-__all__ = ["failure_text", "local_items", "main", "report"]
+__all__ = ["failure_text", "local_items", "main", "render_json", "render_text", "report"]
 
 #: exit codes (as the click commands have them)
 OK, FINDINGS, UNUSABLE = 0, 1, 2
@@ -89,7 +90,7 @@ def main(argv: Sequence[str]) -> int | None:
 def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
     from . import redaction
     from ._config_sources import config_sources_exist
-    from .ops.lint import MAX_NOTE_BYTES, WikiSchemas, lint_many
+    from .ops.lint import MAX_NOTE_BYTES, WikiSchemas
 
     limit = MAX_NOTE_BYTES
     if config_sources_exist(os.getcwd()):  # (else the built-in defaults: no config module)
@@ -102,8 +103,7 @@ def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
         redaction.LINT_ALLOW = frozenset()
     schemas = WikiSchemas()
     items = (item for path in paths for item in local_items(path, schemas))
-    errors = report(lint_many(items, limit=limit, jobs=jobs), as_json)
-    return FINDINGS if errors else OK
+    return FINDINGS if report(items, limit, jobs, as_json) else OK
 
 
 def local_items(target: str, schemas: Any) -> Iterator[Any]:
@@ -137,29 +137,61 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
         yield ("error", path, (f"refused: it resolves to {real}, outside {local}", None))
 
 
-def report(findings: Iterable[list[Diagnostic]], as_json: bool) -> bool:
-    """Print every finding as it comes (``path:line: CODE severity: message``, or a
-    JSON list); whether one is an error."""
-    from .diagnostics import Severity
+def report(items: Iterable[Any], limit: int, jobs: int | None, as_json: bool) -> bool:
+    """Lint the work items (:data:`sessionkit.ops.lint.LintItem`) over ``jobs``
+    processes and print every finding as it comes (``path:line: CODE severity:
+    message``, or a JSON list); whether one is an error.
 
-    error = Severity.ERROR  # (an enum member read once, not once a finding)
+    Each process formats the findings it made (:func:`render_text`,
+    :func:`render_json`): workers send back text, not findings.
+    """
+    from .ops.lint import lint_many
+
+    render = render_json if as_json else render_text
     errors = False
     count = 0
-    # (one write a finding into stdout's own buffer: a flush per finding would be a
-    # system call per finding; a terminal's stdout is line-buffered anyway)
+    # (one write a note into stdout's own buffer: a flush per note would be a system
+    # call per note; a terminal's stdout is line-buffered anyway)
     write = sys.stdout.write
-    for found in findings:
-        for diag in found:
-            errors = errors or diag.severity is error
+    for text, found, error in lint_many(items, limit=limit, jobs=jobs, render=render):
+        if found:
+            errors = errors or error
             if as_json:
-                write(("[\n" if not count else ",\n") + _json_item(diag))
+                write(("[\n" if not count else ",\n") + text)
             else:
-                write(f"{diag}\n")
-            count += 1
+                write(text)
+            count += found
     if as_json:
         write("\n]\n" if count else "[]\n")
     sys.stdout.flush()
     return errors
+
+
+#: the severity that fails a run (an enum member read once, not once a finding)
+_ERROR = Severity.ERROR
+
+
+def render_text(found: list[Diagnostic]) -> tuple[str, int, bool]:
+    """One note's findings as ``lint`` prints them (a line each), their number, and
+    whether one is an error."""
+    if not found:
+        return "", 0, False
+    error = _ERROR
+    if len(found) == 1:  # (the usual case: no comprehension)
+        diag = found[0]
+        return f"{diag}\n", 1, diag.severity is error
+    text = "".join([f"{diag}\n" for diag in found])
+    return text, len(found), any(diag.severity is error for diag in found)
+
+
+def render_json(found: list[Diagnostic]) -> tuple[str, int, bool]:
+    """One note's findings as elements of ``lint --json``'s list (joined by ``,\\n``),
+    their number, and whether one is an error."""
+    if not found:
+        return "", 0, False
+    error = _ERROR
+    text = ",\n".join([_json_item(diag) for diag in found])
+    return text, len(found), any(diag.severity is error for diag in found)
 
 
 def _json_item(diag: Diagnostic) -> str:

@@ -22,9 +22,9 @@ from ..errors import ParseError
 TYPE_CHECKING = False  # (typing and pathlib are not imported at run time: lint's start-up)
 if TYPE_CHECKING:
     from collections import deque
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
-    from typing import Any, NoReturn
+    from typing import Any, NoReturn, TypeVar, overload
 
     from ..adapters.aiwiki import Schema
 
@@ -142,15 +142,54 @@ class _Job:
     def __init__(self, limit: int) -> None:
         self.limit = limit
 
-    def __call__(self, item: LintItem) -> list[Diagnostic]:
+    def __call__(self, item: LintItem) -> Any:
         if item[0] == "file" and len(item) == 4:  # (the usual item: no dispatch)
             return lint_file(item[1], self.limit, item[3])
         return lint_item(item, self.limit)
 
 
+class _RenderJob(_Job):
+    """A :class:`_Job` that gives what ``render`` makes of an item's findings."""
+
+    def __init__(self, limit: int, render: Callable[[list[Diagnostic]], Any]) -> None:
+        super().__init__(limit)
+        self.render = render
+
+    def __call__(self, item: LintItem) -> Any:
+        return self.render(_Job.__call__(self, item))
+
+
+if TYPE_CHECKING:
+    _R = TypeVar("_R")
+else:  # (typing is not imported at run time: the overloads below are plain functions)
+
+    def overload(function: Any) -> Any:
+        return function
+
+
+@overload
 def lint_many(
-    items: Iterable[LintItem], *, limit: int, jobs: int | None = None
-) -> Iterator[list[Diagnostic]]:
+    items: Iterable[LintItem], *, limit: int, jobs: int | None = None, render: None = None
+) -> Iterator[list[Diagnostic]]: ...
+
+
+@overload
+def lint_many(  # noqa: F811 (ruff does not know this module's own overload for typing's)
+    items: Iterable[LintItem],
+    *,
+    limit: int,
+    jobs: int | None = None,
+    render: Callable[[list[Diagnostic]], _R],
+) -> Iterator[_R]: ...
+
+
+def lint_many(  # noqa: F811
+    items: Iterable[LintItem],
+    *,
+    limit: int,
+    jobs: int | None = None,
+    render: Callable[[list[Diagnostic]], Any] | None = None,
+) -> Iterator[Any]:
     """Each item's findings, in input order, linted over ``jobs`` processes.
 
     Items are read lazily; only a few chunks are in memory at once.  Where
@@ -158,6 +197,13 @@ def lint_many(
     lints its share too and ``jobs - 1`` forked workers the rest
     (:func:`_shared`); elsewhere a process pool does the work
     (:func:`~sessionkit.ops._parallel.ordered_map`).
+
+    ``render``, when given, is applied to each item's findings in the process
+    that linted them, and what it returns is yielded instead: a caller that
+    prints the findings has the workers format them, so that this process
+    sends and receives text, not findings.  It must be picklable (a function
+    defined at a module's top level) and must not depend on state of this
+    process that a worker lacks.
 
     Raises:
         OSError: a local file cannot be read (at its place in the order).
@@ -168,7 +214,7 @@ def lint_many(
     workers = default_jobs() if jobs is None else jobs
     if workers < 1:
         raise ValueError(f"jobs must be at least 1, not {workers}")
-    job = _Job(limit)
+    job = _Job(limit) if render is None else _RenderJob(limit, render)
     if workers == 1:  # (map raises the input's own error at its place too)
         return map(job, items)
     if _can_fork():
@@ -253,7 +299,7 @@ class _Ahead:
         return self.ended and not self._buffer and self.failure is None
 
 
-def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list[Diagnostic]]:
+def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[Any]:
     """:func:`lint_many` over ``workers`` processes: this one and ``workers - 1`` forks.
 
     The input is cut into stretches, in order.  Each worker is kept
@@ -335,9 +381,9 @@ def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[list
             worker.close()
 
 
-def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[list[Diagnostic]], Exception | None]:
-    """Each item's findings up to the first failure, and that failure."""
-    done: list[list[Diagnostic]] = []
+def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[Any], Exception | None]:
+    """What ``job`` gives for each item up to the first failure, and that failure."""
+    done: list[Any] = []
     try:
         for item in chunk:
             done.append(job(item))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from sessionkit.diagnostics import Diagnostic
 from sessionkit.ops.lint import lint_many
 from tests.procs import children
 
@@ -82,6 +83,32 @@ def test_any_number_of_jobs_gives_the_findings_of_one(pages: list[str], jobs: in
     serial = list(lint_many(items, limit=1 << 20, jobs=1))
     assert len(serial) == len(items) and sum(map(len, serial)) > 500
     assert list(lint_many(iter(items), limit=1 << 20, jobs=jobs)) == serial
+    assert not children()
+
+
+def _codes(found: list[Diagnostic]) -> tuple[str, ...]:
+    """What the render test makes of a note's findings (picklable: at the top level)."""
+    return tuple(f"{d.code}@{d.line}" for d in found)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_render_gives_what_it_makes_of_each_notes_findings(
+    pages: list[str], tmp_path: Path, jobs: int
+) -> None:
+    """``render`` runs on each note's findings in the process that linted them, and its
+    result comes back in the notes' order; an unreadable note still stops the run at
+    its place."""
+    items = _items(pages)
+    serial = list(lint_many(items, limit=1 << 20, jobs=1))
+    rendered = list(lint_many(iter(items), limit=1 << 20, jobs=jobs, render=_codes))
+    assert rendered == [_codes(found) for found in serial]
+    assert sum(map(bool, rendered)) > 300  # (notes with findings among them)
+    items[800] = ("file", str(tmp_path / "missing.md"), None)
+    got = []
+    with pytest.raises(FileNotFoundError, match=r"missing\.md"):
+        for text in lint_many(items, limit=1 << 20, jobs=jobs, render=_codes):
+            got.append(text)
+    assert got == rendered[:800]
     assert not children()
 
 
