@@ -32,8 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import attrs
-
+from ._plain import Frozen
 from .errors import SessionKitError
 
 if TYPE_CHECKING:
@@ -86,9 +85,8 @@ class ConfigError(SessionKitError):
 # -- the model ----------------------------------------------------------------
 
 
-@attrs.frozen(kw_only=True)
-class Source:
-    """Where an effective configuration value came from.
+class Source(Frozen):
+    """Where an effective configuration value came from (a frozen value).
 
     Attributes:
         kind: ``"flag"``, ``"env"``, ``"project"``, ``"user"`` or ``"default"``.
@@ -97,10 +95,22 @@ class Source:
         name: the flag or environment variable, for those kinds.
     """
 
+    # (the fields in their order: repr, equality and hash take them so)
+    __slots__ = ("kind", "file", "line", "name")  # noqa: RUF023
     kind: str
-    file: str | None = None
-    line: int | None = None
-    name: str | None = None
+    file: str | None
+    line: int | None
+    name: str | None
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        file: str | None = None,
+        line: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self._set(kind=kind, file=file, line=line, name=name)
 
     def __str__(self) -> str:
         if self.file is not None:
@@ -118,88 +128,127 @@ class Source:
 _DEFAULT = Source(kind="default")
 
 
-@attrs.frozen(kw_only=True)
-class HookConfig:
-    """How the agent hooks behave.
+class HookConfig(Frozen):
+    """How the agent hooks behave (a frozen value).
 
     Attributes:
         store: the store the hooks write to; ``None`` means the default store.
-        directive_kind: kind of the directive a pre-compact checkpoint carries.
+        directive_kind: kind of the directive a pre-compact checkpoint carries
+            (``"Dream"``).
         directive_scope: its ``Scope:`` item.
         directive_action: its ``Action:`` item.
-        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``)
-            or ``"plain"`` text.
-        context_budget: the most the session-start context may measure
-            (in ``context_unit``); see :mod:`sessionkit.context`.
-        context_unit: ``"chars"`` or ``"tokens"`` (an estimate).
-        deadline_ms: time budget of one hook run, in milliseconds: on the
+        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``,
+            the default) or ``"plain"`` text.
+        deadline_ms: time budget of one hook run, in milliseconds (5000): on the
             deadline the hook exits 0 and says why (see ``docs/hooks.md``).
+        context_budget: the most the session-start context may measure
+            (in ``context_unit``; 9000); see :mod:`sessionkit.context`.
+        context_unit: ``"chars"`` (the default) or ``"tokens"`` (an estimate).
+
+    Raises:
+        ConfigError: ``session_start_output`` or the context budget is not one
+            the hooks can use.
     """
 
-    store: str | None = None
-    directive_kind: str = "Dream"
-    directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages"
-    directive_action: str = "invoke `support-dream` skill before resuming other work"
-    session_start_output: str = attrs.field(default="json")
-    deadline_ms: int = 5000
+    # (the fields in their order: repr, equality and hash take them so)
+    __slots__ = (  # noqa: RUF023
+        "store",
+        "directive_kind",
+        "directive_scope",
+        "directive_action",
+        "session_start_output",
+        "deadline_ms",
+        "context_budget",
+        "context_unit",
+    )
+    store: str | None
+    directive_kind: str
+    directive_scope: str
+    directive_action: str
+    session_start_output: str
+    deadline_ms: int
+    context_budget: int
+    context_unit: str
 
-    @session_start_output.validator
-    def _check_output(self, attribute: Any, value: str) -> None:
-        if value not in ("json", "plain"):
-            raise ConfigError(
-                f"hooks.session_start_output must be 'json' or 'plain', not {value!r}"
-            )
-
-    context_budget: int = 9000
-    context_unit: str = "chars"
-
-    def __attrs_post_init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        store: str | None = None,
+        directive_kind: str = "Dream",
+        directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages",
+        directive_action: str = "invoke `support-dream` skill before resuming other work",
+        session_start_output: str = "json",
+        deadline_ms: int = 5000,
+        context_budget: int = 9000,
+        context_unit: str = "chars",
+    ) -> None:
+        if session_start_output not in ("json", "plain"):
+            shown = repr(session_start_output)
+            raise ConfigError(f"hooks.session_start_output must be 'json' or 'plain', not {shown}")
         from .context import check_budget
 
-        problem = check_budget(self.context_budget, self.context_unit)
+        problem = check_budget(context_budget, context_unit)
         if problem is not None:
             raise ConfigError(f"hooks.context_budget {problem}")
+        self._set(
+            store=store,
+            directive_kind=directive_kind,
+            directive_scope=directive_scope,
+            directive_action=directive_action,
+            session_start_output=session_start_output,
+            deadline_ms=deadline_ms,
+            context_budget=context_budget,
+            context_unit=context_unit,
+        )
 
 
-@attrs.frozen(kw_only=True)
-class SecretsConfig:
-    """What writes do with secret-shaped values (see docs/secrets.md).
+class SecretsConfig(Frozen):
+    """What writes do with secret-shaped values (see docs/secrets.md; a frozen value).
 
     Attributes:
-        redact: ``"on"`` (replace each by ``[REDACTED:kind]``), ``"warn"``
+        redact: ``"on"`` (replace each by ``[REDACTED:kind]``, the default), ``"warn"``
             (write as is, report) or ``"off"`` (do not look); under ``warn``
             and ``off`` remote stores and conversions refuse such a note.
         allow: known-safe values never redacted, separated by commas or blanks.
     """
 
-    redact: str = "on"
-    allow: str = ""
+    __slots__ = ("redact", "allow")  # noqa: RUF023
+    redact: str
+    allow: str
+
+    def __init__(self, *, redact: str = "on", allow: str = "") -> None:
+        self._set(redact=redact, allow=allow)
 
     def allow_values(self) -> frozenset[str]:
         """The allowlist as a set of values."""
         return frozenset(v for v in re.split(r"[\s,]+", self.allow) if v)
 
 
-@attrs.frozen(kw_only=True)
-class Limits:
-    """Size limits for input.
+class Limits(Frozen):
+    """Size limits for input (a frozen value).
 
     Attributes:
-        max_note_bytes: largest note read, in bytes.
-        max_payload_bytes: largest hook payload read from stdin, in bytes.
+        max_note_bytes: largest note read, in bytes (8 MiB).
+        max_payload_bytes: largest hook payload read from stdin, in bytes (1 MiB).
     """
 
-    max_note_bytes: int = 8 * 1024 * 1024
-    max_payload_bytes: int = 1024 * 1024
+    __slots__ = ("max_note_bytes", "max_payload_bytes")
+    max_note_bytes: int
+    max_payload_bytes: int
+
+    def __init__(
+        self, *, max_note_bytes: int = 8 * 1024 * 1024, max_payload_bytes: int = 1024 * 1024
+    ) -> None:
+        self._set(max_note_bytes=max_note_bytes, max_payload_bytes=max_payload_bytes)
 
 
 def _options(value: Mapping[str, Mapping[str, Any]] | None) -> Mapping[str, Mapping[str, Any]]:
     return {prefix: dict(opts) for prefix, opts in (value or {}).items()}
 
 
-@attrs.frozen(kw_only=True)
-class Config:
-    """The effective configuration (a value; building one reads nothing).
+class Config(Frozen):
+    """The effective configuration (a frozen value; building one reads nothing;
+    :meth:`~sessionkit._plain.Frozen.replace` makes a changed copy).
 
     Attributes:
         store: default store URL or path; ``None`` means the repository root
@@ -209,25 +258,78 @@ class Config:
         format: note format new notes are written in, ``None`` for the
             layout's default.
         storage_options: fsspec options per URL prefix
-            (``{"s3://team-notes": {"endpoint_url": ..., "profile": ...}}``).
+            (``{"s3://team-notes": {"endpoint_url": ..., "profile": ...}}``;
+            not hashed).
         bm_project: Basic Memory project name, ``None`` for its default project.
         hooks: hook behaviour.
         secrets: secret redaction on write.
         limits: input size limits.
-        sources: where each value came from, by dotted key (not compared).
+        sources: where each value came from, by dotted key (not compared, not
+            hashed, not shown by ``repr``).
     """
 
-    store: str | None = None
-    layout: str | None = None
-    format: str | None = None
-    storage_options: Mapping[str, Mapping[str, Any]] = attrs.field(
-        factory=dict, converter=_options, hash=False
+    # (the fields in their order: repr and equality take them so, but for sources)
+    __slots__ = (  # noqa: RUF023
+        "store",
+        "layout",
+        "format",
+        "storage_options",
+        "bm_project",
+        "hooks",
+        "secrets",
+        "limits",
+        "sources",
     )
-    bm_project: str | None = None
-    hooks: HookConfig = attrs.field(factory=HookConfig)
-    secrets: SecretsConfig = attrs.field(factory=SecretsConfig)
-    limits: Limits = attrs.field(factory=Limits)
-    sources: Mapping[str, Source] = attrs.field(factory=dict, eq=False, hash=False, repr=False)
+    store: str | None
+    layout: str | None
+    format: str | None
+    storage_options: Mapping[str, Mapping[str, Any]]
+    bm_project: str | None
+    hooks: HookConfig
+    secrets: SecretsConfig
+    limits: Limits
+    sources: Mapping[str, Source]
+
+    def __init__(
+        self,
+        *,
+        store: str | None = None,
+        layout: str | None = None,
+        format: str | None = None,
+        storage_options: Mapping[str, Mapping[str, Any]] | None = None,
+        bm_project: str | None = None,
+        hooks: HookConfig | None = None,
+        secrets: SecretsConfig | None = None,
+        limits: Limits | None = None,
+        sources: Mapping[str, Source] | None = None,
+    ) -> None:
+        self._set(
+            store=store,
+            layout=layout,
+            format=format,
+            storage_options=_options(storage_options),
+            bm_project=bm_project,
+            hooks=HookConfig() if hooks is None else hooks,
+            secrets=SecretsConfig() if secrets is None else secrets,
+            limits=Limits() if limits is None else limits,
+            sources={} if sources is None else sources,
+        )
+
+    def _compared(self) -> tuple[Any, ...]:
+        return self._values()[:-1]  # (all but sources)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        compared = self._compared()
+        return hash(compared[:3] + compared[4:])  # (nor storage_options: a dict)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__[:-1])
+        return f"Config({inner})"
 
     def source(self, key: str) -> Source:
         """Where the value of dotted ``key`` came from (``default`` when not recorded)."""
@@ -976,7 +1078,7 @@ def load_config(
         if "store.url" not in merged:
             why = "Basic Memory project" if url.startswith("bm://") else "repository root"
             sources["store.url"] = Source(kind="default", name=why)
-        config = attrs.evolve(config, store=url, sources=sources)
+        config = config.replace(store=url, sources=sources)
     return config
 
 

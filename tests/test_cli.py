@@ -546,7 +546,8 @@ KEPT = Freed()  # (freed at the interpreter's teardown, if it runs)
 atexit.register(lambda: sys.stderr.write("exit handler\\n"))
 if sys.argv[1] == "--thread":
     import threading
-    threading.Thread(target=threading.Event().wait, args=(0.5,)).start()
+    # (alive until the process ends, however slow the run: a daemon, not waited for)
+    threading.Thread(target=threading.Event().wait, args=(60,), daemon=True).start()
     del sys.argv[1]
 sys.exit(console())
 """

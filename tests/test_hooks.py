@@ -616,6 +616,23 @@ def test_hook_path_imports_no_heavy_modules(repo: Path, home: Path, event: str) 
     assert [m for m in heavy if m in modules] == []
 
 
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_a_configured_hook_imports_no_heavy_modules(tmp_path: Path, home: Path, event: str) -> None:
+    """A project configuration file (how hooks are pointed at a store, or told what to
+    write) is read without attrs and the rest of the heavy set, and applies."""
+    repo = tmp_path / "configured"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".sessionkit.toml").write_text('[hooks]\ndirective_kind = "Plan"\n')
+    run(["hook", "pre-compact"], home, payload(repo))
+    stdin = payload(repo, hook_event_name="SessionStart" if event == "session-start" else None)
+    code, modules = _imported(event, repo, home, stdin)
+    assert code == 0
+    assert "sessionkit.config" in modules  # (the configuration was read)
+    heavy = ["attrs", "attr", "cattrs", "click", "fsspec", "multiprocessing", "platformdirs"]
+    assert [m for m in heavy if m in modules] == []
+    assert "**Plan directive (unconsumed" in pages(repo)[0].read_text(encoding="utf-8")
+
+
 # -- the light session-start path agrees with the store path ------------------------------------
 
 
