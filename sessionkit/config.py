@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._plain import Frozen
@@ -37,6 +36,7 @@ from .errors import SessionKitError
 
 if TYPE_CHECKING:
     import tomllib
+    from pathlib import Path  # (imported where a Path is returned: hooks read a file without it)
 
 __all__ = [
     "PROJECT_FILE",
@@ -516,31 +516,57 @@ def _has_url_password(url: str) -> bool:
 # -- locating files -------------------------------------------------------------
 
 
-def _start(start_dir: str | os.PathLike[str] | None) -> Path:
-    return Path(os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd()))
+def _start(start_dir: str | os.PathLike[str] | None) -> str:
+    return os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
 
 
-def find_project_file(start_dir: str | os.PathLike[str] | None = None) -> Path | None:
-    """The nearest ``.sessionkit.toml`` at or above ``start_dir`` (default: cwd), if any."""
-    here = _start(start_dir)
-    for folder in (here, *here.parents):
-        candidate = folder / PROJECT_FILE
-        if candidate.is_file():
+def _up(here: str) -> Iterator[str]:
+    """``here`` and each of its parents, nearest first."""
+    while True:
+        yield here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return
+        here = parent
+
+
+def _project_file(start_dir: str | os.PathLike[str] | None) -> str | None:
+    for folder in _up(_start(start_dir)):
+        candidate = os.path.join(folder, PROJECT_FILE)
+        if os.path.isfile(candidate):
             return candidate
     return None
 
 
-def repository_root(start_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The nearest ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``."""
+def _repository_root(start_dir: str | os.PathLike[str] | None) -> str:
     here = _start(start_dir)
-    for folder in (here, *here.parents):
-        if (folder / "aiwiki").is_dir() or (folder / ".git").exists():
+    for folder in _up(here):
+        if os.path.isdir(os.path.join(folder, "aiwiki")) or os.path.exists(
+            os.path.join(folder, ".git")
+        ):
             return folder
     return here
 
 
+def find_project_file(start_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``.sessionkit.toml`` at or above ``start_dir`` (default: cwd), if any."""
+    from pathlib import Path
+
+    found = _project_file(start_dir)
+    return None if found is None else Path(found)
+
+
+def repository_root(start_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The nearest ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``."""
+    from pathlib import Path
+
+    return Path(_repository_root(start_dir))
+
+
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     """The user file: ``$SESSIONKIT_CONFIG``, else ``<user config dir>/sessionkit/config.toml``."""
+    from pathlib import Path
+
     from ._userconfig import user_config_file
 
     return Path(user_config_file(env))
@@ -879,7 +905,7 @@ def _check_scalar(setting: Setting, value: Any) -> str | None:
     return None
 
 
-def _resolve_path(value: str, base: Path | None) -> str:
+def _resolve_path(value: str, base: str | None) -> str:
     """A store location from a file: ``~`` expanded, relative paths joined to ``base``."""
     if "://" in value:
         return value
@@ -905,7 +931,7 @@ def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
     except tomllib.TOMLDecodeError as exc:
         raise _toml_error(exc, text, file) from None
     entries = _scan(_split(text))
-    base = Path(file).parent
+    base = os.path.dirname(file)  # ("" for a bare name: the working directory)
     layer: _Layer = {}
 
     def fail(path: tuple[str, ...], message: str) -> ConfigError:
@@ -956,10 +982,11 @@ def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
     return layer
 
 
-def _read_file(path: Path, kind: str) -> _Layer:
-    file = str(path)
+def _read_file(path: str | os.PathLike[str], kind: str) -> _Layer:
+    file = os.fspath(path)
     try:
-        data = path.read_bytes()
+        with open(file, "rb") as handle:
+            data = handle.read()
     except FileNotFoundError:
         return {}
     except OSError as exc:
@@ -1065,8 +1092,10 @@ def load_config(
     """
     env = os.environ if env is None else env
     merged: _Layer = {}
-    merged.update(_read_file(user_config_path(env), "user"))
-    project = find_project_file(start_dir)
+    from ._userconfig import user_config_file
+
+    merged.update(_read_file(user_config_file(env), "user"))
+    project = _project_file(start_dir)
     if project is not None:
         merged.update(_read_file(project, "project"))
     merged.update(_env_layer(env))
@@ -1099,7 +1128,7 @@ def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None
         return config.store
     if config.layout == "basic-memory":
         return f"bm://{config.bm_project or ''}"
-    return str(repository_root(start_dir))
+    return _repository_root(start_dir)
 
 
 def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
