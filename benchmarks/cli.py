@@ -21,7 +21,8 @@ process the same way):
   floor writing into a fresh folder; the target is removed and the removal
   flushed (``os.sync``) outside the timed region;
 * ``hook session-start`` and ``hook pre-compact`` in a wiki of ``--hook-size``
-  pages against ``python -c pass``.
+  pages against ``python -c pass``, without a configuration file and with a
+  project one (``.sessionkit.toml``, as hooks pointed at a store have).
 
 Corpora (``benchmarks/_corpus.py``, deterministic): ``clean`` v2 pages;
 ``finding``, each page with one citation without ``@sha7``; ``mix``, 55% v2,
@@ -406,21 +407,35 @@ def bench_hooks(bench: Bench, root: Path, size: int, rounds: int, runs: int) -> 
     )
     floor = [sys.executable, "-c", "pass"]
     rows = []
-    for event, payload in (("session-start", start), ("pre-compact", pre)):
-        cmd = [*bench.sk, "hook", event]
-        bench.run(cmd, stdin=payload.encode(), cwd=root)
-        row = Row(f"hook {event}", size, "clean", "python -c pass", "floor", "<=3x")
+    config = root / ".sessionkit.toml"
+    for configured in (False, True):
+        # (a project configuration file, as hooks pointed at a store or told what to write
+        # have one: here it sets two hook keys to their defaults, so the output is the same)
+        if configured:
+            config.write_text(HOOK_CONFIG)
+        elif config.exists():
+            config.unlink()
+        corpus = "clean, configured" if configured else "clean"
+        for event, payload in (("session-start", start), ("pre-compact", pre)):
+            cmd = [*bench.sk, "hook", event]
+            bench.run(cmd, stdin=payload.encode(), cwd=root)
+            row = Row(f"hook {event}", size, corpus, "python -c pass", "floor", "<=3x")
 
-        def sk(cmd: list[str] = cmd, payload: str = payload) -> Sample:
-            times = [bench.run(cmd, stdin=payload.encode(), cwd=root) for _ in range(runs)]
-            return _median_run(times)
+            def sk(cmd: list[str] = cmd, payload: str = payload) -> Sample:
+                times = [bench.run(cmd, stdin=payload.encode(), cwd=root) for _ in range(runs)]
+                return _median_run(times)
 
-        def base() -> Sample:
-            return _median_run([bench.run(floor, cwd=root) for _ in range(runs)])
+            def base() -> Sample:
+                return _median_run([bench.run(floor, cwd=root) for _ in range(runs)])
 
-        alternate(bench, row, rounds, sk, base)
-        rows.append(row)
+            alternate(bench, row, rounds, sk, base)
+            rows.append(row)
+    config.unlink()
     return rows
+
+
+#: the project configuration file of the configured hook runs
+HOOK_CONFIG = '[hooks]\nsession_start_output = "json"\ncontext_budget = 9000\n'
 
 
 COMMANDS = ("lint", "ls", "migrate", "convert", "hooks")

@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from . import __version__
-from ._lint_cmd import _one_line, failure_text, local_items, report
+from ._lint_cmd import _is_url, _local, _one_line, _shown, failure_text, local_items, report
 from ._lint_cmd import _silence_stdout as _silence_stdout
 from .config import (
     Config,
@@ -208,14 +208,6 @@ def _state() -> _State:
     return obj if obj is not None else _State(None)
 
 
-def _is_url(target: str) -> bool:
-    return "://" in target and not target.startswith("file://")
-
-
-def _local(target: str) -> str:
-    return target[len("file://") :] if target.startswith("file://") else target
-
-
 def _open_store(
     root: str | None,
     layout: str | None,
@@ -363,17 +355,6 @@ def lint(
         _fix(targets)
     items = _lint_targets(targets, layout, fmt, storage_option)
     _exit(FINDINGS if report(items, limit, jobs, as_json) else OK)
-
-
-def _shown(url: str) -> str:
-    """A local store path relative to the working directory when it is under it (as typed)."""
-    if _is_url(url):
-        return url
-    try:
-        rel = os.path.relpath(_local(url))
-    except ValueError:  # another drive (Windows)
-        return url
-    return url if rel == ".." or rel.startswith(".." + os.sep) else rel
 
 
 def _fix(targets: Sequence[str]) -> None:

@@ -5,14 +5,15 @@
 them it returns the built-in defaults.  A command that only needs a default or
 two (``lint`` of local paths: the size limit and the secrets allowlist) asks
 :func:`config_sources_exist` first and imports the configuration module (and
-attrs) only when a source exists.
+attrs) only when a source exists.  With no source, the default store is the
+repository root (:func:`repository_root`), found here too.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["PROJECT_FILE", "config_sources_exist", "user_config_file"]
+__all__ = ["PROJECT_FILE", "config_sources_exist", "repository_root", "user_config_file"]
 
 #: name of the project configuration file (as :data:`sessionkit.config.PROJECT_FILE`)
 PROJECT_FILE = ".sessionkit.toml"
@@ -45,3 +46,19 @@ def config_sources_exist(start: str) -> bool:
             break
         here = parent
     return os.path.isfile(user_config_file())
+
+
+def repository_root(start: str) -> str:
+    """The nearest ancestor of the absolute path ``start`` (itself included) holding
+    ``aiwiki/`` or ``.git``, else ``start`` (the rule of
+    :func:`sessionkit.config.repository_root`, which asks this)."""
+    here = start
+    while True:
+        if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
+            os.path.join(here, ".git")
+        ):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent

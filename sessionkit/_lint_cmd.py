@@ -3,9 +3,11 @@
 ``sessionkit lint DIR``, in a pre-commit hook or CI, pays for every module it
 imports before it reads a page, and click with what it imports is about a
 third of a short run.  :func:`main` runs the plain form of the command itself:
-local paths (at least one), ``--json`` and ``--jobs N`` (``-j N``,
-``--jobs=N``), nothing else.  Any other form, ``--help`` included, is the
-click command's (:func:`sessionkit._cli.lint`), and so is every form when the
+local paths, ``--json`` and ``--jobs N`` (``-j N``, ``--jobs=N``), nothing
+else; no path is the configured store, which with no configuration source is
+the repository root (``sessionkit lint`` in a repository).  Any other form,
+``--help`` included, is the click command's (:func:`sessionkit._cli.lint`), and
+so are no path when a configuration source exists and every form when the
 fast lanes are off (:mod:`sessionkit.fastpaths`, lane ``cli-lint``): both
 share this module's steps (:func:`local_items`, :func:`report`,
 :func:`failure_text`), and ``tests/test_cli_lint_fast.py`` checks that they
@@ -34,8 +36,9 @@ OK, FINDINGS, UNUSABLE = 0, 1, 2
 
 
 def _plain(argv: Sequence[str]) -> tuple[list[str], bool, int | None] | None:
-    """(paths, ``--json``, ``--jobs``) of the plain form of ``lint``'s arguments, else
-    ``None`` (anything else: an option it does not take, a URL, no path)."""
+    """(paths, ``--json``, ``--jobs``) of the plain form of ``lint``'s arguments (no
+    path: the configured store), else ``None`` (anything else: an option it does not
+    take, a URL)."""
     paths: list[str] = []
     as_json = False
     jobs: int | None = None
@@ -57,7 +60,7 @@ def _plain(argv: Sequence[str]) -> tuple[list[str], bool, int | None] | None:
         if value is None or not value.isascii() or not value.isdigit() or value[0] == "0":
             return None  # (click says what is wrong with it)
         jobs = int(value)
-    return (paths, as_json, jobs) if paths else None
+    return paths, as_json, jobs
 
 
 def main(argv: Sequence[str]) -> int | None:
@@ -68,8 +71,18 @@ def main(argv: Sequence[str]) -> int | None:
     plain = _plain(argv)
     if plain is None:
         return None
-    _fastpaths.answered("cli-lint")
     paths, as_json, jobs = plain
+    if not paths:  # the configured store: with no configuration, the repository root
+        from ._config_sources import config_sources_exist, repository_root
+
+        try:
+            start = os.getcwd()
+        except OSError:  # (a working directory that is gone: the click command says so)
+            return None
+        if config_sources_exist(start):
+            return None  # (the click command reads the configuration for it)
+        paths = [_shown(repository_root(start))]
+    _fastpaths.answered("cli-lint")
     try:
         return _lint(paths, as_json, jobs)
     except BrokenPipeError:
@@ -106,6 +119,25 @@ def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
     return FINDINGS if report(items, limit, jobs, as_json) else OK
 
 
+def _is_url(target: str) -> bool:
+    return "://" in target and not target.startswith("file://")
+
+
+def _local(target: str) -> str:
+    return target[len("file://") :] if target.startswith("file://") else target
+
+
+def _shown(url: str) -> str:
+    """A local store path relative to the working directory when it is under it (as typed)."""
+    if _is_url(url):
+        return url
+    try:
+        rel = os.path.relpath(_local(url))
+    except ValueError:  # another drive (Windows)
+        return url
+    return url if rel == ".." or rel.startswith(".." + os.sep) else rel
+
+
 def local_items(target: str, schemas: Any) -> Iterator[Any]:
     """The lint work items (:data:`sessionkit.ops.lint.LintItem`) of a local path: a
     note, or every note of a folder (those behind a link leading outside it are
@@ -117,7 +149,7 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
     """
     from .ops.lint import notes_under, spelled
 
-    local = spelled(target[len("file://") :] if target.startswith("file://") else target)
+    local = spelled(_local(target))
     if os.path.isdir(local):
         refused: list[str] = []  # behind a link leading outside the folder: not read
         notes: Iterable[str] = notes_under(local, refused)

@@ -539,13 +539,9 @@ def _project_file(start_dir: str | os.PathLike[str] | None) -> str | None:
 
 
 def _repository_root(start_dir: str | os.PathLike[str] | None) -> str:
-    here = _start(start_dir)
-    for folder in _up(here):
-        if os.path.isdir(os.path.join(folder, "aiwiki")) or os.path.exists(
-            os.path.join(folder, ".git")
-        ):
-            return folder
-    return here
+    from ._config_sources import repository_root
+
+    return repository_root(_start(start_dir))
 
 
 def find_project_file(start_dir: str | os.PathLike[str] | None = None) -> Path | None:

@@ -85,6 +85,34 @@ def test_paths_of_every_kind(wiki: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "refused: it resolves to" in _both([str(wiki)], capsys)[1]
 
 
+@pytest.mark.parametrize("json", [[], ["--json"]])
+def test_no_path_is_the_repository_root(
+    wiki: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, json: list[str]
+) -> None:
+    """``sessionkit lint`` with no path lints the configured store: with no configuration
+    source, the repository root, as click's command finds it (shown relative to the
+    working directory when under it), from the root and from a folder below it."""
+    (wiki / ".git").mkdir()
+    monkeypatch.chdir(wiki)
+    code, out, _ = _both(json, capsys)
+    assert code == 1 and "AW001" in out
+    assert out == _both([*json, "."], capsys)[1]  # (the root, shown as ".")
+    monkeypatch.chdir(wiki / "aiwiki" / "sessions")
+    code, below, _ = _both(json, capsys)
+    assert code == 1
+    assert below == _both([*json, str(wiki)], capsys)[1]  # (above it: the whole path)
+
+
+def test_no_path_with_a_configuration_is_the_click_command(
+    wiki: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (wiki / ".git").mkdir()
+    (wiki / ".sessionkit.toml").write_text('[store]\nlayout = "aiwiki"\n')
+    monkeypatch.chdir(wiki)
+    code, out, _ = _both([], capsys, fast=False)
+    assert code == 1 and "AW001" in out
+
+
 def test_a_broken_schema_page_stops_the_run(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
     own = wiki / "aiwiki" / "schemas" / "session.md"
     own.parent.mkdir(parents=True, exist_ok=True)
