@@ -5,15 +5,22 @@
 them it returns the built-in defaults.  A command that only needs a default or
 two (``lint`` of local paths: the size limit and the secrets allowlist) asks
 :func:`config_sources_exist` first and imports the configuration module (and
-attrs) only when a source exists.  With no source, the default store is the
-repository root (:func:`repository_root`), found here too.
+the TOML reader) only when a source exists.  With no source, the default store
+is the repository root (:func:`repository_root`), found here too (the hooks and
+``lint`` with no path ask it).
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["PROJECT_FILE", "config_sources_exist", "repository_root", "user_config_file"]
+__all__ = [
+    "PROJECT_FILE",
+    "config_sources_exist",
+    "repository_above",
+    "repository_root",
+    "user_config_file",
+]
 
 #: name of the project configuration file (as :data:`sessionkit.config.PROJECT_FILE`)
 PROJECT_FILE = ".sessionkit.toml"
@@ -51,7 +58,14 @@ def config_sources_exist(start: str) -> bool:
 def repository_root(start: str) -> str:
     """The nearest ancestor of the absolute path ``start`` (itself included) holding
     ``aiwiki/`` or ``.git``, else ``start`` (the rule of
-    :func:`sessionkit.config.repository_root`, which asks this)."""
+    :func:`sessionkit.config.repository_root`, which asks this, as the hooks do)."""
+    found = repository_above(start)
+    return start if found is None else found
+
+
+def repository_above(start: str) -> str | None:
+    """The nearest ancestor of ``start`` (itself included) holding ``aiwiki/`` or
+    ``.git``, or ``None`` when there is none."""
     here = start
     while True:
         if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
@@ -60,5 +74,5 @@ def repository_root(start: str) -> str:
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return start
+            return None
         here = parent

@@ -457,34 +457,20 @@ def _store_usable_without_start(store: str | None) -> bool:
 
 def _in_repository(start: str) -> bool:
     """Whether ``start`` or a folder above it holds ``aiwiki/`` or ``.git``."""
-    here = start
-    while True:
-        if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
-            os.path.join(here, ".git")
-        ):
-            return True
-        parent = os.path.dirname(here)
-        if parent == here:
-            return False
-        here = parent
+    from ._config_sources import repository_above
+
+    return repository_above(start) is not None
 
 
 def _repository_root(start: str) -> str:
     """The nearest ancestor holding ``aiwiki/`` or ``.git``, else ``start``.
 
-    The same rule as :func:`sessionkit.config.repository_root`, without
-    importing the configuration module (the hook path stays light).
+    The rule of :func:`sessionkit.config.repository_root`, without importing the
+    configuration module (the hook path stays light).
     """
-    here = start
-    while True:
-        if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
-            os.path.join(here, ".git")
-        ):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return start
-        here = parent
+    from ._config_sources import repository_root
+
+    return repository_root(start)
 
 
 class _HookDefaults:
