@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = [
     "PROJECT_FILE",
     "config_sources_exist",
+    "project_file",
     "repository_above",
     "repository_root",
     "user_config_file",
 ]
 
-#: name of the project configuration file (as :data:`sessionkit.config.PROJECT_FILE`)
+#: name of the project configuration file (:data:`sessionkit.config.PROJECT_FILE`)
 PROJECT_FILE = ".sessionkit.toml"
 #: variables of that prefix that are no configuration setting (read where they are used:
 #: the hook reads its deadline's variable itself, and hooks.deadline_ms is for it alone)
@@ -44,15 +49,18 @@ def config_sources_exist(start: str) -> bool:
     ``SESSIONKIT_*`` variable, a project file at or above ``start``, the user file."""
     if any(k.startswith("SESSIONKIT_") and k not in _NOT_CONFIG for k in os.environ):
         return True
-    here = os.path.abspath(start)
-    while True:
-        if os.path.isfile(os.path.join(here, PROJECT_FILE)):
-            return True
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
+    if project_file(os.path.abspath(start)) is not None:
+        return True
     return os.path.isfile(user_config_file())
+
+
+def project_file(start: str) -> str | None:
+    """The nearest ``.sessionkit.toml`` at or above the absolute path ``start``, if any."""
+    for folder in _up(start):
+        candidate = os.path.join(folder, PROJECT_FILE)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def repository_root(start: str) -> str:
@@ -66,13 +74,19 @@ def repository_root(start: str) -> str:
 def repository_above(start: str) -> str | None:
     """The nearest ancestor of ``start`` (itself included) holding ``aiwiki/`` or
     ``.git``, or ``None`` when there is none."""
-    here = start
-    while True:
-        if os.path.isdir(os.path.join(here, "aiwiki")) or os.path.exists(
-            os.path.join(here, ".git")
+    for folder in _up(start):
+        if os.path.isdir(os.path.join(folder, "aiwiki")) or os.path.exists(
+            os.path.join(folder, ".git")
         ):
-            return here
+            return folder
+    return None
+
+
+def _up(here: str) -> Iterator[str]:
+    """``here`` and each of its parents, nearest first."""
+    while True:
+        yield here
         parent = os.path.dirname(here)
         if parent == here:
-            return None
+            return
         here = parent

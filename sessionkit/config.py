@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ._config_sources import PROJECT_FILE  # (the name of the project configuration file)
 from ._plain import Frozen
 from .errors import SessionKitError
 
@@ -66,9 +67,6 @@ __all__ = [
     "storage_options_for",
     "user_config_path",
 ]
-
-#: name of the project configuration file
-PROJECT_FILE = ".sessionkit.toml"
 
 #: where credentials should come from instead (used in refusal messages)
 _CREDENTIAL_HINT = (
@@ -520,22 +518,10 @@ def _start(start_dir: str | os.PathLike[str] | None) -> str:
     return os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
 
 
-def _up(here: str) -> Iterator[str]:
-    """``here`` and each of its parents, nearest first."""
-    while True:
-        yield here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return
-        here = parent
-
-
 def _project_file(start_dir: str | os.PathLike[str] | None) -> str | None:
-    for folder in _up(_start(start_dir)):
-        candidate = os.path.join(folder, PROJECT_FILE)
-        if os.path.isfile(candidate):
-            return candidate
-    return None
+    from ._config_sources import project_file
+
+    return project_file(_start(start_dir))
 
 
 def _repository_root(start_dir: str | os.PathLike[str] | None) -> str:
