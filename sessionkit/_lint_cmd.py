@@ -101,6 +101,8 @@ def main(argv: Sequence[str]) -> int | None:
 
 
 def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
+    from itertools import chain, repeat
+
     from . import redaction
     from ._config_sources import config_sources_exist
     from .ops.lint import MAX_NOTE_BYTES, WikiSchemas
@@ -115,7 +117,7 @@ def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
     else:
         redaction.LINT_ALLOW = frozenset()
     schemas = WikiSchemas()
-    items = (item for path in paths for item in local_items(path, schemas))
+    items = chain.from_iterable(map(local_items, paths, repeat(schemas)))  # (C-level)
     return FINDINGS if report(items, limit, jobs, as_json) else OK
 
 
@@ -147,23 +149,21 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
     Raises:
         OSError: the path is not there (exit 2), raised when its turn comes.
     """
-    from .ops.lint import notes_under, spelled
+    from itertools import repeat
+
+    from .ops.lint import note_runs, spelled
 
     local = spelled(_local(target))
+    refused: list[str] = []  # behind a link leading outside the folder: not read
     if os.path.isdir(local):
-        refused: list[str] = []  # behind a link leading outside the folder: not read
-        notes: Iterable[str] = notes_under(local, refused)
+        for prefix, names in note_runs(local, refused):
+            # (a run's notes share their folder: the schema is looked up once a run, and
+            # the items are made by C-level maps)
+            schema = schemas.for_note(prefix + names[0])
+            yield from zip(repeat("file"), map(prefix.__add__, names), repeat(None), repeat(schema))
     else:
-        refused = []
         os.stat(local)  # a missing path is an error (exit 2), not an empty lint
-        notes = [local]
-    last, schema = None, None
-    for note in notes:
-        # (a folder's notes are its path and a name: the schema is looked up once a folder)
-        folder = note[: note.rfind(os.sep) + 1]
-        if folder != last:
-            last, schema = folder, schemas.for_note(note)
-        yield ("file", note, None, schema)
+        yield ("file", local, None, schemas.for_note(local))
     for path in refused:
         real = os.path.realpath(path)
         yield ("error", path, (f"refused: it resolves to {real}, outside {local}", None))

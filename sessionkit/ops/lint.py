@@ -37,6 +37,7 @@ __all__ = [
     "lint_file",
     "lint_item",
     "lint_many",
+    "note_runs",
     "notes_under",
     "spelled",
     "wiki_root",
@@ -523,6 +524,20 @@ def notes_under(folder: str | os.PathLike[str], refused: list[str] | None = None
     folder, or a note, that is a symbolic link resolving outside it is left
     out and its path appended to ``refused`` (when given).
     """
+    for prefix, names in note_runs(folder, refused):
+        yield from map(prefix.__add__, names)
+
+
+def note_runs(
+    folder: str | os.PathLike[str], refused: list[str] | None = None
+) -> Iterator[tuple[str, list[str]]]:
+    """:func:`notes_under` a run at a time: ``(prefix, names)``, the notes of one folder
+    that follow each other in the order (a folder's notes up to a subfolder's place,
+    then that subfolder's runs, then the rest), each path ``prefix + name``.
+
+    For a caller that does the same for every note of a folder: it can do it once a
+    run, and make the paths (and its work items) with C-level maps.
+    """
     top = spelled(folder)
     sessions = os.path.join(top, "aiwiki", "sessions") if top != "." else "aiwiki/sessions"
     base = sessions if os.path.isdir(sessions) else top
@@ -558,23 +573,26 @@ def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[str]:
+def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[tuple[str, list[str]]]:
     # names only (not the DirEntry objects, each with its own path string): a folder
     # of 100,000 notes is held as 100,000 short strings while it is walked
     notes: list[str] = []
     folders: list[str] = []
-    links: set[str] = set()  # notes that are symbolic links (checked when their turn comes)
+    links: set[str] = set()  # notes that are symbolic links (checked when their run comes)
     with os.scandir(top) as it:
         for entry in it:
             name = entry.name
-            if name[0] == ".":
+            # (a regular file, the usual entry, needs one look at its type)
+            if name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                if name[0] != "." and name != "INDEX.md":
+                    notes.append(name)
+            elif name[0] == ".":
                 continue
-            if entry.is_dir(follow_symlinks=False):
+            elif entry.is_dir(follow_symlinks=False):
                 folders.append(name)
             elif name.endswith(".md") and name != "INDEX.md" and entry.is_file():
-                notes.append(name)
-                if entry.is_symlink():
-                    links.add(name)
+                notes.append(name)  # a symbolic link to a file
+                links.add(name)
     notes.sort()
     folders.sort()
     prefix = top if top.endswith(os.sep) else top + os.sep
@@ -585,16 +603,23 @@ def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[str]:
             end = at
             while end < len(notes) and notes[end] < folder:
                 end += 1
-        for name in notes[at:end]:
-            path = prefix + name
-            if name in links and not _inside(os.path.realpath(path), root):
-                if refused is not None:  # a link to a file outside: not read, not fixed
-                    refused.append(path)
-                continue
-            yield path
+        run = notes[at:end]
+        if links:  # a link to a file outside: not read, not fixed
+            run = [name for name in run if name not in links or _kept(prefix + name, root, refused)]
+        if run:
+            yield prefix, run
         at = end
         if folder is not None:
             yield from _walk(prefix + folder, root, refused)
+
+
+def _kept(path: str, root: str, refused: list[str] | None) -> bool:
+    """Whether a note that is a symbolic link resolves inside ``root`` (else it is refused)."""
+    if _inside(os.path.realpath(path), root):
+        return True
+    if refused is not None:
+        refused.append(path)
+    return False
 
 
 # -- a wiki's own schema page -------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionkit.ops.lint import WikiSchemas, notes_under, wiki_root
+from sessionkit.ops.lint import WikiSchemas, note_runs, notes_under, wiki_root
 
 
 def _reference(folder: Path) -> list[str]:
@@ -52,6 +52,16 @@ def test_walk_equals_sorted_rglob(tmp_path_factory: pytest.TempPathFactory, tree
     _build(base, tree)
     assert list(notes_under(root)) == _reference(root)
     assert list(notes_under(str(root) + os.sep)) == _reference(Path(str(root) + os.sep))
+    _runs_are_the_walk(root)
+
+
+def _runs_are_the_walk(root: Path) -> None:
+    """``note_runs``: the walk cut into runs, each of one folder's notes, none empty."""
+    runs = list(note_runs(root))
+    assert [prefix + name for prefix, names in runs for name in names] == list(notes_under(root))
+    for prefix, names in runs:
+        assert names
+        assert all(Path(prefix + name).parent == Path(prefix) for name in names)
 
 
 def test_walk_spells_paths_as_pathlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,6 +81,28 @@ def test_walk_does_not_enter_linked_folders(tmp_path: Path) -> None:
     (root / "linked").symlink_to(outside, target_is_directory=True)
     (root / "own.md").write_text("x\n")
     assert list(notes_under(root)) == _reference(root) == [str(root / "own.md")]
+
+
+def test_linked_notes_inside_are_walked_and_those_outside_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("x\n")
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    for name in ("a.md", "c.md", "sub/b.md"):
+        (root / name).write_text("x\n")
+    (root / "b-in.md").symlink_to(root / "c.md")  # a link to a note inside: walked
+    (root / "b-out.md").symlink_to(outside)  # a link to a note outside: refused
+    (root / "folder.md").mkdir()  # a folder named like a note: entered
+    (root / "folder.md" / "d.md").write_text("x\n")
+    (root / "e.md").symlink_to(root / "sub", target_is_directory=True)  # neither
+    (root / "dangling.md").symlink_to(tmp_path / "gone.md")  # neither
+    refused: list[str] = []
+    walked = list(notes_under(root, refused))
+    assert walked == [
+        str(root / name) for name in ("a.md", "b-in.md", "c.md", "folder.md/d.md", "sub/b.md")
+    ]
+    assert refused == [str(root / "b-out.md")]
+    _runs_are_the_walk(root)
 
 
 SCHEMA = """---
