@@ -49,6 +49,39 @@ def loads(
         raise exc.with_path(path) from None
 
 
+def listed(text: str, path: str | None = None) -> dict[str, str | None]:
+    """What ``sessionkit ls`` lists of a note: its ``id``, ``status`` (the word),
+    ``started``, ``focus`` and ``title``, as :func:`loads` reads them.
+
+    A format whose adapter reads its frontmatter fields alone (``read_header``:
+    aiwiki, where these fields are all frontmatter) is not read past them; the
+    fast lane ``ls-header`` (:mod:`sessionkit.fastpaths`), which turned off
+    reads the whole note.
+
+    Raises:
+        ParseError, FormatError: as :func:`loads` raises them, for the same notes.
+    """
+    doc = read_document(text, path)
+    name = detect_format(doc)
+    adapter = get_adapter(name)
+    try:
+        header = getattr(adapter, "read_header", None)
+        if header is not None and _fastpaths.enabled("ls-header"):
+            fields = header(doc)
+            _fastpaths.answered("ls-header")
+            return {key: fields.get(key) for key in _LISTED}
+        session = adapter.read(doc)
+    except SessionKitError as exc:
+        raise exc.with_path(path) from None
+    found: dict[str, str | None] = {key: getattr(session, key) for key in _LISTED}
+    found["status"] = session.status.value
+    return found
+
+
+#: the fields :func:`listed` gives
+_LISTED = ("id", "status", "started", "focus", "title")
+
+
 def dumps(session: Session, format: str | None = None) -> str:
     """Render a session as text.
 

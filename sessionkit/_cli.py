@@ -544,31 +544,30 @@ def parse_since(value: str, today: dt.date | None = None) -> str:
         ) from None
 
 
-def _row(key: str, session: Any) -> dict[str, Any]:
-    started = session.started or ""
-    m = _DATE.search(started) or _DATE.search(key)
+def _row(key: str, fields: dict[str, str | None]) -> dict[str, Any]:
+    m = _DATE.search(fields["started"] or "") or _DATE.search(key)
     return {
         "key": key,
         "date": m.group(1) if m else None,
-        "id": session.id,
-        "status": session.status.value,
-        "focus": session.focus,
-        "title": session.title,
+        "id": fields["id"],
+        "status": fields["status"],
+        "focus": fields["focus"],
+        "title": fields["title"],
     }
 
 
 def _ls_one(item: tuple[str, str | None, str | None]) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None) for a note that reads, (None, message) for one that does not."""
-    from ._api import loads
+    from ._api import listed
 
     key, text, problem = item
     if text is None:
         return None, problem
     try:
-        session = loads(text, path=key)
+        fields = listed(text, path=key)
     except SessionKitError as exc:
         return None, _one_line(exc.cli_text())
-    return _row(key, session), None
+    return _row(key, fields), None
 
 
 #: notes read per ``read_many`` call by ls and lint (concurrent on remote stores)

@@ -77,6 +77,7 @@ LANES = {
     "session-meta": (
         "whether a note is a session read off its parsed frontmatter, not loaded again (convert)"
     ),
+    "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
     "hook-root": "the hooks' repository root found without importing the configuration module",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (

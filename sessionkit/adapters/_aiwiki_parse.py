@@ -75,6 +75,7 @@ __all__ = [
     "model_kinds",
     "parse_citation",
     "parse_citation_lenient",
+    "read_header",
     "read_parts",
     "scan",
 ]
@@ -1195,8 +1196,27 @@ def read_parts(doc: Document) -> tuple[Parts, Layout]:
     return parts, layout
 
 
+def read_header(doc: Document) -> dict[str, Any]:
+    """The fields of :func:`read_page`'s session that the page's frontmatter holds
+    (by Session field name: ``status`` as its word, ``started``, ``ended``, ``id``,
+    ``focus``, ``last_commit``, ``extra``), without reading the body.
+
+    :func:`read_page` reads these first, by this very code, and its body scan
+    never raises: the same errors as :func:`read_page`, for the same pages.
+    """
+    return _header(doc, LIGHT)
+
+
 def _read(doc: Document, kinds: Kinds) -> tuple[Any, Layout]:
     """:func:`read_page` building with ``kinds``."""
+    fields = _header(doc, kinds)
+    values, layout = scan(doc, kinds)
+    fields.update(values)
+    return kinds.session(**fields), layout
+
+
+def _header(doc: Document, kinds: Kinds) -> dict[str, Any]:
+    """The session fields of the page's frontmatter (see :func:`read_header`)."""
     try:
         meta = doc.meta
     except SessionKitError as exc:
@@ -1230,6 +1250,4 @@ def _read(doc: Document, kinds: Kinds) -> tuple[Any, Layout]:
         if key != "status":
             fields[field] = _text_value(doc, key, meta.get(key))
     fields["extra"] = {k: v for k, v in meta.items() if k not in RESERVED_KEYS}
-    values, layout = scan(doc, kinds)
-    fields.update(values)
-    return kinds.session(**fields), layout
+    return fields

@@ -31,9 +31,13 @@ from ..document import Document
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError
 from ..model import Origin, Session
 from ._aiwiki_lint import lint_page
-from ._aiwiki_parse import read_page
+from ._aiwiki_parse import read_header, read_page
 from ._aiwiki_schema import KeyRule, Schema, builtin_schema, load_schema, schema_for_root
 from ._aiwiki_write import edit_page, render_page, replace_value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "AIWIKI_V1",
@@ -121,6 +125,13 @@ class AiwikiAdapter:
         """
         session, _ = read_page(doc)
         return attrs.evolve(session, origin=Origin(format=self.name, document=doc, session=session))
+
+    def read_header(self, doc: Document) -> dict[str, Any]:
+        """The fields of :meth:`read`'s session that the page's frontmatter holds, by
+        Session field name (``status`` as its word), without reading the body: what
+        ``sessionkit ls`` lists.  The same errors as :meth:`read`.
+        """
+        return read_header(doc)
 
     def write(self, session: Session, base: Document | None = None) -> Document:
         """Render ``session``; with ``base``, splice only what differs from it.
