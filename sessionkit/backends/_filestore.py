@@ -139,6 +139,10 @@ class FileStore(Store):
         storage = self.storage
         local = isinstance(storage, LocalStorage)
         got = {} if local else storage.read_many(builtins.list(dict.fromkeys(paths.values())))
+        # (local: read in order as asked for, each folder opened and checked once)
+        reads = None
+        if isinstance(storage, LocalStorage):
+            reads = storage.read_each([paths[k] for k in keys if k in paths])
         uses: dict[str, int] = {}  # (remote) the keys still to come that read each path
         for path in () if local else paths.values():
             uses[path] = uses.get(path, 0) + 1
@@ -151,11 +155,8 @@ class FileStore(Store):
                 continue
             path = paths[key]
             value: bytes | StoreError
-            if local:
-                try:
-                    value = storage.read(path)
-                except StoreError as exc:
-                    value = exc
+            if reads is not None:
+                value = next(reads)[1]
             else:
                 uses[path] -= 1
                 value = got[path] if uses[path] else got.pop(path)

@@ -53,6 +53,15 @@ from ..errors import (
 from ._base import check_key
 from ._netfail import name_network_failures
 
+#: whether folders can be opened and files opened in them (``dir_fd``) without
+#: following links: :meth:`LocalStorage.read_each` reads so where they can
+_DIR_FDS = (
+    os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
+)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_NOTE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS |= getattr(os, "O_CLOEXEC", 0)
+
 __all__ = [
     "FileEntry",
     "FsspecStorage",
@@ -375,6 +384,102 @@ class LocalStorage(Storage):
 
     def read(self, path: str) -> bytes:
         return self._read_full(self.resolve(path), path)
+
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | StoreError]]:
+        """``(path, bytes or the error)`` of each path, in order, read as it is asked for:
+        what :meth:`read` gives each, with the checks made once a folder.
+
+        Each folder on the way is opened once (``O_DIRECTORY | O_NOFOLLOW``, from
+        the root's own descriptor down) and each note opened in it without
+        following a link (``O_NOFOLLOW``): a note is read from the very folders
+        that were checked, whatever is put in their places meanwhile, and one
+        open a note is all it costs.  A path with a symbolic link on it (to a
+        folder or a note) is read by :meth:`read`, which resolves it and refuses
+        it if it leads outside the root; so is every path where descriptors of
+        folders cannot be opened (Windows) or the root is no longer the folder
+        it was.
+        """
+        folders: dict[str, int | None] = {}  # folder -> its descriptor (None: read's way)
+        try:
+            if not self._pinned(folders):
+                for path in paths:
+                    yield path, self._read_or_error(path)
+                return
+            for path in paths:
+                try:
+                    check_key(path)
+                except StoreError as exc:
+                    yield path, exc
+                    continue
+                folder, _, name = path.rpartition("/")
+                fd = folders.get(folder, -1)
+                if fd == -1:
+                    fd = folders[folder] = self._open_folder(folders, folder)
+                data = None if fd is None else self._read_in(fd, name, path)
+                yield path, self._read_or_error(path) if data is None else data
+        finally:
+            for fd in folders.values():
+                if fd is not None:
+                    os.close(fd)
+
+    def _read_or_error(self, path: str) -> bytes | StoreError:
+        try:
+            return self.read(path)
+        except StoreError as exc:
+            return exc
+
+    def _pinned(self, folders: dict[str, int | None]) -> bool:
+        """Open the root (``folders[""]``) when notes can be read by descriptors here:
+        descriptors of folders can be opened, and the root is the folder it was."""
+        if not _DIR_FDS or not self._root_holds():
+            return False
+        try:
+            fd = os.open(self.root, _FOLDER_FLAGS)
+        except OSError:
+            return False
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != self._root_id:  # (replaced in between)
+            os.close(fd)
+            return False
+        folders[""] = fd
+        return True
+
+    def _open_folder(self, folders: dict[str, int | None], folder: str) -> int | None:
+        """The descriptor of ``folder`` (below the root), opened part by part without
+        following a link; ``None`` when a part is a link or cannot be opened (then the
+        notes in it are read by :meth:`read`, which says why)."""
+        parent, _, name = folder.rpartition("/")
+        up = folders.get(parent, -1)
+        if up == -1:
+            up = folders[parent] = self._open_folder(folders, parent)
+        if up is None:
+            return None
+        try:
+            return os.open(name, _FOLDER_FLAGS, dir_fd=up)
+        except OSError:
+            return None
+
+    @staticmethod
+    def _read_in(folder: int, name: str, path: str) -> bytes | StoreError | None:
+        """The bytes of the note ``name`` of the open ``folder``; ``None`` when it is
+        not a plain file to read here (a link, say: :meth:`read` reads it)."""
+        try:
+            fd = os.open(name, _NOTE_FLAGS, dir_fd=folder)
+        except FileNotFoundError:
+            return NotFoundError(f"no file {path!r}", path=path)
+        except OSError:  # (a link, ELOOP; anything else: read says what)
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None  # (a folder, a pipe: read says what)
+            parts = []
+            while chunk := os.read(fd, 1 << 16):
+                parts.append(chunk)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
         out: dict[str, bytes | StoreError] = {}
