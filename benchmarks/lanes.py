@@ -12,6 +12,7 @@ the lane saves that command nothing measurable.
 Commands (corpora from ``benchmarks/_corpus.py``, cached with ``cli.py``'s):
 
 * ``lint DIR --jobs 1`` on the mix corpus;
+* ``ls DIR`` (default ``--jobs``) on the mix corpus;
 * ``convert DIR DST --to basic-memory`` on the mix corpus, and the notes it
   wrote converted back ``--to aiwiki``;
 * ``migrate DIR`` on v1 pages (a fresh copy before every run);
@@ -19,7 +20,7 @@ Commands (corpora from ``benchmarks/_corpus.py``, cached with ``cli.py``'s):
   (several runs a turn, their median).
 
     python benchmarks/lanes.py                       # 1,000 pages, 3 rounds
-    python benchmarks/lanes.py --size 10000 --rounds 5 --commands lint
+    python benchmarks/lanes.py --size 10000 --rounds 5 --commands lint,ls
     python benchmarks/lanes.py --size 2000 --commands convert --lanes same-note,same-facts+same-note
 """
 
@@ -126,6 +127,10 @@ def commands(bench: Bench, base: Path, size: int, which: set[str]) -> list[Comma
                 ["lint", "--jobs", "1", str(mix)],
             )
         )
+    if "ls" in which:
+        found.append(
+            Command("ls (mix)", ["ls", str(mix)], probe_args=["ls", "--jobs", "1", str(mix)])
+        )
     if "convert" in which:
         dst = base / f"lanes-bm-{size}"
         back = base / f"lanes-back-{size}"
@@ -205,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=1000, help="pages (1,000)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of turns (3)")
     ap.add_argument(
-        "--commands", default="lint,convert,migrate,hooks", help="lint,convert,migrate,hooks"
+        "--commands", default="lint,convert,migrate,hooks", help="lint,ls,convert,migrate,hooks"
     )
     ap.add_argument(
         "--base",
