@@ -61,6 +61,8 @@ _DIR_FDS = (
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _NOTE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _FOLDER_FLAGS |= getattr(os, "O_CLOEXEC", 0)
+#: folders :meth:`LocalStorage.read_each` keeps open at most (then it starts again)
+_OPEN_FOLDERS = 64
 
 __all__ = [
     "FileEntry",
@@ -414,13 +416,23 @@ class LocalStorage(Storage):
                 folder, _, name = path.rpartition("/")
                 fd = folders.get(folder, -1)
                 if fd == -1:
+                    if len(folders) > _OPEN_FOLDERS:  # (a batch over many folders)
+                        self._close_folders(folders, keep_root=True)
                     fd = folders[folder] = self._open_folder(folders, folder)
                 data = None if fd is None else self._read_in(fd, name, path)
                 yield path, self._read_or_error(path) if data is None else data
         finally:
-            for fd in folders.values():
-                if fd is not None:
-                    os.close(fd)
+            self._close_folders(folders, keep_root=False)
+
+    @staticmethod
+    def _close_folders(folders: dict[str, int | None], *, keep_root: bool) -> None:
+        root = folders.pop("") if keep_root else None
+        for fd in folders.values():
+            if fd is not None:
+                os.close(fd)
+        folders.clear()
+        if root is not None:
+            folders[""] = root
 
     def _read_or_error(self, path: str) -> bytes | StoreError:
         try:

@@ -115,6 +115,24 @@ def test_no_descriptor_is_left_open(tree: tuple[Path, Path]) -> None:
     assert len(os.listdir("/proc/self/fd")) == before
 
 
+def test_a_batch_over_many_folders_keeps_few_open(tmp_path: Path) -> None:
+    paths = []
+    for i in range(150):
+        (tmp_path / f"f{i:03}" / "g").mkdir(parents=True)
+        (tmp_path / f"f{i:03}" / "g" / "n.md").write_bytes(f"{i}\n".encode())
+        paths.append(f"f{i:03}/g/n.md")
+    storage = LocalStorage(tmp_path)
+    before = len(os.listdir("/proc/self/fd"))
+    most = 0
+    got = []
+    for _, data in storage.read_each(paths):
+        got.append(data)
+        most = max(most, len(os.listdir("/proc/self/fd")) - before)
+    assert got == [f"{i}\n".encode() for i in range(150)]
+    assert 0 < most <= 70
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_a_store_reads_its_notes_through_it(tmp_path: Path) -> None:
     sessions = tmp_path / "wiki" / "aiwiki" / "sessions"
     sessions.mkdir(parents=True)
