@@ -53,10 +53,10 @@ def listed(text: str, path: str | None = None) -> dict[str, str | None]:
     """What ``sessionkit ls`` lists of a note: its ``id``, ``status`` (the word),
     ``started``, ``focus`` and ``title``, as :func:`loads` reads them.
 
-    A format whose adapter reads its frontmatter fields alone (``read_header``:
-    aiwiki, where these fields are all frontmatter) is not read past them; the
-    fast lane ``ls-header`` (:mod:`sessionkit.fastpaths`), which turned off
-    reads the whole note.
+    A note whose adapter reads its frontmatter fields alone (``read_header``:
+    aiwiki, where these fields are all frontmatter) is not read past them.  That
+    is the fast lane ``ls-header`` (:mod:`sessionkit.fastpaths`); with it off,
+    every note is read whole.
 
     Raises:
         ParseError, FormatError: as :func:`loads` raises them, for the same notes.

@@ -137,15 +137,16 @@ class FileStore(Store):
             with contextlib.suppress(SessionKitError):
                 paths[key] = self.path_of(key)
         storage = self.storage
-        local = isinstance(storage, LocalStorage)
-        got = {} if local else storage.read_many(builtins.list(dict.fromkeys(paths.values())))
-        # (local: read in order as asked for, each folder opened and checked once)
-        reads = None
-        if isinstance(storage, LocalStorage):
-            reads = storage.read_each([paths[k] for k in keys if k in paths])
+        wanted = [paths[key] for key in keys if key in paths]  # (in order, repeats too)
+        reads: Iterator[tuple[str, bytes | StoreError]] | None = None
+        got: dict[str, bytes | StoreError] = {}
         uses: dict[str, int] = {}  # (remote) the keys still to come that read each path
-        for path in () if local else paths.values():
-            uses[path] = uses.get(path, 0) + 1
+        if isinstance(storage, LocalStorage):  # read in order as asked for, a folder at a time
+            reads = storage.read_each(wanted)
+        else:
+            got = storage.read_many(builtins.list(dict.fromkeys(wanted)))
+            for path in wanted:
+                uses[path] = uses.get(path, 0) + 1
         for key in keys:
             if key not in paths:
                 try:

@@ -153,3 +153,17 @@ def test_a_store_reads_its_notes_through_it(tmp_path: Path) -> None:
     assert got[0][1] == got[2][1] == got[4][1] == "one\r\n"
     assert isinstance(got[1][1], StoreError)
     assert isinstance(got[3][1], PathSafetyError)
+
+
+def test_a_remote_store_reads_a_key_asked_for_twice() -> None:
+    """(The same order and repeats on a store that reads a batch at once: a key asked
+    for twice was read once and then looked for again, a KeyError.)"""
+    import fsspec
+
+    fsspec.filesystem("memory").pipe("/twice/aiwiki/sessions/2026-05-18-aaaaaaa.md", b"one\n")
+    store = open_store("memory://twice", layout="aiwiki")
+    keys = ["2026-05-18-aaaaaaa.md", "2026-05-19-missing.md", "2026-05-18-aaaaaaa.md"]
+    got = list(store.read_many(keys))
+    assert [key for key, _ in got] == keys
+    assert got[0][1] == got[2][1] == "one\n"
+    assert isinstance(got[1][1], StoreError)
