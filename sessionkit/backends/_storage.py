@@ -892,6 +892,23 @@ class LocalStorage(Storage):
             except OSError as exc:
                 out[i] = _os_error(exc, f"cannot write {path!r}", path)
 
+    def delete_if(self, path: str, seen: bytes) -> None:
+        """Delete ``path`` only if it still holds ``seen`` (checked under the folder's
+        lock, just before the unlink).  Raises :class:`ConflictError` when it changed,
+        :class:`NotFoundError` when it is gone."""
+        full = self.resolve(path)
+        with self._lock(path):
+            now = self._read_full(full, path)
+            if now != seen:
+                raise ConflictError(f"{path!r} changed since it was read", path=path)
+            try:
+                os.unlink(full)
+            except FileNotFoundError:
+                raise NotFoundError(f"no file {path!r}", path=path) from None
+            except OSError as exc:
+                raise _os_error(exc, f"cannot delete {path!r}", path) from None
+        self._renamed_in(os.path.dirname(full))
+
     def delete(self, path: str) -> None:
         full = self.resolve(path)
         with self._lock(path):

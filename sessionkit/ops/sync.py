@@ -929,6 +929,17 @@ def _put(store: Store, key: str, old: str | None, new: str) -> None:
 
 
 def _remove(store: Store, key: str, old: str) -> None:
+    """Delete the note unless it changed since the sync read it (then :class:`_Moved`)."""
+    delete_if = getattr(getattr(store, "storage", None), "delete_if", None)
+    path_of = getattr(store, "path_of", None)
+    if delete_if is not None and path_of is not None:  # checked under the folder's lock
+        try:
+            delete_if(path_of(key), old.encode("utf-8"))
+        except NotFoundError:
+            return
+        except ConflictError:
+            raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key) from None
+        return
     try:
         current = store.read_text(key)
     except NotFoundError:

@@ -148,6 +148,26 @@ def test_an_edit_made_while_sync_writes_is_kept_and_reported(work: Path, side: s
     assert "while the sync ran" in clash.message
 
 
+def test_a_page_edited_after_sync_read_it_is_not_deleted(work: Path) -> None:
+    aw = open_store(work / "wiki", layout="aiwiki")
+    bm = open_store(work / "bm", layout="basic-memory")
+    assert sync(aw, bm).ok
+    (work / "bm" / "sessions" / NOTE).unlink()
+    page = work / "wiki" / "aiwiki" / "sessions" / PAGE
+    theirs = page.read_text() + "\nan editor's line\n"
+    original = aw.read_many
+
+    def read_then_edited(keys: Any) -> Any:
+        got = list(original(keys))
+        page.write_text(theirs)  # saved after sync read the wiki, before it deletes
+        return iter(got)
+
+    aw.read_many = read_then_edited  # type: ignore[method-assign]
+    report = sync(aw, bm, propagate_deletes=True)
+    assert page.read_text() == theirs
+    assert [a.action for a in report.actions] == ["conflict"]
+
+
 # -- 3: a dry run writes nothing anywhere --------------------------------------------------
 
 
