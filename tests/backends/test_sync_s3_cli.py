@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from sessionkit import open_store, sync
 from sessionkit.cli import main
+from sessionkit.ops import lifecycle
 from sessionkit.testing.s3 import MotoS3
 
 pytestmark = pytest.mark.s3
@@ -78,3 +82,31 @@ def test_sync_takes_options_per_side_like_convert(
     code = main(["sessionkit", "sync", ".", f"{s3_url}/bm", "--src-option", "anon=true"])
     _, err = capsys.readouterr()
     assert code == 2 and "anon" in err
+
+
+def test_an_edit_on_s3_while_sync_writes_is_kept(
+    wiki: Path, s3_server: MotoS3, s3_url: str, s3_options: dict[str, Any]
+) -> None:
+    aw = open_store(wiki, layout="aiwiki")
+    bm = open_store(f"{s3_url}/bm", layout="basic-memory", **s3_options)
+    assert sync(aw, bm).ok
+    lifecycle.consume_directives(aw, "2026-05-18-7e8a3f2.md", all=True)
+    key = "Session 2026-05-18 7e8a3f2 — move readings from SQLite to Postgres.md"
+    theirs = bm.read_text(key) + "\nan editor's line\n"
+    original = bm.update_text
+    fs = s3_server.filesystem()
+
+    def update_text(k: str, fn: Callable[[str | None], str | None]) -> str | None:
+        def checked_then_edited(current: str | None) -> str | None:
+            new = fn(current)
+            if k == key and current != theirs:  # another writer, between read and PUT
+                fs.pipe(f"{s3_url[5:]}/bm/sessions/{key}", theirs.encode())
+            return new
+
+        return original(k, checked_then_edited)
+
+    bm.update_text = update_text  # type: ignore[method-assign]
+    report = sync(aw, bm)
+    assert bm.read_text(key) == theirs  # the If-Match PUT refused to write over it
+    (clash,) = report.conflicts
+    assert "while the sync ran" in clash.message
