@@ -657,6 +657,9 @@ def _blank(text: str, key: str) -> str | None:
 
     if not text.strip():
         return "it is empty"
+    head = text.lstrip("\ufeff").split("\n", 2)
+    if head[0].rstrip() == "---" and len(head) > 1 and head[1].strip() not in ("", "---"):
+        return None  # a frontmatter with something in it (no parse: sync parses it later)
     try:
         meta = read_document(text, key).meta
     except SessionKitError:
