@@ -1677,6 +1677,8 @@ def watch(
     opts = dict(options.get("storage_options") or {})
     first, second = _pick_sides(a, b, opts, options.get("a_options"), options.get("b_options"))
     folders = [_local_folder(first), _local_folder(second)]
+    if options.get("dry_run") and not all(f and os.path.isdir(f) for f in folders):
+        events = False if events is None else events  # (watching would make the folder)
     watcher: Iterator[Any] | None = None
     if events or (events is None and all(folders)):
         watcher = _watcher([str(f) for f in folders if f], interval, required=bool(events))
