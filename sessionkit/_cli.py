@@ -1430,7 +1430,22 @@ def _sync_line(action: Any) -> str:
     "storage_option",
     multiple=True,
     metavar="KEY=VALUE",
-    help="fsspec storage option (repeatable); VALUE is a TOML literal or a string.",
+    help="fsspec storage option for each remote side (repeatable; a local side takes only "
+    "lock_timeout, single_writer, max_attempts); VALUE is a TOML literal or a string.",
+)
+@click.option(
+    "--src-option",
+    "src_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Storage option for A only (repeatable).",
+)
+@click.option(
+    "--dst-option",
+    "dst_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Storage option for B only (repeatable).",
 )
 def sync_(
     a: str,
@@ -1443,6 +1458,8 @@ def sync_(
     interval: float,
     lock_timeout: float,
     storage_option: tuple[str, ...],
+    src_option: tuple[str, ...],
+    dst_option: tuple[str, ...],
 ) -> None:
     """Keep an aiwiki wiki (A or B) and a Basic Memory project (the other) in step.
 
@@ -1453,6 +1470,9 @@ def sync_(
     with --propagate-deletes).  The state lives in .sessionkit-sync.json in
     the wiki's aiwiki/sessions/ folder.  Exit 0 when in step, 1 on conflicts
     or failures, 2 when a store is unusable or another sync holds the lock.
+
+    Storage options as for convert: the configured ones for each side's URL,
+    -o for each side that takes them, --src-option for A, --dst-option for B.
     """
     from .ops.sync import sync
     from .ops.sync import watch as watch_
@@ -1460,17 +1480,23 @@ def sync_(
     missing = [t for t in (a, b) if not _is_url(t) and not os.path.isdir(_local(t))]
     if len(missing) == 2 or (missing and missing[0] == a and _is_url(b)):
         raise Failure(f"{missing[0]}: no such folder")
-    for target in missing:  # the Basic Memory side of a first sync: made on the first write
-        os.makedirs(_local(target))
-    options = dict(_parse_option(item) for item in storage_option)
+    config = _state().config
+
+    def side(target: str, own: Sequence[str]) -> dict[str, Any]:
+        options = storage_options_for(config, target)
+        options.update(_parse_option(i) for i in _side_options(target, storage_option, own))
+        return options
+
     progress, holder = _progress_bar(sys.stderr.isatty() and not as_json and not watch, "syncing")
     kwargs: dict[str, Any] = {
         "dry_run": dry_run,
         "propagate_deletes": propagate_deletes,
         "project": project,
         "lock_timeout": lock_timeout,
-        "storage_options": options,
+        "a_options": side(a, src_option),
+        "b_options": side(b, dst_option),
     }
+    # a missing folder is the Basic Memory side of a first sync: made by its first write
 
     def show(report: Any) -> None:
         if as_json:
@@ -1487,25 +1513,33 @@ def sync_(
                     f"basic-memory {json.dumps(item.basic_memory, ensure_ascii=False)}",
                     err=True,
                 )
-        counts = report.counts()
-        verb = "would write" if report.dry_run else "wrote"
-        click.echo(
-            f"{report.aiwiki} <-> {report.basic_memory}: {verb} {len(report.written)}; "
-            f"{counts['unchanged']} unchanged, {len(report.conflicts)} conflicts, "
-            f"{len(report.failures)} failed"
-        )
+        click.echo(f"{report.aiwiki} <-> {report.basic_memory}: {report.summary()}")
+        if watch and not waiting:
+            waiting.append(True)
+            click.echo(
+                f"sessionkit: watching {a} and {b} for changes; press Ctrl-C to stop", err=True
+            )
 
-    if watch:
-        try:
-            watch_(a, b, interval=interval, on_report=show, **kwargs)
-        except KeyboardInterrupt:
-            _exit(OK)
-        _exit(OK)
+    waiting: list[bool] = []
     try:
-        report = sync(a, b, progress=progress, **kwargs)
-    finally:
-        if holder:
-            holder[0].__exit__(None, None, None)
+        if watch:
+            try:
+                watch_(a, b, interval=interval, on_report=show, **kwargs)
+            except KeyboardInterrupt:
+                _exit(OK)
+            _exit(OK)
+        try:
+            report = sync(a, b, progress=progress, **kwargs)
+        finally:
+            if holder:
+                holder[0].__exit__(None, None, None)
+    except KeyboardInterrupt:
+        click.echo(
+            "sessionkit: sync aborted; every note it wrote is whole, and running the same "
+            "sync again resumes where it stopped",
+            err=True,
+        )
+        _exit(130)
     show(report)
     _exit(OK if report.ok else FINDINGS)
 

@@ -596,6 +596,7 @@ class LocalStorage(Storage):
         create: bool,
         link_only: bool = False,
         like: os.stat_result | bool | None = True,
+        seen: bytes | None = None,
     ) -> bool:
         """Put ``data`` at ``full`` through a synced temp file moved into place.
 
@@ -605,7 +606,10 @@ class LocalStorage(Storage):
         ``False``, writing nothing, when this filesystem has no hard links.
         A replaced file keeps its mode (and owner where allowed); a read-only
         one is refused.  ``like``: the replaced file's stat when the caller has
-        just taken it (``True``: take it here).
+        just taken it (``True``: take it here).  ``seen`` (with ``like``): the
+        bytes the caller read; just before the rename the file must still be
+        them, with the same stat (a writer that takes no lock may have edited
+        it while the temp file was written), else :class:`_Changed`, nothing written.
         """
         folder = os.path.dirname(full)
         self._makedirs(folder)
@@ -637,6 +641,8 @@ class LocalStorage(Storage):
                         os.replace(tmp, full)
                         placed = True
                 else:
+                    if seen is not None and isinstance(like, os.stat_result):
+                        _still(full, path, seen, like)
                     try:
                         os.replace(tmp, full)
                         placed = True
@@ -773,13 +779,22 @@ class LocalStorage(Storage):
             current: bytes | None = self._read_full(full, path)
         except NotFoundError:
             current = None
-        like = self._existing(full, path) if current is not None else None
-        # (a read-only note is refused before any work)
-        new = fn(current)
-        if new is None or new == current:
-            return current
-        self._replace(path, full, new, create=current is None, like=like)
-        return new
+        for _attempt in range(_RECHECKS):
+            like = self._existing(full, path) if current is not None else None
+            # (a read-only note is refused before any work)
+            new = fn(current)
+            if new is None or new == current:
+                return current
+            try:
+                self._replace(path, full, new, create=current is None, like=like, seen=current)
+            except _Changed as exc:  # edited meanwhile by a writer without the lock:
+                current = exc.now  # ``fn`` decides again on what is there now
+                continue
+            return new
+        raise ConflictError(
+            f"{path!r} kept changing while it was written ({_RECHECKS} times); nothing written",
+            path=path,
+        )
 
     def update_many(
         self, paths: Sequence[str], fn: Callable[[str, bytes | None], bytes | None]
@@ -876,6 +891,23 @@ class LocalStorage(Storage):
                 out[i] = exc
             except OSError as exc:
                 out[i] = _os_error(exc, f"cannot write {path!r}", path)
+
+    def delete_if(self, path: str, seen: bytes) -> None:
+        """Delete ``path`` only if it still holds ``seen`` (checked under the folder's
+        lock, just before the unlink).  Raises :class:`ConflictError` when it changed,
+        :class:`NotFoundError` when it is gone."""
+        full = self.resolve(path)
+        with self._lock(path):
+            now = self._read_full(full, path)
+            if now != seen:
+                raise ConflictError(f"{path!r} changed since it was read", path=path)
+            try:
+                os.unlink(full)
+            except FileNotFoundError:
+                raise NotFoundError(f"no file {path!r}", path=path) from None
+            except OSError as exc:
+                raise _os_error(exc, f"cannot delete {path!r}", path) from None
+        self._renamed_in(os.path.dirname(full))
 
     def delete(self, path: str) -> None:
         full = self.resolve(path)
@@ -976,6 +1008,38 @@ def _drop_temps(
             with contextlib.suppress(OSError):
                 os.unlink(temp[0])
         os.close(temp[1])
+
+
+#: how often an update is redone when the file changes under it (see :func:`_still`)
+_RECHECKS = 8
+
+
+class _Changed(ConflictError):
+    """The file changed between a read-modify-write's read and its rename."""
+
+    def __init__(self, path: str, now: bytes | None) -> None:
+        super().__init__(f"{path!r} changed while it was being written", path=path)
+        self.now = now
+
+
+def _still(full: str, path: str, seen: bytes, like: os.stat_result) -> None:
+    """Raise :class:`_Changed` unless ``full`` still holds ``seen`` with stat ``like``
+    (same file, size and modification and change times)."""
+    try:
+        st = os.stat(full)
+        with open(full, "rb") as f:
+            now: bytes | None = f.read()
+    except FileNotFoundError:
+        raise _Changed(path, None) from None
+    same = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (
+        like.st_ino,
+        like.st_dev,
+        like.st_size,
+        like.st_mtime_ns,
+        like.st_ctime_ns,
+    )
+    if not same or now != seen:
+        raise _Changed(path, now)
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:

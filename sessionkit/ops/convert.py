@@ -273,23 +273,27 @@ def _notes_folder(store: Store) -> str | None:
     )
 
 
-def _refuse_overlap(source: Store, target: Store) -> None:
-    """Refuse converting a store into itself: the same root, or notes folders that overlap."""
+def _refuse_overlap(source: Store, target: Store, *, verb: str = "convert") -> None:
+    """Refuse converting (or syncing, ``verb``) a store into itself: the same root,
+    or notes folders that overlap (either one inside the other)."""
     a, b = _notes_folder(source), _notes_folder(target)
+    into = "into" if verb == "convert" else "with"
     if a is not None and b is not None:
         roots = [os.path.realpath(str(getattr(s, "storage").root)) for s in (source, target)]  # noqa: B009
         if roots[0] == roots[1]:
-            raise StoreError(f"{target.url}: cannot convert a store into itself (the same root)")
+            raise StoreError(f"{target.url}: cannot {verb} a store {into} itself (the same root)")
     if a is None or b is None:
         if str(source.url) == str(target.url):
-            raise StoreError(f"{target.url}: cannot convert a store into itself")
+            raise StoreError(f"{target.url}: cannot {verb} a store {into} itself")
         return
     for x, y in ((a, b), (b, a)):
         if x == y or x.startswith(y.rstrip(os.sep) + os.sep):
-            raise StoreError(
-                f"{target.url}: cannot convert {source.url} into itself "
-                f"(the notes folders {a} and {b} overlap)"
+            head = (
+                f"{target.url}: cannot convert {source.url} into itself"
+                if verb == "convert"
+                else f"cannot {verb} {source.url} {into} {target.url}: one lies inside the other"
             )
+            raise StoreError(f"{head} (the notes folders {a} and {b} overlap)")
 
 
 def _store_family(store: Store) -> str:

@@ -25,8 +25,10 @@ Per pair, comparing each side's text with its recorded hash:
 * a note on one side only and in no pair: created on the other side (or,
   when the other side already holds its counterpart with the same facts,
   paired without a write);
-* a paired note gone from one side: reported; deleted on the other side only
-  with ``propagate_deletes`` (and never when the other side was edited since).
+* a paired note gone from one side (its file is gone): reported; deleted on
+  the other side only with ``propagate_deletes`` (and never when the other
+  side was edited since); a note emptied or left without frontmatter is a
+  failure, never a deletion.
 
 All the merging happens in the aiwiki model (the Basic Memory side is read
 through :func:`~sessionkit.convert_text`), so what one side cannot hold
@@ -234,6 +236,26 @@ class SyncReport:
             out[a.action] = out.get(a.action, 0) + 1
         out["unchanged"] = len(self.unchanged)
         return out
+
+    def summary(self) -> str:
+        """The CLI's one-line summary.  Every pair or note the run looked at is in
+        exactly one count, so they add up: written (or would be, in a dry run),
+        already in step (recorded without a write: a rerun after an interrupted
+        sync lands here), unchanged, conflicts, failed, and when there are any,
+        deletions reported and pairs forgotten (gone on both sides)."""
+        tally = self.counts()
+        verb = "would write" if self.dry_run else "wrote"
+        parts = [
+            f"{tally['unchanged']} unchanged",
+            f"{tally.get('pair', 0)} already in step",
+            f"{tally.get('conflict', 0)} conflicts",
+            f"{tally.get('failure', 0)} failed",
+        ]
+        if tally.get("deleted"):
+            parts.append(f"{tally['deleted']} deletions reported")
+        if tally.get("forget"):
+            parts.append(f"{tally['forget']} forgotten")
+        return f"{verb} {len(self.written)}; " + ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the CLI's ``--json`` output)."""
@@ -490,14 +512,23 @@ class _Sides:
 
     def is_session(self, text: str, key: str) -> bool:
         """Whether a Basic Memory note is a session note (other notes are not synced)."""
+        return self.not_session(text, key) is None
+
+    def not_session(self, text: str, key: str) -> str | None:
+        """Why a Basic Memory note is not a session note (``None``: it is one)."""
         from .._api import read_document
         from ..adapters.basic_memory import SESSION_TYPES
 
+        why = _blank(text, key)
+        if why is not None:
+            return why
         try:
             meta = read_document(text, key).meta
         except SessionKitError:
-            return True  # unreadable: reported as a failure when converted
-        return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
+            return None  # unreadable: reported as a failure when converted
+        if str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta:
+            return None
+        return "its frontmatter has no session type"
 
     def write_aw(self, session: Session, current: str, key: str) -> str:
         """The aiwiki page ``current`` edited minimally to read as ``session``.
@@ -514,10 +545,14 @@ class _Sides:
         if self.aw_session(text, key) == session:
             return text
         text = adapter.write(session).text
-        if self.aw_session(text, key) == session:
+        got = self.aw_session(text, key)
+        if got == session:
             return text
+        differ = _differing(session, got)
         raise FormatError(
-            "the merged session does not read back the same as an aiwiki page", path=key
+            "the merged session does not read back the same as an aiwiki page"
+            + (f" ({_fields_differ(differ)})" if differ else ""),
+            path=key,
         )
 
     def write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
@@ -547,13 +582,89 @@ class _Sides:
                 candidates.insert(0, spliced)
             except SessionKitError:
                 pass
+        differ: list[str] = []
         for text in candidates:
             try:
-                if self.bm_as_aw(text, key)[1] == want:
-                    return text
+                got = self.bm_as_aw(text, key)[1]
             except SessionKitError:
                 continue
-        raise FormatError("the session does not read back the same from Basic Memory", path=key)
+            if got == want:
+                return text
+            differ = differ or _differing(want, got)
+        raise FormatError(
+            "the session does not read back the same from Basic Memory"
+            + (f" ({_fields_differ(differ)})" if differ else ""),
+            path=key,
+        )
+
+
+def _differing(want: Any, got: Any, where: str = "") -> list[str]:
+    """The fields (``session_id``, ``extra.branch``) where two sessions differ:
+    names only, never values (a value may be a secret)."""
+    if attrs.has(type(want)) and type(got) is type(want):
+        out: list[str] = []
+        for f in attrs.fields(type(want)):
+            if f.eq is not False and getattr(want, f.name) != getattr(got, f.name):
+                out += _differing(getattr(want, f.name), getattr(got, f.name), _at(where, f.name))
+        return out
+    if isinstance(want, Mapping) and isinstance(got, Mapping):
+        keys = list(want) + [k for k in got if k not in want]
+        out = []
+        for k in keys:
+            a, b = want.get(k), got.get(k)
+            if a != b:
+                inner = _carried(a), _carried(b)  # a converter's JSON carrier: by its keys
+                if inner[0] is not None and inner[1] is not None:
+                    out += _differing(inner[0], inner[1], _at(where, str(k)))
+                else:
+                    out.append(_at(where, str(k)))
+        return out
+    return [where or "(note)"]
+
+
+def _carried(value: Any) -> Mapping[str, Any] | None:
+    """A carrier's JSON object (``{}`` when absent), else ``None``."""
+    if value is None:
+        return {}
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            data = json.loads(value)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+    return None
+
+
+def _fields_differ(names: Sequence[str]) -> str:
+    """``session_id differs`` / ``a, b differ`` (at most five names), and what a
+    difference in the note's key means."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    text = f"{shown} {'differs' if len(names) == 1 else 'differ'}; values not shown"
+    if any(n.endswith("_sessionkit.key") for n in names):
+        text += (
+            "; the session's id or date changed, so it now maps to another note name "
+            "than its paired note's"
+        )
+    return text
+
+
+def _blank(text: str, key: str) -> str | None:
+    """Why a note holds no session at all (empty, or no frontmatter), else ``None``.
+
+    Such a note is never a deletion nor an empty session to carry over: sync
+    reports it and writes nothing for it."""
+    from .._api import read_document
+
+    if not text.strip():
+        return "it is empty"
+    head = text.lstrip("\ufeff").split("\n", 2)
+    if head[0].rstrip() == "---" and len(head) > 1 and head[1].strip() not in ("", "---"):
+        return None  # a frontmatter with something in it (no parse: sync parses it later)
+    try:
+        meta = read_document(text, key).meta
+    except SessionKitError:
+        return None  # unreadable: reported as a failure where it is read
+    return None if meta else "it has no frontmatter"
 
 
 def _aiwiki_adapter(doc: Any) -> Adapter:
@@ -759,21 +870,29 @@ def _family(store: Store) -> str:
     return BASIC_MEMORY if store.layout == "basic-memory" else AIWIKI
 
 
-def _pick_sides(a: Any, b: Any, options: Mapping[str, Any]) -> tuple[Store, Store]:
-    """Open both stores; when both look like aiwiki (an empty folder does), the one
-    given as a path with no aiwiki notes (``b`` when that does not tell) is opened
-    as a Basic Memory project."""
+def _pick_sides(
+    a: Any,
+    b: Any,
+    options: Mapping[str, Any],
+    a_options: Mapping[str, Any] | None = None,
+    b_options: Mapping[str, Any] | None = None,
+) -> tuple[Store, Store]:
+    """Open both stores (each with ``options`` and its own ones over them); when
+    both look like aiwiki (an empty folder does), the one given as a path with no
+    aiwiki notes (``b`` when that does not tell) is opened as a Basic Memory project."""
     from ..backends import Store, open_store
 
-    first, second = _open(a, options), _open(b, options)
+    a_opts = {**options, **(a_options or {})}
+    b_opts = {**options, **(b_options or {})}
+    first, second = _open(a, a_opts), _open(b, b_opts)
     if _family(first) != AIWIKI or _family(second) != AIWIKI:
         return first, second
-    for target, store, other in ((b, second, first), (a, first, second)):
+    for target, store, other, side in ((b, second, first, b_opts), (a, first, second, a_opts)):
         if not isinstance(target, Store) and not store.keys() and other.keys():
-            bm = open_store(os.fspath(target), layout="basic-memory", **dict(options))
+            bm = open_store(os.fspath(target), layout="basic-memory", **side)
             return (first, bm) if store is second else (bm, second)
     if not isinstance(b, Store) and not second.keys():
-        return first, open_store(os.fspath(b), layout="basic-memory", **dict(options))
+        return first, open_store(os.fspath(b), layout="basic-memory", **b_opts)
     return first, second
 
 
@@ -813,6 +932,17 @@ def _put(store: Store, key: str, old: str | None, new: str) -> None:
 
 
 def _remove(store: Store, key: str, old: str) -> None:
+    """Delete the note unless it changed since the sync read it (then :class:`_Moved`)."""
+    delete_if = getattr(getattr(store, "storage", None), "delete_if", None)
+    path_of = getattr(store, "path_of", None)
+    if delete_if is not None and path_of is not None:  # checked under the folder's lock
+        try:
+            delete_if(path_of(key), old.encode("utf-8"))
+        except NotFoundError:
+            return
+        except ConflictError:
+            raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key) from None
+        return
     try:
         current = store.read_text(key)
     except NotFoundError:
@@ -914,6 +1044,24 @@ class _Run:
         gone, kept = ("aiwiki", "basic-memory") if at is _MISSING else ("basic-memory", "aiwiki")
         text = bt if at is _MISSING else at
         key = bk if at is _MISSING else ak
+        gone_store = self.sides.aw if at is _MISSING else self.sides.bm
+        gone_key = ak if at is _MISSING else bk
+        try:  # only a file that is really gone is a deletion (not one the listing missed)
+            gone_store.read_text(gone_key)
+            still_there = True
+        except NotFoundError:
+            still_there = False
+        except SessionKitError:
+            still_there = True
+        if still_there:
+            self.act(
+                "failure",
+                ak,
+                bk,
+                message=f"{gone_key} is not listed as a {gone} note but its file is still "
+                "there; nothing was deleted",
+            )
+            return
         recorded = entry.get("basic_memory_sha256" if at is _MISSING else "aiwiki_sha256")
         if _sha(text) != recorded:
             self.act(
@@ -1203,6 +1351,8 @@ def sync(
     project: str | None = None,
     lock_timeout: float = 30.0,
     storage_options: Mapping[str, Any] | None = None,
+    a_options: Mapping[str, Any] | None = None,
+    b_options: Mapping[str, Any] | None = None,
 ) -> SyncReport:
     """Sync the session notes of an aiwiki store and a Basic Memory store, both ways.
 
@@ -1210,35 +1360,44 @@ def sync(
         a: one store (a :class:`~sessionkit.Store`, or a path/URL
             :func:`~sessionkit.open_store` opens); either order works.
         b: the other store; one must hold aiwiki pages, the other Basic Memory notes.
-        dry_run: work out the plan (the report's actions), write nothing.
-        propagate_deletes: delete a note whose counterpart was deleted (only
-            when it was not edited since the last sync); otherwise deletions
-            are only reported.
+        dry_run: work out the plan (the report's actions), write nothing at
+            all (not even the lock file: a dry run only reads).
+        propagate_deletes: delete a note whose counterpart was deleted (its
+            file is gone; only when it was not edited since the last sync);
+            otherwise deletions are only reported.  An empty or
+            frontmatter-less note is never a deletion: it is a failure.
         progress: called as ``progress(done, total, key)`` after each note.
         project: Basic Memory project name for new notes (the ``project`` key
             and the permalink prefix); by default the store's (``bm://NAME``)
             or its folder name, as :func:`~sessionkit.convert` picks it.
         lock_timeout: seconds to wait for another sync of the same wiki.
         storage_options: fsspec options for stores given as URLs.
+        a_options: options for ``a`` only (over ``storage_options``), as
+            ``convert``'s ``--src-option``.
+        b_options: options for ``b`` only (over ``storage_options``).
 
     Returns:
         A :class:`SyncReport`.  Run again with nothing edited, it writes nothing.
 
     Raises:
         UnsupportedFormatError: the stores are not one aiwiki and one Basic Memory store.
+        StoreError: one store's notes folder lies inside the other's.
         ConflictError: another sync of the same wiki held the lock for ``lock_timeout``.
         FormatError: the state file is unreadable.
     """
     from ..backends.basic_memory import project_name
 
     options = dict(storage_options or {})
-    first, second = _pick_sides(a, b, options)
+    first, second = _pick_sides(a, b, options, a_options, b_options)
     if _family(first) == _family(second):
         raise UnsupportedFormatError(
             f"both stores hold {_family(first)} notes; sync needs an aiwiki store and "
             "a Basic Memory store"
         )
     aw, bm = (first, second) if _family(first) == AIWIKI else (second, first)
+    from .convert import _refuse_overlap
+
+    _refuse_overlap(aw, bm, verb="sync")  # a peer inside the wiki's notes (or the reverse)
     sides = _Sides(
         aw=aw,
         bm=bm,
@@ -1248,14 +1407,40 @@ def sync(
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
     from ..redaction import collect
 
-    with _locked(aw, lock_timeout), collect() as secrets:
+    # a dry run only reads: no lock file (nor its folder), no state, no note
+    lock = contextlib.nullcontext() if dry_run else _locked(aw, lock_timeout)
+    with lock, collect() as secrets:
         state = read_state(aw)
         peer = peer_id(bm, aw)
         notes = _notes_of(state, peer)
         aw_texts = _texts(aw, aw.keys(), report, "aiwiki")
         bm_texts = _texts(bm, bm.keys(), report, "basic_memory")
+        for ak, text in list(aw_texts.items()):
+            why = None if text is None else _blank(text, ak)
+            if why is not None:  # never carried over as an empty session
+                report.actions.append(_failure("aiwiki", ak, f"not a session page ({why})"))
+                aw_texts[ak] = None
+        paired = {e["basic_memory"] for e in notes.values()}
+        for e in notes.values():
+            paired.update(e.get("chain", ()))
         for bk, text in list(bm_texts.items()):
-            if text is not None and not sides.is_session(text, bk):
+            why = None if text is None else sides.not_session(text, bk)
+            if why is None:
+                continue
+            if bk in paired:
+                # a paired note that lost what made it a session: never read as a
+                # deletion (that would delete its page), reported and left alone
+                report.actions.append(
+                    _failure(
+                        "basic_memory",
+                        bk,
+                        "paired with a session page but no longer a session note "
+                        f"({why}); nothing was changed on either side (restore the note, "
+                        "or delete the file to delete the session)",
+                    )
+                )
+                bm_texts[bk] = None
+            else:
                 report.skipped.append(bk)
                 del bm_texts[bk]
         run = _Run(
@@ -1406,6 +1591,18 @@ def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:
     """Run one note's step; a failure is reported against that note only."""
     try:
         step()
+    except _Moved as exc:  # edited by someone else while the sync ran: theirs is kept
+        side = "basic_memory" if key in run.bm_texts and key not in run.aw_texts else "aiwiki"
+        moved = exc.path or key
+        run.report.actions.append(
+            SyncAction(
+                action="conflict",
+                aiwiki=key if side == "aiwiki" else None,
+                basic_memory=moved if side == "basic_memory" or moved != key else None,
+                message=f"{moved} was edited while the sync ran; that edit is kept and "
+                "nothing was written over it (run sync again)",
+            )
+        )
     except SessionKitError as exc:
         side = "basic_memory" if key in run.bm_texts and key not in run.aw_texts else "aiwiki"
         run.report.actions.append(_failure(side, key, str(exc.with_path(exc.path or key))))
@@ -1478,8 +1675,10 @@ def watch(
         options: passed on to :func:`sync` (``propagate_deletes``, ``project``…).
     """
     opts = dict(options.get("storage_options") or {})
-    first, second = _pick_sides(a, b, opts)
+    first, second = _pick_sides(a, b, opts, options.get("a_options"), options.get("b_options"))
     folders = [_local_folder(first), _local_folder(second)]
+    if options.get("dry_run") and not all(f and os.path.isdir(f) for f in folders):
+        events = False if events is None else events  # (watching would make the folder)
     watcher: Iterator[Any] | None = None
     if events or (events is None and all(folders)):
         watcher = _watcher([str(f) for f in folders if f], interval, required=bool(events))
