@@ -52,7 +52,6 @@ __all__ = [
     "config_file",
     "default_store",
     "describe",
-    "edit_toml",
     "effective_store_url",
     "find_project_file",
     "format_config",
@@ -554,7 +553,7 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(user_config_file(env))
 
 
-# -- a small line-based TOML scanner (for line numbers and minimal edits) --------
+# -- a small line-based TOML scanner (for the line numbers of values) -----------
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -714,126 +713,6 @@ def _line_of(entries: list[_Entry], path: tuple[str, ...]) -> int | None:
             if entry.path == path[:size]:
                 return entry.start + 1
     return None
-
-
-def _toml_literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    raise ConfigError(f"cannot write a value of type {type(value).__name__}")
-
-
-def _comment_suffix(rest: str) -> str:
-    """The whitespace and ``# comment`` after a single-line value, if any."""
-    for m in re.finditer("#", rest):
-        head = rest[: m.start()]
-        if head.strip() and _parses(head):
-            return rest[len(head.rstrip()) :]
-    return ""
-
-
-def edit_toml(text: str, path: tuple[str, ...], value: Any) -> str:
-    """Set ``path`` to ``value`` in TOML ``text`` as a minimal line edit.
-
-    Only the line holding the key changes, or one line is added at the end of
-    its table (a ``[table]`` is appended when the file has none).  Comments,
-    order and newline style are kept.
-
-    Raises:
-        ConfigError: the text is not TOML, or the edit cannot be made by
-            changing lines (say, the table is an inline table).
-    """
-    import tomllib
-
-    try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"bad TOML: {exc}") from None
-    nl = "\r\n" if "\r\n" in text else "\n"
-    lines = _split(text)
-    entries = _scan(lines)
-    literal = _toml_literal(value)
-    new_lines: list[str]
-    existing = [e for e in entries if e.kind == "key" and e.path == path]
-    if existing:
-        e = existing[-1]
-        first = lines[e.start]
-        eol = first[len(first.rstrip("\r\n")) :] or (nl if e.end < len(lines) else "")
-        body = first.rstrip("\r\n")
-        suffix = _comment_suffix(body[e.value_col :]) if e.end == e.start + 1 else ""
-        if e.end != e.start + 1:
-            last = lines[e.end - 1]
-            eol = last[len(last.rstrip("\r\n")) :]
-        new_lines = [
-            *lines[: e.start],
-            body[: e.value_col] + literal + suffix + eol,
-            *lines[e.end :],
-        ]
-    else:
-        table = path[:-1]
-        # a [table] header, or dotted keys under a parent header that define it implicitly
-        after: int | None = None
-        key_text = _render_key(path[-1:])
-        header = next(
-            (x for x in entries if x.kind == "table" and x.path == table),
-            None,
-        )
-        if header is not None:
-            after = header.end
-            for x in entries:
-                if x.kind == "key" and x.table == table:
-                    after = x.end
-        else:
-            implicit = [
-                x
-                for x in entries
-                if x.kind == "key"
-                and len(x.table) < len(table)
-                and x.path[: len(table)] == table
-                and len(x.path) > len(table)
-            ]
-            if implicit:
-                last_entry = implicit[-1]
-                after = last_entry.end
-                key_text = _render_key(path[len(last_entry.table) :])
-        if after is not None:
-            prev = lines[after - 1] if after > 0 else ""
-            fixed_prev = prev if prev.endswith("\n") or not prev else prev + nl
-            new_lines = [
-                *lines[: after - 1],
-                *([fixed_prev] if after > 0 else []),
-                f"{key_text} = {literal}{nl}",
-                *lines[after:],
-            ]
-        else:
-            out = list(lines)
-            if out and not out[-1].endswith("\n"):
-                out[-1] += nl
-            if out and out[-1].strip():
-                out.append(nl)
-            if table:
-                out.append(f"[{_render_key(table)}]{nl}")
-            out.append(f"{key_text} = {literal}{nl}")
-            new_lines = out
-    new_text = "".join(new_lines)
-    try:
-        data: Any = tomllib.loads(new_text)
-        for part in path:
-            data = data[part]
-    except (tomllib.TOMLDecodeError, KeyError, TypeError):
-        data = _MISSING
-    if data != value or type(data) is not type(value):
-        raise ConfigError(
-            f"cannot set {_render_key(path)} by a line edit (is its table written inline?); "
-            "edit the file by hand"
-        )
-    return new_text
-
-
-_MISSING = object()
 
 
 # -- reading and validating -------------------------------------------------------
@@ -1291,10 +1170,12 @@ def set_value(
 ) -> Path:
     """Set ``key`` to ``value`` in the project or user file as a minimal edit.
 
-    ``value`` is converted to the key's type (storage options: a TOML literal
-    such as ``true`` or ``42`` when it is one, else a string).  Only the key's
-    line changes, or one line is added; comments and order survive.  Returns
-    the file written.
+    ``value`` is converted to the key's type and checked against its range
+    (storage options: a TOML literal such as ``true`` or ``42`` when it is
+    one, else a string).  The file is edited with tomlkit: only the key's
+    line changes, or one line is added (a missing table is appended);
+    comments, order and the newline style survive.  A refused value writes
+    nothing.  Returns the file written.
 
     Raises:
         ConfigError: unknown key, bad value, a secret-looking key or URL
@@ -1316,12 +1197,50 @@ def set_value(
     except UnicodeDecodeError as exc:
         raise ConfigError("not valid UTF-8", path=file, line=None) from exc
     read_config_text(text, file, scope)  # the existing file must be valid
-    try:
-        new_text = edit_toml(text, path, converted)
-    except ConfigError as exc:
-        raise exc.with_path(file) from None
+    new_text = _edited(text, path, converted, file)
     read_config_text(new_text, file, scope)
     from ._atomic import write_atomic  # (tempfile, shutil: only when a file is written)
 
     write_atomic(target, new_text)
     return target
+
+
+def _edited(text: str, path: tuple[str, ...], value: Any, file: str) -> str:
+    """``text`` with ``path`` set to ``value``: tomlkit keeps every other byte (comments,
+    order, blank lines), and CRLF files stay CRLF."""
+    import tomllib
+
+    import tomlkit  # (only here: config set is the one writer of TOML)
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        doc = tomlkit.parse(text)
+        node: Any = doc
+        for part in path[:-1]:
+            if part not in node:
+                node[part] = tomlkit.table()
+            node = node[part]
+        body = node.value.body if isinstance(node, tomlkit.items.Table) else None
+        trailing: list[Any] = []
+        if path[-1] not in node and body is not None:
+            # a new key goes after the table's last key, not after the blank lines and
+            # comments that lead to the next table (tomlkit counts them in this one's body)
+            trivia = (tomlkit.items.Whitespace, tomlkit.items.Comment)
+            while body and body[-1][0] is None and isinstance(body[-1][1], trivia):
+                trailing.insert(0, body.pop())
+        node[path[-1]] = value
+        if body is not None:
+            body.extend(trailing)
+        new_text = tomlkit.dumps(doc)
+    except (TOMLKitError, TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot set {_render_key(path)}: {exc}; edit the file by hand", path=file
+        ) from None
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):
+        new_text = re.sub(r"(?<!\r)\n", "\r\n", new_text)  # (tomlkit adds LF lines)
+    data: Any = tomllib.loads(new_text)
+    for part in path:
+        data = data.get(part) if isinstance(data, dict) else None
+    if data != value or type(data) is not type(value):  # (never written: says why)
+        raise ConfigError(f"cannot set {_render_key(path)}; edit the file by hand", path=file)
+    return new_text
