@@ -517,7 +517,9 @@ class _Settings:
         if config_sources_exist(start):
             from .config import hook_store_url, load_config, storage_options_for
 
-            config = load_config(start)
+            # a bad value must not stop the hook from recording: that key's default
+            # applies, and one line says so
+            config = load_config(start, on_problem=_config_problem)
             self.hooks = config.hooks
             self.secrets = config.secrets
             self.max_note_bytes = config.limits.max_note_bytes
@@ -592,6 +594,14 @@ class _Settings:
             rest = self.url[len("bm://") :].strip("/")
             return os.path.basename(rest) or None
         return None
+
+
+def _config_problem(problem: Exception) -> None:
+    """Say one bad configuration value (file and line, or the variable) that the hook
+    leaves out, and what it does instead."""
+    key = getattr(problem, "key", None)
+    instead = f"the default for {key}" if key else "the defaults for this file's values"
+    _say(f"configuration: {problem}; using {instead}")
 
 
 def _bounded_options(

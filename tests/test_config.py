@@ -151,7 +151,15 @@ def test_hook_payload_cwd_picks_up_that_projects_file(home: Path) -> None:
 
 
 def test_relative_store_urls_resolve_against_the_file_and_urls_stay(home: Path) -> None:
+    (home / "repo" / PROJECT_FILE).write_text('[store]\nurl = "wiki"\n')
+    assert load_config().store == str(home / "repo" / "wiki")
+    # the rule of --store: a relative path stays inside (the file's folder), an
+    # absolute one means exactly that folder
     (home / "repo" / PROJECT_FILE).write_text('[store]\nurl = "../shared-wiki"\n')
+    with pytest.raises(ConfigError, match="outside that folder") as info:
+        load_config()
+    assert (info.value.path, info.value.line) == (str(home / "repo" / PROJECT_FILE), 2)
+    (home / "repo" / PROJECT_FILE).write_text(f'[store]\nurl = "{home / "shared-wiki"}"\n')
     assert load_config().store == str(home / "shared-wiki")
     (home / "repo" / PROJECT_FILE).write_text('[store]\nurl = "s3://bucket/wiki"\n')
     assert load_config().store == "s3://bucket/wiki"
