@@ -138,3 +138,25 @@ def test_only_unknown_checkpoints_mean_no_latest_session(tmp_path: Path) -> None
     assert (res.returncode, res.stdout) == (0, "")  # as in a store without notes
     res = _run(["add", "next-step", "x"], repo)
     assert res.returncode == 2 and "no session notes" in res.stderr
+
+
+def test_basic_memory_keeps_one_unknown_note_a_day_and_never_takes_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    store = f"bm://{tmp_path / 'bm'}"
+    real = json.dumps({"session_id": "5b2f9a1c-real", "cwd": str(repo)}).encode()
+    assert _run(["hook", "pre-compact", "--store", store], repo, real).returncode == 0
+    for garbage in (b"garbage", b"[1, 2]", b'{"cwd": "/nowhere"}'):
+        res = _run(["hook", "pre-compact", "--store", store], repo, garbage)
+        assert res.returncode == 0 and "short id 0000000" in res.stderr
+    notes = sorted(p.name for p in (tmp_path / "bm" / "sessions").glob("*.md"))
+    unknown = f"Session {_today()} — checkpoints without a session id.md"
+    assert unknown in notes and len(notes) == 2  # one note for the three of them
+    text = (tmp_path / "bm" / "sessions" / unknown).read_text(encoding="utf-8")
+    assert text.count("[context] PreCompact at") == 3
+    (real_note,) = [n for n in notes if n != unknown]
+    start = json.dumps({"cwd": str(repo)}).encode()
+    res = _run(["hook", "session-start", "--plain", "--store", store], repo, start)
+    assert res.stdout.startswith(f"Latest session note {real_note}"), res
+    res = _run(["directive", "consume", "--store", store], repo)
+    assert res.returncode == 0 and res.stdout.startswith(f"{real_note}:"), res
