@@ -124,14 +124,9 @@ def _newest_day_keys(keys: Sequence[str]) -> list[str]:
     left out), else, when no other key is dated, every undated note."""
     text = joined(keys)
     if "/" in text:  # (notes in subfolders)
-        days = {k: note_day(k.rpartition("/")[2]) for k in keys}
-        dated = [k for k, d in days.items() if d is not None and not is_unknown(k)]
-        if not dated:
-            return _undated(keys)
-        top = max(str(days[k]) for k in dated)
-        return [k for k in dated if days[k] == top]
+        return _by_days(keys)
     # flat names: the newest dated name is the greatest, found in C; a few undated
-    # names may sort above it, and a day may hold only unknown notes
+    # names may sort above it, and the newest day may hold only unknown notes
     rest = list(keys)
     skipped = 0
     while rest:
@@ -146,11 +141,18 @@ def _newest_day_keys(keys: Sequence[str]) -> list[str]:
             continue
         pool = [n for n in names_with(text, "\0" + day) if note_day(n) is not None]
         known = [n for n in pool if not is_unknown(n)]
-        if known:
-            return known
-        gone = set(pool)  # that day has only unknown notes: the days before it
-        rest = [k for k in rest if k not in gone]
+        return known or _by_days(keys)  # (that day has only unknown notes: one pass)
     return _undated(keys)
+
+
+def _by_days(keys: Sequence[str]) -> list[str]:
+    """:func:`_newest_day_keys` in one pass over every key (notes in subfolders)."""
+    days = {k: note_day(k.rpartition("/")[2]) for k in keys}
+    dated = [k for k, d in days.items() if d is not None and not is_unknown(k)]
+    if not dated:
+        return _undated(keys)
+    top = max(str(days[k]) for k in dated)
+    return [k for k in dated if days[k] == top]
 
 
 def latest_note(keys: Sequence[str], mtime: Callable[[str], float | None]) -> str | None:
