@@ -1391,7 +1391,8 @@ def set_value(
     _merged(start_dir, env, None, found.append, text_of=(file, new_text, scope))
     budget = dotted in ("hooks.context_budget", "hooks.context_unit")
     for problem in found:
-        if problem.path == file or problem.key == dotted or (budget and problem.key):
+        # (a bad value elsewhere is that file's to fix, unless this one now clashes with it)
+        if problem.path == file or (budget and problem.key == "hooks.context_budget"):
             elsewhere = problem.path not in (None, file)  # (the value it now clashes with)
             where = f"{problem.path}:{problem.line}: " if elsewhere else ""
             raise ConfigError(

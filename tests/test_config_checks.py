@@ -214,3 +214,14 @@ def test_a_relative_store_inside_the_repository_and_an_absolute_one_still_work(
     (repo / ".sessionkit.toml").write_text(f"[hooks]\nstore = {json.dumps(str(elsewhere))}\n")
     assert _pre_compact(repo).stderr == ""  # an absolute path means that folder, as --store
     assert len(list((elsewhere / "aiwiki" / "sessions").glob("*.md"))) == 1
+
+
+def test_a_bad_value_in_another_file_does_not_block_config_set(repo: Path) -> None:
+    _user_file(repo).parent.mkdir(parents=True)
+    _user_file(repo).write_text('[store]\nlayout = "bogus"\n')
+    res = _run(["config", "set", "hooks.directive_kind", "Plan"], repo)
+    assert res.returncode == 0, res.stderr
+    res = _run(["config", "set", "storage_options.s3://team.profile", "dev"], repo)
+    assert res.returncode == 0, res.stderr
+    res = _run(["ls"], repo)  # (that file is still reported, by every command)
+    assert res.returncode == 2 and f"{_user_file(repo)}:2: store.layout" in res.stderr
