@@ -225,3 +225,13 @@ def test_a_bad_value_in_another_file_does_not_block_config_set(repo: Path) -> No
     assert res.returncode == 0, res.stderr
     res = _run(["ls"], repo)  # (that file is still reported, by every command)
     assert res.returncode == 2 and f"{_user_file(repo)}:2: store.layout" in res.stderr
+
+
+def test_configuration_page_documents_every_key_with_its_variable() -> None:
+    from sessionkit.config import SETTINGS
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line for line in page.splitlines() if "| `" in line}
+    for setting in SETTINGS:
+        assert setting.key in rows, f"{setting.key} is not in docs/configuration.md"
+        assert f"`{setting.env}`" in rows[setting.key]
