@@ -758,15 +758,19 @@ def config_show(as_json: bool) -> None:
 @config.command(name="set")
 @click.argument("key")
 @click.argument("value")
-@click.option("--project", "scope", flag_value="project", default=True, help="The project file.")
-@click.option("--user", "scope", flag_value="user", help="The user file.")
-def config_set(key: str, value: str, scope: str) -> None:
+@click.option("--project", is_flag=True, help="The project file (the default).")
+@click.option("--user", is_flag=True, help="The user file.")
+def config_set(key: str, value: str, project: bool, user: bool) -> None:
     """Set KEY to VALUE in .sessionkit.toml (default) or the user file.
 
-    Only the key's line changes, or one line is added; comments and order are
-    kept.  Secret-looking keys are refused: credentials belong to fsspec and
-    the cloud SDKs.
+    The value is checked against the key's type and range first (a refused
+    value writes nothing).  Only the key's line changes, or one line is added;
+    comments and order are kept.  Secret-looking keys are refused:
+    credentials belong to fsspec and the cloud SDKs.
     """
+    if project and user:
+        raise click.UsageError("--project and --user exclude each other: name one file")
+    scope = "user" if user else "project"
     written = set_value(key, value, scope=scope, start_dir=_state().directory)
     click.echo(f"{written}: {key} set")
 

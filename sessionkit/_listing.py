@@ -13,9 +13,23 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
-__all__ = ["is_day", "joined", "names_with", "note_names"]
+__all__ = [
+    "NO_ID",
+    "is_day",
+    "is_note_name",
+    "is_unknown",
+    "joined",
+    "latest_note",
+    "names_with",
+    "note_day",
+    "note_names",
+    "unknown_notes",
+]
+
+#: the short id of a checkpoint whose payload named no usable session (one note a day)
+NO_ID = "0000000"
 
 
 def note_names(folder: str) -> list[str] | None:
@@ -73,4 +87,100 @@ def is_day(text: str) -> bool:
         and text[4] == "-"
         and text[7] == "-"
         and (text[:4] + text[5:7] + text[8:]).isdecimal()
+    )
+
+
+def note_day(name: str) -> str | None:
+    r"""The date a note's file name starts with: what ``re.match(r"^(\d{4}-\d{2}-\d{2})
+    (?:-(.+))?\.md$", name)`` dates, read without compiling the pattern."""
+    day = name[:10]
+    if not name.endswith(".md") or not is_day(day):
+        return None
+    rest = name[10:]
+    if rest == ".md" or (len(rest) > 4 and rest[0] == "-" and "\n" not in rest):
+        return day
+    return None
+
+
+def is_unknown(key: str) -> bool:
+    """Whether ``key`` is the note of checkpoints without a session id,
+    ``YYYY-MM-DD-0000000.md``: never anyone's latest session."""
+    name = key.rpartition("/")[2]
+    return len(name) == 21 and name.endswith("-" + NO_ID + ".md") and note_day(name) is not None
+
+
+def _undated(keys: Sequence[str]) -> list[str]:
+    return [k for k in keys if note_day(k.rpartition("/")[2]) is None and is_note_name(k)]
+
+
+def is_note_name(key: str) -> bool:
+    """Whether a listed name can be a note: ``.md``, no dotfile, not ``INDEX.md``."""
+    name = key.rpartition("/")[2]
+    return name.endswith(".md") and name[:1] != "." and name != "INDEX.md"
+
+
+def _newest_day_keys(keys: Sequence[str]) -> list[str]:
+    """The keys :func:`latest_note` chooses between: the newest date's (unknown notes
+    left out), else, when no other key is dated, every undated note."""
+    text = joined(keys)
+    if "/" in text:  # (notes in subfolders)
+        return _by_days(keys)
+    # flat names: the newest dated name is the greatest, found in C; a few undated
+    # names may sort above it, and the newest day may hold only unknown notes
+    rest = list(keys)
+    skipped = 0
+    while rest:
+        top = max(rest)
+        day = note_day(top)
+        if day is None:
+            skipped += 1
+            if skipped > 8:  # many undated names: only the dated ones, then
+                rest = [k for k in rest if note_day(k) is not None]
+            else:
+                rest.remove(top)
+            continue
+        pool = [n for n in names_with(text, "\0" + day) if note_day(n) is not None]
+        known = [n for n in pool if not is_unknown(n)]
+        return known or _by_days(keys)  # (that day has only unknown notes: one pass)
+    return _undated(keys)
+
+
+def _by_days(keys: Sequence[str]) -> list[str]:
+    """:func:`_newest_day_keys` in one pass over every key (notes in subfolders)."""
+    days = {k: note_day(k.rpartition("/")[2]) for k in keys}
+    dated = [k for k, d in days.items() if d is not None and not is_unknown(k)]
+    if not dated:
+        return _undated(keys)
+    top = max(str(days[k]) for k in dated)
+    return [k for k in dated if days[k] == top]
+
+
+def latest_note(keys: Sequence[str], mtime: Callable[[str], float | None]) -> str | None:
+    """The newest session note among ``keys`` (paths below ``aiwiki/sessions``, or the
+    names a listing of that folder gives: dotfiles, ``INDEX.md`` and other files are
+    no notes), or ``None``.
+
+    The rule of every aiwiki store (``AiwikiStore.latest``, the hooks): the newest
+    date in the file names, then the newest modification time (``mtime(key)``,
+    asked only of that date's notes), then the greatest key; names without a date
+    count only when no name has one.  The note of checkpoints without a session id
+    (``YYYY-MM-DD-0000000.md``, :func:`is_unknown`) is never the latest: it holds
+    no session of anyone's.  No page is read.
+    """
+    pool = _newest_day_keys(keys)
+    if not pool:
+        return None
+    if len(pool) == 1:
+        return pool[0]
+    return max(pool, key=lambda k: (mtime(k) or 0.0, k))
+
+
+def unknown_notes(keys: Sequence[str], since: str | None = None) -> list[str]:
+    """The notes of checkpoints without a session id among ``keys`` (:func:`is_unknown`),
+    newest first; with ``since`` (a key), only those dated on or after its date."""
+    found = names_with(joined(keys), "-" + NO_ID + ".md\0")
+    day = note_day(since.rpartition("/")[2]) if since is not None else None
+    return sorted(
+        (k for k in found if is_unknown(k) and (day is None or k.rpartition("/")[2] >= day)),
+        reverse=True,
     )

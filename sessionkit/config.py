@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._config_sources import PROJECT_FILE  # (the name of the project configuration file)
@@ -52,7 +52,6 @@ __all__ = [
     "config_file",
     "default_store",
     "describe",
-    "edit_toml",
     "effective_store_url",
     "find_project_file",
     "format_config",
@@ -77,7 +76,22 @@ _CREDENTIAL_HINT = (
 
 
 class ConfigError(SessionKitError):
-    """A configuration file or value is unusable (bad TOML, unknown key, wrong type)."""
+    """A configuration file or value is unusable (bad TOML, unknown key, wrong type).
+
+    Attributes:
+        key: the dotted key concerned (``hooks.context_budget``), when it is one key's value.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        super().__init__(message, path=path, line=line)
+        self.key = key
 
 
 # -- the model ----------------------------------------------------------------
@@ -345,6 +359,10 @@ class Setting(NamedTuple):
         help: one line for the docs and ``config show``.
         choices: allowed values, if restricted.
         path_like: a store location (relative paths in a file are relative to that file).
+        minimum: the least value of an integer.
+        registry: ``"layout"`` or ``"format"``: the value names a registered store
+            backend or note format (the built-in ones, or a plugin's).
+        one_line: a string without line breaks or other control characters.
     """
 
     key: str
@@ -354,6 +372,9 @@ class Setting(NamedTuple):
     help: str
     choices: tuple[str, ...] | None = None
     path_like: bool = False
+    minimum: int = 1
+    registry: str | None = None
+    one_line: bool = True
 
 
 #: every scalar configuration key (storage options are free-form, per URL prefix)
@@ -371,6 +392,7 @@ SETTINGS: tuple[Setting, ...] = (
         attr="layout",
         type=str,
         env="SESSIONKIT_LAYOUT",
+        registry="layout",
         help="store layout: aiwiki or basic-memory",
     ),
     Setting(
@@ -378,6 +400,7 @@ SETTINGS: tuple[Setting, ...] = (
         attr="format",
         type=str,
         env="SESSIONKIT_FORMAT",
+        registry="format",
         help="format of new notes: aiwiki-v2, aiwiki-v1, basic-memory",
     ),
     Setting(
@@ -429,7 +452,9 @@ SETTINGS: tuple[Setting, ...] = (
         attr="hooks.context_budget",
         type=int,
         env="SESSIONKIT_CONTEXT_BUDGET",
-        help="most the session-start context may measure (default 9000, at least 1000 chars)",
+        minimum=0,  # (0: no limit; else at least 1000 chars or 350 tokens, with the unit)
+        help="most the session-start context may measure (default 9000; 0: no limit; else "
+        "at least 1000 chars or 350 tokens)",
     ),
     Setting(
         key="hooks.context_unit",
@@ -459,6 +484,7 @@ SETTINGS: tuple[Setting, ...] = (
         attr="secrets.allow",
         type=str,
         env="SESSIONKIT_REDACT_ALLOW",
+        one_line=False,
         help="known-safe values never redacted (separated by commas or blanks)",
     ),
     Setting(
@@ -554,7 +580,7 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(user_config_file(env))
 
 
-# -- a small line-based TOML scanner (for line numbers and minimal edits) --------
+# -- a small line-based TOML scanner (for the line numbers of values) -----------
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -716,126 +742,6 @@ def _line_of(entries: list[_Entry], path: tuple[str, ...]) -> int | None:
     return None
 
 
-def _toml_literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    raise ConfigError(f"cannot write a value of type {type(value).__name__}")
-
-
-def _comment_suffix(rest: str) -> str:
-    """The whitespace and ``# comment`` after a single-line value, if any."""
-    for m in re.finditer("#", rest):
-        head = rest[: m.start()]
-        if head.strip() and _parses(head):
-            return rest[len(head.rstrip()) :]
-    return ""
-
-
-def edit_toml(text: str, path: tuple[str, ...], value: Any) -> str:
-    """Set ``path`` to ``value`` in TOML ``text`` as a minimal line edit.
-
-    Only the line holding the key changes, or one line is added at the end of
-    its table (a ``[table]`` is appended when the file has none).  Comments,
-    order and newline style are kept.
-
-    Raises:
-        ConfigError: the text is not TOML, or the edit cannot be made by
-            changing lines (say, the table is an inline table).
-    """
-    import tomllib
-
-    try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"bad TOML: {exc}") from None
-    nl = "\r\n" if "\r\n" in text else "\n"
-    lines = _split(text)
-    entries = _scan(lines)
-    literal = _toml_literal(value)
-    new_lines: list[str]
-    existing = [e for e in entries if e.kind == "key" and e.path == path]
-    if existing:
-        e = existing[-1]
-        first = lines[e.start]
-        eol = first[len(first.rstrip("\r\n")) :] or (nl if e.end < len(lines) else "")
-        body = first.rstrip("\r\n")
-        suffix = _comment_suffix(body[e.value_col :]) if e.end == e.start + 1 else ""
-        if e.end != e.start + 1:
-            last = lines[e.end - 1]
-            eol = last[len(last.rstrip("\r\n")) :]
-        new_lines = [
-            *lines[: e.start],
-            body[: e.value_col] + literal + suffix + eol,
-            *lines[e.end :],
-        ]
-    else:
-        table = path[:-1]
-        # a [table] header, or dotted keys under a parent header that define it implicitly
-        after: int | None = None
-        key_text = _render_key(path[-1:])
-        header = next(
-            (x for x in entries if x.kind == "table" and x.path == table),
-            None,
-        )
-        if header is not None:
-            after = header.end
-            for x in entries:
-                if x.kind == "key" and x.table == table:
-                    after = x.end
-        else:
-            implicit = [
-                x
-                for x in entries
-                if x.kind == "key"
-                and len(x.table) < len(table)
-                and x.path[: len(table)] == table
-                and len(x.path) > len(table)
-            ]
-            if implicit:
-                last_entry = implicit[-1]
-                after = last_entry.end
-                key_text = _render_key(path[len(last_entry.table) :])
-        if after is not None:
-            prev = lines[after - 1] if after > 0 else ""
-            fixed_prev = prev if prev.endswith("\n") or not prev else prev + nl
-            new_lines = [
-                *lines[: after - 1],
-                *([fixed_prev] if after > 0 else []),
-                f"{key_text} = {literal}{nl}",
-                *lines[after:],
-            ]
-        else:
-            out = list(lines)
-            if out and not out[-1].endswith("\n"):
-                out[-1] += nl
-            if out and out[-1].strip():
-                out.append(nl)
-            if table:
-                out.append(f"[{_render_key(table)}]{nl}")
-            out.append(f"{key_text} = {literal}{nl}")
-            new_lines = out
-    new_text = "".join(new_lines)
-    try:
-        data: Any = tomllib.loads(new_text)
-        for part in path:
-            data = data[part]
-    except (tomllib.TOMLDecodeError, KeyError, TypeError):
-        data = _MISSING
-    if data != value or type(data) is not type(value):
-        raise ConfigError(
-            f"cannot set {_render_key(path)} by a line edit (is its table written inline?); "
-            "edit the file by hand"
-        )
-    return new_text
-
-
-_MISSING = object()
-
-
 # -- reading and validating -------------------------------------------------------
 
 _TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
@@ -873,52 +779,129 @@ def _type_name(value: Any) -> str:
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
+#: the built-in names a ``registry`` setting takes without asking for plugins
+_BUILTIN_NAMES = {
+    "layout": ("aiwiki", "basic-memory"),
+    "format": ("aiwiki-v2", "aiwiki-v1", "basic-memory"),
+}
+
+
+def _registered(registry: str) -> list[str]:
+    """Every registered store backend (``layout``) or note format (``format``) name."""
+    if registry == "format":
+        from .adapters import available_formats  # (light: formats load on first use)
+
+        return available_formats()
+    import sys
+
+    backends = sys.modules.get("sessionkit.backends")  # (loaded: it knows runtime additions)
+    if backends is not None:
+        return list(backends.available_backends())
+    from ._entry_points import entry_points
+
+    return ["aiwiki", "basic-memory", "bm", *(n for n, _ in entry_points("sessionkit.backends"))]
+
+
 def _check_scalar(setting: Setting, value: Any) -> str | None:
-    """A problem with ``value`` for ``setting``, or ``None``."""
+    """A problem with ``value`` for ``setting`` (its type and range), or ``None``."""
     want = "string" if setting.type is str else "integer"
     if setting.type is int and (isinstance(value, bool) or not isinstance(value, int)):
         return f"must be an {want}, not {_type_name(value)}"
     if setting.type is str and not isinstance(value, str):
         return f"must be a {want}, not {_type_name(value)}"
-    if setting.type is int and value <= 0:
-        return "must be a positive integer"
+    if setting.type is int and value < setting.minimum:
+        if setting.minimum == 1:
+            return f"must be a positive integer, not {value}"
+        return f"must be at least {setting.minimum}, not {value}"
+    # (hooks.context_budget's least value depends on hooks.context_unit: _check_together)
     if setting.choices is not None and value not in setting.choices:
         return f"must be one of {', '.join(setting.choices)}, not {value!r}"
+    if (
+        setting.type is str
+        and setting.one_line
+        and any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)
+    ):
+        return "must be one line (no line break or other control character)"
+    if setting.registry is not None and value not in _BUILTIN_NAMES[setting.registry]:
+        known = _registered(setting.registry)
+        if value not in known:
+            return f"must be one of {', '.join(known)}, not {value!r}"
     return None
 
 
-def _resolve_path(value: str, base: str | None) -> str:
-    """A store location from a file: ``~`` expanded, relative paths joined to ``base``."""
+def _resolve_path(value: str, base: str) -> str:
+    """A store location from a file: ``~`` expanded, a relative path joined to ``base``
+    (the file's folder).
+
+    The rule of ``--store`` on the command line (``local_path`` in
+    ``sessionkit.backends._storage``, written here without importing the stores, which
+    the hooks do not load): a relative path must stay inside ``base``, symlinks
+    followed; an absolute path (or ``~``) means exactly that folder; a URL is kept.
+
+    Raises:
+        ConfigError: a relative path leads outside ``base`` (``../victim``).
+    """
     if "://" in value:
         return value
     expanded = os.path.expanduser(value)
-    if base is not None and not os.path.isabs(expanded):
-        return os.path.normpath(os.path.join(base, expanded))
-    return expanded
+    if os.path.isabs(expanded):
+        return expanded
+    start = os.path.abspath(base or os.curdir)
+    joined = os.path.normpath(os.path.join(start, expanded))
+    real, real_start = os.path.realpath(joined), os.path.realpath(start)
+    rel = os.path.normpath(expanded).replace(os.sep, "/")
+    inside = real == real_start or real.startswith(real_start.rstrip(os.sep) + os.sep)
+    if rel == ".." or rel.startswith("../") or not inside:
+        raise ConfigError(
+            f"refused store {value!r}: relative to {start} it leads to {real}, outside that "
+            "folder (give an absolute path to mean a folder elsewhere)"
+        )
+    return joined
 
 
 _Layer = dict[str, tuple[Any, Source]]
+#: what a lenient reader is told of each value it leaves out (see :func:`load_config`)
+OnProblem = Callable[[ConfigError], None]
 
 
-def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
+def _strict(problem: ConfigError) -> None:
+    raise problem
+
+
+def read_config_text(
+    text: str, file: str, kind: str = "project", *, on_problem: OnProblem | None = None
+) -> _Layer:
     """Validate a config file's text; return ``{dotted key: (value, Source)}``.
 
+    Every value is checked against its key's type and range (docs/configuration.md).
+    With ``on_problem``, each bad value is handed to it and left out (a file that is
+    not TOML gives one problem and no values) instead of raised.
+
     Raises:
-        ConfigError: bad TOML, unknown table or key, wrong type (file, line, key named).
+        ConfigError: bad TOML, unknown table or key, wrong type or range (file, line,
+            key named), or a relative store path leading outside the file's folder.
     """
     import tomllib
 
+    report = on_problem or _strict
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _toml_error(exc, text, file) from None
+        report(_toml_error(exc, text, file))
+        return {}
     entries = _scan(_split(text))
     base = os.path.dirname(file)  # ("" for a bare name: the working directory)
     layer: _Layer = {}
 
-    def fail(path: tuple[str, ...], message: str) -> ConfigError:
-        return ConfigError(
-            f"{_render_key(path)}: {message}", path=file, line=_line_of(entries, path)
+    def fail(path: tuple[str, ...], message: str) -> None:
+        key = ".".join(path) if len(path) == 2 and path[0] != _SO else None
+        report(
+            ConfigError(
+                f"{_render_key(path)}: {message}",
+                path=file,
+                line=_line_of(entries, path),
+                key=key,
+            )
         )
 
     def src(path: tuple[str, ...]) -> Source:
@@ -926,26 +909,25 @@ def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
 
     for table, content in data.items():
         if table not in _TABLES:
-            raise fail(
-                (table,),
-                f"unknown key (known tables: {', '.join(sorted(_TABLES))})",
-            )
+            fail((table,), f"unknown key (known tables: {', '.join(sorted(_TABLES))})")
+            continue
         if not isinstance(content, dict):
-            raise fail((table,), f"must be a table, not {_type_name(content)}")
+            fail((table,), f"must be a table, not {_type_name(content)}")
+            continue
         if table == _SO:
             for prefix, options in content.items():
                 if not isinstance(options, dict):
-                    raise fail(
+                    fail(
                         (table, prefix),
                         "must be a table of options for the URL prefix "
                         f'(write [storage_options."{prefix}"]), not {_type_name(options)}',
                     )
+                    continue
                 for name, value in options.items():
                     if not _is_plain(value):
-                        raise fail(
-                            (table, prefix, name),
-                            f"{_type_name(value)} cannot be a storage option",
-                        )
+                        shown = _type_name(value)
+                        fail((table, prefix, name), f"{shown} cannot be a storage option")
+                        continue
                     key = f"{_SO}.{_render_key((prefix, name))}"
                     layer[key] = (value, src((table, prefix, name)))
             continue
@@ -954,48 +936,61 @@ def read_config_text(text: str, file: str, kind: str = "project") -> _Layer:
             setting = _BY_KEY.get(dotted)
             if setting is None:
                 known = ", ".join(s.key for s in SETTINGS if s.key.startswith(table + "."))
-                raise fail((table, name), f"unknown key (known in [{table}]: {known})")
+                fail((table, name), f"unknown key (known in [{table}]: {known})")
+                continue
             problem = _check_scalar(setting, value)
             if problem is not None:
-                raise fail((table, name), problem)
+                fail((table, name), problem)
+                continue
             if setting.path_like:
-                value = _resolve_path(value, base)
+                try:
+                    value = _resolve_path(value, base)
+                except ConfigError as exc:
+                    fail((table, name), exc.message)
+                    continue
             layer[dotted] = (value, src((table, name)))
     return layer
 
 
-def _read_file(path: str | os.PathLike[str], kind: str) -> _Layer:
+def _read_file(
+    path: str | os.PathLike[str], kind: str, on_problem: OnProblem | None = None
+) -> _Layer:
     file = os.fspath(path)
+    report = on_problem or _strict
     try:
         with open(file, "rb") as handle:
             data = handle.read()
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=file) from None
+        report(ConfigError(f"cannot read: {exc.strerror or exc}", path=file))
+        return {}
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ConfigError("not valid UTF-8", path=file, line=line) from None
-    return read_config_text(text, file, kind)
+        report(ConfigError("not valid UTF-8", path=file, line=line))
+        return {}
+    return read_config_text(text, file, kind, on_problem=on_problem)
 
 
 def _coerce(setting: Setting, raw: Any, origin: str) -> Any:
-    """Convert a string from the environment or a flag to the setting's type."""
+    """Convert a string from the environment or a flag to the setting's type, checked."""
     value = raw
     if setting.type is int and isinstance(raw, str):
         try:
             value = int(raw.strip().replace("_", ""))
         except ValueError:
-            raise ConfigError(f"{origin}: {setting.key} must be an integer, not {raw!r}") from None
+            raise ConfigError(
+                f"{origin}: {setting.key} must be an integer, not {raw!r}", key=setting.key
+            ) from None
     problem = _check_scalar(setting, value)
     if problem is not None:
-        raise ConfigError(f"{origin}: {setting.key} {problem}")
+        raise ConfigError(f"{origin}: {setting.key} {problem}", key=setting.key)
     return value
 
 
-def _env_layer(env: Mapping[str, str]) -> _Layer:
+def _env_layer(env: Mapping[str, str], on_problem: OnProblem | None = None) -> _Layer:
     layer: _Layer = {}
     for setting in SETTINGS:
         if setting.env is None:
@@ -1003,10 +998,12 @@ def _env_layer(env: Mapping[str, str]) -> _Layer:
         raw = env.get(setting.env)
         if raw is None or raw == "":
             continue
-        layer[setting.key] = (
-            _coerce(setting, raw, f"${setting.env}"),
-            Source(kind="env", name=setting.env),
-        )
+        try:
+            value = _coerce(setting, raw, f"${setting.env}")
+        except ConfigError as exc:
+            (on_problem or _strict)(exc)
+            continue
+        layer[setting.key] = (value, Source(kind="env", name=setting.env))
     return layer
 
 
@@ -1024,6 +1021,39 @@ def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
             raise ConfigError(f"unknown configuration key {key!r}")
         layer[key] = (_coerce(setting, raw, f"override {key}"), Source(kind="flag", name=key))
     return layer
+
+
+def _where(source: Source) -> str:
+    """Where a value was set, as an error names it: ``file:line: `` or ``$VAR: ``."""
+    if source.file is not None:
+        return ""  # (the error's path and line say it)
+    if source.kind == "env" and source.name:
+        return f"${source.name}: "
+    return f"{source.kind} {source.name}: " if source.name else ""
+
+
+def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None:
+    """Check the values that depend on each other (the context budget and its unit);
+    with ``on_problem``, a bad budget is reported and left out (the default applies)."""
+    budget = merged.get("hooks.context_budget")
+    unit = merged.get("hooks.context_unit")
+    if budget is None and unit is None:
+        return
+    try:
+        HookConfig(
+            context_budget=budget[0] if budget else 9000,
+            context_unit=unit[0] if unit else "chars",
+        )
+    except ConfigError as exc:
+        source = (budget or unit or (None, _DEFAULT))[1]
+        error = ConfigError(
+            f"{_where(source)}{exc.message}",
+            path=source.file,
+            line=source.line,
+            key="hooks.context_budget",
+        )
+        (on_problem or _strict)(error)
+        merged.pop("hooks.context_budget", None)
 
 
 def _build(merged: _Layer) -> Config:
@@ -1052,10 +1082,40 @@ def _build(merged: _Layer) -> Config:
     )
 
 
+def _merged(
+    start_dir: str | os.PathLike[str] | None,
+    env: Mapping[str, str],
+    overrides: Mapping[str, Any] | None,
+    on_problem: OnProblem | None = None,
+    text_of: tuple[str, str, str] | None = None,
+) -> _Layer:
+    """Every source's values, most specific last; ``text_of`` = (file, text, scope) reads
+    that text as the scope's file (what ``config set`` is about to write there)."""
+    from ._userconfig import user_config_file
+
+    merged: _Layer = {}
+    files = {"user": user_config_file(env), "project": _project_file(start_dir)}
+    if text_of is not None:
+        files[text_of[2]] = text_of[0]
+    for kind, file in files.items():
+        if file is None:
+            continue
+        if text_of is not None and file == text_of[0]:
+            merged.update(read_config_text(text_of[1], file, kind, on_problem=on_problem))
+        else:
+            merged.update(_read_file(file, kind, on_problem))
+    merged.update(_env_layer(env, on_problem))
+    merged.update(_override_layer(overrides or {}))
+    _check_together(merged, on_problem)
+    return merged
+
+
 def load_config(
     start_dir: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    on_problem: OnProblem | None = None,
 ) -> Config:
     """Read the effective configuration from every source.
 
@@ -1065,23 +1125,22 @@ def load_config(
         env: environment variables (default: ``os.environ``).
         overrides: dotted keys set by the caller (the CLI's flags), most
             specific of all; ``None`` values are ignored.
+        on_problem: lenient reading (what the hooks do: a hook must record
+            whatever the configuration says): each bad value, file or variable
+            is handed to it as a :class:`ConfigError` (file and line, or the
+            variable, named; ``key`` set when it is one key's value) and left
+            out, so that key's default (or a less specific source) applies.
+            Without it the first problem is raised.
 
     The result has :attr:`Config.store` filled in (the repository root when
     nothing sets it) and :attr:`Config.sources` telling where each value came from.
 
     Raises:
-        ConfigError: a file or environment value is malformed.
+        ConfigError: a file or environment value is malformed or out of range
+            (without ``on_problem``).
     """
     env = os.environ if env is None else env
-    merged: _Layer = {}
-    from ._userconfig import user_config_file
-
-    merged.update(_read_file(user_config_file(env), "user"))
-    project = _project_file(start_dir)
-    if project is not None:
-        merged.update(_read_file(project, "project"))
-    merged.update(_env_layer(env))
-    merged.update(_override_layer(overrides or {}))
+    merged = _merged(start_dir, env, overrides, on_problem)
     config = _build(merged)
     url = effective_store_url(config, start_dir)
     if url != config.store:
@@ -1291,10 +1350,12 @@ def set_value(
 ) -> Path:
     """Set ``key`` to ``value`` in the project or user file as a minimal edit.
 
-    ``value`` is converted to the key's type (storage options: a TOML literal
-    such as ``true`` or ``42`` when it is one, else a string).  Only the key's
-    line changes, or one line is added; comments and order survive.  Returns
-    the file written.
+    ``value`` is converted to the key's type and checked against its range
+    (storage options: a TOML literal such as ``true`` or ``42`` when it is
+    one, else a string).  The file is edited with tomlkit: only the key's
+    line changes, or one line is added (a missing table is appended);
+    comments, order and the newline style survive.  A refused value writes
+    nothing.  Returns the file written.
 
     Raises:
         ConfigError: unknown key, bad value, a secret-looking key or URL
@@ -1315,13 +1376,71 @@ def set_value(
         text = target.read_bytes().decode("utf-8") if target.exists() else ""
     except UnicodeDecodeError as exc:
         raise ConfigError("not valid UTF-8", path=file, line=None) from exc
-    read_config_text(text, file, scope)  # the existing file must be valid
-    try:
-        new_text = edit_toml(text, path, converted)
-    except ConfigError as exc:
-        raise exc.with_path(file) from None
-    read_config_text(new_text, file, scope)
+    dotted = ".".join(path) if path[0] != _SO else None
+    found: list[ConfigError] = []
+    read_config_text(text, file, scope, on_problem=found.append)
+    for problem in found:  # the existing file must be valid, but for the value replaced
+        if problem.key is None or problem.key != dotted:
+            raise problem
+    new_text = _edited(text, path, converted, file)
+    # the new text as every command will read it, and the values that depend on each
+    # other (the context budget and its unit) as every source will give them then
+    found.clear()
+    read_config_text(new_text, file, scope, on_problem=found.append)
+    env = os.environ if env is None else env
+    _merged(start_dir, env, None, found.append, text_of=(file, new_text, scope))
+    budget = dotted in ("hooks.context_budget", "hooks.context_unit")
+    for problem in found:
+        # (a bad value elsewhere is that file's to fix, unless this one now clashes with it)
+        if problem.path == file or (budget and problem.key == "hooks.context_budget"):
+            elsewhere = problem.path not in (None, file)  # (the value it now clashes with)
+            where = f"{problem.path}:{problem.line}: " if elsewhere else ""
+            raise ConfigError(
+                f"config set: {where}{problem.message}; nothing written to {file}",
+                key=problem.key,
+            )
     from ._atomic import write_atomic  # (tempfile, shutil: only when a file is written)
 
     write_atomic(target, new_text)
     return target
+
+
+def _edited(text: str, path: tuple[str, ...], value: Any, file: str) -> str:
+    """``text`` with ``path`` set to ``value``: tomlkit keeps every other byte (comments,
+    order, blank lines), and CRLF files stay CRLF."""
+    import tomllib
+
+    import tomlkit  # (only here: config set is the one writer of TOML)
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        doc = tomlkit.parse(text)
+        node: Any = doc
+        for part in path[:-1]:
+            if part not in node:
+                node[part] = tomlkit.table()
+            node = node[part]
+        body = node.value.body if isinstance(node, tomlkit.items.Table) else None
+        trailing: list[Any] = []
+        if path[-1] not in node and body is not None:
+            # a new key goes after the table's last key, not after the blank lines and
+            # comments that lead to the next table (tomlkit counts them in this one's body)
+            trivia = (tomlkit.items.Whitespace, tomlkit.items.Comment)
+            while body and body[-1][0] is None and isinstance(body[-1][1], trivia):
+                trailing.insert(0, body.pop())
+        node[path[-1]] = value
+        if body is not None:
+            body.extend(trailing)
+        new_text = tomlkit.dumps(doc)
+    except (TOMLKitError, TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot set {_render_key(path)}: {exc}; edit the file by hand", path=file
+        ) from None
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):
+        new_text = re.sub(r"(?<!\r)\n", "\r\n", new_text)  # (tomlkit adds LF lines)
+    data: Any = tomllib.loads(new_text)
+    for part in path:
+        data = data.get(part) if isinstance(data, dict) else None
+    if data != value or type(data) is not type(value):  # (never written: says why)
+        raise ConfigError(f"cannot set {_render_key(path)}; edit the file by hand", path=file)
+    return new_text

@@ -517,7 +517,9 @@ class _Settings:
         if config_sources_exist(start):
             from .config import hook_store_url, load_config, storage_options_for
 
-            config = load_config(start)
+            # a bad value must not stop the hook from recording: that key's default
+            # applies, and one line says so
+            config = load_config(start, on_problem=_config_problem)
             self.hooks = config.hooks
             self.secrets = config.secrets
             self.max_note_bytes = config.limits.max_note_bytes
@@ -592,6 +594,14 @@ class _Settings:
             rest = self.url[len("bm://") :].strip("/")
             return os.path.basename(rest) or None
         return None
+
+
+def _config_problem(problem: Exception) -> None:
+    """Say one bad configuration value (file and line, or the variable) that the hook
+    leaves out, and what it does instead."""
+    key = getattr(problem, "key", None)
+    instead = f"the default for {key}" if key else "the defaults for this file's values"
+    _say(f"configuration: {problem}; using {instead}")
 
 
 def _bounded_options(
@@ -718,78 +728,47 @@ class _NotPlain(Exception):
     """The sessions folder holds more than plain files: the store's walk decides."""
 
 
-def _note_day(name: str) -> str | None:
-    r"""The date a note's name starts with, by the rule of ``AiwikiStore.latest``: a note
-    (a ``.md`` name) whose name ``re.match(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")``
-    dates, read without compiling the pattern."""
-    from ._listing import is_day
+def _local_latest(root: str) -> tuple[str | None, str, list[str]]:
+    """(key, absolute path) of the newest page under ``root/aiwiki/sessions`` (key
+    ``None`` when there is none) and the notes of checkpoints without a session id
+    dated on or after it (see :func:`_unknown_notice`).
 
-    day = name[:10]
-    if not name.endswith(".md") or not is_day(day):
-        return None
-    rest = name[10:]
-    if rest == ".md" or (len(rest) > 4 and rest[0] == "-" and "\n" not in rest):
-        return day
-    return None
-
-
-def _newest_names(names: list[str]) -> list[str]:
-    """The notes among ``names`` that :meth:`AiwikiStore.latest` chooses between: those of
-    the newest date in their names, else (no name has one) every undated note."""
-    from ._listing import joined, names_with
-
-    rest = list(names)
-    day = None
-    for _ in range(8):  # the newest dated name is the greatest: a few undated ones may be above
-        if not rest:
-            break
-        top = max(rest)
-        day = _note_day(top)
-        if day is not None:
-            break
-        rest.remove(top)
-    else:  # many undated names: in order, then
-        rest.sort(reverse=True)
-        day = next((d for d in map(_note_day, rest) if d is not None), None)
-    if day is not None:
-        return [n for n in names_with(joined(names), "\0" + day) if _note_day(n) is not None]
-    return [n for n in names if n.endswith(".md") and n[:1] != "." and n != "INDEX.md"]
-
-
-def _local_latest(root: str) -> tuple[str, str] | None:
-    """(key, absolute path) of the newest page under ``root/aiwiki/sessions``, or ``None``.
-
-    The rule of :meth:`sessionkit.backends.aiwiki.AiwikiStore.latest`: the
-    newest filename date, then the newest modification time among that date's
-    pages (only those are stat-ed); undated names count only when no name has
-    a date; dotfiles and ``INDEX.md`` are no notes.  One listing of the folder,
-    no page parsed.
+    The rule of :meth:`sessionkit.backends.aiwiki.AiwikiStore.latest`
+    (:func:`sessionkit._listing.latest_note`) over one listing of the folder:
+    only the newest date's pages are stat-ed, no page is parsed.
 
     Raises:
         _NotPlain: the folder holds a subfolder or a symlink (then the store walks it).
     """
-    from ._listing import note_names
+    from ._listing import latest_note, note_names, unknown_notes
 
     base = os.path.join(root, "aiwiki", "sessions")
     if not os.path.isdir(base):
-        return None
+        return None, base, []
     names = note_names(base)
     if names is None:
         raise _NotPlain(base)
-    pool = _newest_names(names)  # (dotfiles are never dated: they fall out)
-    if not pool:
-        return None
-    if len(pool) == 1:
-        return pool[0], os.path.join(base, pool[0])
 
-    def when(name: str) -> tuple[float, str]:
+    def when(name: str) -> float:
         try:
-            return os.stat(os.path.join(base, name)).st_mtime, name
+            return os.stat(os.path.join(base, name)).st_mtime
         except OSError:
-            return 0.0, name
+            return 0.0
 
-    chosen = max(pool, key=when)
-    return chosen, os.path.join(base, chosen)
+    chosen = latest_note(names, when)
+    unknown = unknown_notes(names, chosen)
+    return chosen, base if chosen is None else os.path.join(base, chosen), unknown
+
+
+def _unknown_notice(unknown: Sequence[str]) -> None:
+    """Say (one line) where checkpoints without a session id are, when some are as new
+    as the latest session: they are never taken as the latest session themselves."""
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        _say(
+            f"checkpoints without a session id are in aiwiki/sessions/{unknown[0]}{more}; "
+            "not taken as the latest session"
+        )
 
 
 def _context_text(
@@ -819,12 +798,12 @@ def _checkpoint_directives(session: Any) -> list[_Numbered]:
 
 def _local_session_start_text(
     root: str, max_bytes: int, render: Mapping[str, Any] | None = None
-) -> str | None:
-    """:func:`session_start_text` for a local aiwiki store, importing only the page parser."""
-    found = _local_latest(root)
-    if found is None:
-        return None
-    key, path = found
+) -> tuple[str | None, list[str]]:
+    """:func:`session_start_text` for a local aiwiki store, importing only the page parser,
+    and the notes of checkpoints without a session id as new as it."""
+    key, path, unknown = _local_latest(root)
+    if key is None:
+        return None, unknown
     with open(path, "rb") as fh:
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
@@ -835,7 +814,7 @@ def _local_session_start_text(
     from .document import decode, parse
 
     page, _ = read_parts(parse(decode(data, key), key))
-    return _context_text(key, page, _checkpoint_directives(page), render)
+    return _context_text(key, page, _checkpoint_directives(page), render), unknown
 
 
 def session_start_text(store: Any, render: Mapping[str, Any] | None = None) -> str | None:
@@ -879,15 +858,23 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
     deadline.enter("reading the latest note")
     if root is not None and not _fastpaths.enabled("session-start"):
         root = None  # the light path is a fast lane: off with the switch
+    unknown: list[str] = []
     if root is not None:
         try:
-            text = _local_session_start_text(root, settings.max_note_bytes, render)
+            text, unknown = _local_session_start_text(root, settings.max_note_bytes, render)
             _fastpaths.answered("session-start")
             _LIGHT[0] = True
         except Exception:  # anything odd: the full store path decides (and reports)
             root = None
     if root is None:
-        text = session_start_text(settings.open(deadline), render)
+        store = settings.open(deadline)
+        text = session_start_text(store, render)
+        if getattr(store, "layout", None) == "aiwiki":
+            from ._listing import unknown_notes
+
+            if unknown_notes(store.keys()):
+                unknown = unknown_notes(store.keys(), store.latest())
+    _unknown_notice(unknown)
     deadline.disarm()  # the answer is ready: print it whole
     if not text:
         return 0

@@ -596,11 +596,15 @@ def test_a_light_run_ends_with_its_reply_whole(tmp_path: Path, home: Path) -> No
     assert "no usable session_id" in json.loads(res.stdout)["systemMessage"]
     assert b"no usable session_id" in res.stderr
     assert pages(repo)[0].read_text(encoding="utf-8").count("### PreCompact at") == 2
+    run(["hook", "pre-compact"], home, payload(repo))  # a real session (0000000 is none)
+    run(["hook", "pre-compact"], home, payload(repo))
     start = payload(repo, hook_event_name="SessionStart", source="startup")
     res = run(["hook", "session-start", "--json"], home, start)
     assert res.returncode == 0
-    context = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    reply = json.loads(res.stdout)
+    context = reply["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("Latest session note ") and "[2] Dream directive" in context
+    assert "0000000.md" in reply["systemMessage"]
 
 
 @pytest.mark.parametrize("event", ["pre-compact", "session-start"])

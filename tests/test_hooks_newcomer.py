@@ -52,16 +52,17 @@ def test_a_problem_is_a_system_message_with_exit_0(
 def test_session_start_puts_the_message_in_its_one_reply(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    assert hook(["pre-compact"], stdin=_payload(repo)) == 0  # the session's note
     assert hook(["pre-compact"], stdin=io.BytesIO(b"")) == 0  # empty payload: said
     first, _ = capsys.readouterr()
     assert "empty payload" in json.loads(first)["systemMessage"]
     assert hook(["session-start"], stdin=_payload(repo, hook_event_name="SessionStart")) == 0
     out, _ = capsys.readouterr()
     [line] = out.splitlines()  # one JSON reply, no message left over from the run before
-    assert "systemMessage" not in json.loads(line)
-    assert (
-        "Unconsumed directives (1)" in json.loads(line)["hookSpecificOutput"]["additionalContext"]
-    )
+    reply = json.loads(line)
+    assert "empty payload" not in reply["systemMessage"]  # (only where that checkpoint went)
+    assert "0000000.md; not taken as the latest session" in reply["systemMessage"]
+    assert "Unconsumed directives (1)" in reply["hookSpecificOutput"]["additionalContext"]
 
 
 def test_a_clean_run_prints_nothing_for_pre_compact(

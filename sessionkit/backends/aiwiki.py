@@ -20,6 +20,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from .._listing import latest_note
 from ..adapters.profiles import safe_id7
 from ..model import Session, Status
 from ._base import DateLike, NoteInfo, as_iso_date, as_status, check_key
@@ -203,23 +204,18 @@ class AiwikiStore(FileStore):
 
         Only the notes sharing the newest date are stat-ed (and only when the
         listing did not report modification times); no page is parsed.
-        Notes without a dated name count only when no note has one.
+        Notes without a dated name count only when no note has one; the note
+        of checkpoints without a session id (``YYYY-MM-DD-0000000.md``) never
+        counts (the rule is :func:`sessionkit._listing.latest_note`, which the
+        hooks use too).
         """
-        notes = self.info()
-        if not notes:
-            return None
-        dated = [n for n in notes if n.date is not None]
-        pool = dated or notes
-        top = max((n.date or "") for n in pool)
-        ties = [n for n in pool if (n.date or "") == top]
-        if len(ties) == 1:
-            return ties[0].key
+        entries = dict(self.entries())
 
-        def when(n: NoteInfo) -> tuple[float, str]:
-            mtime = n.mtime if n.mtime is not None else self.storage.mtime(self.path_of(n.key))
-            return (mtime or 0.0, n.key)
+        def mtime(key: str) -> float | None:
+            listed = entries[key].mtime
+            return listed if listed is not None else self.storage.mtime(self.path_of(key))
 
-        return max(ties, key=when).key
+        return latest_note(list(entries), mtime)
 
     # -- INDEX.md -------------------------------------------------------------
     def index_text(self) -> str:

@@ -55,6 +55,21 @@ _RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.I
 _NAME_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T_](\d{2})[-:.](\d{2})(?:[-:.](\d{2}))?)?")
 
 
+#: the title's end of the note a day's checkpoints without a session id go to
+UNKNOWN_TITLE = "checkpoints without a session id"
+
+
+def unknown_title(day: str) -> str:
+    """The title of ``day``'s note of checkpoints without a session id (one a day)."""
+    return f"Session {day} — {UNKNOWN_TITLE}"
+
+
+def is_unknown(key: str) -> bool:
+    """Whether ``key`` is a note of checkpoints without a session id (never the latest)."""
+    stem = key.rsplit("/", 1)[-1].removesuffix(".md")
+    return stem.endswith(" " + UNKNOWN_TITLE) and stem.startswith("Session ")
+
+
 def name_stamp(key: str) -> str | None:
     """``YYYY-MM-DD[ HH:MM[:SS]]`` from a note's file name (the first date in it), or ``None``."""
     m = _NAME_STAMP.search(key.rsplit("/", 1)[-1])
@@ -281,10 +296,12 @@ class BasicMemoryStore(FileStore):
         The newest date (and time) in the file name — ``Session 2026-05-18
         14-23-00 — ….md`` — then the newest modification time among the notes
         of that name date; names without a date count only when no session
-        note's name has one.  Like is compared with like: never one note's
+        note's name has one.  A note of checkpoints without a session id
+        (:func:`unknown_title`) is never the latest.  Like is compared with like: never one note's
         ``started`` with another's modification time.
         """
         found = self._scan(None, None, None, None, SESSION_TYPES, False)
+        found = [(note, c) for note, c in found if not is_unknown(note.key)]
         if not found:
             return None
         named = [(name_stamp(note.key), note) for note, _ in found]

@@ -420,6 +420,11 @@ def record_checkpoint(
     if _is_bm(store):
         key = _bm_key_for_id(store, session_id) if session_id else None
         fresh = _new_bm_session(session_id, iso_now(now), data, project)
+        if session_id is None:  # one note a day, never taken as the latest session
+            from ..backends.basic_memory import unknown_title
+
+            fresh = attrs.evolve(fresh, title=unknown_title(iso_now(now)[:10]))
+            key = store.key_for(fresh)
         if key is None:
             # named after the transcript's first request when there is one, so
             # racing first checkpoints of one session pick the same note
