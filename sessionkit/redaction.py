@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 
-from . import fastpaths as _fastpaths
 from ._lazyre import lazy
 from ._plain import Plain
 from .errors import StoreError
@@ -953,199 +952,9 @@ def _prefilter(kind: type) -> _Prefilter:
     return done
 
 
-#: the sieve's classes (:func:`_sieve`): the characters each stands for, the most seldom
-#: class first; a lower-case letter stands for its capital too, a capital (``S``) for
-#: itself alone
-_SIEVE_CLASSES = ("jqzS=_", "c", "kbvw", "pu:", "gx93")
-#: (table, each class's search) of the sieve, once built
-_SIEVE: list[tuple[bytes, tuple[Any, ...]]] = []
-
-
-def _sieve() -> tuple[bytes, tuple[Any, ...]]:
-    """A sieve for a note's bytes that lets through every note holding a literal some
-    detector needs (and a few others): a translation table and one search a class.
-
-    The table lowers ASCII capitals and turns every character of a class
-    (:data:`_SIEVE_CLASSES`) into the class's byte (``\\x01``, ``\\x02``, ...), so
-    one search, which ``re`` runs as a search for that one byte, looks for the
-    literals of all its characters at once.  A literal in the note is, translated,
-    in the translated note (the table maps byte for byte), and a lowered
-    literal in its lowered text in every way its capitals may be written; each
-    literal is looked for at a class character of its own (not its last, where it
-    can: an alternative that starts with a lookbehind is tried at every stop) and
-    the rest of it, translated, checked there.  Made from :data:`_DETECTORS`,
-    with the literals :func:`_prefilter` keeps, so it cannot drift from them.
-    """
-    if _SIEVE:
-        return _SIEVE[0]
-    byte_class: dict[int, int] = {}
-    for n, chars in enumerate(_SIEVE_CLASSES, start=1):
-        for ch in chars:
-            byte_class[ord(ch)] = n
-            if ch.islower():
-                byte_class[ord(ch.upper())] = n
-    table = bytes(
-        byte_class.get(b, byte_class.get(b + 32, b + 32) if 65 <= b <= 90 else b)
-        for b in range(256)
-    )
-    exact, lowered = _prefilter_literals()
-    forms: set[bytes] = {lit.encode().translate(table) for lit in exact}
-    for lit in lowered:  # every way its letters may be written, translated
-        variants = [b""]
-        for code in lit.encode():
-            ways = {table[code], table[code - 32] if 97 <= code <= 122 else table[code]}
-            variants = [v + bytes([w]) for v in variants for w in sorted(ways)]
-        forms.update(variants)
-    anchored: dict[int, list[tuple[bytes, bytes]]] = {}
-    for form in sorted(forms):
-        at = [i for i, b in enumerate(form) if 0 < b <= len(_SIEVE_CLASSES)]
-        if not at:
-            raise AssertionError(f"no sieve class in the literal {form!r}")  # pragma: no cover
-        # (rarest class first, then not the last character, then the earliest)
-        i = min(at, key=lambda i: (i == len(form) - 1, form[i], i))
-        anchored.setdefault(form[i], []).append((form[i + 1 :], form if i else b""))
-    searches = tuple(
-        (n, re.compile(re.escape(bytes([n])) + b"(?:" + _trie(alts) + b")").search)
-        for n, alts in sorted(anchored.items())
-    )
-    _SIEVE.append((table, searches))
-    return table, searches
-
-
-def _trie(alts: list[tuple[bytes, bytes]]) -> bytes:
-    """An alternation of (rest, whole) pairs, each ``rest`` followed by a lookbehind for
-    ``whole`` (when given), with common first bytes taken out (``re`` tries the
-    alternatives one by one; one that starts with another byte is passed at once)."""
-    firsts: dict[bytes, list[tuple[bytes, bytes]]] = {}
-    for rest, whole in alts:
-        firsts.setdefault(rest[:1], []).append((rest[1:], whole))
-    out: list[bytes] = []
-    for first, group in sorted(firsts.items(), key=lambda item: item[0] == b""):
-        if not first:  # the literal ends here: only its lookbehind is left
-            if any(not whole for _, whole in group):
-                return b""  # (matched already: no alternative needs trying)
-            out.extend(b"(?<=" + re.escape(whole) + b")" for _, whole in group)
-        elif len(group) == 1:
-            rest, whole = group[0]
-            behind = b"(?<=" + re.escape(whole) + b")" if whole else b""
-            out.append(re.escape(first + rest) + behind)
-        else:
-            out.append(re.escape(first) + b"(?:" + _trie(group) + b")")
-    return b"|".join(out)
-
-
 #: texts a process checks literal by literal before it builds the grouped searches
 #: (a hook writes one note: building and compiling the groups costs it more than this)
 _ONE_BY_ONE = [8]
-
-
-#: the ``secret-literals`` lane's scan (:func:`_literal_scan`), once built: ``[None]`` when
-#: neither matcher can be loaded (the sieve then screens every note's bytes)
-_SCAN: list[Any] = []
-
-
-def _literal_scan() -> Any:
-    """One scan for every literal a detector needs over a note's bytes: a function
-    ``bytes -> bool``, ``False`` when the note holds none (what it finds, or may
-    find, is checked by the searches), or ``None`` when no matcher can be loaded.
-
-    Hyperscan (:func:`_hyperscan_scan`) where its wheels are (x86-64, Apple
-    silicon), else an Aho-Corasick DFA (:func:`_aho_corasick_scan`).  Both hold
-    the literals :func:`_prefilter` keeps: the exact ones as they are (the
-    Aho-Corasick scan: lowered, over the lowered bytes) and the lowered ones in
-    any ASCII case, as the detectors lower.
-    """
-    if _SCAN:
-        return _SCAN[0]
-    exact, lowered = _prefilter_literals()
-    scan = _hyperscan_scan(exact, lowered) or _aho_corasick_scan(exact, lowered)
-    _SCAN.append(scan)
-    return scan
-
-
-def _halt(*_: Any) -> bool:
-    """Hyperscan's match handler: stop at the first literal found."""
-    return True
-
-
-def _hyperscan_scan(exact: set[str], lowered: set[str]) -> Any:
-    """:func:`_literal_scan` by Hyperscan (one SIMD pass, no lowered copy), or ``None``."""
-    hs = _hyperscan()
-    if hs is None:
-        return None
-    once = hs.HS_FLAG_SINGLEMATCH
-    literals = [lit.encode() for lit in sorted(exact)] + [lit.encode() for lit in sorted(lowered)]
-    flags = [once] * len(exact) + [once | hs.HS_FLAG_CASELESS] * len(lowered)
-    try:
-        database = hs.Database(mode=hs.HS_MODE_BLOCK)
-        database.compile(expressions=literals, flags=flags, literal=True)
-    except Exception:  # (a library that cannot build it: the next matcher)
-        return None
-    search = database.scan
-
-    def scan(data: bytes) -> bool:
-        try:
-            search(data, _halt)  # (the handler by position: no keyword to parse)
-        except Exception:  # ScanTerminated: a literal (any other failure: the searches decide)
-            return True
-        return False
-
-    return scan
-
-
-def _hyperscan() -> Any:
-    """The ``hyperscan`` package's extension module, or ``None`` when it cannot be loaded.
-
-    The module is loaded by itself, not through the package, whose
-    ``__init__`` imports :mod:`typing` for names the scan does not use (3 ms of
-    a lint's start, more than the scan saves on a few hundred pages); a later
-    ``import hyperscan`` finds it in :data:`sys.modules`.
-    """
-    import sys
-
-    name = "hyperscan._hs_ext"
-    if name in sys.modules:  # (``None`` there: blocked)
-        return sys.modules[name]
-    try:
-        from importlib.machinery import (
-            EXTENSION_SUFFIXES,
-            ExtensionFileLoader,
-            ModuleSpec,
-            PathFinder,
-        )
-
-        spec = PathFinder.find_spec("hyperscan")
-        for folder in (spec and spec.submodule_search_locations) or ():
-            for suffix in EXTENSION_SUFFIXES:
-                path = f"{folder}/_hs_ext{suffix}"
-                try:
-                    loader = ExtensionFileLoader(name, path)
-                    module = loader.create_module(ModuleSpec(name, loader, origin=path))
-                except ImportError:  # (not there under this suffix)
-                    continue
-                loader.exec_module(module)
-                sys.modules[name] = module
-                return module
-        import hyperscan  # (installed some other way: through its package)
-
-        return hyperscan
-    except Exception:  # (an accelerator that cannot be loaded: the next matcher)
-        return None
-
-
-def _aho_corasick_scan(exact: set[str], lowered: set[str]) -> Any:
-    """:func:`_literal_scan` by ``ahocorasick_rs`` over the lowered bytes, or ``None``."""
-    try:
-        from ahocorasick_rs import BytesAhoCorasick, Implementation
-    except ImportError:
-        return None
-    literals = sorted({lit.lower().encode() for lit in exact} | {lit.encode() for lit in lowered})
-    find = BytesAhoCorasick(literals, implementation=Implementation.DFA).find_matches_as_indexes
-
-    def scan(data: bytes) -> bool:
-        return bool(find(data.lower()))
-
-    return scan
 
 
 def _may_hold(data: str | bytes) -> bool:
@@ -1170,21 +979,7 @@ def _may_hold_text(data: str | bytes) -> bool:
 
 
 def _may_hold_bytes(data: bytes) -> bool:
-    """:func:`_may_hold_text` of a note's bytes: one scan for every literal at once (the
-    ``secret-literals`` lane), or the sieve, then the searches."""
-    scan = _SCAN[0] if _SCAN else _literal_scan()
-    if scan is not None and _fastpaths.enabled("secret-literals"):
-        if not scan(data):
-            _fastpaths.answered("secret-literals")
-            return False
-    else:  # the sieve first: most notes stop there
-        table, sieves = _SIEVE[0] if _SIEVE else _sieve()
-        sieved = data.translate(table)
-        for mark, search in sieves:
-            if mark in sieved and search(sieved) is not None:
-                break
-        else:
-            return False
+    """:func:`_may_hold_text` of a note's bytes (no decoding: most notes stop here)."""
     return _searched(data, bytes)
 
 
