@@ -83,6 +83,7 @@ _PLACEHOLDER = lazy(r"\[REDACTED:[a-z0-9-]+\]|REDACTED:[a-z0-9-]+")
 # searches; patterns begin with a literal where they can (the fast path of ``re``).
 _E = r"(?![A-Za-z0-9_])"  # no token character after
 _TOKEN, _WORD = "token", "word"  # no letter, digit (or underscore, for token) before
+_ALONE = "alone"  # a value with no prefix of its own: on the lines as they are, key-like
 
 _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, ...]], ...] = (
     (
@@ -123,11 +124,11 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
     ),
     (
         "azure-storage-key",
-        r"(?i)AccountKey\s*=\s*([A-Za-z0-9+/]{86}==)",
+        r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,86}={0,2})(?![A-Za-z0-9+/=])",
         1,
         None,
         (),
-        ("accountkey",),
+        ("accountkey", "sharedaccesskey"),
     ),
     (
         "azure-client-secret",
@@ -187,6 +188,104 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
         (),
     ),
     (
+        "gcp-oauth-secret",
+        r"(GOCSPX-[A-Za-z0-9_-]{28})(?![A-Za-z0-9_-])",
+        1,
+        _TOKEN,
+        ("GOCSPX-",),
+        (),
+    ),
+    (
+        "anthropic-key",
+        r"(sk-ant-(?:api|admin|sid)\d\d-[A-Za-z0-9_-]{20,300})" + _E,
+        1,
+        _TOKEN,
+        ("sk-ant-",),
+        (),
+    ),
+    (
+        "openai-key",
+        r"(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,300}"
+        r"|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48})" + _E,
+        1,
+        _TOKEN,
+        ("sk-",),
+        (),
+    ),
+    (
+        "huggingface-token",
+        r"((?:hf|api_org)_[A-Za-z]{30,40})" + _E,
+        1,
+        _TOKEN,
+        ("hf_", "api_org_"),
+        (),
+    ),
+    ("npm-token", r"(npm_[A-Za-z0-9]{36})" + _E, 1, _TOKEN, ("npm_",), ()),
+    ("pypi-token", r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})", 1, _TOKEN, ("pypi-AgEI",), ()),
+    ("twilio-key", r"(SK[0-9a-fA-F]{32})" + _E, 1, _TOKEN, ("SK",), ()),
+    (
+        "sendgrid-key",
+        r"(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        1,
+        _TOKEN,
+        ("SG.",),
+        (),
+    ),
+    (
+        "digitalocean-token",
+        r"(do[opr]_v1_[a-f0-9]{64})" + _E,
+        1,
+        _TOKEN,
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        (),
+    ),
+    (
+        "shopify-token",
+        r"(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})" + _E,
+        1,
+        _TOKEN,
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        (),
+    ),
+    ("heroku-key", r"(HRKU-[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])", 1, _TOKEN, ("HRKU-",), ()),
+    (
+        "heroku-key",
+        r"(?i)heroku[A-Za-z0-9_ .:=\"'-]{0,40}?"
+        r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-f-])",
+        1,
+        _WORD,
+        (),
+        ("heroku",),
+    ),
+    (
+        # a bot token has no prefix of its own: looked for in a note that names Discord
+        "discord-token",
+        r"([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})(?![A-Za-z0-9_-])",
+        1,
+        _TOKEN,
+        (),
+        ("discord",),
+    ),
+    (
+        "discord-webhook",
+        r"(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,})",
+        1,
+        None,
+        ("/api/webhooks/",),
+        (),
+    ),
+    ("telegram-token", r"(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])", 1, _TOKEN, (":AA",), ()),
+    (
+        # an AWS secret key by itself (a line of its own after the key id), in a note that
+        # names AWS: 40 base64 characters mixing cases and digits (not a hex sha)
+        "aws-secret-key",
+        r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        1,
+        "alone",
+        (),
+        ("aws",),
+    ),
+    (
         "jwt",
         r"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
         1,
@@ -214,8 +313,7 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
         "secret-assignment",
         r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key"
         r"|private[_-]?key|auth|credentials?)"
-        r"(?:[_.-][a-z0-9]+){0,3}[\"']?[ \t]*(?::|=|:=|=>)[ \t]*[\"'`]?"
-        r"([^\s\"'`,;<>()\[\]{}&@]{8,200})",
+        r"(?:[_.-][a-z0-9]+){0,3}[\"']?[ \t]*(:=|=>|:|=)[ \t]*",
         1,
         _WORD,
         (),
@@ -356,9 +454,65 @@ def _random_looking(value: str) -> bool:
             any(not c.isalnum() for c in value),
         )
     )
-    if classes < 2 or _NOT_RANDOM.fullmatch(value):
+    if classes < 2 or _NOT_RANDOM.fullmatch(value) or _NOT_A_VALUE.fullmatch(value):
         return False
+    if any(c.isspace() for c in value):  # quoted: a phrase of words is no credential
+        mixed = classes - any(c.isspace() for c in value if not c.isalnum())
+        mixed += any(not c.isalnum() and not c.isspace() for c in value)
+        if mixed < 3 or len(value.split()) > 4:
+            return False
     return _entropy(value) >= 3.0
+
+
+_QUOTES = "\"'`"
+
+
+def _assigned(view: str, at: int, sep: str) -> tuple[int, int]:
+    """The span of the value assigned at ``at`` (just past ``sep`` and its blanks).
+
+    A quoted value runs to its closing quote on the line (blanks included); a
+    bare one to the first blank, and for ``=`` also to ``;``, ``,`` or ``&`` (a
+    connection string, a query); closing brackets and commas after it are not
+    part of it.
+    """
+    n = len(view)
+    if at < n and view[at] in _QUOTES:
+        close = view.find(view[at], at + 1, min(n, at + 202))
+        line_end = view.find("\n", at + 1)
+        if close > at and (line_end < 0 or close < line_end):
+            return at + 1, close
+        at += 1
+    stops = " \t\r\n" + _QUOTES + ("" if sep.startswith(":") else ";,&")
+    end = at
+    limit = min(n, at + 200)
+    while end < limit and view[end] not in stops:
+        end += 1
+    while end > at and view[end - 1] in ",;)]}":
+        end -= 1
+    return at, end
+
+
+# a code reference (``Rails.application.credentials.secret_key_base``, ``os.environ["X"]``,
+# ``get_token()``), an e-mail address, a URL without a password, a key name
+# (``auth: api_key: …``): values that are not credentials
+_NOT_A_VALUE = lazy(
+    r"[A-Za-z_]+\d*(?:(?:\.|::|->)[A-Za-z_]+\d*)+(?:\(.*\)|\[.*\])*[(\[]?"
+    r"|[A-Za-z_]+\d*(?:\(.*\)|\[.*\]|[(\[])+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|[a-z][a-z0-9+.-]*://[^\s:@/]+(?::\d+)?(?:/\S*)?"
+    r"|[A-Za-z_][\w.-]*[:=]"
+)
+
+
+def _key_like(value: str) -> bool:
+    """Whether a prefix-less value (:data:`_ALONE`) looks like a key: cases and digits
+    mixed (a hex sha has no capitals) and high in entropy (not words run together)."""
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and sum(c.isdigit() for c in value) >= 2
+        and _entropy(value) >= 4.2
+    )
 
 
 class Finding(Plain):
@@ -423,7 +577,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
         lower = _ascii_lower(view)
         ran: set[str] = set()
         for kind, pattern, group, rule, literals, lowered in _compiled():
-            if kinds is not None and kind in kinds:
+            if kinds is not None and (kind in kinds or rule == _ALONE):
                 continue
             for lit in literals:
                 if lit in view:
@@ -438,18 +592,24 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
             for m in _matches(view, lower, pattern, lowered if kind == _ASSIGNMENT else None):
                 if not _after_boundary(view, m.start(), rule):
                     continue
-                value = m.group(group)
+                if kind == _ASSIGNMENT:
+                    start, end = _assigned(view, m.end(), m.group(1))
+                else:
+                    start, end = m.span(group)
+                value = view[start:end]
                 if kinds is None:
-                    seen.add((kind, m.start(group)))
+                    seen.add((kind, start))
                 if not value or value in allow or _PLACEHOLDER.fullmatch(value):
                     continue
                 if kind == _ASSIGNMENT and not _random_looking(value):
+                    continue
+                if rule == _ALONE and not _key_like(value):
                     continue
                 if kind == "basic-auth-url" and (
                     value in ("***", "****", "x-oauth-basic") or value.startswith("$")
                 ):
                     continue
-                span = where(m.start(group), m.end(group), kind)
+                span = where(start, end, kind)
                 if span is not None:
                     found.append(span)
         return ran
@@ -493,7 +653,25 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
 
 
 def _merged(found: list[_Span]) -> list[_Span]:
-    """Spans sorted, overlapping ones merged (the first one's kind)."""
+    """Spans sorted, overlapping ones merged (the first one's kind).
+
+    An assigned value that overlaps a secret of a fixed shape gives way to it
+    (``x-access-token:ghp_…@github.com``: the token, not the rest of the URL).
+    """
+    if any(sp.kind == _ASSIGNMENT for sp in found) and any(sp.kind != _ASSIGNMENT for sp in found):
+        import bisect
+
+        shaped = _merged([sp for sp in found if sp.kind != _ASSIGNMENT])
+        starts = [sp.start for sp in shaped]
+        kept = []
+        for sp in found:
+            if sp.kind != _ASSIGNMENT:
+                continue
+            i = bisect.bisect_left(starts, sp.end)  # the shaped spans starting before its end
+            if i and shaped[i - 1].end > sp.start:
+                continue
+            kept.append(sp)
+        found = shaped + kept
     found.sort(key=lambda sp: (sp.start, -sp.end))
     merged: list[_Span] = []
     for sp in found:

@@ -68,6 +68,35 @@ FAKES: dict[str, tuple[str, str]] = {
     "basic-auth-url": ("git clone https://deploy:{}@git.example.com/app.git", "Tr0ub4dor-3xample"),
     "bearer-token": ("Authorization: Bearer {}", "mF_9.B5f-4.1JqM8sT2vXyZaBcDeFgHiJk"),
     "secret-assignment": ("DB_PASSWORD={}", "q7#Lm2$Xv9!pR4wZ"),
+    "gcp-oauth-secret": ("OAuth client {} for tests", "GOCSPX-" + "Zx0Y127MGRYgkR68C2qnAbCdEfGh"),
+    "anthropic-key": ("key {} here", "sk-ant-" + "api03-" + "Qz7wE4rT1yU8iOp2" * 5 + "AA"),
+    "openai-key": ("key {} here", "sk-" + "proj-" + "Lk3mN8pQ2rS5tV9x" * 3),
+    "huggingface-token": ("HF {} set", "hf_" + "ghtuebgfMzSuTesyZnQPudQbytZfAbCdEf"),
+    "npm-token": ("publish {} now", "npm_" + "jWH2a9Lk3mN8pQ2rS5tV9xYz0AbCdEfGhIjK"),
+    "pypi-token": ("upload {} now", "pypi-" + "AgEIcHlwaS5vcmc" + "Qz7wE4rT1yU8iOp2" * 4),
+    "twilio-key": ("twilio {} key", "SK" + "fa9fa36d7436095f45b66f1a2b3c4d5e"),
+    "sendgrid-key": (
+        "mail {} key",
+        "SG." + "Zx0Y127MGRYgkR68C2qnAb." + "Lk3mN8pQ2rS5tV9x" * 2 + "AbCdEfGhIjK",
+    ),
+    "digitalocean-token": ("do {} key", "dop_" + "v1_" + "d13539272de2fc0a" * 4),
+    "shopify-token": ("shop {} key", "shpat_" + "92d1d6e4be00d284c529e5a1b2c3d4e5"),
+    "heroku-key": (
+        "heroku {} key",
+        "HRKU-" + "Qz7wE4rT1yU8iOp2Lk3mN8pQ2rS5tV9x" + "AbCdEfGhIjKlMnOpQrStUvWxYz12",
+    ),
+    "discord-token": (
+        "discord bot {} runs",
+        "MTI" + "LJsnGfwefSomKz8KOJ6c10P.hb6LGB." + "0N9LNGi9ssJNLHjUwSrkQLkaLvjBfYd2xN7RpF",
+    ),
+    "discord-webhook": (
+        "post to {}",
+        "https://discord.com/api/webhooks/" + "1234567890123456789/" + "Lk3mN8pQ2rS5tV9x" * 4,
+    ),
+    "telegram-token": (
+        "bot {} answers",
+        "7945450031" + ":AA" + "IGNjznQz7wE4rT1yU8iOp2Lk3mN8pQ2rS",
+    ),
 }
 PRIVATE_KEY = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\n"
