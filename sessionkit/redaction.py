@@ -59,6 +59,8 @@ __all__ = [
     "placeholder",
     "redact",
     "relay",
+    "scrub",
+    "scrub_data",
     "strict",
 ]
 
@@ -754,6 +756,44 @@ def redact(text: str, *, allow: Iterable[str] = (), path: str | None = None) -> 
         pos = sp.end
     out.append(text[pos:])
     return Redacted(text="".join(out), findings=tuple(findings))
+
+
+def scrub(text: str, *, label: str = "REDACTED") -> str:
+    """``text`` with every detected secret replaced by ``[<label>:<kind>]``, whatever
+    the policy.
+
+    The one function what sessionkit prints or keeps beside the notes passes
+    through: error and usage messages, reports and their ``--json`` form, the
+    state files of ``convert`` and ``sync`` and the index page quote a user's
+    value (a note's text, a file name) only through it, so they name a
+    secret's kind where it was, never its value.  ``label`` says what became
+    of the value in the note (``IN CLEAR``: written as is, ``secrets.redact = warn``).
+    """
+    if not text or not _may_hold(text):
+        return text
+    spans = _spans(text, frozenset())
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for sp in spans:
+        out.append(text[pos : sp.start])
+        out.append(f"[{label}:{sp.kind}]")
+        pos = sp.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def scrub_data(data: Any, *, label: str = "REDACTED") -> Any:
+    """:func:`scrub` of every string (keys included) in JSON-like ``data`` (a report
+    before it is printed as JSON: each value looked at before it is escaped)."""
+    if isinstance(data, str):
+        return scrub(data, label=label)
+    if isinstance(data, dict):
+        return {scrub_data(k, label=label): scrub_data(v, label=label) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [scrub_data(v, label=label) for v in data]
+    return data
 
 
 # -- policy and the store choke point ------------------------------------------------------
