@@ -1,6 +1,6 @@
 """Every planted secret of the corpus, through every writer and every message.
 
-For each positive of ``tests/corpus/secrets/positives.txt`` the secret is
+For a positive of each family of ``tests/corpus/secrets/positives.txt`` the secret is
 written by hand into a wiki's pages (a page's ``focus`` and body, a v1 page,
 a Basic Memory file name) and given to the commands as an argument; every
 file a command creates or changes, and everything it prints (stdout, stderr,
@@ -90,7 +90,15 @@ def plant(page: Path, line: str) -> None:
     page.write_text(text + f"\n{line}\n", "utf-8")
 
 
-@pytest.mark.parametrize("planted", POSITIVES, ids=repr)
+#: one planted secret of each family, and every one of the families #46 saw pass through
+#: (the corpus test checks every positive's detection)
+_FIRST = {id(p) for p in {p.family: p for p in reversed(POSITIVES)}.values()}
+FAMILIES = [
+    p for p in POSITIVES if id(p) in _FIRST or p.family in ("secret-assignment", "aws-secret-key")
+]
+
+
+@pytest.mark.parametrize("planted", FAMILIES, ids=repr)
 def test_no_writer_and_no_message_carries_a_planted_secret(
     planted: Planted, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
