@@ -47,6 +47,20 @@ OK, FINDINGS, UNUSABLE = 0, 1, 2
 # -- errors -----------------------------------------------------------------------
 
 
+def _scrub_data(data: Any) -> Any:
+    from .redaction import scrub_data
+
+    return scrub_data(data)
+
+
+def _say(message: Any = None, **kwargs: Any) -> None:
+    """``click.echo`` of a message or report, its secrets' values replaced by their kind
+    (``redaction.scrub``): what a command says quotes a user's value only through it."""
+    from .redaction import scrub
+
+    click.echo(None if message is None else scrub(str(message)), **kwargs)
+
+
 class Failure(click.ClickException):
     """Unusable input: printed as one ``sessionkit: ...`` line, exit code 2."""
 
@@ -54,7 +68,7 @@ class Failure(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         """Print the one line on stderr."""
-        click.echo(f"sessionkit: {self.message}", err=True)
+        _say(f"sessionkit: {self.message}", err=True)
 
 
 def _failure(exc: BaseException) -> Failure:
@@ -63,6 +77,13 @@ def _failure(exc: BaseException) -> Failure:
 
 class _Group(click.Group):
     """A group that turns library and OS errors into one-line failures."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.ClickException as exc:  # (a usage error may quote an argument)
+            _scrubbed(exc)
+            raise
 
     def invoke(self, ctx: click.Context) -> Any:
         if ctx.parent is None:  # the root group: report the secrets redacted on the way
@@ -78,7 +99,10 @@ class _Group(click.Group):
     def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except click.ClickException as exc:
+            _scrubbed(exc)
+            raise
+        except (click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:
             raise
@@ -90,6 +114,13 @@ class _Group(click.Group):
             raise _failure(exc) from None
 
 
+def _scrubbed(exc: click.ClickException) -> None:
+    """A usage error's message with the secrets it quotes replaced by their kind."""
+    from .redaction import scrub
+
+    exc.__dict__["message"] = scrub(exc.message)  # (typed Final: an instance attribute)
+
+
 def _report_secrets(found: Sequence[Any]) -> None:
     """One stderr line per secret the stores redacted (or wrote as is, under ``warn``)."""
     if not found:
@@ -97,16 +128,16 @@ def _report_secrets(found: Sequence[Any]) -> None:
     done = [f for f in found if f.redacted]
     kept = [f for f in found if not f.redacted]
     if done:
-        click.echo(f"sessionkit: redacted {len(done)} secret(s) before writing:", err=True)
+        _say(f"sessionkit: redacted {len(done)} secret(s) before writing:", err=True)
         for f in done:
-            click.echo(f"  {f.path}:{f.line}: {f.kind} -> [REDACTED:{f.kind}]", err=True)
+            _say(f"  {f.path}:{f.line}: {f.kind} -> [REDACTED:{f.kind}]", err=True)
     if kept:
-        click.echo(
+        _say(
             f"sessionkit: warning: wrote {len(kept)} secret(s) in clear (secrets.redact = warn):",
             err=True,
         )
         for f in kept:
-            click.echo(f"  {f.path}:{f.line}: {f.kind}", err=True)
+            _say(f"  {f.path}:{f.line}: {f.kind}", err=True)
 
 
 def _exit(code: int) -> NoReturn:
@@ -380,7 +411,7 @@ def _fix(targets: Sequence[str]) -> None:
         for note in _notes_under(local) if local.is_dir() else [local]:
             path = str(note)
             if note.is_symlink():  # replacing it would turn the link into a copy
-                click.echo(f"sessionkit: {path}: a symlink, not fixed", err=True)
+                _say(f"sessionkit: {path}: a symlink, not fixed", err=True)
                 continue
             try:
                 text = decode(note.read_bytes(), path)
@@ -390,7 +421,7 @@ def _fix(targets: Sequence[str]) -> None:
             if done.findings:
                 write_atomic(note, done.text)
                 for found in done.findings:
-                    click.echo(f"sessionkit: {found}: redacted", err=True)
+                    _say(f"sessionkit: {found}: redacted", err=True)
             try:
                 doc = read_document(done.text, path)
                 if not detect_format(doc).startswith("aiwiki"):
@@ -400,7 +431,7 @@ def _fix(targets: Sequence[str]) -> None:
             fixed = fill_shas(doc, repository_root(note.parent))
             if fixed.text != doc.text:
                 write_atomic(note, fixed.text)
-                click.echo(f"sessionkit: {path}: filled missing @sha7", err=True)
+                _say(f"sessionkit: {path}: filled missing @sha7", err=True)
 
 
 # -- show ---------------------------------------------------------------------------------
@@ -681,7 +712,7 @@ def ls_(
         bad = 0
         for row, problem in ordered_map(_ls_one, _ls_items(store), jobs=jobs):
             if row is None:
-                click.echo(f"sessionkit: {problem}", err=True)
+                _say(f"sessionkit: {problem}", err=True)
                 bad += 1
                 continue
             if status and row["status"] != status:
@@ -689,7 +720,9 @@ def ls_(
             if since_date and (row["date"] is None or row["date"] < since_date):
                 continue
             if as_json:  # each row as json.dumps(rows, indent=2) prints a list element
-                line = ",\n  " + json.dumps(row, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+                line = ",\n  " + json.dumps(_scrub_data(row), indent=2, ensure_ascii=False).replace(
+                    "\n", "\n  "
+                )
             else:
                 label = row["focus"] or row["title"] or ""
                 ident = (row["id"] or "")[:7] or "-"
@@ -733,7 +766,7 @@ def index(
     """
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
     _regenerate_index(store)
-    click.echo(f"{store.url}: index regenerated ({len(store.keys())} notes)")
+    _say(f"{store.url}: index regenerated ({len(store.keys())} notes)")
 
 
 # -- config -------------------------------------------------------------------------------
@@ -807,10 +840,13 @@ def _lifecycle() -> Any:
     return importlib.import_module("sessionkit.ops.lifecycle")
 
 
-def _report_json(report: Any) -> str:
+def _report_json(report: Any, label: str = "REDACTED") -> str:
     import attrs
 
-    return json.dumps(attrs.asdict(report), indent=2, ensure_ascii=False, default=str)
+    from .redaction import scrub_data
+
+    data = scrub_data(attrs.asdict(report), label=label)
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
 def _hook_store(
@@ -886,15 +922,15 @@ def directive_consume(
     target, key = _page_store(page, store, layout, fmt, storage_option)
     report = _lifecycle().consume_directives(target, key, index=index, all=all_)
     if as_json:
-        click.echo(_report_json(report))
+        _say(_report_json(report))
         return
     if not report.consumed:
-        click.echo(f"{report.key}: no unconsumed directive to consume")
+        _say(f"{report.key}: no unconsumed directive to consume")
         return
     for d in report.consumed:
-        click.echo(f"{report.key}: [{d.index}] {d.kind} directive consumed at {report.at}")
+        _say(f"{report.key}: [{d.index}] {d.kind} directive consumed at {report.at}")
     if report.remaining:
-        click.echo(f"{report.key}: {report.remaining} unconsumed directive(s) left")
+        _say(f"{report.key}: {report.remaining} unconsumed directive(s) left")
 
 
 @cli.command(name="context")
@@ -981,17 +1017,21 @@ def add(
     (TEXT is a citation path:line@sha7, path:start-end@sha7 or a path).
     """
     target = _hook_store(store, layout, fmt, storage_option)
-    report = _lifecycle().add_item(target, kind, " ".join(text), session=session)
-    from .redaction import redact
+    from .redaction import collect, scrub
 
+    with collect() as found:
+        report = _lifecycle().add_item(target, kind, " ".join(text), session=session)
+    # what the note holds: each secret redacted, or (secrets.redact = warn) in clear; the
+    # terminal shows its kind either way, never its value
+    label = "IN CLEAR" if any(not f.redacted for f in found) else "REDACTED"
     if as_json:
-        click.echo(redact(_report_json(report)).text)
+        click.echo(_report_json(report, label=label))
         return
-    shown = redact(report.text).text  # the note holds it redacted; so does the terminal
+    shown = scrub(report.text, label=label)
     if report.added:
-        click.echo(f"{report.key}: {kind} added: {shown}")
+        _say(f"{report.key}: {kind} added: {shown}")
     else:
-        click.echo(f"{report.key}: {kind} already present: {shown}")
+        _say(f"{report.key}: {kind} already present: {shown}")
 
 
 @cli.command(name="status")
@@ -1013,10 +1053,10 @@ def status_(
     target = _hook_store(store, layout, fmt, storage_option)
     report = _lifecycle().set_status(target, status, session=session)
     if as_json:
-        click.echo(_report_json(report))
+        _say(_report_json(report))
         return
     ended = f", ended {report.ended}" if report.ended and status == "done" else ""
-    click.echo(f"{report.key}: {report.old} -> {report.new}{ended}")
+    _say(f"{report.key}: {report.old} -> {report.new}{ended}")
 
 
 _AGE = re.compile(r"^(\d+)([dw]?)$")
@@ -1071,19 +1111,19 @@ def prune_(
         delete_dry_run=dry_run or not yes,
     )
     if as_json:
-        click.echo(_report_json(report))
+        _say(_report_json(report))
     else:
         verb = "would mark" if dry_run else "marked"
         for key in report.abandoned:
-            click.echo(f"{key}: {verb} abandoned")
+            _say(f"{key}: {verb} abandoned")
         for key in report.deleted:
-            click.echo(f"{key}: deleted")
+            _say(f"{key}: deleted")
         for key in report.would_delete:
-            click.echo(f"{key}: would delete")
+            _say(f"{key}: would delete")
         if report.would_delete and not yes:
-            click.echo("sessionkit: nothing deleted; add --yes to delete", err=True)
+            _say("sessionkit: nothing deleted; add --yes to delete", err=True)
         for key in report.unreadable:
-            click.echo(f"sessionkit: {key}: unreadable, left alone", err=True)
+            _say(f"sessionkit: {key}: unreadable, left alone", err=True)
     _exit(FINDINGS if report.unreadable else OK)
 
 
@@ -1218,18 +1258,23 @@ def migrate_(
     finally:
         if holder:
             holder[0].__exit__(None, None, None)
+    if backup is not None and not dry_run and report.counts()["migrated"]:
+        _say(
+            f"sessionkit: the originals, secrets included, are kept in {backup} (--backup)",
+            err=True,
+        )
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        _say(json.dumps(_scrub_data(report.to_dict()), indent=2, ensure_ascii=False))
         _exit(OK if report.ok else FINDINGS)
     base = str(getattr(getattr(store, "storage", None), "url", store.url)).rstrip("/")
     for diff in report.diffs:
-        click.echo(diff, nl=False)
+        _say(diff, nl=False)
     for item in report.failed:
         where = f"{base}/{item.path}" + (f":{item.line}" if item.line is not None else "")
-        click.echo(f"{where}: error: {item.reason}", err=dry_run)
+        _say(f"{where}: error: {item.reason}", err=dry_run)
     counts = report.counts()
     verb = "would migrate" if dry_run else "migrated"
-    click.echo(
+    _say(
         f"{base}: {verb} {counts['migrated']}, already current {counts['current']}, "
         f"failed {counts['failed']} (to {to})",
         err=dry_run,
@@ -1374,16 +1419,16 @@ def convert_(
         if holder:
             holder[0].__exit__(None, None, None)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        _say(json.dumps(_scrub_data(report.to_dict()), indent=2, ensure_ascii=False))
         _exit(OK if report.ok else FINDINGS)
     for issue in report.conflicts:
-        click.echo(f"sessionkit: conflict: {issue.message} (use --force to overwrite)", err=True)
+        _say(f"sessionkit: conflict: {issue.message} (use --force to overwrite)", err=True)
     for issue in report.failures:
-        click.echo(f"sessionkit: {_issue_line(issue.source, issue.message)}", err=True)
+        _say(f"sessionkit: {_issue_line(issue.source, issue.message)}", err=True)
     if report.record_error:
-        click.echo(f"sessionkit: the convert record: {_one_line(report.record_error)}", err=True)
+        _say(f"sessionkit: the convert record: {_one_line(report.record_error)}", err=True)
     verb = "would write" if dry_run else "wrote"
-    click.echo(
+    _say(
         f"{report.target}: {verb} {report.counts['created']} new, "
         f"{report.counts['updated']} updated; "
         f"{report.counts['unchanged']} unchanged, {len(report.conflicts)} conflicts, "
@@ -1504,25 +1549,27 @@ def sync_(
 
     def show(report: Any) -> None:
         if as_json:
-            click.echo(
-                json.dumps(report.to_dict(), indent=2 if not watch else None, ensure_ascii=False)
+            _say(
+                json.dumps(
+                    _scrub_data(report.to_dict()),
+                    indent=2 if not watch else None,
+                    ensure_ascii=False,
+                )
             )
             return
         for action in report.actions:
             bad = action.action in ("conflict", "failure")
-            click.echo(("sessionkit: " if bad else "") + _sync_line(action), err=bad)
+            _say(("sessionkit: " if bad else "") + _sync_line(action), err=bad)
             for item in action.conflicts:
-                click.echo(
+                _say(
                     f"  {item.where}: aiwiki {json.dumps(item.aiwiki, ensure_ascii=False)}, "
                     f"basic-memory {json.dumps(item.basic_memory, ensure_ascii=False)}",
                     err=True,
                 )
-        click.echo(f"{report.aiwiki} <-> {report.basic_memory}: {report.summary()}")
+        _say(f"{report.aiwiki} <-> {report.basic_memory}: {report.summary()}")
         if watch and not waiting:
             waiting.append(True)
-            click.echo(
-                f"sessionkit: watching {a} and {b} for changes; press Ctrl-C to stop", err=True
-            )
+            _say(f"sessionkit: watching {a} and {b} for changes; press Ctrl-C to stop", err=True)
 
     waiting: list[bool] = []
     try:
@@ -1589,7 +1636,7 @@ def run(args: Sequence[str]) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.Abort:
-        click.echo("sessionkit: aborted", err=True)
+        _say("sessionkit: aborted", err=True)
         return 130
     except BrokenPipeError:
         _silence_stdout()

@@ -96,7 +96,9 @@ def main(argv: Sequence[str]) -> int | None:
 
         if not isinstance(exc, OSError | SessionKitError) and os.environ.get("SESSIONKIT_DEBUG"):
             raise
-        sys.stderr.write(f"sessionkit: {failure_text(exc)}\n")
+        from .redaction import scrub
+
+        sys.stderr.write(f"sessionkit: {scrub(failure_text(exc))}\n")
         return UNUSABLE
 
 
@@ -185,9 +187,12 @@ def report(items: Iterable[Any], limit: int, jobs: int | None, as_json: bool) ->
     # (one write a note into stdout's own buffer: a flush per note would be a system
     # call per note; a terminal's stdout is line-buffered anyway)
     write = sys.stdout.write
+    from .redaction import scrub
+
     for text, found, error in lint_many(items, limit=limit, jobs=jobs, render=render):
         if found:
             errors = errors or error
+            text = scrub(text)  # (a message may quote a value: a file name, a key's value)
             if as_json:
                 write(("[\n" if not count else ",\n") + text)
             else:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 
-from . import fastpaths as _fastpaths
 from ._lazyre import lazy
 from ._plain import Plain
 from .errors import StoreError
@@ -60,6 +59,8 @@ __all__ = [
     "placeholder",
     "redact",
     "relay",
+    "scrub",
+    "scrub_data",
     "strict",
 ]
 
@@ -84,6 +85,7 @@ _PLACEHOLDER = lazy(r"\[REDACTED:[a-z0-9-]+\]|REDACTED:[a-z0-9-]+")
 # searches; patterns begin with a literal where they can (the fast path of ``re``).
 _E = r"(?![A-Za-z0-9_])"  # no token character after
 _TOKEN, _WORD = "token", "word"  # no letter, digit (or underscore, for token) before
+_ALONE = "alone"  # a value with no prefix of its own: on the lines as they are, key-like
 
 _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, ...]], ...] = (
     (
@@ -124,11 +126,11 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
     ),
     (
         "azure-storage-key",
-        r"(?i)AccountKey\s*=\s*([A-Za-z0-9+/]{86}==)",
+        r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,86}={0,2})(?![A-Za-z0-9+/=])",
         1,
         None,
         (),
-        ("accountkey",),
+        ("accountkey", "sharedaccesskey"),
     ),
     (
         "azure-client-secret",
@@ -188,6 +190,104 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
         (),
     ),
     (
+        "gcp-oauth-secret",
+        r"(GOCSPX-[A-Za-z0-9_-]{28})(?![A-Za-z0-9_-])",
+        1,
+        _TOKEN,
+        ("GOCSPX-",),
+        (),
+    ),
+    (
+        "anthropic-key",
+        r"(sk-ant-(?:api|admin|sid)\d\d-[A-Za-z0-9_-]{20,300})" + _E,
+        1,
+        _TOKEN,
+        ("sk-ant-",),
+        (),
+    ),
+    (
+        "openai-key",
+        r"(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,300}"
+        r"|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-[A-Za-z0-9]{48})" + _E,
+        1,
+        _TOKEN,
+        ("sk-",),
+        (),
+    ),
+    (
+        "huggingface-token",
+        r"((?:hf|api_org)_[A-Za-z]{30,40})" + _E,
+        1,
+        _TOKEN,
+        ("hf_", "api_org_"),
+        (),
+    ),
+    ("npm-token", r"(npm_[A-Za-z0-9]{36})" + _E, 1, _TOKEN, ("npm_",), ()),
+    ("pypi-token", r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})", 1, _TOKEN, ("pypi-AgEI",), ()),
+    ("twilio-key", r"(SK[0-9a-fA-F]{32})" + _E, 1, _TOKEN, ("SK",), ()),
+    (
+        "sendgrid-key",
+        r"(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+        1,
+        _TOKEN,
+        ("SG.",),
+        (),
+    ),
+    (
+        "digitalocean-token",
+        r"(do[opr]_v1_[a-f0-9]{64})" + _E,
+        1,
+        _TOKEN,
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        (),
+    ),
+    (
+        "shopify-token",
+        r"(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})" + _E,
+        1,
+        _TOKEN,
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        (),
+    ),
+    ("heroku-key", r"(HRKU-[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])", 1, _TOKEN, ("HRKU-",), ()),
+    (
+        "heroku-key",
+        r"(?i)heroku[A-Za-z0-9_ .:=\"'-]{0,40}?"
+        r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-f-])",
+        1,
+        _WORD,
+        (),
+        ("heroku",),
+    ),
+    (
+        # a bot token has no prefix of its own: looked for in a note that names Discord
+        "discord-token",
+        r"([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})(?![A-Za-z0-9_-])",
+        1,
+        _TOKEN,
+        (),
+        ("discord",),
+    ),
+    (
+        "discord-webhook",
+        r"(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,})",
+        1,
+        None,
+        ("/api/webhooks/",),
+        (),
+    ),
+    ("telegram-token", r"(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])", 1, _TOKEN, (":AA",), ()),
+    (
+        # an AWS secret key by itself (a line of its own after the key id), in a note that
+        # names AWS: 40 base64 characters mixing cases and digits (not a hex sha)
+        "aws-secret-key",
+        r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        1,
+        "alone",
+        (),
+        ("aws",),
+    ),
+    (
         "jwt",
         r"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)",
         1,
@@ -215,8 +315,7 @@ _DETECTORS: tuple[tuple[str, str, int, str | None, tuple[str, ...], tuple[str, .
         "secret-assignment",
         r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key"
         r"|private[_-]?key|auth|credentials?)"
-        r"(?:[_.-][a-z0-9]+){0,3}[\"']?[ \t]*(?::|=|:=|=>)[ \t]*[\"'`]?"
-        r"([^\s\"'`,;<>()\[\]{}&@]{8,200})",
+        r"(?:[_.-][a-z0-9]+){0,3}[\"']?[ \t]*(:=|=>|:|=)[ \t]*",
         1,
         _WORD,
         (),
@@ -357,9 +456,65 @@ def _random_looking(value: str) -> bool:
             any(not c.isalnum() for c in value),
         )
     )
-    if classes < 2 or _NOT_RANDOM.fullmatch(value):
+    if classes < 2 or _NOT_RANDOM.fullmatch(value) or _NOT_A_VALUE.fullmatch(value):
         return False
+    if any(c.isspace() for c in value):  # quoted: a phrase of words is no credential
+        mixed = classes - any(c.isspace() for c in value if not c.isalnum())
+        mixed += any(not c.isalnum() and not c.isspace() for c in value)
+        if mixed < 3 or len(value.split()) > 4:
+            return False
     return _entropy(value) >= 3.0
+
+
+_QUOTES = "\"'`"
+
+
+def _assigned(view: str, at: int, sep: str) -> tuple[int, int]:
+    """The span of the value assigned at ``at`` (just past ``sep`` and its blanks).
+
+    A quoted value runs to its closing quote on the line (blanks included); a
+    bare one to the first blank, and for ``=`` also to ``;``, ``,`` or ``&`` (a
+    connection string, a query); closing brackets and commas after it are not
+    part of it.
+    """
+    n = len(view)
+    if at < n and view[at] in _QUOTES:
+        close = view.find(view[at], at + 1, min(n, at + 202))
+        line_end = view.find("\n", at + 1)
+        if close > at and (line_end < 0 or close < line_end):
+            return at + 1, close
+        at += 1
+    stops = " \t\r\n" + _QUOTES + ("" if sep.startswith(":") else ";,&")
+    end = at
+    limit = min(n, at + 200)
+    while end < limit and view[end] not in stops:
+        end += 1
+    while end > at and view[end - 1] in ",;)]}":
+        end -= 1
+    return at, end
+
+
+# a code reference (``Rails.application.credentials.secret_key_base``, ``os.environ["X"]``,
+# ``get_token()``), an e-mail address, a URL without a password, a key name
+# (``auth: api_key: …``): values that are not credentials
+_NOT_A_VALUE = lazy(
+    r"[A-Za-z_]+\d*(?:(?:\.|::|->)[A-Za-z_]+\d*)+(?:\(.*\)|\[.*\])*[(\[]?"
+    r"|[A-Za-z_]+\d*(?:\(.*\)|\[.*\]|[(\[])+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|[a-z][a-z0-9+.-]*://[^\s:@/]+(?::\d+)?(?:/\S*)?"
+    r"|[A-Za-z_][\w.-]*[:=]"
+)
+
+
+def _key_like(value: str) -> bool:
+    """Whether a prefix-less value (:data:`_ALONE`) looks like a key: cases and digits
+    mixed (a hex sha has no capitals) and high in entropy (not words run together)."""
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and sum(c.isdigit() for c in value) >= 2
+        and _entropy(value) >= 4.2
+    )
 
 
 class Finding(Plain):
@@ -424,7 +579,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
         lower = _ascii_lower(view)
         ran: set[str] = set()
         for kind, pattern, group, rule, literals, lowered in _compiled():
-            if kinds is not None and kind in kinds:
+            if kinds is not None and (kind in kinds or rule == _ALONE):
                 continue
             for lit in literals:
                 if lit in view:
@@ -439,18 +594,24 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
             for m in _matches(view, lower, pattern, lowered if kind == _ASSIGNMENT else None):
                 if not _after_boundary(view, m.start(), rule):
                     continue
-                value = m.group(group)
+                if kind == _ASSIGNMENT:
+                    start, end = _assigned(view, m.end(), m.group(1))
+                else:
+                    start, end = m.span(group)
+                value = view[start:end]
                 if kinds is None:
-                    seen.add((kind, m.start(group)))
+                    seen.add((kind, start))
                 if not value or value in allow or _PLACEHOLDER.fullmatch(value):
                     continue
                 if kind == _ASSIGNMENT and not _random_looking(value):
+                    continue
+                if rule == _ALONE and not _key_like(value):
                     continue
                 if kind == "basic-auth-url" and (
                     value in ("***", "****", "x-oauth-basic") or value.startswith("$")
                 ):
                     continue
-                span = where(m.start(group), m.end(group), kind)
+                span = where(start, end, kind)
                 if span is not None:
                     found.append(span)
         return ran
@@ -494,7 +655,25 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
 
 
 def _merged(found: list[_Span]) -> list[_Span]:
-    """Spans sorted, overlapping ones merged (the first one's kind)."""
+    """Spans sorted, overlapping ones merged (the first one's kind).
+
+    An assigned value that overlaps a secret of a fixed shape gives way to it
+    (``x-access-token:ghp_…@github.com``: the token, not the rest of the URL).
+    """
+    if any(sp.kind == _ASSIGNMENT for sp in found) and any(sp.kind != _ASSIGNMENT for sp in found):
+        import bisect
+
+        shaped = _merged([sp for sp in found if sp.kind != _ASSIGNMENT])
+        starts = [sp.start for sp in shaped]
+        kept = []
+        for sp in found:
+            if sp.kind != _ASSIGNMENT:
+                continue
+            i = bisect.bisect_left(starts, sp.end)  # the shaped spans starting before its end
+            if i and shaped[i - 1].end > sp.start:
+                continue
+            kept.append(sp)
+        found = shaped + kept
     found.sort(key=lambda sp: (sp.start, -sp.end))
     merged: list[_Span] = []
     for sp in found:
@@ -577,6 +756,44 @@ def redact(text: str, *, allow: Iterable[str] = (), path: str | None = None) -> 
         pos = sp.end
     out.append(text[pos:])
     return Redacted(text="".join(out), findings=tuple(findings))
+
+
+def scrub(text: str, *, label: str = "REDACTED") -> str:
+    """``text`` with every detected secret replaced by ``[<label>:<kind>]``, whatever
+    the policy.
+
+    The one function what sessionkit prints or keeps beside the notes passes
+    through: error and usage messages, reports and their ``--json`` form, the
+    state files of ``convert`` and ``sync`` and the index page quote a user's
+    value (a note's text, a file name) only through it, so they name a
+    secret's kind where it was, never its value.  ``label`` says what became
+    of the value in the note (``IN CLEAR``: written as is, ``secrets.redact = warn``).
+    """
+    if not text or not _may_hold(text):
+        return text
+    spans = _spans(text, frozenset())
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for sp in spans:
+        out.append(text[pos : sp.start])
+        out.append(f"[{label}:{sp.kind}]")
+        pos = sp.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def scrub_data(data: Any, *, label: str = "REDACTED") -> Any:
+    """:func:`scrub` of every string (keys included) in JSON-like ``data`` (a report
+    before it is printed as JSON: each value looked at before it is escaped)."""
+    if isinstance(data, str):
+        return scrub(data, label=label)
+    if isinstance(data, dict):
+        return {scrub_data(k, label=label): scrub_data(v, label=label) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [scrub_data(v, label=label) for v in data]
+    return data
 
 
 # -- policy and the store choke point ------------------------------------------------------
@@ -953,199 +1170,9 @@ def _prefilter(kind: type) -> _Prefilter:
     return done
 
 
-#: the sieve's classes (:func:`_sieve`): the characters each stands for, the most seldom
-#: class first; a lower-case letter stands for its capital too, a capital (``S``) for
-#: itself alone
-_SIEVE_CLASSES = ("jqzS=_", "c", "kbvw", "pu:", "gx93")
-#: (table, each class's search) of the sieve, once built
-_SIEVE: list[tuple[bytes, tuple[Any, ...]]] = []
-
-
-def _sieve() -> tuple[bytes, tuple[Any, ...]]:
-    """A sieve for a note's bytes that lets through every note holding a literal some
-    detector needs (and a few others): a translation table and one search a class.
-
-    The table lowers ASCII capitals and turns every character of a class
-    (:data:`_SIEVE_CLASSES`) into the class's byte (``\\x01``, ``\\x02``, ...), so
-    one search, which ``re`` runs as a search for that one byte, looks for the
-    literals of all its characters at once.  A literal in the note is, translated,
-    in the translated note (the table maps byte for byte), and a lowered
-    literal in its lowered text in every way its capitals may be written; each
-    literal is looked for at a class character of its own (not its last, where it
-    can: an alternative that starts with a lookbehind is tried at every stop) and
-    the rest of it, translated, checked there.  Made from :data:`_DETECTORS`,
-    with the literals :func:`_prefilter` keeps, so it cannot drift from them.
-    """
-    if _SIEVE:
-        return _SIEVE[0]
-    byte_class: dict[int, int] = {}
-    for n, chars in enumerate(_SIEVE_CLASSES, start=1):
-        for ch in chars:
-            byte_class[ord(ch)] = n
-            if ch.islower():
-                byte_class[ord(ch.upper())] = n
-    table = bytes(
-        byte_class.get(b, byte_class.get(b + 32, b + 32) if 65 <= b <= 90 else b)
-        for b in range(256)
-    )
-    exact, lowered = _prefilter_literals()
-    forms: set[bytes] = {lit.encode().translate(table) for lit in exact}
-    for lit in lowered:  # every way its letters may be written, translated
-        variants = [b""]
-        for code in lit.encode():
-            ways = {table[code], table[code - 32] if 97 <= code <= 122 else table[code]}
-            variants = [v + bytes([w]) for v in variants for w in sorted(ways)]
-        forms.update(variants)
-    anchored: dict[int, list[tuple[bytes, bytes]]] = {}
-    for form in sorted(forms):
-        at = [i for i, b in enumerate(form) if 0 < b <= len(_SIEVE_CLASSES)]
-        if not at:
-            raise AssertionError(f"no sieve class in the literal {form!r}")  # pragma: no cover
-        # (rarest class first, then not the last character, then the earliest)
-        i = min(at, key=lambda i: (i == len(form) - 1, form[i], i))
-        anchored.setdefault(form[i], []).append((form[i + 1 :], form if i else b""))
-    searches = tuple(
-        (n, re.compile(re.escape(bytes([n])) + b"(?:" + _trie(alts) + b")").search)
-        for n, alts in sorted(anchored.items())
-    )
-    _SIEVE.append((table, searches))
-    return table, searches
-
-
-def _trie(alts: list[tuple[bytes, bytes]]) -> bytes:
-    """An alternation of (rest, whole) pairs, each ``rest`` followed by a lookbehind for
-    ``whole`` (when given), with common first bytes taken out (``re`` tries the
-    alternatives one by one; one that starts with another byte is passed at once)."""
-    firsts: dict[bytes, list[tuple[bytes, bytes]]] = {}
-    for rest, whole in alts:
-        firsts.setdefault(rest[:1], []).append((rest[1:], whole))
-    out: list[bytes] = []
-    for first, group in sorted(firsts.items(), key=lambda item: item[0] == b""):
-        if not first:  # the literal ends here: only its lookbehind is left
-            if any(not whole for _, whole in group):
-                return b""  # (matched already: no alternative needs trying)
-            out.extend(b"(?<=" + re.escape(whole) + b")" for _, whole in group)
-        elif len(group) == 1:
-            rest, whole = group[0]
-            behind = b"(?<=" + re.escape(whole) + b")" if whole else b""
-            out.append(re.escape(first + rest) + behind)
-        else:
-            out.append(re.escape(first) + b"(?:" + _trie(group) + b")")
-    return b"|".join(out)
-
-
 #: texts a process checks literal by literal before it builds the grouped searches
 #: (a hook writes one note: building and compiling the groups costs it more than this)
 _ONE_BY_ONE = [8]
-
-
-#: the ``secret-literals`` lane's scan (:func:`_literal_scan`), once built: ``[None]`` when
-#: neither matcher can be loaded (the sieve then screens every note's bytes)
-_SCAN: list[Any] = []
-
-
-def _literal_scan() -> Any:
-    """One scan for every literal a detector needs over a note's bytes: a function
-    ``bytes -> bool``, ``False`` when the note holds none (what it finds, or may
-    find, is checked by the searches), or ``None`` when no matcher can be loaded.
-
-    Hyperscan (:func:`_hyperscan_scan`) where its wheels are (x86-64, Apple
-    silicon), else an Aho-Corasick DFA (:func:`_aho_corasick_scan`).  Both hold
-    the literals :func:`_prefilter` keeps: the exact ones as they are (the
-    Aho-Corasick scan: lowered, over the lowered bytes) and the lowered ones in
-    any ASCII case, as the detectors lower.
-    """
-    if _SCAN:
-        return _SCAN[0]
-    exact, lowered = _prefilter_literals()
-    scan = _hyperscan_scan(exact, lowered) or _aho_corasick_scan(exact, lowered)
-    _SCAN.append(scan)
-    return scan
-
-
-def _halt(*_: Any) -> bool:
-    """Hyperscan's match handler: stop at the first literal found."""
-    return True
-
-
-def _hyperscan_scan(exact: set[str], lowered: set[str]) -> Any:
-    """:func:`_literal_scan` by Hyperscan (one SIMD pass, no lowered copy), or ``None``."""
-    hs = _hyperscan()
-    if hs is None:
-        return None
-    once = hs.HS_FLAG_SINGLEMATCH
-    literals = [lit.encode() for lit in sorted(exact)] + [lit.encode() for lit in sorted(lowered)]
-    flags = [once] * len(exact) + [once | hs.HS_FLAG_CASELESS] * len(lowered)
-    try:
-        database = hs.Database(mode=hs.HS_MODE_BLOCK)
-        database.compile(expressions=literals, flags=flags, literal=True)
-    except Exception:  # (a library that cannot build it: the next matcher)
-        return None
-    search = database.scan
-
-    def scan(data: bytes) -> bool:
-        try:
-            search(data, _halt)  # (the handler by position: no keyword to parse)
-        except Exception:  # ScanTerminated: a literal (any other failure: the searches decide)
-            return True
-        return False
-
-    return scan
-
-
-def _hyperscan() -> Any:
-    """The ``hyperscan`` package's extension module, or ``None`` when it cannot be loaded.
-
-    The module is loaded by itself, not through the package, whose
-    ``__init__`` imports :mod:`typing` for names the scan does not use (3 ms of
-    a lint's start, more than the scan saves on a few hundred pages); a later
-    ``import hyperscan`` finds it in :data:`sys.modules`.
-    """
-    import sys
-
-    name = "hyperscan._hs_ext"
-    if name in sys.modules:  # (``None`` there: blocked)
-        return sys.modules[name]
-    try:
-        from importlib.machinery import (
-            EXTENSION_SUFFIXES,
-            ExtensionFileLoader,
-            ModuleSpec,
-            PathFinder,
-        )
-
-        spec = PathFinder.find_spec("hyperscan")
-        for folder in (spec and spec.submodule_search_locations) or ():
-            for suffix in EXTENSION_SUFFIXES:
-                path = f"{folder}/_hs_ext{suffix}"
-                try:
-                    loader = ExtensionFileLoader(name, path)
-                    module = loader.create_module(ModuleSpec(name, loader, origin=path))
-                except ImportError:  # (not there under this suffix)
-                    continue
-                loader.exec_module(module)
-                sys.modules[name] = module
-                return module
-        import hyperscan  # (installed some other way: through its package)
-
-        return hyperscan
-    except Exception:  # (an accelerator that cannot be loaded: the next matcher)
-        return None
-
-
-def _aho_corasick_scan(exact: set[str], lowered: set[str]) -> Any:
-    """:func:`_literal_scan` by ``ahocorasick_rs`` over the lowered bytes, or ``None``."""
-    try:
-        from ahocorasick_rs import BytesAhoCorasick, Implementation
-    except ImportError:
-        return None
-    literals = sorted({lit.lower().encode() for lit in exact} | {lit.encode() for lit in lowered})
-    find = BytesAhoCorasick(literals, implementation=Implementation.DFA).find_matches_as_indexes
-
-    def scan(data: bytes) -> bool:
-        return bool(find(data.lower()))
-
-    return scan
 
 
 def _may_hold(data: str | bytes) -> bool:
@@ -1170,21 +1197,7 @@ def _may_hold_text(data: str | bytes) -> bool:
 
 
 def _may_hold_bytes(data: bytes) -> bool:
-    """:func:`_may_hold_text` of a note's bytes: one scan for every literal at once (the
-    ``secret-literals`` lane), or the sieve, then the searches."""
-    scan = _SCAN[0] if _SCAN else _literal_scan()
-    if scan is not None and _fastpaths.enabled("secret-literals"):
-        if not scan(data):
-            _fastpaths.answered("secret-literals")
-            return False
-    else:  # the sieve first: most notes stop there
-        table, sieves = _SIEVE[0] if _SIEVE else _sieve()
-        sieved = data.translate(table)
-        for mark, search in sieves:
-            if mark in sieved and search(sieved) is not None:
-                break
-        else:
-            return False
+    """:func:`_may_hold_text` of a note's bytes (no decoding: most notes stop here)."""
     return _searched(data, bytes)
 
 

@@ -36,7 +36,7 @@ def test_one_lane_off_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     assert counts["quick-lint"] == 1
     monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "-quick-lint")
     assert not enabled("quick-lint")
-    assert enabled("headings") and enabled("secret-literals") and enabled()
+    assert enabled("headings") and enabled("flat-leaves") and enabled()
     off_found, off_counts = _lint(text)
     assert off_found == found
     assert off_counts["quick-lint"] == 0

@@ -68,6 +68,35 @@ FAKES: dict[str, tuple[str, str]] = {
     "basic-auth-url": ("git clone https://deploy:{}@git.example.com/app.git", "Tr0ub4dor-3xample"),
     "bearer-token": ("Authorization: Bearer {}", "mF_9.B5f-4.1JqM8sT2vXyZaBcDeFgHiJk"),
     "secret-assignment": ("DB_PASSWORD={}", "q7#Lm2$Xv9!pR4wZ"),
+    "gcp-oauth-secret": ("OAuth client {} for tests", "GOCSPX-" + "Zx0Y127MGRYgkR68C2qnAbCdEfGh"),
+    "anthropic-key": ("key {} here", "sk-ant-" + "api03-" + "Qz7wE4rT1yU8iOp2" * 5 + "AA"),
+    "openai-key": ("key {} here", "sk-" + "proj-" + "Lk3mN8pQ2rS5tV9x" * 3),
+    "huggingface-token": ("HF {} set", "hf_" + "ghtuebgfMzSuTesyZnQPudQbytZfAbCdEf"),
+    "npm-token": ("publish {} now", "npm_" + "jWH2a9Lk3mN8pQ2rS5tV9xYz0AbCdEfGhIjK"),
+    "pypi-token": ("upload {} now", "pypi-" + "AgEIcHlwaS5vcmc" + "Qz7wE4rT1yU8iOp2" * 4),
+    "twilio-key": ("twilio {} key", "SK" + "fa9fa36d7436095f45b66f1a2b3c4d5e"),
+    "sendgrid-key": (
+        "mail {} key",
+        "SG." + "Zx0Y127MGRYgkR68C2qnAb." + "Lk3mN8pQ2rS5tV9x" * 2 + "AbCdEfGhIjK",
+    ),
+    "digitalocean-token": ("do {} key", "dop_" + "v1_" + "d13539272de2fc0a" * 4),
+    "shopify-token": ("shop {} key", "shpat_" + "92d1d6e4be00d284c529e5a1b2c3d4e5"),
+    "heroku-key": (
+        "heroku {} key",
+        "HRKU-" + "Qz7wE4rT1yU8iOp2Lk3mN8pQ2rS5tV9x" + "AbCdEfGhIjKlMnOpQrStUvWxYz12",
+    ),
+    "discord-token": (
+        "discord bot {} runs",
+        "MTI" + "LJsnGfwefSomKz8KOJ6c10P.hb6LGB." + "0N9LNGi9ssJNLHjUwSrkQLkaLvjBfYd2xN7RpF",
+    ),
+    "discord-webhook": (
+        "post to {}",
+        "https://discord.com/api/webhooks/" + "1234567890123456789/" + "Lk3mN8pQ2rS5tV9x" * 4,
+    ),
+    "telegram-token": (
+        "bot {} answers",
+        "7945450031" + ":AA" + "IGNjznQz7wE4rT1yU8iOp2Lk3mN8pQ2rS",
+    ),
 }
 PRIVATE_KEY = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\n"
@@ -600,9 +629,7 @@ _SHAPES += [p + _TOKEN[:16].upper() for p in ("ASIA", "ABIA", "ACCA", "A3TX")]
 _SHAPES += ["xoxp-" + _TOKEN[:20], "rk_test_" + _TOKEN[:20], "?sig=" + _TOKEN[:44]]
 
 
-# -- the secret-literals lane: one Aho-Corasick scan screens a note's bytes -----------------
-# (sessionkit.fastpaths: with the lanes on, lint_secrets on bytes screens with the scan;
-# with them off, with the sieve; without ahocorasick_rs, with the sieve too)
+# -- a note's bytes (what lint reads) are checked as its text is ----------------------------
 
 #: every literal some detector needs (a note holding none of them has no finding)
 _LITERALS = [
@@ -615,14 +642,13 @@ _LITERALS = [
 
 
 def _lint_both_ways(data: bytes) -> tuple[list[Any], list[Any]]:
-    """lint_secrets of ``data`` with the fast lanes on and off, as (line, message) pairs."""
-    from sessionkit.fastpaths import general_paths
+    """lint_secrets of ``data`` as bytes and as text, as (line, message) pairs."""
     from sessionkit.redaction import lint_secrets
 
-    fast = [(d.line, d.message) for d in lint_secrets(data, "n.md", "aiwiki")]
-    with general_paths():
-        general = [(d.line, d.message) for d in lint_secrets(data, "n.md", "aiwiki")]
-    return fast, general
+    on_bytes = [(d.line, d.message) for d in lint_secrets(data, "n.md", "aiwiki")]
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    on_text = [(d.line, d.message) for d in lint_secrets(text, "n.md", "aiwiki")]
+    return on_bytes, on_text
 
 
 @settings(max_examples=400, deadline=None)
@@ -635,9 +661,9 @@ def _lint_both_ways(data: bytes) -> tuple[list[Any], list[Any]]:
 def test_a_notes_bytes_are_checked_for_secrets_as_its_text_is(
     before: str, after: str, shape: str, case: str
 ) -> None:
-    """``sessionkit lint`` checks a page's bytes, screened by the literal scan (lanes on)
-    or the sieve (lanes off); the text's check has neither: every planted shape in every
-    case, and no shape, gives the same findings all three ways."""
+    """``sessionkit lint`` checks a page's bytes, screened for the detectors' literals
+    without decoding; every planted shape in every case, and no shape, gives the same
+    findings as the text's check."""
     from sessionkit.redaction import lint_secrets
 
     line = shape if case == "as is" else getattr(shape, case)()
@@ -670,12 +696,11 @@ _AROUND = st.text(
     cut=st.integers(min_value=-1, max_value=20),
     tail=st.sampled_from(["", _TOKEN[:24], "=" + _TOKEN[:40], ": q7#Lm2$Xv9!pR4wZ", "X" * 20]),
 )
-def test_the_literal_scan_never_drops_a_note_the_sieve_keeps(
+def test_the_bytes_screen_never_drops_a_note_the_text_check_keeps(
     before: str, after: str, literal: str, cut: int, tail: str
 ) -> None:
     """Literals in any case, at any place, broken over a line or not, amid non-ASCII text:
-    lint_secrets on the note's bytes finds the same with the lanes on and off, and the
-    same as on its text."""
+    lint_secrets on the note's bytes finds the same as on its text."""
     from sessionkit.redaction import lint_secrets
 
     if 0 <= cut < len(literal):
@@ -685,89 +710,3 @@ def test_the_literal_scan_never_drops_a_note_the_sieve_keeps(
     assert fast == general
     on_text = [(d.line, d.message) for d in lint_secrets(text, "n.md", "aiwiki")]
     assert fast == on_text
-
-
-def _matchers() -> list[str]:
-    """The literal scans' libraries this environment can import."""
-    import importlib.util
-
-    return [name for name in _MATCHERS if importlib.util.find_spec(name) is not None]
-
-
-#: the libraries of the literal scan, the first one there taken (sessionkit.redaction)
-_MATCHERS = ("hyperscan", "ahocorasick_rs")
-
-
-def test_the_literal_scan_answers_for_a_note_without_literals() -> None:
-    """A note without any literal is answered by the scan (when a library is there);
-    a note with one, and every note with the lanes off, is not."""
-    from sessionkit import fastpaths
-    from sessionkit.redaction import lint_secrets
-
-    if not _matchers():
-        pytest.skip("neither hyperscan nor ahocorasick_rs is installed")
-    plain = "# A page\n\nNothing here but words, ümlauts and a Kelvin sign K.\n".encode()
-    before = fastpaths.taken()["secret-literals"]
-    assert lint_secrets(plain, "n.md", "aiwiki") == []
-    assert fastpaths.taken()["secret-literals"] == before + 1
-    with fastpaths.general_paths():
-        assert lint_secrets(plain, "n.md", "aiwiki") == []
-    assert fastpaths.taken()["secret-literals"] == before + 1
-    planted = plain + f"key {AWS_KEY}\n".encode()
-    assert [d.line for d in lint_secrets(planted, "n.md", "aiwiki")] == [4]
-    assert fastpaths.taken()["secret-literals"] == before + 1
-
-
-def test_each_literal_scan_and_the_sieve_find_the_same() -> None:
-    """Each library the scan can use (hyperscan, else ahocorasick_rs), and the sieve a
-    process that can import neither screens with, find the same secrets on the planted
-    shapes in every case; each library's scan answers for the notes without literals."""
-    import json
-    import subprocess
-    import sys
-
-    available = _matchers()
-    if not available:
-        pytest.skip("neither hyperscan nor ahocorasick_rs is installed")
-    texts = [
-        f"{before}\n{getattr(shape, case)()}\n"
-        for shape in _SHAPES
-        for case in ("upper", "lower", "title", "swapcase", "strip")
-        for before in ("", "plain words é\n")
-    ]
-    texts += ["nothing to see", "a TOKEN here", "Bearer x", "aws secret", "eyJ", "", "ſecret"]
-    texts += ["acca in a sha 5acca01", "ACCA", "AKIA", "akia", "apı", "Q~", "q~", "x://y"]
-    code = (
-        "import json, sys\n"
-        "for name in sys.argv[1:]:\n"
-        "    sys.modules[name] = None  # (its import raises ImportError)\n"
-        "from sessionkit import fastpaths\n"
-        "from sessionkit.redaction import lint_secrets\n"
-        "texts = json.loads(sys.stdin.read())\n"
-        "seen = [[(d.line, d.message) for d in lint_secrets(t.encode(), 'n.md', 'aiwiki')]\n"
-        "        for t in texts]\n"
-        "used = [m for m in ('hyperscan._hs_ext', 'hyperscan', 'ahocorasick_rs')\n"
-        "        if sys.modules.get(m) is not None]\n"
-        "print(json.dumps([seen, fastpaths.taken()['secret-literals'], used]))\n"
-    )
-
-    def run(*blocked: str) -> list[Any]:
-        out = subprocess.run(
-            [sys.executable, "-c", code, *blocked],
-            input=json.dumps(texts),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return list(json.loads(out.stdout))
-
-    with_sieve, answered, used = run("hyperscan", "hyperscan._hs_ext", "ahocorasick_rs")
-    assert (answered, used) == (0, [])
-    assert sum(1 for found in with_sieve if found) >= len(_SHAPES)
-    modules = {"hyperscan": ["hyperscan", "hyperscan._hs_ext"], "ahocorasick_rs": [_MATCHERS[1]]}
-    for name in available:
-        others = [m for other in _MATCHERS if other != name for m in modules[other]]
-        seen, answered, used = run(*others)
-        assert seen == with_sieve, name
-        assert answered > 0
-        assert used and used[-1].split(".")[0] == name

@@ -258,7 +258,12 @@ class AiwikiStore(FileStore):
         return "\n".join(lines) + "\n"
 
     def write_index(self) -> str:
-        """Regenerate ``aiwiki/sessions/INDEX.md`` (atomically); returns its text."""
-        text = self.index_text()
+        """Regenerate ``aiwiki/sessions/INDEX.md`` (atomically); returns its text.
+
+        A secret in a note's focus (or name) is redacted in the index, as in the notes.
+        """
+        from ..redaction import scrub
+
+        text = scrub(self.index_text())
         self.storage.write(f"{NOTES_FOLDER}/{INDEX_NAME}", text.encode("utf-8"))
         return text

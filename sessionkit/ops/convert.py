@@ -307,6 +307,13 @@ def _manifest_path(store: Store) -> str | None:
     return f"{folder}/{MANIFEST_NAME}" if folder else MANIFEST_NAME
 
 
+def _recorded(source_key: str) -> str:
+    """A source note's key as the record keeps it: a secret in a file name redacted."""
+    from ..redaction import scrub
+
+    return scrub(source_key)
+
+
 def _record(store: Store) -> Any:
     """The target's convert record (``None`` for a store without a byte layer)."""
     from ..backends._record import Record
@@ -383,6 +390,9 @@ class _Job:
     today: str
     target: Any = None
     source: Any = None
+    #: the target's :class:`~sessionkit.redaction.Policy`, for a worker that redacts
+    #: what it reads without the target (``warn`` refuses a secret on every store)
+    policy: Any = None
 
 
 @attrs.frozen
@@ -441,7 +451,8 @@ def _convert_one(job: _Job, item: _Item) -> tuple[str, _Result]:
             text = job.source.read_text(key)
         except SessionKitError as exc:
             return key, str(exc)
-        text = _redacted_source(job.target, job.source, key, text)
+        policy_of = job.target if job.target is not None else _PolicyOnly(job.policy)
+        text = _redacted_source(policy_of, job.source, key, text)
     key, result = _convert_item(job, (key, text))
     if isinstance(result, list):
         notes: list[Converted | str] = list(result)
@@ -661,6 +672,7 @@ def convert(
         today=today_utc(),
         target=target if local_target else None,  # (a local store pickles cheaply)
         source=source if reads_there else None,
+        policy=getattr(target, "redaction", None),
     )
     from ..redaction import collect, relay
 
@@ -730,6 +742,13 @@ def convert(
     return report
 
 
+class _PolicyOnly:
+    """A stand-in for the target store where only its redaction policy is needed."""
+
+    def __init__(self, policy: Any) -> None:
+        self.redaction = policy
+
+
 def _redacted_sources(
     target: Store, source: Store, items: Iterable[tuple[str, str | _Unreadable]]
 ) -> Iterator[tuple[str, str | _Unreadable]]:
@@ -741,7 +760,7 @@ def _redacted_sources(
         yield key, text
 
 
-def _redacted_source(target: Store, source: Store, key: str, text: str) -> str | _Unreadable:
+def _redacted_source(target: Any, source: Store, key: str, text: str) -> str | _Unreadable:
     """A source note with its secrets redacted before it is converted.
 
     Under the target's policy (``secrets.redact``): so titles, permalinks and
@@ -858,7 +877,7 @@ class _Run:
         for source_key, result, now in plans:
             entry: dict[str, Any] = {
                 "sha256": result.sha or _sha(result.pieces),
-                "source": source_key,
+                "source": _recorded(source_key),
             }
             if now is not None:
                 entry[WAS] = [now]
@@ -890,7 +909,10 @@ class _Run:
             tkey = result.key
             before = self._before.pop(tkey, None)
             if tkey in written:
-                done = {"sha256": result.sha or _sha(result.pieces), "source": source_key}
+                done = {
+                    "sha256": result.sha or _sha(result.pieces),
+                    "source": _recorded(source_key),
+                }
                 if ahead[tkey] != done:  # (a new note's entry is already what it should be)
                     self.pending[tkey] = done
             else:  # not written: the entry goes back to what it was, unless someone
@@ -928,7 +950,7 @@ class _Run:
             )
             return None
         self.seen[mark] = key
-        entry = {"sha256": result.sha or _sha(pieces), "source": key}
+        entry = {"sha256": result.sha or _sha(pieces), "source": _recorded(key)}
         recorded = self.manifest.pop(tkey, None)  # (each target note is decided once)
         if result.carried:
             self._add("carried", tkey)

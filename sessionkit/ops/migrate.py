@@ -28,6 +28,7 @@ import difflib
 import enum
 import functools
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -215,13 +216,36 @@ def unified_diff(old: str, new: str, path: str) -> str:
     return "".join(out)
 
 
-def _save_backup(backup: Path, path: str, text: str) -> None:
-    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace)."""
+def _save_backup(store: Store, backup: Path, path: str, text: str) -> None:
+    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace).
+
+    The backup keeps the original as it was, secrets included (the user asked
+    for it): its permission bits are never wider than the note's (a 0600 note,
+    a 0600 backup), from its first byte on.
+    """
     target = backup.joinpath(*path.split("/"))
     try:
-        write_atomic(target, text)
+        mode = _note_mode(store, path)
+        if mode is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, mode))
+            now = stat.S_IMODE(os.stat(target).st_mode)
+            if now & ~mode:  # (an older backup there, or a umask wider than the note)
+                os.chmod(target, now & mode)
+        write_atomic(target, text)  # (keeps the file's bits)
     except OSError as exc:
         raise StoreError(f"cannot back up to {target}: {exc.strerror or exc}", path=path) from None
+
+
+def _note_mode(store: Store, path: str) -> int | None:
+    """The permission bits of a local note (``None``: not on the local disk)."""
+    resolve = getattr(getattr(store, "storage", None), "resolve", None)
+    if resolve is None:
+        return None
+    try:
+        return stat.S_IMODE(os.stat(resolve(path)).st_mode)
+    except (OSError, ValueError, SessionKitError):
+        return None
 
 
 def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | None) -> FileResult:
@@ -244,7 +268,7 @@ def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | 
         if dry_run:
             return None
         if backup is not None:
-            _save_backup(backup, path, text)
+            _save_backup(store, backup, path, text)
         return str(new.text)
 
     try:
@@ -304,7 +328,7 @@ def _migrate_keys(
             return None
         changed.add(key)
         if folder is not None:
-            _save_backup(folder, path, text)
+            _save_backup(store, folder, path, text)
         return str(new.text)
 
     with collect() as found:

@@ -503,12 +503,13 @@ class _Sides:
     def bm_key_for(self, text: str, key: str) -> str:
         from .convert import target_key
 
-        return target_key(text, BASIC_MEMORY, key, project=self.project)
+        # (named from the text as the note will hold it: a secret never names a file)
+        return target_key(_as_held(self.bm, text)[0], BASIC_MEMORY, key, project=self.project)
 
     def aw_key_for(self, text: str, key: str) -> str:
         from .convert import target_key
 
-        return target_key(text, AIWIKI, key)
+        return target_key(_as_held(self.aw, text)[0], AIWIKI, key)
 
     def is_session(self, text: str, key: str) -> bool:
         """Whether a Basic Memory note is a session note (other notes are not synced)."""
@@ -556,6 +557,15 @@ class _Sides:
         )
 
     def write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
+        """:meth:`_write_bm` of ``page`` with its secrets redacted first (its title and
+        permalink are made from it); the redactions reported when the note changes."""
+        held, found = _as_held(self.bm, page, key)
+        text = self._write_bm(held, aw_key, current, key)
+        if found and text != current:
+            _report_held(self.bm, found)
+        return text
+
+    def _write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
         """The Basic Memory note ``current`` (or a new one) edited to hold the aiwiki ``page``.
 
         The note is edited minimally (only the facts that differ are spliced)
@@ -667,6 +677,31 @@ def _blank(text: str, key: str) -> str | None:
     return None if meta else "it has no frontmatter"
 
 
+def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tuple[Any, ...]]:
+    """``text`` with its secrets redacted when ``store`` redacts what it writes (the
+    default policy): what a title, a permalink or a file name made from it is made from;
+    and the findings (with ``key``, the note it goes to, named by their path)."""
+    from ..redaction import DEFAULT_POLICY, redact
+
+    policy = getattr(store, "redaction", None) or DEFAULT_POLICY
+    if policy.mode != "on":
+        return text, ()
+    path_of = getattr(store, "path_of", None)
+    path = None if key is None else str(path_of(key)) if callable(path_of) else key
+    done = redact(text, allow=policy.allow, path=path)
+    return done.text, done.findings
+
+
+def _report_held(store: Store, findings: Sequence[Any]) -> None:
+    """Report redactions made before a write as the store's write reports its own."""
+    from ..redaction import relay
+
+    relay(findings)
+    log = getattr(store, "redactions", None)
+    if isinstance(log, list):
+        log.extend(findings)
+
+
 def _aiwiki_adapter(doc: Any) -> Adapter:
     """The adapter of an aiwiki page's own schema version (v2 when it says none)."""
     from ..adapters import detect_format, get_adapter
@@ -768,13 +803,50 @@ def _write_state(
         entry = dict(current or {})
         notes = entry.get("notes")
         merged = dict(notes) if isinstance(notes, dict) else {}
-        merged.update(changed)
+        merged.update({k: _kept_base(v) for k, v in changed.items()})
         for key in removed:
             merged.pop(key, None)
         entry["notes"] = merged
         return entry
 
     _state_record(store).merge({peer: change})
+
+
+def _kept_base(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A pair's entry as the state file keeps it: its base text with every secret
+    redacted (a file beside the notes never holds one; :func:`_restored_bases` puts
+    back those the page still holds before a merge reads the base)."""
+    from ..redaction import redact
+
+    kept = dict(entry)
+    if isinstance(kept.get("base"), str):
+        kept["base"] = redact(kept["base"]).text
+    return kept
+
+
+def _restored_bases(
+    notes: dict[str, dict[str, Any]], pages: Mapping[str, str | None]
+) -> dict[str, dict[str, Any]]:
+    """The state's pairs with each redacted base line that the aiwiki page still holds
+    (the same line once redacted) put back as the page holds it, so that a secret
+    unchanged since the last sync is no change to merge."""
+    from ..redaction import redact
+
+    out = {}
+    for key, entry in notes.items():
+        base, page = entry.get("base"), pages.get(key)
+        if isinstance(base, str) and isinstance(page, str) and "REDACTED:" in base:
+            shown = redact(page).text
+            if shown == base:
+                base = page
+            else:
+                lines, shown_lines = page.splitlines(True), shown.splitlines(True)
+                if len(lines) == len(shown_lines):  # (a key block made one line: left as is)
+                    back = {s: a for s, a in zip(shown_lines, lines, strict=True) if s != a}
+                    base = "".join(back.get(line, line) for line in base.splitlines(True))
+            entry = {**entry, "base": base}
+        out[key] = entry
+    return out
 
 
 @contextlib.contextmanager
@@ -1414,6 +1486,7 @@ def sync(
         peer = peer_id(bm, aw)
         notes = _notes_of(state, peer)
         aw_texts = _texts(aw, aw.keys(), report, "aiwiki")
+        notes = _restored_bases(notes, aw_texts)  # (the state keeps them redacted)
         bm_texts = _texts(bm, bm.keys(), report, "basic_memory")
         for ak, text in list(aw_texts.items()):
             why = None if text is None else _blank(text, ak)

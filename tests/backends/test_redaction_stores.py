@@ -195,3 +195,131 @@ def test_s3_store_redacts_and_refuses_in_clear(
             lifecycle.add_item(store, "gotcha", f"again {AWS_KEY}", session=key)
     assert not store.exists("2026-05-22-bbbbbbb.md")
     assert b"".join(fs.cat(p) for p in fs.find(s3_url)) == stored  # nothing written
+
+
+# -- #45 / #46: reports say what was written; state files, backups and messages -------------
+
+PASSWORD = "q7#Lm2$Xv9!pR4wZ"
+
+
+def test_warn_add_says_in_clear_never_redacted_and_never_the_value(tmp_path: Path) -> None:
+    """Under ``warn`` the note holds the token as typed: the report must not claim it was
+    redacted, and it names the kind, never the value (#45 "False redaction report")."""
+    root = _wiki(tmp_path)
+    page = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    warn = {"SESSIONKIT_REDACT": "warn"}
+    res = CliRunner().invoke(cli, ["add", "next-step", "--store", str(root), f"use {GH}"], env=warn)
+    assert res.exit_code == 0, res.output
+    assert GH in page.read_text(encoding="utf-8")
+    assert "use [IN CLEAR:github-token]" in res.stdout and "[REDACTED:" not in res.stdout
+    assert GH not in res.output + res.stderr
+    res = CliRunner().invoke(cli, ["add", "gotcha", "--json", "--store", str(root), GH], env=warn)
+    assert json.loads(res.stdout)["text"] == "[IN CLEAR:github-token]"
+    res = CliRunner().invoke(cli, ["add", "next-step", "--store", str(root), f"use {AWS_KEY}"])
+    assert "use [REDACTED:aws-access-key]" in res.stdout and AWS_KEY not in res.output
+
+
+@pytest.mark.parametrize("target", ["local", "memory"])
+def test_warn_convert_refuses_the_note_on_every_target(tmp_path: Path, target: str) -> None:
+    """``convert`` under ``warn`` refuses a note with a secret, a local target and a
+    ``memory://`` one alike (the memory target was redacted and written)."""
+    import uuid
+
+    from sessionkit.backends import open_store
+
+    root = _wiki(tmp_path)
+    page = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    page.write_text(page.read_text(encoding="utf-8") + f"\n{GH}\n", encoding="utf-8")
+    dst = str(tmp_path / "bm") if target == "local" else f"memory://{uuid.uuid4().hex}/bm"
+    res = CliRunner().invoke(cli, ["convert", str(root), dst], env={"SESSIONKIT_REDACT": "warn"})
+    assert res.exit_code == 1, res.output
+    assert "refused" in res.stderr and "github-token" in res.stderr and GH not in res.output
+    store = open_store(dst, layout="basic-memory")
+    keys = store.keys()
+    assert len(keys) == 5 and not any("move readings" in k for k in keys)
+    assert all(GH not in store.read_text(k) for k in keys)
+
+
+def test_add_file_refusal_names_the_kind_not_the_value(tmp_path: Path) -> None:
+    root = _wiki(tmp_path)
+    for text in (f"deploy {GH}", f"-----BEGIN RSA PRIVATE KEY-----{AWS_KEY}"):
+        res = CliRunner().invoke(cli, ["add", "file", "--store", str(root), text])
+        assert res.exit_code == 2
+        assert GH not in res.output + res.stderr and AWS_KEY not in res.output + res.stderr
+    assert (
+        "[REDACTED:github-token]"
+        in CliRunner().invoke(cli, ["add", "file", "--store", str(root), f"deploy {GH}"]).stderr
+    )
+
+
+def test_migrate_backup_says_so_and_is_no_wider_than_the_note(tmp_path: Path) -> None:
+    """The backup keeps the original (secret included) because --backup asked for it:
+    one line says so, and a 0600 note's backup is 0600."""
+    import os
+    import stat
+
+    root = _wiki(tmp_path)
+    v1 = root / "aiwiki" / "sessions" / "2026-04-28-e19b2c4.md"
+    v1.write_text(v1.read_text(encoding="utf-8") + f"\npassword: {PASSWORD}\n", "utf-8")
+    os.chmod(v1, 0o600)
+    backup = tmp_path / "backup"
+    res = CliRunner().invoke(cli, ["migrate", "--backup", str(backup), str(root)])
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stderr.splitlines() if "--backup" in line]
+    assert lines == [
+        f"sessionkit: the originals, secrets included, are kept in {backup} (--backup)"
+    ]
+    kept = backup / "aiwiki" / "sessions" / v1.name
+    assert PASSWORD in kept.read_text(encoding="utf-8")
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert PASSWORD not in v1.read_text(encoding="utf-8")
+    assert PASSWORD not in res.output + res.stderr
+
+
+def test_sync_state_keeps_no_secret_and_still_merges_a_secret_line(tmp_path: Path) -> None:
+    """``.sessionkit-sync.json`` keeps each pair's base redacted; a secret line the page
+    still holds unchanged is put back before the three-way merge, so edits of both sides
+    around it merge cleanly, and so does a side that changed that very line.  (Stores
+    that write as is, ``secrets.redact = off``: both sides hold the line in clear.)"""
+    from sessionkit.ops.sync import sync
+
+    root = _wiki(tmp_path)
+    bm = tmp_path / "bm"
+    bm.mkdir()
+    page = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    line = f"- Rotate the deploy password: {PASSWORD} after the move"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("- Run the 90", f"{line}\n- Run the 90"), "utf-8")
+
+    def run() -> list[str]:
+        aw_store = open_store(str(root), layout="aiwiki")
+        bm_store = open_store(str(bm), layout="basic-memory")
+        for store in (aw_store, bm_store):
+            store.redaction = Policy(mode="off")
+        report = sync(aw_store, bm_store)
+        assert PASSWORD not in state.read_text(encoding="utf-8")
+        return [a.action for a in report.actions if a.action not in ("pair", "unchanged")]
+
+    def edit(path: Path, old: str, new: str) -> None:
+        body = path.read_text(encoding="utf-8")
+        assert old in body
+        path.write_text(body.replace(old, new), "utf-8")
+
+    state = root / "aiwiki" / "sessions" / ".sessionkit-sync.json"
+    assert run().count("create-basic-memory") == 6
+    assert "[REDACTED:secret-assignment]" in state.read_text(encoding="utf-8")
+    (note,) = [p for p in (bm / "sessions").glob("*.md") if "Postgres" in p.name]
+    assert PASSWORD in note.read_text(encoding="utf-8")
+    # both sides edited elsewhere: a clean merge, the secret line as both hold it
+    edit(page, "- Run the 90", "- Run the 30")
+    edit(note, "Finish `PostgresStore", "Finish `PgStore")
+    assert run() == ["merge"]
+    merged = page.read_text(encoding="utf-8")
+    assert line in merged and "- Run the 30" in merged and "Finish `PgStore" in merged
+    # one side changes the secret line itself, the other edits elsewhere: still clean
+    edit(page, "- Run the 30", "- Run the 7")
+    edit(note, " after the move", " today")
+    assert run() == ["merge"]
+    merged = page.read_text(encoding="utf-8")
+    assert f"- Rotate the deploy password: {PASSWORD} today" in merged
+    assert "- Run the 7" in merged

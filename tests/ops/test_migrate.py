@@ -470,7 +470,10 @@ def test_cli_exit_codes_and_output(wiki: Path, cli_env: Path) -> None:
     done = runner.invoke(cli, ["migrate", str(wiki), "--backup", str(cli_env / "bak")])
     assert done.exit_code == 0, done.output
     assert f"migrated {len(before)}, already current 0, failed 0" in done.stdout
-    assert done.stderr == ""  # stderr is not a terminal here: no progress bar
+    # stderr is not a terminal here: no progress bar; one line says what the backup keeps
+    assert done.stderr == (
+        f"sessionkit: the originals, secrets included, are kept in {cli_env / 'bak'} (--backup)\n"
+    )
     assert (cli_env / "bak" / SESSIONS / corpus_pages()[0].name).is_file()
 
     again = runner.invoke(cli, ["migrate", str(wiki), "--json"])
