@@ -2,8 +2,8 @@
 
 ``aiwiki_v2_page(i)`` is a ~3 KB v2 session page shaped like the schema's own example:
 checkpoints with a fenced manifest block, a consumed and an unconsumed directive,
-citations, wiki links, a nested list and a table; ``aiwiki_v1_page(i)`` a v1 page; ``bm_session_note(i)`` a Basic
-Memory session note of similar size in the plugin's style.
+citations, wiki links, a nested list and a table; ``aiwiki_v1_page(i)`` a v1 page;
+``bm_session_note(i)`` a Basic Memory session note of similar size in the plugin's style.
 """
 
 from __future__ import annotations
