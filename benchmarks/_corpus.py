@@ -1,8 +1,9 @@
 """Deterministic corpora for the benchmarks (no randomness beyond a seeded RNG).
 
-``aiwiki_v2_page(i)`` is a ~2.5 KB v2 session page with checkpoints, directives
-and citations; ``aiwiki_v1_page(i)`` a v1 page; ``bm_session_note(i)`` a Basic
-Memory session note of similar size in the plugin's style.
+``aiwiki_v2_page(i)`` is a ~3 KB v2 session page shaped like the schema's own example:
+checkpoints with a fenced manifest block, a consumed and an unconsumed directive,
+citations, wiki links, a nested list and a table; ``aiwiki_v1_page(i)`` a v1 page;
+``bm_session_note(i)`` a Basic Memory session note of similar size in the plugin's style.
 """
 
 from __future__ import annotations
@@ -92,21 +93,35 @@ def aiwiki_v2_page(i: int) -> tuple[str, str]:
         "",
     ]
     for c in range(2):
+        work = r.choice(WORDS)
         lines += [
             f"### PreCompact at {date}T{10 + c:02d}:{r.randrange(60):02d}:00Z",
             "",
-            "Active work: feature/" + r.choice(WORDS),
-            f"Manifest: .forge/work/feature/{r.choice(WORDS)}/manifest.yaml",
+            "Active work: feature/" + work,
+            f"Manifest: .forge/work/feature/{work}/manifest.yaml",
             "",
-            "**Dream directive (consumed at " + f"{date}T{12 + c:02d}:00:00Z):**",
+            # the schema's own example checkpoint: the manifest's phases in a fenced block
+            "Phase status (from manifest):",
+            "```yaml",
+            "status: in-progress",
+            f"artifacts.prototype.locked_at: {date}T09:00:00Z",
+            "artifacts.codify.locked_at: ~",
+            "```",
+            "",
+        ]
+        if c == 0:
+            lines += ["**Dream directive (consumed at " + f"{date}T{12 + c:02d}:00:00Z):**"]
+        else:  # the newest checkpoint's directive still waits, with the skeleton's Status line
+            lines += ["**Dream directive (unconsumed):**"]
+        lines += [
             "",
             "- Scope: `aiwiki/raw/`, recently-touched typed pages",
             "- Trigger: pre-compact, context ~85%",
             "- Action: invoke `support-dream` skill before resuming other work",
-            "",
-            "---",
-            "",
         ]
+        if c == 1:
+            lines.append("- Status: unconsumed")
+        lines += ["", "---", ""]
     lines += ["## Files touched", ""]
     for _ in range(8):
         a = r.randrange(1, 400)
@@ -121,7 +136,17 @@ def aiwiki_v2_page(i: int) -> tuple[str, str]:
     lines += ["", "## Open questions", ""]
     lines += [f"- {_sentence(r, 9)}?" for _ in range(2)]
     lines += ["", "## Next steps", ""]
-    lines += [f"- {_sentence(r, 10)}" for _ in range(4)]
+    lines += [f"- {_sentence(r, 10)}" for _ in range(3)]
+    # a nested list, a wiki link with an alias and a table, as hand edits leave them
+    lines += [
+        f"- Follow up [[{r.choice(WORDS)}-notes|the {r.choice(WORDS)} notes]]:",
+        f"  - {_sentence(r, 5)}",
+        f"  - {_sentence(r, 4)}",
+        "",
+        "| step | owner |",
+        "|---|---|",
+        f"| {r.choice(WORDS)} | {r.choice(WORDS)} |",
+    ]
     return f"{date}-{sid[:7]}.md", "\n".join(lines) + "\n"
 
 
@@ -265,8 +290,11 @@ def cli_page(kind: str, i: int) -> tuple[str, bytes]:
 
     ``clean``: v2 pages that lint clean; ``finding``: the same, each with one
     citation without ``@sha7`` (one AW warning a page); ``mix``: 55% v2, 15%
-    v1, 10% CRLF v2, 10% v2 with a BOM, 10% long v2 pages (and the wiki's own
-    schema page: :func:`write_cli_corpus`).
+    v1, 10% CRLF v2, 10% v2 with a BOM, 5% long v2 pages, 5% the example wiki's
+    pages verbatim (and the wiki's own schema page: :func:`write_cli_corpus`).
+    Every v2 page has the schema's example checkpoint shape: a fenced manifest
+    block, a consumed and an unconsumed directive, a nested list, a wiki link
+    with an alias and a table.
     """
     if kind == "finding":
         name, text = aiwiki_v2_page(i)
@@ -277,6 +305,9 @@ def cli_page(kind: str, i: int) -> tuple[str, bytes]:
         name, text = aiwiki_v2_page(i)
         return name, text.encode()
     slot = i % 20
+    if slot == 19 and EXAMPLE_PAGES:  # the bundled example pages, verbatim, each copy in a
+        page = EXAMPLE_PAGES[(i // 20) % len(EXAMPLE_PAGES)]  # folder of its own
+        return f"x{i:06d}/{page.name}", page.read_bytes()
     if slot < 11:
         name, text = aiwiki_v2_page(i)
         return name, text.encode()
@@ -291,6 +322,15 @@ def cli_page(kind: str, i: int) -> tuple[str, bytes]:
         return name, b"\xef\xbb\xbf" + text.encode()
     name, text = aiwiki_long_page(i)
     return name, text.encode()
+
+
+#: the example wiki's session pages (fenced manifests, consumed and unconsumed directives,
+#: citations, wiki links, v1 pages), which the mix corpus carries verbatim
+EXAMPLE_PAGES = sorted(
+    (Path(__file__).resolve().parents[1] / "examples" / "wiki" / "aiwiki" / "sessions").glob(
+        "20*.md"
+    )
+)
 
 
 #: the schema page sessionkit ships for v2, which is the aiwiki plugin's own page
@@ -328,6 +368,8 @@ def write_cli_corpus(root: Path, kind: str, n: int) -> Path:
     (root / ".git").mkdir(exist_ok=True)
     for i in range(n):
         name, data = cli_page(kind, i)
+        if "/" in name:
+            (folder / name).parent.mkdir(exist_ok=True)
         with open(folder / name, "wb") as fh:
             fh.write(data)
     done.write_text(f"{n}\n")
