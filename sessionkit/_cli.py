@@ -1518,6 +1518,93 @@ def _issue_line(source: str, message: str) -> str:
     return f"{source}: {text}"
 
 
+# -- search -------------------------------------------------------------------------------
+
+_SEARCH_KINDS = (
+    "session",
+    "checkpoint",
+    "directive",
+    "decision",
+    "gotcha",
+    "question",
+    "next-step",
+    "file",
+    "context",
+    "observation",
+    "relation",
+)
+
+
+@cli.command(name="search")
+@click.argument("query")
+@click.argument("roots", nargs=-1, metavar="[ROOT|URL]...")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(_SEARCH_KINDS),
+    help="Only rows of this kind (repeatable).",
+)
+@click.option("--status", help="Only sessions with this status word (active, done, …).")
+@click.option("--since", metavar="DATE|Nd", help="Only sessions started on or after (3d, 2w).")
+@click.option("--project", help="Only notes of this project (Basic Memory).")
+@click.option("--unconsumed", is_flag=True, help="Only directives still to act on.")
+@click.option("--category", help="Only observation lines of this category (Basic Memory).")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--rebuild", is_flag=True, help="Make the index anew first.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
+@_store_options
+def search_(
+    query: str,
+    roots: tuple[str, ...],
+    kinds: tuple[str, ...],
+    status: str | None,
+    since: str | None,
+    project: str | None,
+    unconsumed: bool,
+    category: str | None,
+    limit: int,
+    rebuild: bool,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Search past sessions in one or more stores (default: the configured store).
+
+    Every word must match (any word, when no item has all); "a phrase" in
+    quotes, and prefix* for a prefix. The index is a cache outside the
+    repository, brought up to date from the notes before each search.
+    Exit 1 when nothing matches.
+    """
+    from .ops.search import search
+
+    since_date = parse_since(since) if since else None
+    stores = [
+        _open_store(root, layout, fmt, storage_option, must_exist=True) for root in roots or (None,)
+    ]
+    hits = search(
+        query,
+        stores,
+        kind=kinds,
+        status=status,
+        since=since_date,
+        project=project,
+        unconsumed=unconsumed,
+        category=category,
+        limit=limit,
+        rebuild=rebuild,
+    )
+    if as_json:
+        click.echo(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+    else:
+        for h in hits:
+            where = f"{h.path}:{h.line}" if h.line else h.path
+            ident = (h.session or "")[:7] or "-"
+            click.echo(f"{where}  {h.kind}  {h.date or '-'}  {ident}  {h.snippet}")
+    _exit(OK if hits else FINDINGS)
+
+
 # -- hooks --------------------------------------------------------------------------------
 
 
