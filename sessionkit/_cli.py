@@ -1605,6 +1605,35 @@ def search_(
     _exit(OK if hits else FINDINGS)
 
 
+@cli.command(name="mcp")
+@click.argument("roots", nargs=-1, metavar="[ROOT|URL]...")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@_store_options
+def mcp_(
+    roots: tuple[str, ...],
+    store: str | None,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Serve the notes to an agent over MCP (stdio): search, read, add, consume.
+
+    Searches ROOTs (default: the configured store); reads and edits the hooks'
+    store (--store, else hooks.store, else the configured store). Needs the
+    mcp extra: pip install 'sessionkit[mcp]'.
+    """
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise Failure("sessionkit mcp needs the MCP SDK: pip install 'sessionkit[mcp]'") from None
+    from .mcp_server import serve
+
+    target = _hook_store(store, layout, fmt, storage_option)
+    stores = [_open_store(r, layout, fmt, storage_option, must_exist=True) for r in roots]
+    serve(stores or [target], target, budget=_state().config.hooks.context_budget)
+    _exit(OK)
+
+
 # -- hooks --------------------------------------------------------------------------------
 
 
