@@ -376,8 +376,17 @@ def _items(session: Any) -> Iterator[tuple[str, str, str, str, str | None]]:
     for cite in session.files_touched:
         body = " ".join(x for x in (cite.path, cite.note) if x)
         yield "file", body, "", cite.path, None
+    # Basic Memory keeps directives as observations: their states as directives_of reads them
+    from .lifecycle import directives_of
+
+    in_checkpoints = sum(len(cp.directives) for cp in session.checkpoints)
+    states = iter([str(d.state) for d in directives_of(session)][in_checkpoints:])
     for obs in session.observations:
-        yield "observation", obs.content, "", _first_line(obs.content), None
+        needle = _first_line(obs.content)
+        if obs.category == "directive":
+            yield "directive", obs.content, "", needle, next(states, None)
+        else:
+            yield "observation", obs.content, "", needle, None
     for link in session.relations:
         body = " ".join(x for x in (link.relation, link.target, link.context or "") if x)
         yield "relation", body, "", link.target, None

@@ -195,3 +195,40 @@ def test_cli_rows_json_and_exit_codes(stores: tuple[Path, Path], tmp_path: Path)
     bad = _cli("search", "x", str(tmp_path / "missing"), cwd=tmp_path, env=env)
     assert bad.returncode == 2 and bad.stderr.startswith("sessionkit: ")
     assert "Traceback" not in bad.stderr
+
+
+BM_DIRECTIVES = """\
+---
+title: Session 2026-06-03 09:00:00 — flaky exporter
+type: session
+permalink: demo/sessions/session-2026-06-03-09-00-00-flaky-exporter
+status: open
+started: '2026-06-03T08:00:00Z'
+project: demo
+claude_session_id: c3d4e5f6-0000-4000-8000-000000000003
+tags:
+- session
+---
+
+## Observations
+
+- [directive] Dream: re-run the exporter soak test #unconsumed
+- [directive] Dream: archive the old exporter dashboards #consumed (consumed at 2026-06-03T09:30:00Z)
+- [problem] the exporter soak test times out after 30 minutes
+"""
+
+
+def test_basic_memory_directives_and_categories(stores: tuple[Path, Path]) -> None:
+    _, bm = stores
+    (bm / "sessions" / "Session 2026-06-03 09-00-00 — flaky exporter.md").write_text(
+        BM_DIRECTIVES, encoding="utf-8"
+    )
+    (store,) = _open(bm)
+    hits = sessionkit.search("exporter", store)
+    assert sorted((h.kind, h.state, h.category, h.line) for h in hits) == [
+        ("directive", "consumed", "directive", 16),
+        ("directive", "unconsumed", "directive", 15),
+        ("gotcha", None, "problem", 17),
+        ("session", None, None, 2),
+    ]
+    assert [h.line for h in sessionkit.search("exporter", store, unconsumed=True)] == [15]
