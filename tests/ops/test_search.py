@@ -213,7 +213,7 @@ tags:
 ## Observations
 
 - [directive] Dream: re-run the exporter soak test #unconsumed
-- [directive] Dream: archive the old exporter dashboards #consumed (consumed at 2026-06-03T09:30:00Z)
+- [directive] Dream: archive old exporter dashboards #consumed (consumed at 2026-06-03T09:30Z)
 - [problem] the exporter soak test times out after 30 minutes
 """
 
