@@ -201,10 +201,12 @@ def _versions(store: Any) -> dict[str, str]:
     entries = getattr(store, "entries", None)
     if root is not None and hasattr(store, "path_of"):  # a local folder: stat each note
         out: dict[str, str] = {}
-        listed: list[str] = store.keys()
+        listed: list[str] = store.keys()  # (keys the store's own listing gave: safe to join)
+        folder = os.path.join(root, getattr(store, "folder", "") or "")
+        stat = os.stat
         for key in listed:
             try:
-                st = os.stat(os.path.join(root, store.path_of(key)))
+                st = stat(f"{folder}/{key}")
             except OSError:
                 out[key] = "?"
                 continue
@@ -223,49 +225,75 @@ def _fingerprint(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def refresh(store: Any, *, rebuild: bool = False) -> IndexStats:
-    """Bring ``store``'s index up to date with its notes (see the module docs)."""
+def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> IndexStats:
+    """Bring ``store``'s index up to date with its notes (see the module docs).
+
+    ``jobs``: processes that parse changed notes (``None``: one per core when
+    there are many; 1: this process only).
+    """
     path = index_path(store)
     db, fresh = _connect(path, rebuild=rebuild)
     try:
-        return _refresh(db, store, path, fresh)
+        return _refresh(db, store, path, fresh, jobs)
     except sqlite3.DatabaseError:
         db.close()
         db, _ = _connect(path, rebuild=True)
-        return _refresh(db, store, path, True)
+        return _refresh(db, store, path, True, jobs)
     finally:
         db.close()
 
 
-def _refresh(db: sqlite3.Connection, store: Any, path: str, fresh: bool) -> IndexStats:
+#: a note as a worker reads it: (key, version, session, day, status, project, error, rows);
+#: a row is (kind, line, category, state, text, title)
+_Row = tuple[str, int | None, str | None, str | None, str, str]
+_Note = tuple[str, str, str | None, str | None, str | None, str | None, str | None, list[_Row]]
+
+
+def _refresh(
+    db: sqlite3.Connection, store: Any, path: str, fresh: bool, jobs: int | None
+) -> IndexStats:
+    from ._parallel import ordered_map
+
     versions = _versions(store)
     known = dict(db.execute("SELECT key, version FROM notes"))
     gone = [key for key in known if key not in versions]
     stale = [key for key, v in versions.items() if not v or known.get(key) != v]
+
+    def texts() -> Iterator[tuple[str, str, str, str | None]]:
+        for start in range(0, len(stale), _BATCH):
+            for key, text in store.read_many(stale[start : start + _BATCH]):
+                if isinstance(text, SessionKitError):  # indexed as nothing, until it changes
+                    yield key, versions[key] or "?", "", type(text).__name__
+                else:
+                    yield key, versions[key], text, None
+
     read = failed = 0
     db.execute("BEGIN IMMEDIATE")
     try:
         for key in gone:
             _drop(db, key)
-        for start in range(0, len(stale), _BATCH):
-            batch = stale[start : start + _BATCH]
-            for key, text in store.read_many(batch):
-                version = versions[key]
-                if not version and not isinstance(text, SessionKitError):
-                    version = "=" + _fingerprint(text)
-                    if known.get(key) == version:
-                        continue
-                _drop(db, key)
-                read += 1
-                if isinstance(text, SessionKitError):
-                    failed += 1
-                    db.execute(
-                        "INSERT INTO notes(key, version, error) VALUES (?, ?, ?)",
-                        (key, version, type(text).__name__),
-                    )
-                    continue
-                if not _index_note(db, key, version, text):
-                    failed += 1
+        (top,) = db.execute("SELECT coalesce(max(id), 0) FROM items").fetchone()
+        items: list[tuple[Any, ...]] = []
+        words: list[tuple[Any, ...]] = []
+        for note in ordered_map(_extract, texts(), jobs=jobs if len(stale) > 1 else 1):
+            key, version, session, day, status, project, error, rows = note
+            if known.get(key) == version:  # (a versionless note whose text did not change)
+                continue
+            _drop(db, key)
+            read += 1
+            failed += error is not None
+            db.execute(
+                "INSERT INTO notes(key, version, session, date, status, project, error)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (key, version, session, day, status, project, error),
+            )
+            for kind, line, category, state, text, title in rows:
+                top += 1
+                items.append((top, key, kind, line, category, state))
+                words.append((top, text, title))
+            if len(items) >= 4096:
+                _insert(db, items, words)
+        _insert(db, items, words)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -276,47 +304,49 @@ def _refresh(db: sqlite3.Connection, store: Any, path: str, fresh: bool) -> Inde
     )
 
 
+def _insert(
+    db: sqlite3.Connection, items: list[tuple[Any, ...]], words: list[tuple[Any, ...]]
+) -> None:
+    db.executemany("INSERT INTO items VALUES (?,?,?,?,?,?)", items)
+    db.executemany("INSERT INTO fts(rowid, text, title) VALUES (?,?,?)", words)
+    items.clear()
+    words.clear()
+
+
 def _drop(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE key = ?)", (key,))
     db.execute("DELETE FROM items WHERE key = ?", (key,))
     db.execute("DELETE FROM notes WHERE key = ?", (key,))
 
 
-def _index_note(db: sqlite3.Connection, key: str, version: str, text: str) -> bool:
+def _extract(item: tuple[str, str, str, str | None]) -> _Note:
+    """One note's rows (in a worker process when there are many): redacted, parsed,
+    each item with the line it is on."""
     from .._api import loads
     from ..redaction import redact
 
+    key, version, text, error = item
+    if error is not None:
+        return key, version, None, None, None, None, error, []
+    if not version:
+        version = "=" + _fingerprint(text)
     text = redact(text, path=key).text  # the index holds no secret a note still holds
     try:
         session = loads(text, path=key)
     except SessionKitError as exc:
-        db.execute(
-            "INSERT INTO notes(key, version, error) VALUES (?, ?, ?)",
-            (key, version, type(exc).__name__),
-        )
-        return False
+        return key, version, None, None, None, None, type(exc).__name__, []
     day = (session.started or "")[:10] or None
     status = session.status_word or str(session.status)
-    db.execute(
-        "INSERT INTO notes(key, version, session, date, status, project) VALUES (?,?,?,?,?,?)",
-        (key, version, session.id, day, status, session.project),
-    )
     lines = _lines(text)
+    rows: list[_Row] = []
     for kind, body, title, needle, state in _items(session):
         line = lines.find(kind, needle)
         category = None
         if line is not None:
             m = _CATEGORY.match(lines.lines[line])
             category = m.group(1).strip() if m else None
-        cur = db.execute(
-            "INSERT INTO items(key, kind, line, category, state) VALUES (?,?,?,?,?)",
-            (key, kind, None if line is None else line + 1, category, state),
-        )
-        db.execute(
-            "INSERT INTO fts(rowid, text, title) VALUES (?, ?, ?)",
-            (cur.lastrowid, body, title),
-        )
-    return True
+        rows.append((kind, None if line is None else line + 1, category, state, body, title))
+    return key, version, session.id, day, status, session.project, None, rows
 
 
 class _Lines:
