@@ -1093,8 +1093,14 @@ def prune_(
 )
 @click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json.")
 @click.option("--remove", is_flag=True, help="Take sessionkit's two hook entries out.")
+@click.option(
+    "--mcp",
+    "with_mcp",
+    is_flag=True,
+    help="Also register `sessionkit mcp` in the repository's .mcp.json (project scope).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
+def install_hooks_(scope: str, remove: bool, with_mcp: bool, as_json: bool) -> None:
     """Merge the PreCompact and SessionStart hook entries into Claude Code settings.
 
     The command written runs this sessionkit from any shell (the installed
@@ -1109,18 +1115,30 @@ def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
         settings = Path(os.path.expanduser("~")) / ".claude" / "settings.json"
     else:
         settings = repository_root(_state().directory) / ".claude" / "settings.json"
-    report = _lifecycle().install_hooks(settings, remove=remove)
-    if report.warning:
-        click.echo(f"sessionkit: warning: {report.warning}", err=True)
+    if with_mcp and scope == "user":
+        raise Failure(
+            "--mcp registers the server per repository (.mcp.json); for every project run: "
+            "claude mcp add --scope user sessionkit -- " + _lifecycle().hook_program()[0] + " mcp"
+        )
+    reports = [_lifecycle().install_hooks(settings, remove=remove)]
+    if with_mcp:
+        mcp_json = repository_root(_state().directory) / ".mcp.json"
+        reports.append(_lifecycle().register_mcp_server(mcp_json, remove=remove))
+    if reports[0].warning:
+        click.echo(f"sessionkit: warning: {reports[0].warning}", err=True)
     if as_json:
-        click.echo(_report_json(report))
+        if len(reports) == 1:
+            click.echo(_report_json(reports[0]))
+        else:  # with --mcp: a list, the hooks' report first
+            click.echo("[\n" + ",\n".join(_report_json(r) for r in reports) + "\n]")
         return
-    if not report.changed:
-        state = "not installed" if remove else "already installed"
-        click.echo(f"{report.path}: unchanged ({state})")
-        return
-    done = report.removed if remove else report.added
-    click.echo(f"{report.path}: {'removed' if remove else 'added'} {', '.join(done)}")
+    for each in reports:
+        if not each.changed:
+            state = "not installed" if remove else "already installed"
+            click.echo(f"{each.path}: unchanged ({state})")
+            continue
+        done = each.removed if remove else each.added
+        click.echo(f"{each.path}: {'removed' if remove else 'added'} {', '.join(done)}")
 
 
 # -- migrate ------------------------------------------------------------------------------

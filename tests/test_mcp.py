@@ -107,3 +107,39 @@ def test_an_agent_searches_reads_adds_and_consumes(tmp_path: Path) -> None:
     assert changed[0][1].startswith("**Dream directive (consumed at ")
     assert changed[1][1] == "- Status: consumed"
     assert after.splitlines()[len(before.splitlines())] == "- Load-test COPY with 1M rows"
+
+
+def test_install_hooks_registers_the_server_and_keeps_every_other_entry(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    mine = '{\n  "mcpServers": {\n    "other": {"command": "x", "args": []}\n  },\n  "z": 1\n}\n'
+    (repo / ".mcp.json").write_text(mine)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONKIT_")}
+    env["HOME"] = str(tmp_path / "home")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "sessionkit", "install-hooks", "--mcp", *args],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    data = json.loads((repo / ".mcp.json").read_text())
+    assert list(data) == ["mcpServers", "z"]
+    assert list(data["mcpServers"]) == ["other", "sessionkit"]
+    entry = data["mcpServers"]["sessionkit"]
+    assert entry["args"][-1] == "mcp" and os.path.isabs(entry["command"])
+    again = run()
+    assert "unchanged (already installed)" in again.stdout
+    assert run("--remove").returncode == 0
+    assert json.loads((repo / ".mcp.json").read_text()) == json.loads(mine)
+    user = run("--user")
+    assert user.returncode == 2 and "claude mcp add --scope user sessionkit" in user.stderr

@@ -1129,3 +1129,80 @@ def install_hooks(
         command=program,
         warning=warning if not remove else None,
     )
+
+
+#: the name sessionkit's MCP server is registered under
+MCP_SERVER_NAME = "sessionkit"
+
+
+def register_mcp_server(
+    config_path: str | os.PathLike[str],
+    remove: bool = False,
+    *,
+    program: str | None = None,
+) -> HooksReport:
+    """Add (or with ``remove``, take out) the ``sessionkit`` entry of an ``.mcp.json`` file.
+
+    The entry is Claude Code's project-scope form, ``{"mcpServers":
+    {"sessionkit": {"command": …, "args": [..., "mcp"]}}}``, with the command
+    that runs this sessionkit from any shell (:func:`hook_program`).  Like
+    :func:`install_hooks`: idempotent, every other server and key kept in
+    order, removal drops only this entry (and ``mcpServers`` when left empty),
+    written atomically and only when it changes.
+
+    Raises:
+        ParseError: the file is not valid JSON.
+        ValidationError: it is not a JSON object, or ``mcpServers`` is not one.
+    """
+    import shlex
+
+    from ..errors import ParseError
+
+    path = Path(config_path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raw = ""
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise ParseError(f"not valid JSON: {exc}", path=str(path), line=line) from None
+    if not isinstance(data, dict):
+        raise ValidationError("an MCP configuration must be a JSON object", path=str(path))
+    servers = data.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise ValidationError("'mcpServers' must be a JSON object", path=str(path))
+    warning = None
+    if program is None:
+        program, warning = hook_program()
+    argv = shlex.split(program)
+    wanted = {"command": argv[0], "args": [*argv[1:], "mcp"]}
+    added: list[str] = []
+    removed: list[str] = []
+    if remove:
+        if servers and MCP_SERVER_NAME in servers:
+            del servers[MCP_SERVER_NAME]
+            removed.append(MCP_SERVER_NAME)
+            if not servers:
+                del data["mcpServers"]
+    else:
+        if servers is None:
+            servers = data["mcpServers"] = {}
+        entry = servers.get(MCP_SERVER_NAME)
+        if not isinstance(entry, dict) or {k: entry.get(k) for k in wanted} != wanted:
+            servers[MCP_SERVER_NAME] = (
+                {**entry, **wanted} if isinstance(entry, dict) else {"type": "stdio", **wanted}
+            )
+            added.append(MCP_SERVER_NAME)
+    changed = bool(added or removed)
+    if changed:
+        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return HooksReport(
+        path=str(path),
+        changed=changed,
+        added=tuple(added),
+        removed=tuple(removed),
+        command=program,
+        warning=warning if not remove else None,
+    )
