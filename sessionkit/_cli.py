@@ -1536,6 +1536,117 @@ def _issue_line(source: str, message: str) -> str:
     return f"{source}: {text}"
 
 
+# -- starting from nothing ----------------------------------------------------------------
+
+
+@cli.command(name="init")
+@click.argument("directory", required=False, metavar="[DIR]")
+@click.option(
+    "--layout",
+    type=click.Choice(["aiwiki", "basic-memory"]),
+    default="aiwiki",
+    show_default=True,
+    help="The notes' layout.",
+)
+@click.option(
+    "--hooks",
+    "agents",
+    multiple=True,
+    type=click.Choice(["claude"]),
+    help="Also install this agent's hooks (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+def init_(directory: str | None, layout: str, agents: tuple[str, ...], as_json: bool) -> None:
+    """Make a store to start from in DIR (default: the repository root).
+
+    aiwiki: aiwiki/sessions/ with INDEX.md and the schema page
+    aiwiki/schemas/session.md; basic-memory: sessions/. A .sessionkit.toml is
+    written only when DIR is not the repository root. Nothing that is there
+    is overwritten: running it again changes nothing.
+    """
+    from .config import repository_root
+    from .ops.setup import init_store
+
+    top = repository_root(_state().directory)
+    root = Path(_local(directory)).resolve() if directory else top
+    program = _lifecycle().hook_program()[0]
+    report = init_store(root, layout, config_root=top, program=program)
+    hooks = []
+    for _agent in agents:  # (claude: the only agent whose hooks install-hooks writes today)
+        hooks.append(_lifecycle().install_hooks(top / ".claude" / "settings.json"))
+    if as_json:
+        import attrs
+
+        data = attrs.asdict(report)
+        data["hooks"] = [attrs.asdict(h) for h in hooks]
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for path in report.made:
+        click.echo(f"made  {os.path.normpath(os.path.join(report.root, path))}")
+    for path in report.kept:
+        click.echo(f"kept  {os.path.normpath(os.path.join(report.root, path))} (there already)")
+    for h in hooks:
+        click.echo(f"hooks {h.path}: {'added ' + ', '.join(h.added) if h.changed else 'unchanged'}")
+    click.echo("next:")
+    for step in report.next[1:] if hooks else report.next:
+        click.echo(f"  {step}")
+
+
+@cli.command(name="new")
+@click.option("--focus", metavar="TEXT", help="What this session is about (default: unset).")
+@click.option("--id", "session_id", metavar="ID", help="The session id (default: a new UUID).")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def new_(
+    focus: str | None,
+    session_id: str | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Start a session note by hand (status active, started now)."""
+    from .ops.setup import new_session
+
+    target = _hook_store(store, layout, fmt, storage_option)
+    report = new_session(target, focus=focus, session_id=session_id)
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    click.echo(f"{report.key}: new session {report.id}")
+
+
+@cli.command(name="set")
+@click.argument("field", type=click.Choice(["focus", "last-commit"]))
+@click.argument("value")
+@click.option("--session", metavar="ID", help="Note key, session id or short id (default: latest).")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def set_(
+    field: str,
+    value: str,
+    session: str | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Set a session's focus or last commit (a minimal edit of that one line)."""
+    from .ops.setup import set_field
+    from .redaction import redact
+
+    target = _hook_store(store, layout, fmt, storage_option)
+    report = set_field(target, field, value, session=session)
+    if as_json:
+        click.echo(redact(_report_json(report)).text)
+        return
+    click.echo(redact(f"{report.key}: {field}: {report.old or '-'} -> {report.new}").text)
+
+
 # -- search -------------------------------------------------------------------------------
 
 _SEARCH_KINDS = (
