@@ -1647,6 +1647,31 @@ def set_(
     click.echo(redact(f"{report.key}: {field}: {report.old or '-'} -> {report.new}").text)
 
 
+@cli.group(cls=_Group)
+def plugin() -> None:
+    """Package sessionkit for an agent (a Claude Code plugin)."""
+
+
+@plugin.command(name="build")
+@click.argument("directory", metavar="DIR")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+def plugin_build(directory: str, as_json: bool) -> None:
+    """Write a Claude Code plugin into DIR: .claude-plugin/plugin.json, hooks/hooks.json
+    (this sessionkit's hooks, by absolute path) and .mcp.json (sessionkit mcp).
+
+    Install it with: claude plugin install DIR (or add DIR to a marketplace).
+    """
+    from .ops.setup import build_plugin
+
+    report = build_plugin(_local(directory))
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    for rel in report.files:
+        click.echo(f"wrote {os.path.join(report.root, rel)}")
+    click.echo(f"hooks and MCP server run: {report.command}")
+
+
 # -- search -------------------------------------------------------------------------------
 
 _SEARCH_KINDS = (

@@ -20,7 +20,16 @@ from ..errors import ValidationError
 from ..model import Session, Status
 from .checkpoint import iso_now, safe_short_id
 
-__all__ = ["InitReport", "NewReport", "SetReport", "init_store", "new_session", "set_field"]
+__all__ = [
+    "InitReport",
+    "NewReport",
+    "PluginReport",
+    "SetReport",
+    "build_plugin",
+    "init_store",
+    "new_session",
+    "set_field",
+]
 
 LAYOUTS = ("aiwiki", "basic-memory")
 #: the fields ``sessionkit set`` changes, by the name the command line gives them
@@ -214,3 +223,70 @@ def set_field(store: Any, name: str, value: str, session: str | None = None) -> 
 
     store.update(key, edit)
     return SetReport(key=key, field=name, old=old[0], new=clean)
+
+
+@attrs.frozen(kw_only=True)
+class PluginReport:
+    """What :func:`build_plugin` wrote: the plugin folder and its files."""
+
+    root: str
+    files: tuple[str, ...]
+    command: str
+
+
+def build_plugin(
+    directory: str | os.PathLike[str],
+    *,
+    program: str | None = None,
+    events: dict[str, str] | None = None,
+    version: str | None = None,
+) -> PluginReport:
+    """Write a Claude Code plugin for sessionkit into ``directory``.
+
+    ``.claude-plugin/plugin.json`` (the manifest), ``hooks/hooks.json`` (the
+    hook events, each running ``PROGRAM hook EVENT``) and ``.mcp.json`` (the
+    ``sessionkit mcp`` server). PROGRAM is the absolute command of this
+    sessionkit (:func:`~sessionkit.ops.lifecycle.hook_program`): the plugin
+    holds no copy of sessionkit and keeps no state of its own — the hooks
+    write to the repository's store, found from the payload's ``cwd``.
+    Building again rewrites the same files with the same bytes.
+    """
+    import json
+    import shlex
+
+    from .. import __version__
+    from .lifecycle import HOOK_COMMANDS, hook_program
+
+    if program is None:
+        program = hook_program()[0]
+    root = os.path.abspath(os.fspath(directory))
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise ValidationError(f"{directory}: not a folder", path=os.fspath(directory))
+    argv = shlex.split(program)
+    hooks: dict[str, Any] = {}
+    for event, command in (events or HOOK_COMMANDS).items():
+        words = " ".join(command.split()[1:])
+        entry = {"type": "command", "command": f"{program} {words}"}
+        hooks[event] = [{"matcher": "", "hooks": [entry]}]
+    files = {
+        ".claude-plugin/plugin.json": {
+            "name": "sessionkit",
+            "version": version or __version__,
+            "description": (
+                "Session handoff notes: a checkpoint before every compaction, the latest "
+                "handoff at every session start, and past sessions searchable over MCP."
+            ),
+            "license": "MIT",
+            "keywords": ["handoff", "session", "aiwiki", "basic-memory", "memory"],
+        },
+        "hooks/hooks.json": {
+            "description": "sessionkit: checkpoints and handoffs",
+            "hooks": hooks,
+        },
+        ".mcp.json": {
+            "mcpServers": {"sessionkit": {"command": argv[0], "args": [*argv[1:], "mcp"]}}
+        },
+    }
+    for rel, data in files.items():
+        write_atomic(os.path.join(root, rel), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return PluginReport(root=root, files=tuple(files), command=program)

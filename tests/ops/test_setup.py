@@ -104,3 +104,48 @@ def test_init_refuses_to_overwrite_and_writes_config_only_when_needed(
     outside = _run(root, env, "init", str(root.parent / "elsewhere"))
     assert outside.returncode == 2 and "outside the repository" in outside.stderr
     assert not (root.parent / "elsewhere").exists()
+
+
+def test_plugin_build_gives_a_plugin_whose_hooks_keep_no_state_in_it(
+    repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    import json
+    import shlex
+
+    root, env = repo
+    plugin = tmp_path / "plugin"
+    built = _run(root, env, "plugin", "build", str(plugin))
+    assert built.returncode == 0, built.stderr
+    files = _tree(plugin)
+    assert sorted(files) == [".claude-plugin/plugin.json", ".mcp.json", "hooks/hooks.json"]
+    manifest = json.loads(files[".claude-plugin/plugin.json"])
+    assert manifest["name"] == "sessionkit" and manifest["version"]
+    hooks = json.loads(files["hooks/hooks.json"])["hooks"]
+    assert sorted(hooks) == ["PreCompact", "SessionStart"]
+    server = json.loads(files[".mcp.json"])["mcpServers"]["sessionkit"]
+    assert os.path.isabs(server["command"]) and server["args"][-1] == "mcp"
+    assert _run(root, env, "plugin", "build", str(plugin)).returncode == 0
+    assert _tree(plugin) == files  # the same bytes again
+
+    # run the plugin's PreCompact command as Claude Code would
+    (command,) = [h["command"] for g in hooks["PreCompact"] for h in g["hooks"]]
+    payload = json.dumps(
+        {
+            "session_id": "5b2f9a10-1111-4222-8333-444455556666",
+            "cwd": str(root),
+            "hook_event_name": "PreCompact",
+            "trigger": "auto",
+        }
+    )
+    ran = subprocess.run(
+        shlex.split(command),
+        input=payload,
+        cwd=root,
+        env={**env, "CLAUDE_PLUGIN_ROOT": str(plugin), "CLAUDE_PROJECT_DIR": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert list((root / "aiwiki" / "sessions").glob("*-5b2f9a1.md"))
+    assert _tree(plugin) == files  # no state under the plugin root
