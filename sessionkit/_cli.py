@@ -1085,14 +1085,27 @@ def prune_(
 
 @cli.command(name="install-hooks")
 @click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(["claude", "codex", "antigravity"]),
+    help="The agent whose hooks to write (repeatable; default: claude).",
+)
+@click.option(
     "--project",
     "scope",
     flag_value="project",
     default=True,
-    help="The repository's .claude/settings.json (default).",
+    help="The repository's configuration (default): .claude/settings.json, "
+    ".codex/hooks.json, .agents/hooks.json.",
 )
-@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json.")
-@click.option("--remove", is_flag=True, help="Take sessionkit's two hook entries out.")
+@click.option(
+    "--user",
+    "scope",
+    flag_value="user",
+    help="Your own: ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/config/hooks.json.",
+)
+@click.option("--remove", is_flag=True, help="Take sessionkit's hook entries out.")
 @click.option(
     "--mcp",
     "with_mcp",
@@ -1100,36 +1113,40 @@ def prune_(
     help="Also register `sessionkit mcp` in the repository's .mcp.json (project scope).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-def install_hooks_(scope: str, remove: bool, with_mcp: bool, as_json: bool) -> None:
-    """Merge the PreCompact and SessionStart hook entries into Claude Code settings.
+def install_hooks_(
+    agents: tuple[str, ...], scope: str, remove: bool, with_mcp: bool, as_json: bool
+) -> None:
+    """Write sessionkit's hooks into each agent's own hook configuration.
 
+    Claude Code: PreCompact, SessionStart, SessionEnd; Codex: PreCompact,
+    SessionStart, Stop; Antigravity: PreCompress, SessionStart, SessionEnd.
     The command written runs this sessionkit from any shell (the installed
-    script's absolute path, else `<python> -m sessionkit`), since Claude Code
-    runs hooks outside your virtual environment; a warning says when that
-    cannot be found.  Idempotent; every other key and hook is kept; --remove
-    takes out exactly the two entries.
+    script's absolute path, else `<python> -m sessionkit`), since agents run
+    hooks outside your virtual environment; a warning says when that cannot be
+    found.  Idempotent; every other key and hook is kept; --remove takes out
+    exactly sessionkit's entries.
     """
     from .config import repository_root
+    from .ops.install import agent_config_path, install_agent_hooks
 
-    if scope == "user":
-        settings = Path(os.path.expanduser("~")) / ".claude" / "settings.json"
-    else:
-        settings = repository_root(_state().directory) / ".claude" / "settings.json"
+    top = repository_root(_state().directory)
     if with_mcp and scope == "user":
         raise Failure(
             "--mcp registers the server per repository (.mcp.json); for every project run: "
             "claude mcp add --scope user sessionkit -- " + _lifecycle().hook_program()[0] + " mcp"
         )
-    reports = [_lifecycle().install_hooks(settings, remove=remove)]
+    reports = [
+        install_agent_hooks(agent, agent_config_path(agent, scope, top), remove=remove)
+        for agent in dict.fromkeys(agents or ("claude",))
+    ]
     if with_mcp:
-        mcp_json = repository_root(_state().directory) / ".mcp.json"
-        reports.append(_lifecycle().register_mcp_server(mcp_json, remove=remove))
+        reports.append(_lifecycle().register_mcp_server(top / ".mcp.json", remove=remove))
     if reports[0].warning:
         click.echo(f"sessionkit: warning: {reports[0].warning}", err=True)
     if as_json:
         if len(reports) == 1:
             click.echo(_report_json(reports[0]))
-        else:  # with --mcp: a list, the hooks' report first
+        else:  # several files: a list, in the order they were written
             click.echo("[\n" + ",\n".join(_report_json(r) for r in reports) + "\n]")
         return
     for each in reports:
@@ -1552,7 +1569,7 @@ def _issue_line(source: str, message: str) -> str:
     "--hooks",
     "agents",
     multiple=True,
-    type=click.Choice(["claude"]),
+    type=click.Choice(["claude", "codex", "antigravity"]),
     help="Also install this agent's hooks (repeatable).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
@@ -1571,9 +1588,12 @@ def init_(directory: str | None, layout: str, agents: tuple[str, ...], as_json: 
     root = Path(_local(directory)).resolve() if directory else top
     program = _lifecycle().hook_program()[0]
     report = init_store(root, layout, config_root=top, program=program)
-    hooks = []
-    for _agent in agents:  # (claude: the only agent whose hooks install-hooks writes today)
-        hooks.append(_lifecycle().install_hooks(top / ".claude" / "settings.json"))
+    from .ops.install import agent_config_path, install_agent_hooks
+
+    hooks = [
+        install_agent_hooks(agent, agent_config_path(agent, "project", top))
+        for agent in dict.fromkeys(agents)
+    ]
     if as_json:
         import attrs
 

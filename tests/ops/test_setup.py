@@ -121,7 +121,7 @@ def test_plugin_build_gives_a_plugin_whose_hooks_keep_no_state_in_it(
     manifest = json.loads(files[".claude-plugin/plugin.json"])
     assert manifest["name"] == "sessionkit" and manifest["version"]
     hooks = json.loads(files["hooks/hooks.json"])["hooks"]
-    assert sorted(hooks) == ["PreCompact", "SessionStart"]
+    assert sorted(hooks) == ["PreCompact", "SessionEnd", "SessionStart"]
     server = json.loads(files[".mcp.json"])["mcpServers"]["sessionkit"]
     assert os.path.isabs(server["command"]) and server["args"][-1] == "mcp"
     assert _run(root, env, "plugin", "build", str(plugin)).returncode == 0
