@@ -83,6 +83,8 @@ _EXPORTS: dict[str, str] = {
     "ConversionReport": "sessionkit.ops.convert",
     "sync": "sessionkit.ops.sync",
     "SyncReport": "sessionkit.ops.sync",
+    "search": "sessionkit.ops.search",
+    "SearchHit": "sessionkit.ops.search",
 }
 
 __all__ = [
@@ -110,6 +112,7 @@ __all__ = [
     "Origin",
     "ParseError",
     "PathSafetyError",
+    "SearchHit",
     "Session",
     "SessionKitError",
     "Severity",
@@ -138,6 +141,7 @@ __all__ = [
     "parse",
     "register_backend",
     "register_format",
+    "search",
     "sync",
 ]
 

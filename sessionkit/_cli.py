@@ -1129,42 +1129,77 @@ def prune_(
 
 @cli.command(name="install-hooks")
 @click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(["claude", "codex", "antigravity"]),
+    help="The agent whose hooks to write (repeatable; default: claude).",
+)
+@click.option(
     "--project",
     "scope",
     flag_value="project",
     default=True,
-    help="The repository's .claude/settings.json (default).",
+    help="The repository's configuration (default): .claude/settings.json, "
+    ".codex/hooks.json, .agents/hooks.json.",
 )
-@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json.")
-@click.option("--remove", is_flag=True, help="Take sessionkit's two hook entries out.")
+@click.option(
+    "--user",
+    "scope",
+    flag_value="user",
+    help="Your own: ~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/config/hooks.json.",
+)
+@click.option("--remove", is_flag=True, help="Take sessionkit's hook entries out.")
+@click.option(
+    "--mcp",
+    "with_mcp",
+    is_flag=True,
+    help="Also register `sessionkit mcp` in the repository's .mcp.json (project scope).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-def install_hooks_(scope: str, remove: bool, as_json: bool) -> None:
-    """Merge the PreCompact and SessionStart hook entries into Claude Code settings.
+def install_hooks_(
+    agents: tuple[str, ...], scope: str, remove: bool, with_mcp: bool, as_json: bool
+) -> None:
+    """Write sessionkit's hooks into each agent's own hook configuration.
 
+    Claude Code: PreCompact, SessionStart, SessionEnd; Codex: PreCompact,
+    SessionStart, Stop; Antigravity: PreCompress, SessionStart, SessionEnd.
     The command written runs this sessionkit from any shell (the installed
-    script's absolute path, else `<python> -m sessionkit`), since Claude Code
-    runs hooks outside your virtual environment; a warning says when that
-    cannot be found.  Idempotent; every other key and hook is kept; --remove
-    takes out exactly the two entries.
+    script's absolute path, else `<python> -m sessionkit`), since agents run
+    hooks outside your virtual environment; a warning says when that cannot be
+    found.  Idempotent; every other key and hook is kept; --remove takes out
+    exactly sessionkit's entries.
     """
     from .config import repository_root
+    from .ops.install import agent_config_path, install_agent_hooks
 
-    if scope == "user":
-        settings = Path(os.path.expanduser("~")) / ".claude" / "settings.json"
-    else:
-        settings = repository_root(_state().directory) / ".claude" / "settings.json"
-    report = _lifecycle().install_hooks(settings, remove=remove)
-    if report.warning:
-        click.echo(f"sessionkit: warning: {report.warning}", err=True)
+    top = repository_root(_state().directory)
+    if with_mcp and scope == "user":
+        raise Failure(
+            "--mcp registers the server per repository (.mcp.json); for every project run: "
+            "claude mcp add --scope user sessionkit -- " + _lifecycle().hook_program()[0] + " mcp"
+        )
+    reports = [
+        install_agent_hooks(agent, agent_config_path(agent, scope, top), remove=remove)
+        for agent in dict.fromkeys(agents or ("claude",))
+    ]
+    if with_mcp:
+        reports.append(_lifecycle().register_mcp_server(top / ".mcp.json", remove=remove))
+    if reports[0].warning:
+        click.echo(f"sessionkit: warning: {reports[0].warning}", err=True)
     if as_json:
-        click.echo(_report_json(report))
+        if len(reports) == 1:
+            click.echo(_report_json(reports[0]))
+        else:  # several files: a list, in the order they were written
+            click.echo("[\n" + ",\n".join(_report_json(r) for r in reports) + "\n]")
         return
-    if not report.changed:
-        state = "not installed" if remove else "already installed"
-        click.echo(f"{report.path}: unchanged ({state})")
-        return
-    done = report.removed if remove else report.added
-    click.echo(f"{report.path}: {'removed' if remove else 'added'} {', '.join(done)}")
+    for each in reports:
+        if not each.changed:
+            state = "not installed" if remove else "already installed"
+            click.echo(f"{each.path}: unchanged ({state})")
+            continue
+        done = each.removed if remove else each.added
+        click.echo(f"{each.path}: {'removed' if remove else 'added'} {', '.join(done)}")
 
 
 # -- migrate ------------------------------------------------------------------------------
@@ -1601,6 +1636,261 @@ def _issue_line(source: str, message: str) -> str:
     if text == source or text.startswith((f"{source}:", f"{source} ")):
         return text
     return f"{source}: {text}"
+
+
+# -- starting from nothing ----------------------------------------------------------------
+
+
+@cli.command(name="init")
+@click.argument("directory", required=False, metavar="[DIR]")
+@click.option(
+    "--layout",
+    type=click.Choice(["aiwiki", "basic-memory"]),
+    default="aiwiki",
+    show_default=True,
+    help="The notes' layout.",
+)
+@click.option(
+    "--hooks",
+    "agents",
+    multiple=True,
+    type=click.Choice(["claude", "codex", "antigravity"]),
+    help="Also install this agent's hooks (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+def init_(directory: str | None, layout: str, agents: tuple[str, ...], as_json: bool) -> None:
+    """Make a store to start from in DIR (default: the repository root).
+
+    aiwiki: aiwiki/sessions/ with INDEX.md and the schema page
+    aiwiki/schemas/session.md; basic-memory: sessions/. A .sessionkit.toml is
+    written only when DIR is not the repository root. Nothing that is there
+    is overwritten: running it again changes nothing.
+    """
+    from .config import repository_root
+    from .ops.setup import init_store
+
+    top = repository_root(_state().directory)
+    root = Path(_local(directory)).resolve() if directory else top
+    program = _lifecycle().hook_program()[0]
+    report = init_store(root, layout, config_root=top, program=program)
+    from .ops.install import agent_config_path, install_agent_hooks
+
+    hooks = [
+        install_agent_hooks(agent, agent_config_path(agent, "project", top))
+        for agent in dict.fromkeys(agents)
+    ]
+    if as_json:
+        import attrs
+
+        data = attrs.asdict(report)
+        data["hooks"] = [attrs.asdict(h) for h in hooks]
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for path in report.made:
+        click.echo(f"made  {os.path.normpath(os.path.join(report.root, path))}")
+    for path in report.kept:
+        click.echo(f"kept  {os.path.normpath(os.path.join(report.root, path))} (there already)")
+    for h in hooks:
+        click.echo(f"hooks {h.path}: {'added ' + ', '.join(h.added) if h.changed else 'unchanged'}")
+    click.echo("next:")
+    for step in report.next[1:] if hooks else report.next:
+        click.echo(f"  {step}")
+
+
+@cli.command(name="new")
+@click.option("--focus", metavar="TEXT", help="What this session is about (default: unset).")
+@click.option("--id", "session_id", metavar="ID", help="The session id (default: a new UUID).")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def new_(
+    focus: str | None,
+    session_id: str | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Start a session note by hand (status active, started now)."""
+    from .ops.setup import new_session
+
+    target = _hook_store(store, layout, fmt, storage_option)
+    report = new_session(target, focus=focus, session_id=session_id)
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    click.echo(f"{report.key}: new session {report.id}")
+
+
+@cli.command(name="set")
+@click.argument("field", type=click.Choice(["focus", "last-commit"]))
+@click.argument("value")
+@click.option("--session", metavar="ID", help="Note key, session id or short id (default: latest).")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@_store_options
+def set_(
+    field: str,
+    value: str,
+    session: str | None,
+    store: str | None,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Set a session's focus or last commit (a minimal edit of that one line)."""
+    from .ops.setup import set_field
+    from .redaction import redact
+
+    target = _hook_store(store, layout, fmt, storage_option)
+    report = set_field(target, field, value, session=session)
+    if as_json:
+        click.echo(redact(_report_json(report)).text)
+        return
+    click.echo(redact(f"{report.key}: {field}: {report.old or '-'} -> {report.new}").text)
+
+
+@cli.group(cls=_Group)
+def plugin() -> None:
+    """Package sessionkit for an agent (a Claude Code plugin)."""
+
+
+@plugin.command(name="build")
+@click.argument("directory", metavar="DIR")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+def plugin_build(directory: str, as_json: bool) -> None:
+    """Write a Claude Code plugin into DIR: .claude-plugin/plugin.json, hooks/hooks.json
+    (this sessionkit's hooks, by absolute path) and .mcp.json (sessionkit mcp).
+
+    Install it with: claude plugin install DIR (or add DIR to a marketplace).
+    """
+    from .ops.setup import build_plugin
+
+    report = build_plugin(_local(directory))
+    if as_json:
+        click.echo(_report_json(report))
+        return
+    for rel in report.files:
+        click.echo(f"wrote {os.path.join(report.root, rel)}")
+    click.echo(f"hooks and MCP server run: {report.command}")
+
+
+# -- search -------------------------------------------------------------------------------
+
+_SEARCH_KINDS = (
+    "session",
+    "checkpoint",
+    "directive",
+    "decision",
+    "gotcha",
+    "question",
+    "next-step",
+    "file",
+    "context",
+    "observation",
+    "relation",
+)
+
+
+@cli.command(name="search")
+@click.argument("query")
+@click.argument("roots", nargs=-1, metavar="[ROOT|URL]...")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(_SEARCH_KINDS),
+    help="Only rows of this kind (repeatable).",
+)
+@click.option("--status", help="Only sessions with this status word (active, done, …).")
+@click.option("--since", metavar="DATE|Nd", help="Only sessions started on or after (3d, 2w).")
+@click.option("--project", help="Only notes of this project (Basic Memory).")
+@click.option("--unconsumed", is_flag=True, help="Only directives still to act on.")
+@click.option("--category", help="Only observation lines of this category (Basic Memory).")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--rebuild", is_flag=True, help="Make the index anew first.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
+@_store_options
+def search_(
+    query: str,
+    roots: tuple[str, ...],
+    kinds: tuple[str, ...],
+    status: str | None,
+    since: str | None,
+    project: str | None,
+    unconsumed: bool,
+    category: str | None,
+    limit: int,
+    rebuild: bool,
+    as_json: bool,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Search past sessions in one or more stores (default: the configured store).
+
+    Every word must match (any word, when no item has all); "a phrase" in
+    quotes, and prefix* for a prefix. The index is a cache outside the
+    repository, brought up to date from the notes before each search.
+    Exit 1 when nothing matches.
+    """
+    from .ops.search import search
+
+    since_date = parse_since(since) if since else None
+    stores = [
+        _open_store(root, layout, fmt, storage_option, must_exist=True) for root in roots or (None,)
+    ]
+    hits = search(
+        query,
+        stores,
+        kind=kinds,
+        status=status,
+        since=since_date,
+        project=project,
+        unconsumed=unconsumed,
+        category=category,
+        limit=limit,
+        rebuild=rebuild,
+    )
+    if as_json:
+        click.echo(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+    else:
+        for h in hits:
+            where = f"{h.path}:{h.line}" if h.line else h.path
+            ident = (h.session or "")[:7] or "-"
+            click.echo(f"{where}  {h.kind}  {h.date or '-'}  {ident}  {h.snippet}")
+    _exit(OK if hits else FINDINGS)
+
+
+@cli.command(name="mcp")
+@click.argument("roots", nargs=-1, metavar="[ROOT|URL]...")
+@click.option("--store", metavar="URL", help=_STORE_HELP)
+@_store_options
+def mcp_(
+    roots: tuple[str, ...],
+    store: str | None,
+    layout: str | None,
+    fmt: str | None,
+    storage_option: tuple[str, ...],
+) -> None:
+    """Serve the notes to an agent over MCP (stdio): search, read, add, consume.
+
+    Searches ROOTs (default: the configured store); reads and edits the hooks'
+    store (--store, else hooks.store, else the configured store). Needs the
+    mcp extra: pip install 'sessionkit[mcp]'.
+    """
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise Failure("sessionkit mcp needs the MCP SDK: pip install 'sessionkit[mcp]'") from None
+    from .mcp_server import serve
+
+    target = _hook_store(store, layout, fmt, storage_option)
+    stores = [_open_store(r, layout, fmt, storage_option, must_exist=True) for r in roots]
+    serve(stores or [target], target, budget=_state().config.hooks.context_budget)
+    _exit(OK)
 
 
 # -- hooks --------------------------------------------------------------------------------

@@ -737,6 +737,7 @@ def test_install_hooks_command(repo: Path, home: Path) -> None:
     assert commands == {
         "PreCompact": [f"{SCRIPT} hook pre-compact"],
         "SessionStart": [f"{SCRIPT} hook session-start"],
+        "SessionEnd": [f"{SCRIPT} hook session-end"],
     }
     written = settings.read_bytes()
     res = run(["install-hooks"], home, cwd=repo)
@@ -744,7 +745,7 @@ def test_install_hooks_command(repo: Path, home: Path) -> None:
     res = run(["install-hooks", "--remove"], home, cwd=repo)
     assert res.returncode == 0 and json.loads(settings.read_text(encoding="utf-8")) == {}
     res = run(["install-hooks", "--user", "--json"], home, cwd=repo)
-    assert json.loads(res.stdout)["added"] == ["PreCompact", "SessionStart"]
+    assert json.loads(res.stdout)["added"] == ["PreCompact", "SessionStart", "SessionEnd"]
     assert (home / ".claude" / "settings.json").is_file()
 
 

@@ -35,12 +35,10 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._atomic import write_atomic
 from ..errors import NotFoundError, SessionKitError, ValidationError
 from ..model import Checkpoint, Citation, Directive, DirectiveState, Observation, Session, Status
 from .checkpoint import DATED_KEY as _DATED_KEY
@@ -57,6 +55,7 @@ from .checkpoint import (
 from .checkpoint import UNSAFE_ID as _UNSAFE_ID
 from .checkpoint import one_line as _one_line
 from .checkpoint import text_field as _text_field
+from .install import HOOK_COMMANDS, HooksReport, hook_program, install_hooks, register_mcp_server
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..backends import Store
@@ -80,10 +79,12 @@ __all__ = [
     "directives_of",
     "find_session",
     "find_work_item",
+    "hook_program",
     "install_hooks",
     "iso_now",
     "prune",
     "record_checkpoint",
+    "register_mcp_server",
     "safe_short_id",
     "set_status",
 ]
@@ -95,11 +96,6 @@ ADD_KINDS: dict[str, str] = {
     "gotcha": "gotchas",
     "question": "questions",
     "file": "files_touched",
-}
-#: the hook entries ``install_hooks`` manages: Claude Code event -> command
-HOOK_COMMANDS: dict[str, str] = {
-    "PreCompact": "sessionkit hook pre-compact",
-    "SessionStart": "sessionkit hook session-start",
 }
 
 _BM_DIRECTIVE = "directive"
@@ -941,196 +937,4 @@ def prune(
         would_delete=tuple(would_delete),
         dry_run=dry_run,
         unreadable=tuple(bad),
-    )
-
-
-# -- install-hooks ------------------------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class HooksReport:
-    """What :func:`install_hooks` did.
-
-    Attributes:
-        path: the settings file.
-        changed: whether the file was written.
-        added: events whose entry was added.
-        removed: events whose entry was removed.
-    """
-
-    path: str
-    changed: bool
-    added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    command: str = ""
-    warning: str | None = None
-
-
-def hook_program() -> tuple[str, str | None]:
-    """The command that runs sessionkit from any shell, and a warning when there is none.
-
-    Claude Code runs hook commands with its own ``PATH``, outside any
-    virtual environment, so a bare ``sessionkit`` is not found after a venv
-    install.  The answer is the absolute path of the ``sessionkit`` script
-    installed next to this interpreter; else ``<absolute python> -m
-    sessionkit``; else (no absolute interpreter known) the bare name, with a
-    warning saying so.
-    """
-    import shlex
-    import sys
-
-    python = sys.executable
-    if python and os.path.isabs(python):
-        folder = os.path.dirname(python)
-        for name in ("sessionkit", "sessionkit.exe"):
-            script = os.path.join(folder, name)
-            if os.path.isfile(script) and os.access(script, os.X_OK):
-                return shlex.quote(script), None
-        return f"{shlex.quote(python)} -m sessionkit", None
-    return "sessionkit", (
-        "cannot tell where this sessionkit is installed (no absolute interpreter path); "
-        "the hooks run 'sessionkit' from Claude Code's PATH: check that it finds it"
-    )
-
-
-def _is_ours(hook: Any, command: str) -> bool:
-    """Whether ``hook`` runs ``command`` (``sessionkit hook EVENT``) by any spelling of sessionkit.
-
-    Matches the bare name, an absolute path ending in ``/sessionkit`` and
-    ``<python> -m sessionkit``, so reinstalling finds (and updates) an entry
-    written by another version or from another environment.
-    """
-    if not isinstance(hook, dict):
-        return False
-    cmd = hook.get("command")
-    if not isinstance(cmd, str):
-        return False
-    import shlex
-
-    try:
-        words = shlex.split(cmd)
-    except ValueError:
-        words = cmd.split()
-    tail = command.split()[1:]  # ["hook", "pre-compact"]
-    for start in range(1, min(len(words), 4)):
-        head = words[:start]
-        if words[start : start + len(tail)] != tail or len(words) != start + len(tail):
-            continue
-        if len(head) == 1 and (head[0] == "sessionkit" or head[0].endswith("/sessionkit")):
-            return True
-        if len(head) == 3 and head[1:] == ["-m", "sessionkit"]:
-            return True
-    return False
-
-
-def install_hooks(
-    settings_path: str | os.PathLike[str],
-    remove: bool = False,
-    *,
-    program: str | None = None,
-) -> HooksReport:
-    """Merge (or with ``remove``, take out) sessionkit's two hook entries in a settings file.
-
-    The entries are ``PreCompact`` → ``PROGRAM hook pre-compact`` and
-    ``SessionStart`` → ``PROGRAM hook session-start`` (Claude Code's
-    ``{"hooks": {EVENT: [{"matcher": "", "hooks": [{"type": "command",
-    "command": …}]}]}}`` shape), where PROGRAM runs this sessionkit from any
-    shell (:func:`hook_program`: the installed script's absolute path, else
-    ``<python> -m sessionkit``; the report's ``warning`` says when neither is
-    known).  Installing twice changes nothing; an entry of ours spelled
-    otherwise (a bare ``sessionkit``, another venv) is updated in place;
-    every other key and hook of the file is kept in order; removal drops
-    exactly these commands (and a group, event or ``hooks`` table left empty
-    by it).  The file is written atomically, only when it changes.
-
-    Args:
-        settings_path: the settings file (created when missing).
-        remove: take the entries out instead.
-        program: the command prefix to write (default: :func:`hook_program`).
-
-    Raises:
-        ValidationError: the file is not a JSON object (or ``hooks`` is not one).
-    """
-    from ..errors import ParseError
-
-    path = Path(settings_path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raw = ""
-    if raw.strip():
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            line = getattr(exc, "lineno", None)
-            raise ParseError(f"not valid JSON: {exc}", path=str(path), line=line) from None
-    else:
-        data = {}
-    if not isinstance(data, dict):
-        raise ValidationError("settings must be a JSON object", path=str(path), line=1)
-    hooks = data.get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
-        raise ValidationError("'hooks' must be a JSON object", path=str(path))
-    added: list[str] = []
-    removed: list[str] = []
-    warning = None
-    if program is None:
-        program, warning = hook_program()
-    if remove:
-        if hooks:
-            for event, command in HOOK_COMMANDS.items():
-                groups = hooks.get(event)
-                if not isinstance(groups, list):
-                    continue
-                kept_groups = []
-                hit = False
-                for group in groups:
-                    inner = group.get("hooks") if isinstance(group, dict) else None
-                    if isinstance(inner, list) and any(_is_ours(h, command) for h in inner):
-                        hit = True
-                        rest = [h for h in inner if not _is_ours(h, command)]
-                        if rest:
-                            kept_groups.append({**group, "hooks": rest})
-                        continue
-                    kept_groups.append(group)
-                if hit:
-                    removed.append(event)
-                    if kept_groups:
-                        hooks[event] = kept_groups
-                    else:
-                        del hooks[event]
-            if removed and not hooks:
-                del data["hooks"]
-    else:
-        if hooks is None:
-            hooks = data["hooks"] = {}
-        for event, command in HOOK_COMMANDS.items():
-            groups = hooks.get(event)
-            if groups is None:
-                groups = hooks[event] = []
-            if not isinstance(groups, list):
-                raise ValidationError(f"'hooks.{event}' must be a JSON list", path=str(path))
-            wanted = f"{program} {' '.join(command.split()[1:])}"
-            present = False
-            for g in groups:
-                inner = g.get("hooks") if isinstance(g, dict) else None
-                for h in inner if isinstance(inner, list) else ():
-                    if _is_ours(h, command):
-                        present = True
-                        if h.get("command") != wanted:  # another spelling: make it ours
-                            h["command"] = wanted
-                            added.append(event)
-            if not present:
-                groups.append({"matcher": "", "hooks": [{"type": "command", "command": wanted}]})
-                added.append(event)
-    changed = bool(added or removed)
-    if changed:
-        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return HooksReport(
-        path=str(path),
-        changed=changed,
-        added=tuple(added),
-        removed=tuple(removed),
-        command=program,
-        warning=warning if not remove else None,
     )

@@ -371,7 +371,7 @@ def test_install_hooks_is_idempotent_and_keeps_other_settings(tmp_path: Path) ->
     }
     settings.write_text(json.dumps(original, indent=4), encoding="utf-8")
     first = lc.install_hooks(settings, program="sessionkit")
-    assert first.changed and first.added == ("PreCompact", "SessionStart")
+    assert first.changed and first.added == ("PreCompact", "SessionStart", "SessionEnd")
     data = json.loads(settings.read_text(encoding="utf-8"))
     assert list(data) == ["model", "hooks", "permissions"]
     assert data["hooks"]["Stop"] == original["hooks"]["Stop"]  # type: ignore[index]
@@ -386,9 +386,13 @@ def test_install_hooks_is_idempotent_and_keeps_other_settings(tmp_path: Path) ->
     written = settings.read_bytes()
     second = lc.install_hooks(settings, program="sessionkit")
     assert not second.changed and settings.read_bytes() == written
+    assert data["hooks"]["SessionEnd"] == [
+        {"matcher": "", "hooks": [{"type": "command", "command": "sessionkit hook session-end"}]}
+    ]
     removed = lc.install_hooks(settings, remove=True)
-    assert removed.removed == ("PreCompact", "SessionStart")
-    assert json.loads(settings.read_text(encoding="utf-8")) == original
+    assert removed.removed == ("PreCompact", "SessionStart", "SessionEnd")
+    # every other byte as it was: the file's indentation and final newline are kept
+    assert settings.read_text(encoding="utf-8") == json.dumps(original, indent=4)
     assert not lc.install_hooks(settings, remove=True).changed
 
 
@@ -425,7 +429,11 @@ def test_install_hooks_writes_a_command_that_runs_from_any_shell(tmp_path: Path)
         assert len(fresh["hooks"]["PreCompact"]) == 1
         assert fresh["hooks"]["PreCompact"][0]["hooks"][0]["command"] == command
     assert lc.install_hooks(settings, program=f"{shlex.quote(sys.executable)} -m sessionkit")
-    assert lc.install_hooks(settings, remove=True).removed == ("PreCompact", "SessionStart")
+    assert lc.install_hooks(settings, remove=True).removed == (
+        "PreCompact",
+        "SessionStart",
+        "SessionEnd",
+    )
 
 
 def test_install_hooks_warns_when_it_cannot_find_sessionkit(
@@ -444,6 +452,7 @@ def test_install_hooks_on_a_new_file_and_removal_to_empty(tmp_path: Path) -> Non
     assert set(json.loads(settings.read_text(encoding="utf-8"))["hooks"]) == {
         "PreCompact",
         "SessionStart",
+        "SessionEnd",
     }
     lc.install_hooks(settings, remove=True)
     assert json.loads(settings.read_text(encoding="utf-8")) == {}

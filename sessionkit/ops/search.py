@@ -1,0 +1,598 @@
+"""Find past sessions: an embedded full-text index (SQLite FTS5) per store.
+
+One row per searchable item of a note: the session itself (focus, title,
+summary), each checkpoint, directive, decision, gotcha, open question, next
+step, file touched, context line, observation and relation, with its kind,
+the note's session id, date, status and project, and the line it is on.
+
+The index is a cache: it lives outside the repository (the user's cache
+folder, :func:`cache_dir`), one SQLite file per store, and every search first
+brings it up to date from the store's listing (modification time and size of
+each note, or what the object store reports), re-reading only the notes that
+changed and dropping the ones that are gone.  A missing or corrupt index is
+rebuilt, never an error.  Nothing is indexed that the notes do not hold, and a
+secret a note still holds is indexed redacted, as every file sessionkit
+writes.
+
+Ranking is SQLite's bm25 with the session row's title weighted above item
+text, ties broken by the newer session.  A query is first run with every word
+required; when nothing matches, with any word.  ``"two words"`` is a phrase
+and ``retr*`` a prefix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from ..errors import SessionKitError, ValidationError
+
+__all__ = ["KINDS", "IndexStats", "SearchHit", "cache_dir", "index_path", "refresh", "search"]
+
+#: the kinds of rows, as ``--kind`` takes them
+KINDS = (
+    "session",
+    "checkpoint",
+    "directive",
+    "decision",
+    "gotcha",
+    "question",
+    "next-step",
+    "file",
+    "context",
+    "observation",
+    "relation",
+)
+
+_SCHEMA_VERSION = "1"
+_BATCH = 256
+#: bm25 column weights: (text, title); the title column is filled on session rows only
+_WEIGHTS = (1.0, 2.0)
+_CATEGORY = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[([^\[\]()]+)\]\s")
+_WORD = re.compile(r'"([^"]*)"|(\S+)')
+
+
+@attrs.frozen(kw_only=True)
+class SearchHit:
+    """One search result.
+
+    Attributes:
+        store: the store's URL as opened.
+        key: the note's key in that store.
+        path: where the note is (the store's URL joined with the key).
+        line: the 1-based line of the item in the note (``None``: not found).
+        kind: one of :data:`KINDS`.
+        session: the note's session id (``None`` when it has none).
+        date: the day the session started (``YYYY-MM-DD``) or ``None``.
+        status: the session's status word.
+        project: the note's project (Basic Memory) or ``None``.
+        category: the observation category the line carries, if any.
+        state: ``unconsumed`` / ``consumed`` for directives, else ``None``.
+        snippet: the matching text with the matched words in ``[...]``.
+        score: bm25 (lower is better).
+    """
+
+    store: str
+    key: str
+    path: str
+    line: int | None
+    kind: str
+    session: str | None
+    date: str | None
+    status: str | None
+    project: str | None
+    category: str | None
+    state: str | None
+    snippet: str
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able mapping (what ``search --json`` prints per row)."""
+        return attrs.asdict(self)
+
+
+@attrs.frozen(kw_only=True)
+class IndexStats:
+    """What bringing one store's index up to date did.
+
+    Attributes:
+        path: the index file.
+        notes: notes in the index after the update.
+        read: notes (re)read and indexed by this update.
+        removed: notes dropped because they are gone.
+        failed: notes that could not be read or parsed (indexed as nothing).
+        rebuilt: the index was made anew (missing, corrupt, or asked for).
+    """
+
+    path: str
+    notes: int
+    read: int
+    removed: int
+    failed: int
+    rebuilt: bool
+
+
+# -- where the index lives -----------------------------------------------------------------
+
+
+def cache_dir() -> str:
+    """The folder of the search indexes: ``$SESSIONKIT_CACHE_DIR``, else the user's
+    cache folder (``platformdirs.user_cache_dir("sessionkit")``), never the repository."""
+    env = os.environ.get("SESSIONKIT_CACHE_DIR")
+    if env:
+        return os.path.abspath(env)
+    import platformdirs
+
+    return platformdirs.user_cache_dir("sessionkit", appauthor=False)
+
+
+def _identity(store: Any) -> str:
+    storage = getattr(store, "storage", None)
+    root = getattr(storage, "root", None) or getattr(store, "url", "")
+    return "\n".join(
+        [str(root), str(getattr(store, "folder", "")), str(getattr(store, "layout", ""))]
+    )
+
+
+def index_path(store: Any) -> str:
+    """The index file of ``store`` (keyed by the store's location, layout and folder)."""
+    digest = hashlib.sha256(_identity(store).encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(cache_dir(), "search", f"{digest[:24]}.sqlite3")
+
+
+# -- the index -----------------------------------------------------------------------------
+
+_DDL = """
+CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);
+CREATE TABLE notes(
+    key TEXT PRIMARY KEY, version TEXT NOT NULL, session TEXT, date TEXT,
+    status TEXT, project TEXT, error TEXT);
+CREATE TABLE items(
+    id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL, line INTEGER,
+    category TEXT, state TEXT);
+CREATE INDEX items_key ON items(key);
+CREATE VIRTUAL TABLE fts USING fts5(text, title, tokenize='unicode61 remove_diacritics 2');
+"""
+
+
+def _connect(path: str, *, rebuild: bool) -> tuple[sqlite3.Connection, bool]:
+    """An open index with the current schema; ``True`` when it was made anew."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    if rebuild:
+        _remove(path)
+    for attempt in (0, 1):
+        fresh = not os.path.exists(path)
+        db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        try:
+            if fresh:
+                with contextlib.suppress(OSError):
+                    os.chmod(path, 0o600)
+                db.executescript("BEGIN;" + _DDL + "COMMIT;")
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (_SCHEMA_VERSION,))
+            row = db.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
+            if row is None or row[0] != _SCHEMA_VERSION:
+                raise sqlite3.DatabaseError("index of another schema")
+            return db, fresh or rebuild
+        except sqlite3.DatabaseError:
+            db.close()
+            if attempt:
+                raise
+            _remove(path)  # corrupt, truncated or of another version: make it anew
+    raise AssertionError("unreachable")
+
+
+def _remove(path: str) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + suffix)
+
+
+def _versions(store: Any) -> dict[str, str]:
+    """key -> a version string that changes when the note changes (no note is read)."""
+    storage = getattr(store, "storage", None)
+    root = getattr(storage, "root", None)
+    entries = getattr(store, "entries", None)
+    if root is not None and hasattr(store, "path_of"):  # a local folder: stat each note
+        out: dict[str, str] = {}
+        listed: list[str] = store.keys()  # (keys the store's own listing gave: safe to join)
+        folder = os.path.join(root, getattr(store, "folder", "") or "")
+        stat = os.stat
+        for key in listed:
+            try:
+                st = stat(f"{folder}/{key}")
+            except OSError:
+                out[key] = "?"
+                continue
+            out[key] = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+        return out
+    if callable(entries):  # an object store: what its listing reports
+        found = {key: f"{e.mtime}:{e.size}" for key, e in entries()}
+        if all(not v.startswith("None:") for v in found.values()):
+            return found
+        return dict.fromkeys(found, "")
+    # no versions: every note is read, and indexed again only when its text changed
+    return dict.fromkeys(store.keys(), "")
+
+
+def _fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> IndexStats:
+    """Bring ``store``'s index up to date with its notes (see the module docs).
+
+    ``jobs``: processes that parse changed notes (``None``: one per core when
+    there are many; 1: this process only).
+    """
+    path = index_path(store)
+    db, fresh = _connect(path, rebuild=rebuild)
+    try:
+        return _refresh(db, store, path, fresh, jobs)
+    except sqlite3.DatabaseError:
+        db.close()
+        db, _ = _connect(path, rebuild=True)
+        return _refresh(db, store, path, True, jobs)
+    finally:
+        db.close()
+
+
+#: a note as a worker reads it: (key, version, session, day, status, project, error, rows);
+#: a row is (kind, line, category, state, text, title)
+_Row = tuple[str, int | None, str | None, str | None, str, str]
+_Note = tuple[str, str, str | None, str | None, str | None, str | None, str | None, list[_Row]]
+
+
+def _refresh(
+    db: sqlite3.Connection, store: Any, path: str, fresh: bool, jobs: int | None
+) -> IndexStats:
+    from ._parallel import ordered_map
+
+    versions = _versions(store)
+    known = dict(db.execute("SELECT key, version FROM notes"))
+    gone = [key for key in known if key not in versions]
+    stale = [key for key, v in versions.items() if not v or known.get(key) != v]
+
+    def texts() -> Iterator[tuple[str, str, str, str | None]]:
+        for start in range(0, len(stale), _BATCH):
+            for key, text in store.read_many(stale[start : start + _BATCH]):
+                if isinstance(text, SessionKitError):  # indexed as nothing, until it changes
+                    yield key, versions[key] or "?", "", type(text).__name__
+                else:
+                    yield key, versions[key], text, None
+
+    read = failed = 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for key in gone:
+            _drop(db, key)
+        (top,) = db.execute("SELECT coalesce(max(id), 0) FROM items").fetchone()
+        items: list[tuple[Any, ...]] = []
+        words: list[tuple[Any, ...]] = []
+        for note in ordered_map(_extract, texts(), jobs=jobs if len(stale) > 1 else 1):
+            key, version, session, day, status, project, error, rows = note
+            if known.get(key) == version:  # (a versionless note whose text did not change)
+                continue
+            _drop(db, key)
+            read += 1
+            failed += error is not None
+            db.execute(
+                "INSERT INTO notes(key, version, session, date, status, project, error)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (key, version, session, day, status, project, error),
+            )
+            for kind, line, category, state, text, title in rows:
+                top += 1
+                items.append((top, key, kind, line, category, state))
+                words.append((top, text, title))
+            if len(items) >= 4096:
+                _insert(db, items, words)
+        _insert(db, items, words)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    (count,) = db.execute("SELECT count(*) FROM notes").fetchone()
+    return IndexStats(
+        path=path, notes=count, read=read, removed=len(gone), failed=failed, rebuilt=fresh
+    )
+
+
+def _insert(
+    db: sqlite3.Connection, items: list[tuple[Any, ...]], words: list[tuple[Any, ...]]
+) -> None:
+    db.executemany("INSERT INTO items VALUES (?,?,?,?,?,?)", items)
+    db.executemany("INSERT INTO fts(rowid, text, title) VALUES (?,?,?)", words)
+    items.clear()
+    words.clear()
+
+
+def _drop(db: sqlite3.Connection, key: str) -> None:
+    db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM items WHERE key = ?)", (key,))
+    db.execute("DELETE FROM items WHERE key = ?", (key,))
+    db.execute("DELETE FROM notes WHERE key = ?", (key,))
+
+
+def _extract(item: tuple[str, str, str, str | None]) -> _Note:
+    """One note's rows (in a worker process when there are many): redacted, parsed,
+    each item with the line it is on."""
+    from .._api import loads
+    from ..redaction import redact
+
+    key, version, text, error = item
+    if error is not None:
+        return key, version, None, None, None, None, error, []
+    if not version:
+        version = "=" + _fingerprint(text)
+    text = redact(text, path=key).text  # the index holds no secret a note still holds
+    try:
+        session = loads(text, path=key)
+    except SessionKitError as exc:
+        return key, version, None, None, None, None, type(exc).__name__, []
+    day = (session.started or "")[:10] or None
+    status = session.status_word or str(session.status)
+    lines = _lines(text)
+    rows: list[_Row] = []
+    for kind, body, title, needle, state in _items(session):
+        line = lines.find(kind, needle)
+        category = None
+        if line is not None:
+            m = _CATEGORY.match(lines.lines[line])
+            category = m.group(1).strip() if m else None
+        rows.append((kind, None if line is None else line + 1, category, state, body, title))
+    return key, version, session.id, day, status, session.project, None, rows
+
+
+class _Lines:
+    """The note's lines and, per kind, where the last item of that kind was found
+    (items come in order, so the next one is looked for after it)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._after: dict[str, int] = {}
+
+    def find(self, kind: str, needle: str) -> int | None:
+        needle = needle.strip()
+        if not needle:
+            return None
+        start = self._after.get(kind, 0)
+        for lo, hi in ((start, len(self.lines)), (0, start)):
+            for i in range(lo, hi):
+                if needle in self.lines[i]:
+                    self._after[kind] = i + 1
+                    return i
+        return None
+
+
+def _lines(text: str) -> _Lines:
+    return _Lines(text.removeprefix("\ufeff").splitlines())
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line[:80]
+
+
+def _items(session: Any) -> Iterator[tuple[str, str, str, str, str | None]]:
+    """(kind, text, title, needle to find its line, directive state) for every item."""
+    title = session.focus or session.title or ""
+    summary = session.summary or ""
+    for section in session.sections:
+        if section.title.strip().lower() == "summary":
+            summary = "\n".join(x for x in (summary, section.body) if x)
+    if title or summary:
+        needle = title if title else _first_line(summary)
+        yield "session", summary, title, needle, None
+    for cp in session.checkpoints:
+        yield "checkpoint", f"{cp.event} {cp.at}\n{cp.body}", "", cp.at, None
+        for directive in cp.directives:
+            body = "\n".join((f"{directive.kind} directive", *directive.items))
+            yield "directive", body, "", "directive (", str(directive.state)
+    for kind, field in (
+        ("decision", "decisions"),
+        ("gotcha", "gotchas"),
+        ("question", "questions"),
+        ("next-step", "next_steps"),
+        ("context", "context"),
+    ):
+        for item in getattr(session, field):
+            yield kind, item, "", _first_line(item), None
+    for cite in session.files_touched:
+        body = " ".join(x for x in (cite.path, cite.note) if x)
+        yield "file", body, "", cite.path, None
+    # Basic Memory keeps directives as observations: their states as directives_of reads them
+    from .lifecycle import directives_of
+
+    in_checkpoints = sum(len(cp.directives) for cp in session.checkpoints)
+    states = iter([str(d.state) for d in directives_of(session)][in_checkpoints:])
+    for obs in session.observations:
+        needle = _first_line(obs.content)
+        if obs.category == "directive":
+            yield "directive", obs.content, "", needle, next(states, None)
+        else:
+            yield "observation", obs.content, "", needle, None
+    for link in session.relations:
+        body = " ".join(x for x in (link.relation, link.target, link.context or "") if x)
+        yield "relation", body, "", link.target, None
+
+
+# -- queries -------------------------------------------------------------------------------
+
+
+def _match(query: str, *, every: bool) -> str | None:
+    """The FTS5 expression for ``query``: words quoted (no FTS syntax leaks in),
+    ``"…"`` phrases, a trailing ``*`` a prefix; ``every``: AND, else OR."""
+    parts: list[str] = []
+    for m in _WORD.finditer(query):
+        phrase, word = m.group(1), m.group(2)
+        raw = phrase if phrase is not None else word
+        prefix = phrase is None and raw.endswith("*")
+        raw = raw.rstrip("*") if prefix else raw
+        if not re.search(r"\w", raw):
+            continue
+        quoted = '"' + raw.replace('"', '""') + '"'
+        parts.append(quoted + ("*" if prefix else ""))
+    if not parts:
+        return None
+    return (" AND " if every else " OR ").join(parts)
+
+
+def _check(kinds: Sequence[str]) -> None:
+    for kind in kinds:
+        if kind not in KINDS:
+            raise ValidationError(f"unknown kind {kind!r} (one of {', '.join(KINDS)})")
+
+
+def _shown_path(store: Any, key: str) -> str:
+    path_of = getattr(store, "path_of", None)
+    url = str(getattr(store, "url", ""))
+    rel = path_of(key) if callable(path_of) else key
+    return f"{url.rstrip('/')}/{rel}" if url else rel
+
+
+def _query(
+    db: sqlite3.Connection,
+    store: Any,
+    match: str,
+    *,
+    kinds: Sequence[str],
+    status: str | None,
+    since: str | None,
+    project: str | None,
+    unconsumed: bool,
+    category: str | None,
+    limit: int,
+) -> list[SearchHit]:
+    where = ["fts MATCH ?"]
+    args: list[Any] = [match]
+    if kinds:
+        where.append(f"i.kind IN ({', '.join('?' for _ in kinds)})")
+        args.extend(kinds)
+    if status:
+        where.append("n.status = ?")
+        args.append(status)
+    if since:
+        where.append("n.date >= ?")
+        args.append(since)
+    if project:
+        where.append("n.project = ?")
+        args.append(project)
+    if unconsumed:
+        where.append("i.kind = 'directive' AND i.state = 'unconsumed'")
+    if category:
+        where.append("i.category = ?")
+        args.append(category)
+    sql = (
+        "SELECT i.key, i.line, i.kind, n.session, n.date, n.status, n.project, i.category,"
+        " i.state, snippet(fts, -1, '[', ']', '…', 12),"
+        f" bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score"
+        " FROM fts JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
+        f" WHERE {' AND '.join(where)}"
+        " ORDER BY score, n.date DESC, i.key, i.line LIMIT ?"
+    )
+    args.append(limit)
+    out = []
+    for row in db.execute(sql, args):
+        key, line, kind, session, date, status_, proj, cat, state, snip, score = row
+        out.append(
+            SearchHit(
+                store=str(getattr(store, "url", "")),
+                key=key,
+                path=_shown_path(store, key),
+                line=line,
+                kind=kind,
+                session=session,
+                date=date,
+                status=status_,
+                project=proj,
+                category=cat,
+                state=state,
+                snippet=" ".join(snip.split()),
+                score=round(score, 6),
+            )
+        )
+    return out
+
+
+def search(
+    query: str,
+    stores: Any | Iterable[Any],
+    *,
+    kind: str | Sequence[str] | None = None,
+    status: str | None = None,
+    since: str | None = None,
+    project: str | None = None,
+    unconsumed: bool = False,
+    category: str | None = None,
+    limit: int = 20,
+    rebuild: bool = False,
+) -> list[SearchHit]:
+    """Search the notes of one or more stores, best first.
+
+    Args:
+        query: words (all required; any, when no note has all), ``"a phrase"``,
+            ``prefix*``.
+        stores: a :class:`~sessionkit.backends.Store` or several (aiwiki wikis and
+            Basic Memory projects alike).
+        kind: keep rows of this kind or kinds (:data:`KINDS`).
+        status: keep sessions with this status word (``active``, ``done``, …).
+        since: keep sessions started on or after this ISO day.
+        project: keep notes of this project.
+        unconsumed: keep only directives still to act on.
+        category: keep observation lines of this category.
+        limit: at most this many rows.
+        rebuild: make each index anew before searching.
+
+    Each store's index is first brought up to date (:func:`refresh`).
+
+    Raises:
+        ValidationError: an unknown kind, or a limit below 1.
+    """
+    from ..backends import Store
+
+    kinds = [kind] if isinstance(kind, str) else list(kind or ())
+    _check(kinds)
+    if limit < 1:
+        raise ValidationError(f"limit must be at least 1, not {limit}")
+    many = [stores] if isinstance(stores, Store) else list(stores)
+    hits: list[SearchHit] = []
+    for every in (True, False):
+        match = _match(query, every=every)
+        if match is None:
+            return []
+        hits = []
+        for store in many:
+            if every:
+                refresh(store, rebuild=rebuild)
+            db, _ = _connect(index_path(store), rebuild=False)
+            try:
+                hits.extend(
+                    _query(
+                        db,
+                        store,
+                        match,
+                        kinds=kinds,
+                        status=status,
+                        since=since,
+                        project=project,
+                        unconsumed=unconsumed,
+                        category=category,
+                        limit=limit,
+                    )
+                )
+            finally:
+                db.close()
+        if hits:
+            break
+    hits.sort(key=lambda h: (h.score, _newest_first(h.date), h.path, h.line or 0))
+    return hits[:limit]
+
+
+def _newest_first(date: str | None) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in date) if date else (1,)  # undated last
