@@ -495,13 +495,16 @@ _LIGHT_COMMON = {
     "sessionkit.markdown",
 }
 LIGHT_IMPORTS = {
-    "session-start": _LIGHT_COMMON | {"sessionkit.context"},
+    # (the outbox: one listing of its folder for the store, every run)
+    "session-start": _LIGHT_COMMON
+    | {"sessionkit.context", "sessionkit.ops", "sessionkit.ops.outbox"},
     "pre-compact": _LIGHT_COMMON
     | {
         "sessionkit._atomic",
         "sessionkit._gitignore",
         "sessionkit.ops",
         "sessionkit.ops.checkpoint",
+        "sessionkit.ops.outbox",
         "sessionkit.redaction",
     },
 }
