@@ -151,18 +151,23 @@ def moto() -> Iterator[Any]:
 # -- a store that does not take the checkpoint in time ------------------------------------
 
 
+def _kept_while_locked(world: dict[str, Path]) -> str:
+    """A hook run while another writer holds the local store's lock past its deadline."""
+    lock = world["repo"] / "aiwiki" / "sessions" / ".sessionkit.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return _kept_line(_hook(world, deadline_ms=1500))
+    finally:
+        os.close(fd)
+
+
 def test_a_locked_local_store_keeps_the_checkpoint_until_the_next_hook(
     world: dict[str, Path],
 ) -> None:
     assert _hook(world).returncode == 0  # the note exists
-    lock = world["repo"] / "aiwiki" / "sessions" / ".sessionkit.lock"
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # another writer holds the store past the deadline
-        line = _kept_line(_hook(world, deadline_ms=1500))
-        assert "lock" in line
-    finally:
-        os.close(fd)
+    line = _kept_while_locked(world)
+    assert "lock" in line
     (entry,) = _waiting(world)
     assert str(entry) in line
     assert not str(entry).startswith(str(world["repo"]))  # never inside the repository
@@ -180,6 +185,36 @@ def test_a_locked_local_store_keeps_the_checkpoint_until_the_next_hook(
     _once_each(text, 3)
     assert text.count(f"checkpoint {entry.name.split('-')[-1][:-5]}") == 1
     assert _sk(world, "outbox").stdout == "nothing waits in the outbox\n"
+
+
+def test_session_start_delivers_first_and_shows_the_kept_directive(
+    world: dict[str, Path],
+) -> None:
+    assert _hook(world).returncode == 0
+    _kept_while_locked(world)
+    shown = _sk(world, "outbox")
+    assert shown.returncode == 1
+    assert shown.stdout.startswith(f"file://{os.path.realpath(world['repo'])}: 1 waiting\n")
+    start = _payload(world["repo"], hook_event_name="SessionStart", source="compact")
+    res = _sk(world, "hook", "session-start", "--plain", stdin=start)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert "Unconsumed directives (2)" in res.stdout
+    assert _waiting(world) == []
+    _once_each(_local_note(world), 2)
+
+
+def test_sync_delivers_first_but_a_dry_run_does_not(world: dict[str, Path]) -> None:
+    assert _hook(world).returncode == 0
+    _kept_while_locked(world)
+    bm = world["repo"].parent / "bm"
+    dry = _sk(world, "sync", str(world["repo"]), str(bm), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert len(_waiting(world)) == 1 and len(CHECKPOINT.findall(_local_note(world))) == 1
+    res = _sk(world, "sync", str(world["repo"]), str(bm))
+    assert res.returncode == 0, res.stderr
+    assert "delivered 1 checkpoint from the outbox" in res.stderr
+    assert _waiting(world) == []
+    _once_each(_local_note(world), 2)
 
 
 def test_a_store_that_sleeps_past_the_deadline(world: dict[str, Path], moto: Any) -> None:
@@ -233,17 +268,21 @@ def test_the_outbox_keeps_no_secret(world: dict[str, Path]) -> None:
         f'[hooks]\ndirective_action = "use {token} to push"\n', encoding="utf-8"
     )
     assert _hook(world).returncode == 0
-    lock = world["repo"] / "aiwiki" / "sessions" / ".sessionkit.lock"
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        line = _kept_line(_hook(world, deadline_ms=1500))
-    finally:
-        os.close(fd)
+    line = _kept_while_locked(world)
     assert token not in line
     (entry,) = _waiting(world)
     text = entry.read_text(encoding="utf-8")
     assert token not in text and "[REDACTED:" in text
+
+
+@pytest.mark.parametrize("event", ["pre-compact", "session-start"])
+def test_one_message_for_one_deadline(world: dict[str, Path], event: str) -> None:
+    # a 1 ms budget is spent before the run starts: the deadline stops it, whatever the load
+    res = _sk(world, "hook", event, stdin=_payload(world["repo"]), deadline_ms=1)
+    assert res.returncode == 0
+    (line,) = res.stderr.splitlines()
+    assert json.loads(res.stdout) == {"systemMessage": line}
+    assert line.startswith(f"sessionkit hook: {event} stopped at its 0.001 s deadline while")
 
 
 # -- concurrent hooks on one session ---------------------------------------------------------

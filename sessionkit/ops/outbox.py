@@ -284,8 +284,26 @@ def deliver(store: Any, identity: str, *, project: str | None = None) -> Deliver
             os.unlink(path)
         except FileNotFoundError:  # another run delivered it too (and wrote it once)
             pass
-    _sync_dir(os.path.dirname(waiting[0][0]))
+    folder = folder_for(identity)
+    _sync_dir(folder)
+    _sweep(folder)
     return done
+
+
+def _sweep(folder: str, age: float = 3600.0) -> None:
+    """Remove the temp files a writer killed mid-write left (older than ``age`` seconds)."""
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(folder) if n[:1] == "." and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if now - os.stat(path).st_mtime > age:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def summary() -> list[dict[str, Any]]:
