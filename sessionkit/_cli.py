@@ -268,6 +268,8 @@ def _deliver_outbox(url: str, layout: str | None = None, **options: Any) -> None
     except (SessionKitError, OSError) as exc:
         click.echo(f"sessionkit: the outbox for {identity} waits: {_one_line(str(exc))}", err=True)
         return
+    for path, why in done.failed:
+        click.echo(f"sessionkit: the outbox entry {path} waits: {_one_line(str(why))}", err=True)
     if done.count:
         n = done.count
         click.echo(
@@ -1582,6 +1584,8 @@ def outbox_(deliver: bool, as_json: bool) -> None:
                 item["error"] = _one_line(str(exc))
                 continue
             item["delivered"] = done.count
+            if done.failed:
+                item["error"] = "; ".join(f"{p}: {_one_line(str(e))}" for p, e in done.failed)
         left = {s["store"]: s for s in outbox.summary()}
         for item in stores:
             waiting = left.get(item["store"])

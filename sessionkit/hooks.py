@@ -745,7 +745,7 @@ def _record(
         store = settings.open(deadline)
         if waiting:
             deadline.enter("delivering the outbox")
-            outbox.deliver(store, identity, project=settings.project())
+            _deliver(outbox, store, identity, settings)
         # reading the transcript and the work manifest, listing the store, writing the note
         deadline.enter("recording the checkpoint")
         remote = not identity.startswith("file://")
@@ -761,6 +761,15 @@ def _record(
         )
         found = getattr(store, "redactions", None) or []
     return report, found
+
+
+def _deliver(outbox: Any, store: Any, identity: str, settings: _Settings) -> None:
+    """Deliver the store's outbox; raises only when the store is busy or unreachable (an
+    entry the store refuses waits, and is named in one line)."""
+    done = outbox.deliver(store, identity, project=settings.project())
+    if done.failed:
+        path, exc = done.failed[0]
+        _say(f"the outbox entry {path} waits: {_describe(exc)}")
 
 
 def _unavailable(exc: BaseException) -> str | None:
@@ -1014,12 +1023,9 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
         if waiting:
             deadline.enter("delivering the outbox")
             try:
-                outbox.deliver(store, identity, project=settings.project())
+                _deliver(outbox, store, identity, settings)
             except Exception as exc:  # the note as it is, then; they wait for the next run
-                why = _unavailable(exc)
-                if why is None:
-                    raise
-                _say(f"session-start: the outbox waits ({why})")
+                _say(f"session-start: the outbox waits: {_unavailable(exc) or _describe(exc)}")
             deadline.enter("reading the latest note")
         text = session_start_text(store, render)
     deadline.disarm()  # the answer is ready: print it whole

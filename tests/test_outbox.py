@@ -262,6 +262,23 @@ def test_a_refused_store_comes_back_and_takes_the_checkpoint(world: dict[str, Pa
         _once_each(_s3_note(server), 1)
 
 
+def test_an_entry_the_store_refuses_waits_without_stopping_other_sessions(
+    world: dict[str, Path],
+) -> None:
+    assert _hook(world).returncode == 0
+    _kept_while_locked(world)
+    (page,) = (world["repo"] / "aiwiki" / "sessions").glob("*.md")
+    page.write_bytes(b"\xff\xfe not a note\n")  # its session's note no longer reads
+    other = "0c9f2e11-1111-4222-8333-944455566677"
+    res = _sk(world, "hook", "pre-compact", stdin=_payload(world["repo"], session_id=other))
+    assert res.returncode == 0, res.stderr
+    (line,) = res.stderr.splitlines()
+    assert "outbox entry" in line and "waits" in line and "Traceback" not in line
+    assert len(_waiting(world)) == 1  # still there, for when the note is mended
+    (new,) = (world["repo"] / "aiwiki" / "sessions").glob("*-0c9f2e1.md")
+    _once_each(new.read_text(encoding="utf-8"), 1)
+
+
 def test_the_outbox_keeps_no_secret(world: dict[str, Path]) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     (world["repo"] / ".sessionkit.toml").write_text(

@@ -208,13 +208,14 @@ def entries(identity: str) -> list[tuple[str, dict[str, Any] | None]]:
 
 
 class Delivered:
-    """What :func:`deliver` did: the keys written, entries found there already, and
-    the entries it could not read (left in place)."""
+    """What :func:`deliver` did: the keys written, entries found there already, the
+    entries it could not read and those the store refused (both left in place)."""
 
     def __init__(self) -> None:
         self.written: list[str] = []
         self.already: int = 0
         self.unreadable: list[str] = []
+        self.failed: list[tuple[str, Exception]] = []
 
     @property
     def count(self) -> int:
@@ -231,32 +232,20 @@ def _when(at: object) -> Any:
         return None
 
 
-def deliver(store: Any, identity: str, *, project: str | None = None) -> Delivered:
-    """Record every checkpoint waiting for ``store`` in it, oldest first, exactly once.
+def _arguments(entry: Mapping[str, Any], project: str | None) -> dict[str, Any] | None:
+    """:func:`~sessionkit.ops.lifecycle.record_checkpoint`'s arguments for an entry
+    (``None``: an entry that does not read as one, say edited by hand)."""
+    from .lifecycle import DirectiveSpec, WorkItem
 
-    Each entry is removed once the store took it; the first failure (the store
-    still unreachable) stops the delivery and is raised, leaving that entry and
-    the later ones waiting.
-    """
-    done = Delivered()
-    waiting = entries(identity)
-    if not waiting:
-        return done
-    from .lifecycle import DirectiveSpec, WorkItem, record_checkpoint
-
-    for path, entry in waiting:
-        if entry is None or entry.get("store") != identity:  # (never another store's)
-            done.unreadable.append(path)
-            continue
+    try:
         work = entry.get("work")
         item = None
-        if isinstance(work, dict):
-            phases = tuple((str(p[0]), str(p[1])) for p in work.get("phases") or () if len(p) == 2)
+        if work is not None:
             item = WorkItem(
-                name=str(work.get("name")),
-                manifest=str(work.get("manifest")),
-                status=str(work.get("status")),
-                phases=phases,
+                name=str(work["name"]),
+                manifest=str(work["manifest"]),
+                status=str(work["status"]),
+                phases=tuple((str(k), str(v)) for k, v in work.get("phases") or ()),
             )
         spec = entry.get("directive") or {}
         directive = DirectiveSpec(
@@ -267,15 +256,62 @@ def deliver(store: Any, identity: str, *, project: str | None = None) -> Deliver
             for k in ("session_id", "trigger", "transcript_path")
             if isinstance(entry.get(k), str)
         }
-        report = record_checkpoint(
-            store,
-            payload,
-            _when(entry.get("at")),
-            directive=directive,
-            project=project or entry.get("project"),
-            work=item,
-            checkpoint_id=str(entry["id"]),
+        return {
+            "payload": payload,
+            "now": _when(entry.get("at")),
+            "directive": directive,
+            "project": project or entry.get("project"),
+            "work": item,
+            "checkpoint_id": str(entry["id"]),
+        }
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _busy(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store is busy or unreachable (then nothing more is tried)."""
+    from ..backends._netfail import unreachable
+    from ..errors import ConflictError
+
+    return (
+        isinstance(exc, ConflictError) or unreachable(exc) is not None or "cannot reach" in str(exc)
+    )
+
+
+def deliver(store: Any, identity: str, *, project: str | None = None) -> Delivered:
+    """Record every checkpoint waiting for ``store`` in it, oldest first, exactly once.
+
+    Each entry is removed once the store took it.  A store that is busy or
+    unreachable stops the delivery (the error is raised; that entry and the
+    later ones wait).  An entry the store refuses for another reason (its note
+    does not read, say) waits, with the later ones of its session, and is
+    named in :attr:`Delivered.failed`; the other sessions' entries go on.
+    """
+    done = Delivered()
+    waiting = entries(identity)
+    if not waiting:
+        return done
+    from .lifecycle import record_checkpoint
+
+    stuck: set[object] = set()  # sessions whose entries wait behind a failed one
+    for path, entry in waiting:
+        args = (
+            None if entry is None or entry.get("store") != identity else _arguments(entry, project)
         )
+        if entry is None or args is None:  # (never another store's)
+            done.unreadable.append(path)
+            continue
+        session = entry.get("session_id") or entry.get("short_id")
+        if session in stuck:
+            continue
+        try:
+            report = record_checkpoint(store, **args)
+        except Exception as exc:
+            if _busy(exc):
+                raise
+            stuck.add(session)
+            done.failed.append((path, exc))
+            continue
         if report.at:
             done.written.append(report.key)
         else:
