@@ -256,6 +256,7 @@ def _hook_env(home: Path, **extra: str) -> dict[str, str]:
     env.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),  # (the outbox's folder)
         SESSIONKIT_HOOK_DEADLINE_MS=str(HOOK_BUDGET_MS),
         AWS_ACCESS_KEY_ID="testing",
         AWS_SECRET_ACCESS_KEY="testing",

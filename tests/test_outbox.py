@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 import sessionkit
+from sessionkit.diagnostics import Severity
 
 SCRIPT = shutil.which("sessionkit")
 SID = "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"
@@ -61,6 +62,7 @@ def _env(world: dict[str, Path], deadline_ms: int = 120_000) -> dict[str, str]:
     env.update(
         HOME=str(world["home"]),
         XDG_CONFIG_HOME=str(world["home"] / ".config"),
+        XDG_STATE_HOME=str(world["home"] / ".local" / "state"),  # (not used: the variable)
         SESSIONKIT_STATE_DIR=str(world["state"]),
         SESSIONKIT_HOOK_DEADLINE_MS=str(deadline_ms),
         AWS_ACCESS_KEY_ID="testing",
@@ -130,12 +132,16 @@ def _local_note(world: dict[str, Path]) -> str:
     return page.read_text(encoding="utf-8")
 
 
-def _once_each(text: str, expected: int) -> None:
+def _once_each(text: str, expected: int, key: str = f"{SID[:7]}.md") -> None:
     """``expected`` checkpoints, none twice (every id at most once), the page readable."""
     assert len(CHECKPOINT.findall(text)) == expected
     ids = MARKER.findall(text)
     assert len(ids) == len(set(ids)), ids
     assert len(sessionkit.loads(text).checkpoints) == expected
+    # lints clean: a checkpoint delivered late is never stamped before the one above it
+    key = f"{sessionkit.loads(text).started}-{key}"
+    diags = sessionkit.lint(text, path=key)
+    assert [str(d) for d in diags if d.severity is not Severity.INFO] == []
 
 
 @pytest.fixture()
@@ -262,6 +268,21 @@ def test_a_refused_store_comes_back_and_takes_the_checkpoint(world: dict[str, Pa
         _once_each(_s3_note(server), 1)
 
 
+def test_a_checkpoint_delivered_late_keeps_the_log_chronological(
+    world: dict[str, Path],
+) -> None:
+    assert _hook(world).returncode == 0
+    _kept_while_locked(world)
+    time.sleep(1.1)  # (so that the next checkpoint's second is a later one)
+    elsewhere = {**world, "state": world["state"].parent / "other-state"}
+    assert _hook(elsewhere).returncode == 0  # a hook that does not see this outbox
+    assert _sk(world, "outbox", "--deliver").returncode == 0
+    text = _local_note(world)
+    _once_each(text, 3)  # (lints clean: no AW016)
+    stamps = [cp.at for cp in sessionkit.loads(text).checkpoints]
+    assert stamps == sorted(stamps)
+
+
 def test_an_entry_the_store_refuses_waits_without_stopping_other_sessions(
     world: dict[str, Path],
 ) -> None:
@@ -276,7 +297,7 @@ def test_an_entry_the_store_refuses_waits_without_stopping_other_sessions(
     assert "outbox entry" in line and "waits" in line and "Traceback" not in line
     assert len(_waiting(world)) == 1  # still there, for when the note is mended
     (new,) = (world["repo"] / "aiwiki" / "sessions").glob("*-0c9f2e1.md")
-    _once_each(new.read_text(encoding="utf-8"), 1)
+    _once_each(new.read_text(encoding="utf-8"), 1, key="0c9f2e1.md")
 
 
 def test_the_outbox_keeps_no_secret(world: dict[str, Path]) -> None:

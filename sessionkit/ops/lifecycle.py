@@ -269,6 +269,9 @@ class CheckpointReport:
     payload_ok: bool = True
 
 
+_ISO_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
 def checkpoint_marker(checkpoint_id: str) -> str:
     """The text a checkpoint with a stable id carries (an HTML comment in an aiwiki
     entry, a bracketed tail on a Basic Memory context line): ``checkpoint <id>``."""
@@ -420,6 +423,8 @@ def record_checkpoint(
         checkpoint_id: a stable id written into the entry (see
             :func:`checkpoint_marker`); when the note already holds it, nothing
             is written, so delivering the same checkpoint twice records it once.
+            Such an entry (one recorded late, from the outbox) is never stamped
+            before the note's last checkpoint: the log stays chronological.
 
     The note is created lazily (aiwiki: the v2 skeleton, status ``active``,
     ``session_id`` set, focus ``unset``; Basic Memory: the plugin's session
@@ -506,6 +511,12 @@ def record_checkpoint(
             return dumps(attrs.evolve(session, checkpoints=(cp,)), format="aiwiki-v2")
         created[0] = False
         old = _load_aiwiki_v2(text, key)
+        last = old.checkpoints[-1].at if old.checkpoints else ""
+        if marker is not None and _ISO_STAMP.fullmatch(last) and last > cp.at:
+            # a checkpoint recorded late (the outbox's): never before the one above it,
+            # the log stays chronological (AW016)
+            stamp[0] = last
+            cp = attrs.evolve(cp, at=last)
         new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
         if old.id is None and session_id is not None and old.short_id is None:
             new = attrs.evolve(new, id=session_id)
