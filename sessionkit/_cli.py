@@ -252,7 +252,8 @@ def _deliver_outbox(url: str, layout: str | None = None, **options: Any) -> None
     identity = outbox.store_identity(url)
     if not outbox.pending(identity):
         return
-    params = click.get_current_context().params
+    ctx = click.get_current_context(silent=True)
+    params = ctx.params if ctx is not None else {}
     if params.get("dry_run") or params.get("yes") is False:
         return
     try:
