@@ -70,8 +70,10 @@ def state_dir() -> str:
             return os.path.join(xdg, _APP)
         if home.startswith("/"):
             return os.path.join(home.rstrip("/") or "/", ".local", "state", _APP)
-    import platformdirs
-
+    try:
+        import platformdirs
+    except ImportError:  # (a declared dependency; an odd install may lack it)
+        return os.path.join(os.path.expanduser("~"), ".local", "state", _APP)
     return str(platformdirs.user_state_dir(_APP))
 
 
@@ -110,7 +112,7 @@ def pending(identity: str) -> list[str]:
     """The entries waiting for a store, oldest first (one listing; ``[]`` when none)."""
     try:
         names = os.listdir(folder_for(identity))
-    except OSError:
+    except (OSError, ValueError):  # (no folder; or no home folder to find it in)
         return []
     return sorted(n for n in names if n.endswith(".json") and n[:1] != "." and n != _STORE_FILE)
 
