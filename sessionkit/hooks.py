@@ -72,7 +72,8 @@ class DeadlineExceeded(BaseException):
     Attributes:
         stage: what the hook was doing (``reading stdin``, ``writing the store``).
         seconds: the budget, in seconds.
-        kept: the outbox entry the checkpoint went to instead, if any.
+        kept: the outbox entry the checkpoint went to instead (``""``: writing it
+            failed; ``None``: there was none to keep).
     """
 
     def __init__(self, stage: str, seconds: float) -> None:
@@ -226,6 +227,8 @@ def _notify() -> None:
         if sys.stdout is not None:
             sys.stdout.write(_json_dumps({"systemMessage": message}) + "\n")
             sys.stdout.flush()
+    except BrokenPipeError:  # nobody reads stdout: stderr had it
+        _quiet_stdout()
     except (OSError, ValueError):  # stdout closed: stderr had it
         pass
 
@@ -687,7 +690,7 @@ def _pre_compact(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int
                 settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
             except Exception:
                 raise exc from None
-        exc.kept = _keep(settings, payload, checkpoint_id, at)
+        exc.kept = _keep(settings, payload, checkpoint_id, at) or ""  # ("": it failed)
         raise
     except Exception as exc:
         why = _unavailable(exc) if settings is not None else None
@@ -1282,7 +1285,7 @@ def _deadline_message(event: str, exc: DeadlineExceeded) -> None:
     ``systemMessage`` (the same words), said alone."""
     message = f"{event} stopped at its {exc.seconds:g} s deadline while {exc.stage}"
     if exc.kept is not None:
-        message += f"; {_kept_line(exc.kept)}"
+        message += f"; {_kept_line(exc.kept or None)}"
     else:
         message += " (nothing partial was written; raise hooks.deadline_ms if the store is slow)"
     _NOTICES.clear()  # said here, whole
