@@ -259,6 +259,8 @@ def _open_store(
     options.update(_parse_option(item) for item in storage_option)
     from .backends import open_store
 
+    # what a hook kept for this store lands first (and may be what makes it exist)
+    _deliver_outbox(url, layout=layout or config.layout, **options)
     store = open_store(
         url,
         layout=layout or config.layout,
@@ -271,6 +273,40 @@ def _open_store(
 
         store.redaction = Policy.from_config(config)
     return store
+
+
+def _deliver_outbox(url: str, layout: str | None = None, **options: Any) -> None:
+    """Deliver the checkpoints a hook kept in the outbox for this store, first (one line
+    on stderr); nothing on a dry run or a run that only shows (``--yes`` not given)."""
+    from .ops import outbox
+
+    identity = outbox.store_identity(url)
+    if not outbox.pending(identity):
+        return
+    ctx = click.get_current_context(silent=True)
+    params = ctx.params if ctx is not None else {}
+    if params.get("dry_run") or params.get("yes") is False:
+        return
+    try:
+        from .backends import open_store
+
+        kept = next((e for _, e in outbox.entries(identity) if e is not None), None) or {}
+        store = open_store(url, layout=layout or kept.get("layout"), **options)
+        if hasattr(store, "redaction"):
+            from .redaction import Policy
+
+            store.redaction = Policy.from_config(_state().config)
+        done = outbox.deliver(store, identity, project=kept.get("project"))
+    except (SessionKitError, OSError) as exc:
+        click.echo(f"sessionkit: the outbox for {identity} waits: {_one_line(str(exc))}", err=True)
+        return
+    for path, why in done.failed:
+        click.echo(f"sessionkit: the outbox entry {path} waits: {_one_line(str(why))}", err=True)
+    if done.count:
+        n = done.count
+        click.echo(
+            f"sessionkit: delivered {n} checkpoint{'s' * (n != 1)} from the outbox", err=True
+        )
 
 
 # -- the group -------------------------------------------------------------------------
@@ -1607,6 +1643,9 @@ def sync_(
             _say(f"sessionkit: watching {a} and {b} for changes; press Ctrl-C to stop", err=True)
 
     waiting: list[bool] = []
+    if not dry_run:  # checkpoints a hook kept for either side land first
+        _deliver_outbox(a, **kwargs["a_options"])
+        _deliver_outbox(b, **kwargs["b_options"])
     try:
         if watch:
             try:
@@ -1636,6 +1675,60 @@ def _issue_line(source: str, message: str) -> str:
     if text == source or text.startswith((f"{source}:", f"{source} ")):
         return text
     return f"{source}: {text}"
+
+
+@cli.command(name="outbox")
+@click.option("--deliver", is_flag=True, help="Deliver what waits to each store now.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+def outbox_(deliver: bool, as_json: bool) -> None:
+    """Show the checkpoints waiting in the outbox, per store.
+
+    A pre-compact hook whose store did not take its checkpoint in time keeps
+    it in the outbox (in the user's state folder); the next hook, sync or
+    command on that store delivers it.  With --deliver, each store is opened
+    (with the configured storage options) and takes what waits for it, oldest
+    first, exactly once.  Exit 0 when nothing waits afterwards, 1 otherwise.
+    """
+    from .backends import open_store
+    from .ops import outbox
+
+    stores = outbox.summary()
+    if deliver:
+        config = _state().config
+        for item in stores:
+            first = next((e for e in outbox.entries(item["store"]) if e[1] is not None), None)
+            kind = (first[1] or {}) if first else {}
+            try:
+                options = storage_options_for(config, item["store"])
+                store = open_store(item["store"], layout=kind.get("layout"), **options)
+                done = outbox.deliver(store, item["store"], project=kind.get("project"))
+            except (SessionKitError, OSError) as exc:
+                item["error"] = _one_line(str(exc))
+                continue
+            item["delivered"] = done.count
+            if done.failed:
+                item["error"] = "; ".join(f"{p}: {_one_line(str(e))}" for p, e in done.failed)
+        left = {s["store"]: s for s in outbox.summary()}
+        for item in stores:
+            waiting = left.get(item["store"])
+            item["count"], item["entries"] = (
+                (waiting["count"], waiting["entries"]) if waiting else (0, [])
+            )
+    if as_json:
+        click.echo(json.dumps(stores, indent=2, ensure_ascii=False))
+    else:
+        if not stores:
+            click.echo("nothing waits in the outbox")
+        for item in stores:
+            line = f"{item['store']}: {item['count']} waiting"
+            if "delivered" in item:
+                line += f", {item['delivered']} delivered"
+            if "error" in item:
+                line += f"; cannot deliver: {item['error']}"
+            click.echo(line)
+            for entry in item["entries"]:
+                click.echo(f"  {entry['at']} session {entry['session_id']} ({entry['file']})")
+    _exit(FINDINGS if any(item["count"] for item in stores) else OK)
 
 
 # -- starting from nothing ----------------------------------------------------------------

@@ -29,8 +29,12 @@ default 5000): reading stdin, the transcript and the work manifest, listing,
 reading and writing the store all count against it.  Remote stores get their
 connect and read timeouts from what is left of it; a ``SIGALRM`` timer stops
 whatever is still running when it runs out.  The hook then exits 0, having
-written nothing partial (store writes are atomic), and says why in
-Claude Code's ``systemMessage`` (on stdout, shown to the user) and on stderr.
+written nothing partial (store writes are atomic), and says why in one line:
+Claude Code's ``systemMessage`` (on stdout, shown to the user) and stderr say
+the same words.  A checkpoint the store did not take (the deadline, a lock
+not free in time, an unreachable store) is kept in the outbox
+(:mod:`sessionkit.ops.outbox`) and delivered, once, before the next hook's
+own work or any command's on that store.
 """
 
 from __future__ import annotations
@@ -68,12 +72,16 @@ class DeadlineExceeded(BaseException):
     Attributes:
         stage: what the hook was doing (``reading stdin``, ``writing the store``).
         seconds: the budget, in seconds.
+        kept: the outbox entry the checkpoint went to instead (``""``: writing it
+            failed; ``None``: there was none to keep).
     """
 
     def __init__(self, stage: str, seconds: float) -> None:
         super().__init__(stage, seconds)
         self.stage = stage
         self.seconds = seconds
+        #: where the checkpoint went when the store did not take it (the outbox)
+        self.kept: str | None = None
 
 
 class _Deadline:
@@ -102,6 +110,7 @@ class _Deadline:
         """Say what the hook does next; raise at once when no time is left."""
         self.stage = stage
         if self.remaining() <= 0:
+            self.disarm()  # said now: the timer must not fire again while the hook says it
             raise DeadlineExceeded(stage, self.seconds)
 
     def reset(self, seconds: float) -> None:
@@ -218,6 +227,8 @@ def _notify() -> None:
         if sys.stdout is not None:
             sys.stdout.write(_json_dumps({"systemMessage": message}) + "\n")
             sys.stdout.flush()
+    except BrokenPipeError:  # nobody reads stdout: stderr had it
+        _quiet_stdout()
     except (OSError, ValueError):  # stdout closed: stderr had it
         pass
 
@@ -672,11 +683,56 @@ def _pre_compact(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int
     if start is None and not _store_usable_without_start(args.store):
         _say(f"pre-compact: {_NO_START}")
         return 0
-    deadline.enter("loading the configuration")
-    settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
-    _configured_deadline(deadline, settings)
+    from .ops import outbox
+    from .ops.checkpoint import iso_now
+
+    checkpoint_id, at = outbox.new_id(), iso_now()  # what the outbox keeps, if it must
+    settings: _Settings | None = None
+    try:
+        deadline.enter("loading the configuration")
+        settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
+        _configured_deadline(deadline, settings)
+        report, found = _record(settings, payload, deadline, checkpoint_id)
+    except DeadlineExceeded as exc:
+        deadline.disarm()  # (off once it fired; also when a stage found no time left)
+        if settings is None:  # the configuration is needed to know the store: read it now
+            try:
+                settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
+            except Exception:
+                raise exc from None
+        exc.kept = _keep(settings, payload, checkpoint_id, at) or ""  # ("": it failed)
+        raise
+    except Exception as exc:
+        why = _unavailable(exc) if settings is not None else None
+        if why is None or settings is None:
+            raise
+        deadline.disarm()  # writing the outbox must not be cut short
+        path = _keep(settings, payload, checkpoint_id, at)
+        _say(f"pre-compact: the store did not take the checkpoint ({why}); {_kept_line(path)}")
+        return 0
+    if found:
+        where = ", ".join(f"{f.path}:{f.line} {f.kind}" for f in found[:10])
+        verb = "redacted" if found[0].redacted else "wrote in clear (warn)"
+        _say(f"{verb} {len(found)} secret(s): {where}")
+    if problem is None and not report.payload_ok:
+        problem = "payload has no usable session_id"
+    if problem is not None:
+        _say(f"{problem}; checkpoint recorded under short id {report.short_id} in {report.key}")
+    return 0
+
+
+def _record(
+    settings: _Settings, payload: Any, deadline: _Deadline, checkpoint_id: str
+) -> tuple[Any, list[Any]]:
+    """Deliver what waits in the store's outbox, then record this run's checkpoint:
+    ``(report, secrets found)``."""
+    from .ops import outbox
+
+    identity = outbox.store_identity(settings.url, settings.start)
     report: Any = None
-    root = settings.local_aiwiki_root()
+    found: list[Any] = []
+    waiting = outbox.pending(identity)  # (one listing: usually an empty or missing folder)
+    root = settings.local_aiwiki_root() if not waiting else None
     if root is not None:  # an existing page of a local aiwiki folder: the light lane
         from .ops.checkpoint import record_local
 
@@ -700,25 +756,100 @@ def _pre_compact(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int
 
         deadline.enter("opening the store")
         store = settings.open(deadline)
+        if waiting:
+            deadline.enter("delivering the outbox")
+            _deliver(outbox, store, identity, settings)
         # reading the transcript and the work manifest, listing the store, writing the note
         deadline.enter("recording the checkpoint")
+        remote = not identity.startswith("file://")
         report = record_checkpoint(
             store,
             payload,
             repo_root=settings.repo_root,
             directive=DirectiveSpec.from_config(settings.hooks),
             project=settings.project(),
+            # a write the deadline cuts short may have landed: its id keeps the
+            # outbox's copy from landing twice (a local write is done or not)
+            checkpoint_id=checkpoint_id if remote else None,
         )
         found = getattr(store, "redactions", None) or []
-    if found:
-        where = ", ".join(f"{f.path}:{f.line} {f.kind}" for f in found[:10])
-        verb = "redacted" if found[0].redacted else "wrote in clear (warn)"
-        _say(f"{verb} {len(found)} secret(s): {where}")
-    if problem is None and not report.payload_ok:
-        problem = "payload has no usable session_id"
-    if problem is not None:
-        _say(f"{problem}; checkpoint recorded under short id {report.short_id} in {report.key}")
-    return 0
+    return report, found
+
+
+def _deliver(outbox: Any, store: Any, identity: str, settings: _Settings) -> None:
+    """Deliver the store's outbox; raises only when the store is busy or unreachable (an
+    entry the store refuses waits, and is named in one line)."""
+    done = outbox.deliver(store, identity, project=settings.project())
+    if done.failed:
+        path, exc = done.failed[0]
+        _say(f"the outbox entry {path} waits: {_describe(exc)}")
+
+
+def _unavailable(exc: BaseException) -> str | None:
+    """Why the store could not take the checkpoint when it was busy or unreachable
+    (a lock not free in time, lost write races, no answer), else ``None``."""
+    from .errors import ConflictError, SessionKitError
+
+    if isinstance(exc, ConflictError):
+        return str(exc)
+    from .backends._netfail import unreachable
+
+    why = unreachable(exc)
+    if why is not None:
+        return f"cannot reach the store: {why}"
+    if isinstance(exc, SessionKitError) and "cannot reach" in str(exc):
+        return str(exc)
+    return None
+
+
+def _keep(settings: _Settings, payload: Any, checkpoint_id: str, at: str) -> str | None:
+    """Write this run's checkpoint to the store's outbox; its path (``None``: not written)."""
+    from .ops import outbox
+    from .ops.checkpoint import find_work, payload_ids, text_field
+
+    identity = outbox.store_identity(settings.url, settings.start)
+    session_id, id7, _, trigger = payload_ids(payload)
+    data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
+    work = find_work(settings.repo_root)
+    hooks = settings.hooks
+    entry = {
+        "id": checkpoint_id,
+        "at": at,
+        "session_id": session_id,
+        "short_id": id7,
+        "trigger": trigger,
+        "transcript_path": text_field(data, "transcript_path"),
+        "work": None
+        if work is None
+        else {
+            "name": work.name,
+            "manifest": work.manifest,
+            "status": work.status,
+            "phases": [list(p) for p in work.phases],
+        },
+        "directive": {
+            "kind": str(hooks.directive_kind),
+            "scope": str(hooks.directive_scope),
+            "action": str(hooks.directive_action),
+        },
+        "layout": settings.layout,
+        "format": settings.format,
+        "project": settings.project(),
+    }
+    try:
+        return outbox.keep(identity, entry)
+    except OSError:
+        return None
+
+
+def _kept_line(path: str | None) -> str:
+    """The end of the one line a hook says when the store did not take its checkpoint."""
+    if path is None:
+        return "nothing recorded: the outbox could not be written either"
+    return (
+        f"the checkpoint waits in the outbox ({path}) for the next hook, "
+        "`sessionkit outbox --deliver` or any command on that store"
+    )
 
 
 # -- session-start ---------------------------------------------------------------------
@@ -853,7 +984,11 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
     settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
     _configured_deadline(deadline, settings)
     render = _render_options(payload, settings)
-    root = settings.local_aiwiki_root()
+    from .ops import outbox
+
+    identity = outbox.store_identity(settings.url, settings.start)
+    waiting = outbox.pending(identity)  # checkpoints kept by a pre-compact: deliver first
+    root = settings.local_aiwiki_root() if not waiting else None
     text = None
     deadline.enter("reading the latest note")
     if root is not None and not _fastpaths.enabled("session-start"):
@@ -868,6 +1003,13 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
             root = None
     if root is None:
         store = settings.open(deadline)
+        if waiting:
+            deadline.enter("delivering the outbox")
+            try:
+                _deliver(outbox, store, identity, settings)
+            except Exception as exc:  # the note as it is, then; they wait for the next run
+                _say(f"session-start: the outbox waits: {_unavailable(exc) or _describe(exc)}")
+            deadline.enter("reading the latest note")
         text = session_start_text(store, render)
         if getattr(store, "layout", None) == "aiwiki":
             from ._listing import unknown_notes
@@ -1125,21 +1267,16 @@ def _configured_deadline(deadline: _Deadline, settings: _Settings) -> None:
 
 
 def _deadline_message(event: str, exc: DeadlineExceeded) -> None:
-    """Say that the deadline stopped the hook: Claude Code's ``systemMessage`` and stderr."""
-    message = (
-        f"sessionkit hook {event} stopped at its {exc.seconds:g} s deadline while {exc.stage}"
-        " (nothing partial was written; raise hooks.deadline_ms if the store is slow)"
-    )
-    _say(message.removeprefix("sessionkit hook "))
+    """Say that the deadline stopped the hook: one line, on stderr and as Claude Code's
+    ``systemMessage`` (the same words), said alone."""
+    message = f"{event} stopped at its {exc.seconds:g} s deadline while {exc.stage}"
+    if exc.kept is not None:
+        message += f"; {_kept_line(exc.kept or None)}"
+    else:
+        message += " (nothing partial was written; raise hooks.deadline_ms if the store is slow)"
     _NOTICES.clear()  # said here, whole
-    import json  # (a rare path)
-
-    try:
-        if sys.stdout is not None:
-            sys.stdout.write(json.dumps({"systemMessage": message}) + "\n")
-            sys.stdout.flush()
-    except (OSError, ValueError):
-        _quiet_stdout()
+    _say(message)
+    _notify()
 
 
 def _quiet_stdout() -> None:

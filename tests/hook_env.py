@@ -32,6 +32,7 @@ def isolated(tmp: Path, *, frozen: bool = False) -> Iterator[None]:
     for name in saved:
         del os.environ[name]
     os.environ["XDG_CONFIG_HOME"] = str(tmp / "xdg")
+    os.environ["SESSIONKIT_STATE_DIR"] = str(tmp / "state")  # (the outbox: never the user's)
     os.environ["SESSIONKIT_HOOK_DEADLINE_MS"] = "600000"
     try:
         with mock.patch("time.gmtime", lambda *_: FROZEN) if frozen else contextlib.nullcontext():

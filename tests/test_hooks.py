@@ -44,6 +44,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     env["HOME"] = str(home)
     env["XDG_CONFIG_HOME"] = str(home / ".config")
     env["BASIC_MEMORY_CONFIG_DIR"] = str(home / ".basic-memory")
+    env["XDG_STATE_HOME"] = str(home / ".local" / "state")  # (the outbox's folder)
     # these tests are about what the hooks do, on a machine that may be loaded: a budget
     # far from the 5 s default (the deadline itself is tested in tests/test_hostile.py)
     env["SESSIONKIT_HOOK_DEADLINE_MS"] = "120000"
@@ -495,13 +496,16 @@ _LIGHT_COMMON = {
     "sessionkit.markdown",
 }
 LIGHT_IMPORTS = {
-    "session-start": _LIGHT_COMMON | {"sessionkit.context"},
+    # (the outbox: one listing of its folder for the store, every run)
+    "session-start": _LIGHT_COMMON
+    | {"sessionkit.context", "sessionkit.ops", "sessionkit.ops.outbox"},
     "pre-compact": _LIGHT_COMMON
     | {
         "sessionkit._atomic",
         "sessionkit._gitignore",
         "sessionkit.ops",
         "sessionkit.ops.checkpoint",
+        "sessionkit.ops.outbox",
         "sessionkit.redaction",
     },
 }

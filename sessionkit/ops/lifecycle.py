@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -74,6 +74,7 @@ __all__ = [
     "StatusReport",
     "WorkItem",
     "add_item",
+    "checkpoint_marker",
     "consume",
     "consume_directives",
     "directives_of",
@@ -264,14 +265,28 @@ class CheckpointReport:
     payload_ok: bool = True
 
 
+_ISO_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
+def checkpoint_marker(checkpoint_id: str) -> str:
+    """The text a checkpoint with a stable id carries (an HTML comment in an aiwiki
+    entry, a bracketed tail on a Basic Memory context line): ``checkpoint <id>``."""
+    return f"checkpoint {_one_line(checkpoint_id)}"
+
+
 def _aiwiki_checkpoint(
-    at: str, work: WorkItem | None, trigger: str | None, spec: DirectiveSpec
+    at: str,
+    work: WorkItem | None,
+    trigger: str | None,
+    spec: DirectiveSpec,
+    marker: str | None = None,
 ) -> Checkpoint:
     items = directive_items(spec.scope, trigger, spec.action)
     directive = Directive(kind=_one_line(spec.kind) or "Dream", items=items)
-    return Checkpoint(
-        event="PreCompact", at=at, body=checkpoint_body(work), directives=(directive,)
-    )
+    body = checkpoint_body(work)
+    if marker is not None:  # unseen when rendered, kept byte for byte by the parser
+        body += f"\n\n<!-- {marker} -->"
+    return Checkpoint(event="PreCompact", at=at, body=body, directives=(directive,))
 
 
 def _new_aiwiki_session(session_id: str | None, day: str) -> Session:
@@ -339,13 +354,16 @@ def _bm_directive(spec: DirectiveSpec) -> Observation:
     )
 
 
-def _bm_context(at: str, work: WorkItem | None, trigger: str | None) -> str:
+def _bm_context(
+    at: str, work: WorkItem | None, trigger: str | None, marker: str | None = None
+) -> str:
     what = f"active work {work.name} ({work.status}, {work.manifest})" if work else "no active work"
-    return (
+    line = (
         _one_line(f"PreCompact at {at}, trigger {trigger or 'unknown'}: {what}")
         .replace("(", "[")
         .replace(")", "]")
     )
+    return line if marker is None else f"{line} [{marker}]"
 
 
 def _new_bm_session(
@@ -380,6 +398,8 @@ def record_checkpoint(
     repo_root: str | os.PathLike[str] | None = None,
     directive: DirectiveSpec | None = None,
     project: str | None = None,
+    work: WorkItem | Literal["find"] | None = "find",
+    checkpoint_id: str | None = None,
 ) -> CheckpointReport:
     """Record a PreCompact checkpoint for the session a hook payload names.
 
@@ -394,6 +414,13 @@ def record_checkpoint(
             (default: the payload's ``cwd``).
         directive: the directive to attach (default: :class:`DirectiveSpec`).
         project: the Basic Memory project name for a new note's ``project``.
+        work: the active work item as it was (an outbox entry's); ``"find"``
+            (default) looks it up under ``repo_root``.
+        checkpoint_id: a stable id written into the entry (see
+            :func:`checkpoint_marker`); when the note already holds it, nothing
+            is written, so delivering the same checkpoint twice records it once.
+            Such an entry (one recorded late, from the outbox) is never stamped
+            before the note's last checkpoint: the log stays chronological.
 
     The note is created lazily (aiwiki: the v2 skeleton, status ``active``,
     ``session_id`` set, focus ``unset``; Basic Memory: the plugin's session
@@ -404,8 +431,10 @@ def record_checkpoint(
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id, id7, payload_ok, trigger = payload_ids(payload)
     spec = directive or DirectiveSpec()
-    root = repo_root if repo_root is not None else _text_field(data, "cwd")
-    work = find_work_item(root) if root else None
+    if work == "find":
+        root = repo_root if repo_root is not None else _text_field(data, "cwd")
+        work = find_work_item(root) if root else None
+    marker = checkpoint_marker(checkpoint_id) if checkpoint_id else None
     created: list[bool] = [False]
     stamp: list[str] = [""]
 
@@ -429,13 +458,15 @@ def record_checkpoint(
         def edit_bm(text: str | None) -> str | None:
             from .._api import dumps, loads
 
+            if marker is not None and text is not None and marker in text:
+                return None  # delivered before (an outbox entry retried)
             when = at()
             if text is None:
                 created[0] = True
                 session = attrs.evolve(
                     fresh,
                     ended=when,
-                    context=(_bm_context(when, work, trigger),),
+                    context=(_bm_context(when, work, trigger, marker),),
                     observations=(_bm_directive(spec),),
                 )
                 return dumps(session, format="basic-memory")
@@ -448,7 +479,7 @@ def record_checkpoint(
                 old,
                 ended=when,
                 extra=extra,
-                context=(*old.context, _bm_context(when, work, trigger)),
+                context=(*old.context, _bm_context(when, work, trigger, marker)),
                 observations=(*old.observations, _bm_directive(spec)),
             )
             return dumps(new)
@@ -471,7 +502,9 @@ def record_checkpoint(
     def edit(text: str | None) -> str | None:
         from .._api import dumps
 
-        cp = _aiwiki_checkpoint(at(), work, trigger, spec)
+        if marker is not None and text is not None and marker in text:
+            return None  # delivered before (an outbox entry retried)
+        cp = _aiwiki_checkpoint(at(), work, trigger, spec, marker)
         if text is None:
             created[0] = True
             session = _new_aiwiki_session(session_id, day)
@@ -479,6 +512,12 @@ def record_checkpoint(
             return dumps(attrs.evolve(session, checkpoints=(cp,)), format="aiwiki-v2")
         created[0] = False
         old = _load_aiwiki_v2(text, key)
+        last = old.checkpoints[-1].at if old.checkpoints else ""
+        if marker is not None and _ISO_STAMP.fullmatch(last) and last > cp.at:
+            # a checkpoint recorded late (the outbox's): never before the one above it,
+            # the log stays chronological (AW016)
+            stamp[0] = last
+            cp = attrs.evolve(cp, at=last)
         new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
         if old.id is None and session_id is not None and old.short_id is None:
             new = attrs.evolve(new, id=session_id)
