@@ -244,3 +244,43 @@ def test_a_markdown_link_whose_text_holds_brackets_is_a_relation(
 
     view = bm_view(parse("---\ntitle: t\ntype: note\n---\n\n" + body, "n.md"))
     assert [(r.type, r.target) for r in view.facts.relations] == want
+
+
+def test_a_converted_pages_carrier_sections_lint_clean(tmp_path: Path) -> None:
+    """#48: `## bm: Observations` is sessionkit's documented carrier, not an AW006."""
+    note = HEAD.replace("title: a\n", "title: a\nstarted: '2026-12-07'\n") + (
+        "## Observations\n- [decision] Use Postgres\n- [result] Reads are 3x faster\n"
+        "\n## Relations\n- relates_to [[Other]]\n"
+    )
+    (tmp_path / "bm" / "sessions").mkdir(parents=True)
+    (tmp_path / "bm" / "sessions" / "a.md").write_text(note)
+    assert convert(tmp_path / "bm", tmp_path / "wiki", to="aiwiki-v2").ok
+    (page,) = (tmp_path / "wiki" / "aiwiki" / "sessions").glob("*.md")
+    text = page.read_text()
+    assert "## bm: Observations\n" in text and "## bm: Relations\n" in text
+    found = sessionkit.lint(text, path=f"aiwiki/sessions/{page.name}")
+    assert [d.code for d in found if d.code == "AW006"] == [], found
+    # a heading that is no carrier still is one
+    other = text.replace("## bm: Observations", "## Observations")
+    assert "AW006" in [d.code for d in sessionkit.lint(other, path=f"aiwiki/sessions/{page.name}")]
+
+
+def test_an_open_checkpoints_ended_travels_without_a_date_end(tmp_path: Path) -> None:
+    """#48: the hook writes `ended` (when it checkpointed) on every open note; as the
+    page's date_end it made an active page with an end (AW019)."""
+    lone = [n for n in NOTES if "release notes" in n]
+    assert len(lone) == 1 and _meta(lone[0])["status"] == "open" and _meta(lone[0])["ended"]
+    bm = _bm(tmp_path / "bm", lone)
+    assert convert(bm, tmp_path / "wiki", to="aiwiki-v2").ok
+    (page,) = (tmp_path / "wiki" / "aiwiki" / "sessions").glob("*.md")
+    text = page.read_text()
+    session = sessionkit.loads(text, path=f"aiwiki/sessions/{page.name}")
+    assert session.ended is None and session.extra["bm_ended"] == _meta(lone[0])["ended"]
+    found = sessionkit.lint(text, path=f"aiwiki/sessions/{page.name}")
+    assert [d.code for d in found if d.code in ("AW019", "AW006") and "bm: " in d.message] == []
+    assert "AW019" not in [d.code for d in found]
+    assert convert(tmp_path / "wiki", tmp_path / "bm2", to="basic-memory", project="demo").ok
+    back = sessionkit.loads(
+        (tmp_path / "bm2" / "sessions" / lone[0]).read_text(), path=f"sessions/{lone[0]}"
+    )
+    assert back.ended == _meta(lone[0])["ended"]
