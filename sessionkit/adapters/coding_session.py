@@ -167,12 +167,14 @@ def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
     default; ``convert`` and ``sync`` pass 1: a lone ``coding_session``
     checkpoint is a chain of one), ordered by their first checkpoint.
 
-    The checkpoints are ``coding_session`` notes, and ``session`` notes (what
-    the hook writes outside a coding project) when two or more share an agent
-    session: a lone ``session`` note is an ordinary session note.
+    The checkpoints are ``coding_session`` notes and ``session`` notes (what
+    the hook writes outside a coding project).  A lone ``session`` note is a
+    chain of one when it names its ``agent`` (Basic Memory 0.24's hooks and
+    skills write it), and otherwise an ordinary session note (the older
+    plugin's notes, and sessionkit's own).
     """
     groups: dict[tuple[str, str], list[tuple[str, str, str, str | None]]] = {}
-    coding: set[tuple[str, str]] = set()  # agent sessions with a coding_session checkpoint
+    alone: set[tuple[str, str]] = set()  # agent sessions a lone checkpoint makes a chain of
     for key, text in notes.items():
         try:
             meta = _meta(text, key)
@@ -184,8 +186,8 @@ def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
         sid = NOTE_TYPE.agent_session(meta)  # (agent, id): ids are not shared across agents
         if sid is None:
             continue
-        if note_type == CODING_SESSION:
-            coding.add(sid)
+        if note_type == CODING_SESSION or "agent" in meta:
+            alone.add(sid)
         previous = None
         for link in _read(text, key).relations:
             if link.relation == CONTINUES:
@@ -194,7 +196,7 @@ def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
         groups.setdefault(sid, []).append((str(meta.get("started", "")), key, title, previous))
     out: list[list[str]] = []
     for sid, members in groups.items():
-        if len(members) < max(1 if sid in coding else 2, minimum):
+        if len(members) < max(1 if sid in alone else 2, minimum):
             continue
         out.append(_ordered(members))
     out.sort(key=lambda keys: keys and min(m[0] for m in _members(groups, keys)))
