@@ -68,7 +68,8 @@ def _double_quoted(text: str) -> str:
             out.append('\\"')
         elif ch == "\\":
             out.append("\\\\")
-        elif _YAML_PRINTABLE.match(ch):
+        elif _YAML_PRINTABLE.match(ch) or ch in "\u2028\u2029":
+            # (a raw line separator would be a line break YAML folds into a space)
             if code <= 0xFF:
                 out.append(f"\\x{code:02x}")
             elif code <= 0xFFFF:

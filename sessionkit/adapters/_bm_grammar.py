@@ -474,12 +474,6 @@ def _closing_brackets(content: str, pos: int) -> int:
             pos += 1
 
 
-_MD_LINK = re.compile(
-    r"(?<![!\\\]])\[((?:[^\[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|[^\s()<>]*)"
-    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
-)
-
-
 def markdown_link_target(href: str) -> str | None:
     """The project path a Markdown link records, or ``None`` (URLs, anchors, folders)."""
     try:
@@ -494,30 +488,68 @@ def markdown_link_target(href: str) -> str | None:
     return path if path.startswith(("/", "./", "../")) else f"./{path}"
 
 
+#: a link's destination and optional title, after its text's closing ``]``
+_MD_DEST = re.compile(r"\(\s*(<[^<>\n]*>|[^\s()<>]*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)")
+
+
+def _link_text_start(masked: str, close: int) -> int:
+    """Where the text of a link whose text closes at ``masked[close]`` (a ``]``)
+    opens: the ``[`` that balances it (CommonMark lets a link's text hold
+    balanced brackets: ``[outer [[A]]](u)``, ``[a [b] c](u)``), or -1."""
+    depth = 0
+    pos = close - 1
+    while pos >= 0:
+        ch = masked[pos]
+        if (ch == "[" or ch == "]") and not _escaped(masked, pos):
+            if ch == "]":
+                depth += 1
+            elif depth == 0:
+                return pos
+            else:
+                depth -= 1
+        pos -= 1
+    return -1
+
+
 def _markdown_links(content: str, line: int) -> list[BMRelation]:
     if "](" not in content:
         return []
     masked = _mask(content, _code_spans(content), None)
     found: list[BMRelation] = []
-    for m in _MD_LINK.finditer(masked):
-        if m.group(1).startswith("[") or m.group(0).startswith("[["):
+    inner_start = -1  # where the last link's text opened (a link's text holds no link)
+    close = masked.find("](")
+    while close != -1:
+        at = close
+        close = masked.find("](", close + 1)
+        if _escaped(masked, at):
             continue
-        href = m.group(2)
+        start = _link_text_start(masked, at)
+        if start == -1 or (start > 0 and masked[start - 1] in "!]"):
+            # no text, an image, or `[x][y](u)`: a reference link when `y` is
+            # defined (not read: the known difference of docs/basic-memory.md)
+            continue
+        m = _MD_DEST.match(masked, at + 1)
+        if m is None:
+            continue
+        if start < inner_start:
+            continue  # its text holds the link found before it: that one is the link
+        inner_start = start
+        href = m.group(1)
         if href.startswith("<"):
             href = href[1:-1]
         target = markdown_link_target(href) if href else None
-        if target is not None:
-            found.append(
-                BMRelation(
-                    type="links_to",
-                    target=target,
-                    context=None,
-                    line=line,
-                    markdown=True,
-                    label=m.group(1) or None,
-                )
+        # (a link to a URL is kept as a placeholder until the end: it is a link too)
+        found.append(
+            BMRelation(
+                type="links_to",
+                target=target or "",
+                context=None,
+                line=line,
+                markdown=True,
+                label=masked[start + 1 : at] or None,
             )
-    return found
+        )
+    return [r for r in found if r.target]
 
 
 def _relations_of(source: str, line: int, in_list_item: bool) -> list[BMRelation]:

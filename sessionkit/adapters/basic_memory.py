@@ -34,10 +34,12 @@ from .._lines import Lines, batched, chunked, handed, spanned
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
 from ..errors import FormatError, ParseError, SessionKitError
+from ..markdown import tokenize
 from ..model import ExtraSection, Link, LinkStyle, Observation, Origin, Session, Status
 from . import picoschema
 from ._bm_grammar import BMObservation, BMRelation, Facts, iter_facts, parse_facts
 from ._bm_permalink import filename_for_title, generate_permalink
+from .profiles import AIWIKI as AIWIKI_PROFILE
 from .profiles import BASIC_MEMORY as PROFILE
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "dump_yaml",
     "note_path",
     "parse_bm_tags",
+    "session_id_of",
     "split_lead",
     "status_of",
     "status_word_of",
@@ -86,6 +89,39 @@ def status_word_of(session: Session) -> str:
 
 
 _RESERVED = {"title", "tags", "status", *_KEY_FIELDS}
+#: the key :attr:`Session.id` is written under by default (Basic Memory's older plugin)
+_LEGACY_ID = "claude_session_id"
+#: the key Basic Memory 0.24's hooks and skills name the agent session with, beside ``agent``
+_SHARED_ID = "session_id"
+
+
+#: the carrier of an aiwiki session's own status in a converted note: an abandoned
+#: session is ``status: closed`` (the plugins' Session schema has no word for it) and
+#: ``aiwiki_status: abandoned`` (docs/converting.md), and reads back as abandoned
+_ABANDONED_KEY = AIWIKI_PROFILE.key_prefix + "status"
+
+
+def _id_key(keys: Iterable[str]) -> str:
+    """The key a note with frontmatter ``keys`` holds :attr:`Session.id` in: the
+    legacy ``claude_session_id`` when it has one, else 0.24's ``session_id``."""
+    names = set(keys)
+    return _SHARED_ID if _SHARED_ID in names and _LEGACY_ID not in names else _LEGACY_ID
+
+
+def _new_id_key(extra: Mapping[str, Any]) -> str:
+    """The key a new note writes :attr:`Session.id` under: ``session_id`` when the
+    session names its ``agent`` (the shape 0.24 writes), else ``claude_session_id``."""
+    return _SHARED_ID if "agent" in extra and _SHARED_ID not in extra else _LEGACY_ID
+
+
+def session_id_of(meta: Mapping[str, Any]) -> str | None:
+    """The agent session id a note's frontmatter names (:attr:`Session.id`), if any.
+
+    ``claude_session_id`` (the plugin's older notes), else ``session_id`` (what
+    Basic Memory 0.24's hooks and skills write, paired with ``agent``).
+    """
+    value = meta.get(_id_key(meta))
+    return _opt_text(value)
 
 
 # --------------------------------------------------------------------------
@@ -767,13 +803,18 @@ def _session_fields(
     fields: dict[str, Any] = {}
     lists = filing.lists
     extra: dict[str, Any] = {}
+    id_key = _id_key(meta)
     for key, value in meta.items():
         if key in _KEY_FIELDS:
             fields[_KEY_FIELDS[key]] = _opt_text(value)
+        elif key == id_key:
+            fields["id"] = _opt_text(value)
         elif key not in _RESERVED:
             extra[key] = value
     word = meta.get("status")
     status = Status.ACTIVE if word is None else status_of(word)
+    if status is Status.DONE and meta.get(_ABANDONED_KEY) == "abandoned":
+        status = Status.ABANDONED  # an abandoned aiwiki session, converted (_ABANDONED_KEY)
     status_word = None if word is None else _as_text(word)
     fields.update(
         status=status,
@@ -905,13 +946,16 @@ def _frontmatter(session: Session, folder: str, project: str | None) -> dict[str
         permalink = generate_permalink(note_path(title, folder), project=project)
     meta["permalink"] = permalink
     meta["status"] = status_word_of(session)
+    id_key = _new_id_key(session.extra)
     for key, attr in _KEY_FIELDS.items():
         value = getattr(session, attr)
-        if value is not None:
+        if value is not None and not (key == _LEGACY_ID and id_key == _SHARED_ID):
             meta[key] = value
     for key, value in session.extra.items():
         if key not in ("type", "permalink", "title", "tags") and key not in meta:
             meta[key] = value
+            if key == "agent" and id_key == _SHARED_ID and session.id is not None:
+                meta[_SHARED_ID] = session.id  # after its agent, as the hooks write it
     if session.tags:
         meta["tags"] = list(session.tags)
     return meta
@@ -1127,9 +1171,15 @@ def _set_key(doc: Document, key: str, value: Any) -> Document:
 def _edit_frontmatter(doc: Document, cur: Session, new: Session) -> Document:
     if new.title != cur.title:
         doc = doc.remove_key("title") if new.title is None else _set_key(doc, "title", new.title)
+    id_key = (
+        _id_key(doc.key_spans)
+        if _LEGACY_ID in doc.key_spans or _SHARED_ID in doc.key_spans
+        else _new_id_key(new.extra)
+    )
     for key, attr in _KEY_FIELDS.items():
         value = getattr(new, attr)
         if value != getattr(cur, attr):
+            key = id_key if key == _LEGACY_ID else key
             doc = doc.remove_key(key) if value is None else _set_key(doc, key, value)
     if (new.status, new.status_word) != (cur.status, cur.status_word):
         word = status_word_of(new)
@@ -1259,15 +1309,37 @@ def _edit_list(
             if rendered:
                 doc = doc.insert_lines(at, rendered)
             continue
-        # insert
+        # insert: after (before) the whole Markdown item the neighbour is a line
+        # of, so no item loses its continuation or sub-items to the new one
         if i1 > 0:
-            at = positions[i1 - 1].end
+            at = _item_span(doc, positions[i1 - 1])[1]
         elif positions:
-            at = positions[0].start
+            at = _item_span(doc, positions[0])[0]
         else:
             doc, at = _anchor(doc, attr)
         doc = doc.insert_lines(at, rendered)
     return doc
+
+
+def _item_span(doc: Document, pos: _Pos) -> tuple[int, int]:
+    """Lines ``start:end`` of the outermost list item ``pos`` is a line of (its
+    continuation and lazy lines and its sub-items; trailing blank lines left
+    out), as :func:`sessionkit.markdown.tokenize` reads the section; ``pos``'s
+    own lines when it is in no top-level list of the section."""
+    section = next((s for s in doc.sections if s.start <= pos.start < s.end), None)
+    start, stop = (section.start, section.end) if section else (doc.body_start, len(doc.lines))
+    for block in tokenize(doc.lines, start, stop, tables=False):
+        if block.start > pos.start:
+            break
+        if block.kind != "list" or block.end <= pos.start:
+            continue
+        for item in block.children:
+            if item.start <= pos.start < item.end:
+                end = item.end
+                while end > pos.end and not doc.lines[end - 1].strip():
+                    end -= 1
+                return item.start, max(end, pos.end)
+    return pos.start, pos.end
 
 
 def _write_with_base(session: Session, base: Document) -> Document:

@@ -6,7 +6,8 @@ extractive``: a Summary, the recent thread, the repository, a ``[context]``
 and a ``[next_step]``) or a deliberate one (``capture: deliberate``: Summary,
 Story, Changed Files, Verification, Observations, Relations).  Frontmatter
 names the work: ``repository``, ``repo_root``, ``branch``, ``git_sha``, the
-agent's ``claude_session_id`` / ``codex_session_id``, ``status``
+agent session (``agent`` and ``session_id`` since Basic Memory 0.24; older
+notes ``claude_session_id`` / ``codex_session_id``), ``status``
 (``open|resumed|closed``), optional pull-request fields.  Each checkpoint can
 link to the one before it with ``- continues [[Previous checkpoint title]]``.
 
@@ -45,6 +46,7 @@ from .profiles import BASIC_MEMORY
 __all__ = [
     "CARRIER",
     "CHAIN_KEY",
+    "CHAIN_TYPES",
     "CODING_SESSION",
     "CODING_SESSION_CATEGORIES",
     "CONTINUES",
@@ -56,6 +58,7 @@ __all__ = [
     "coding_view",
     "edited_blocks",
     "is_chain_page",
+    "may_chain",
     "notes_log",
     "outside_notes",
     "page_notes",
@@ -141,27 +144,50 @@ def agent_session_id(meta: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: the note types whose notes are checkpoints of an agent session
+CHAIN_TYPES = (CODING_SESSION, "session")
+
+
+def may_chain(text: str) -> bool:
+    """Whether a note's text may be a checkpoint :func:`chains` groups (a test
+    before reading it: it names an agent session somewhere)."""
+    return "session_id" in text
+
+
 def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
-    """The ``coding_session`` checkpoints of each agent session, in order.
+    """The checkpoints of each agent session, in order.
 
     ``notes`` maps keys to texts (other notes are ignored).  Checkpoints share
-    an agent session id; within one, a note that ``continues [[T]]`` comes
-    after the note titled ``T``, and otherwise notes go by ``started`` (then
-    key).  Returns one list of keys per agent session with ``minimum`` or
-    more checkpoints (two by default; ``convert`` and ``sync`` pass 1: a lone
+    an agent session: the pair of ``agent`` and ``session_id`` (what Basic
+    Memory 0.24 writes), a legacy ``claude_session_id`` / ``codex_session_id``
+    pairing with the agent it implies (``claude-code``, ``codex``).  Within
+    one, a note that ``continues [[T]]`` comes after the note titled ``T``,
+    and otherwise notes go by ``started`` (then key).  Returns one list of
+    keys per agent session with ``minimum`` or more checkpoints (two by
+    default; ``convert`` and ``sync`` pass 1: a lone ``coding_session``
     checkpoint is a chain of one), ordered by their first checkpoint.
+
+    The checkpoints are ``coding_session`` notes and ``session`` notes (what
+    the hook writes outside a coding project).  A lone ``session`` note is a
+    chain of one when it names its ``agent`` (Basic Memory 0.24's hooks and
+    skills write it), and otherwise an ordinary session note (the older
+    plugin's notes, and sessionkit's own).
     """
-    groups: dict[str, list[tuple[str, str, str, str | None]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, str, str, str | None]]] = {}
+    alone: set[tuple[str, str]] = set()  # agent sessions a lone checkpoint makes a chain of
     for key, text in notes.items():
         try:
             meta = _meta(text, key)
         except SessionKitError:
             continue
-        if str(meta.get("type", "")).strip() != CODING_SESSION:
+        note_type = str(meta.get("type", "")).strip()
+        if note_type not in CHAIN_TYPES:
             continue
-        sid = agent_session_id(meta)
+        sid = NOTE_TYPE.agent_session(meta)  # (agent, id): ids are not shared across agents
         if sid is None:
             continue
+        if note_type == CODING_SESSION or "agent" in meta:
+            alone.add(sid)
         previous = None
         for link in _read(text, key).relations:
             if link.relation == CONTINUES:
@@ -169,8 +195,8 @@ def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
         title = str(meta.get("title", "") or "")
         groups.setdefault(sid, []).append((str(meta.get("started", "")), key, title, previous))
     out: list[list[str]] = []
-    for members in groups.values():
-        if len(members) < max(1, minimum):
+    for sid, members in groups.items():
+        if len(members) < max(1 if sid in alone else 2, minimum):
             continue
         out.append(_ordered(members))
     out.sort(key=lambda keys: keys and min(m[0] for m in _members(groups, keys)))
@@ -178,7 +204,7 @@ def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
 
 
 def _members(
-    groups: Mapping[str, list[tuple[str, str, str, str | None]]], keys: Sequence[str]
+    groups: Mapping[tuple[str, str], list[tuple[str, str, str, str | None]]], keys: Sequence[str]
 ) -> list[tuple[str, str, str, str | None]]:
     for members in groups.values():
         if members and members[0][1] in keys:
@@ -219,6 +245,23 @@ def _ordered(members: list[tuple[str, str, str, str | None]]) -> list[str]:
 def _fence_for(text: str) -> str:
     longest = max((len(m) for m in re.findall(r"`{4,}", text)), default=3)
     return "`" * max(4, longest + 1)
+
+
+def _info(data: Mapping[str, Any]) -> str:
+    """A note block's info string: ``data`` as JSON on one line, with no backtick.
+
+    A backtick fence's info string may hold no backtick (CommonMark): one in a
+    key (Basic Memory names hook notes from the user's first message) would
+    make the opening line no fence at all.  JSON spells it ``\\u0060`` and
+    reads it back as the same character.  JSON escapes the control characters
+    (``\\n``…) itself; the other characters a line reader may break a line at
+    (NEL, U+2028, U+2029) are escaped too, so the info string stays one line.
+    """
+    return json.dumps(data, ensure_ascii=False).translate(_INFO_ESCAPES)
+
+
+#: characters a note block's info string spells as JSON escapes (see :func:`_info`)
+_INFO_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "`\x85\u2028\u2029"}
 
 
 def _date(value: Any) -> str | None:
@@ -312,7 +355,7 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
         views.append(coding_view(_read(text, key)))
         head, eol, entries = _carried(text, key)
         fence = _fence_for(head)
-        info = json.dumps({"key": key, "eol": eol, "sha": _fingerprint(head)}, ensure_ascii=False)
+        info = _info({"key": key, "eol": eol, "sha": _fingerprint(head)})
         event = "PreCompact" if str(meta.get("capture", "")) == "extractive" else "Checkpoint"
         checkpoints.append(
             Checkpoint(

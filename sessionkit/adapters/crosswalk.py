@@ -454,8 +454,12 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
     if started is None:
         started = _aiwiki_date(s.ended) or _aiwiki_date(_date_in(s.title)) or today
     ended = _aiwiki_date(s.ended)
-    if s.ended is not None and ended != s.ended:
+    if s.ended is not None and (ended != s.ended or s.status is Status.ACTIVE):
+        # (an open note's `ended` is when it was checkpointed, not an end: an
+        # active page with a date_end contradicts itself, AW019)
         extra["bm_ended"] = s.ended
+        if s.status is Status.ACTIVE:
+            ended = None
     focus = s.focus
     title_done = s.title is None
     if focus is None:

@@ -281,15 +281,23 @@ def load_schema_note(text: str, path: str | None = None) -> Schema:
     return parse_schema(meta, path)
 
 
+#: the schema notes sessionkit ships (Basic Memory 0.24.1's plugins' ``Session`` and
+#: ``CodingSession``), in ``sessionkit/adapters/schemas``
+BUILTIN_NOTES = ("basic-memory-session.md", "basic-memory-coding-session.md")
+
+
 @cache
 def _builtin() -> tuple[Schema, ...]:
     folder = resources.files("sessionkit.adapters") / "schemas"
-    text = (folder / "basic-memory-session.md").read_text(encoding="utf-8")
-    return (load_schema_note(text, "sessionkit:schemas/basic-memory-session.md"),)
+    return tuple(
+        load_schema_note((folder / name).read_text(encoding="utf-8"), f"sessionkit:schemas/{name}")
+        for name in BUILTIN_NOTES
+    )
 
 
 def builtin_schemas() -> tuple[Schema, ...]:
-    """The schemas sessionkit ships: the Basic Memory plugin's ``Session`` schema."""
+    """The schemas sessionkit ships: Basic Memory 0.24.1's plugins' ``Session`` and
+    ``CodingSession`` schemas (a project's own schema notes come first)."""
     return _builtin()
 
 

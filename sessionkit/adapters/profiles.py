@@ -64,17 +64,35 @@ class NoteType:
             fills (``None``: kept as a typed observation).
         session_keys: frontmatter keys naming the agent session a note belongs
             to, in order of preference.
+        agents: a legacy session key -> the agent it implies (a note with
+            ``claude_session_id`` is Claude Code's); the shared ``session_id``
+            pairs with the note's own ``agent`` key.
         continues: the relation a note links the one before it with.
     """
 
     name: str
     categories: Mapping[str, str | None] = attrs.field(converter=_frozen)
     session_keys: tuple[str, ...] = ()
+    agents: Mapping[str, str] = attrs.field(converter=_frozen, factory=dict)
     continues: str | None = None
 
     def field_of(self, category: str) -> str | None:
         """The :class:`Session` field a category fills (``None``: none, kept as is)."""
         return self.categories.get(category)
+
+    def agent_session(self, meta: Mapping[str, Any]) -> tuple[str, str] | None:
+        """``(agent, session id)`` of a note's frontmatter, if it names its agent session.
+
+        Basic Memory's identity of an agent session is the pair: the shared
+        ``session_id`` with the note's ``agent`` (empty when the note has none),
+        a legacy key with the agent it implies.
+        """
+        for key in self.session_keys:
+            value = meta.get(key)
+            if value not in (None, ""):
+                agent = self.agents.get(key, meta.get("agent"))
+                return ("" if agent is None else str(agent), str(value))
+        return None
 
 
 @attrs.frozen(kw_only=True)
@@ -251,7 +269,10 @@ BASIC_MEMORY = FormatProfile(
                 "verification": None,
                 "result": None,
             },
-            session_keys=("claude_session_id", "codex_session_id"),
+            # 0.24's hooks and skills write ``agent`` + ``session_id``; older
+            # notes the agent's own key
+            session_keys=("session_id", "claude_session_id", "codex_session_id"),
+            agents={"claude_session_id": "claude-code", "codex_session_id": "codex"},
             continues="continues",
         ),
     },

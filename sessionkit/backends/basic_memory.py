@@ -240,6 +240,8 @@ class BasicMemoryStore(FileStore):
         types: frozenset[str],
         need_created: bool,
     ) -> builtins.list[tuple[NoteInfo, datetime | None]]:
+        from ..adapters.basic_memory import session_id_of  # the format's one rule
+
         lo, hi = as_iso_date(since), as_iso_date(until)
         raw_want: str | None = None
         want: Status | None = None
@@ -257,6 +259,8 @@ class BasicMemoryStore(FileStore):
                 continue
             word = None if meta.get("status") is None else str(meta["status"]).strip().lower()
             st = _status(word)
+            if st is Status.DONE and meta.get("aiwiki_status") == "abandoned":
+                st = Status.ABANDONED  # as the format reads it (adapters.basic_memory)
             if want is not None and st is not want:
                 continue
             if raw_want is not None and word != raw_want:
@@ -278,13 +282,13 @@ class BasicMemoryStore(FileStore):
             if hi and day and day > hi:
                 continue
             title = meta.get("title")
-            sid = meta.get("claude_session_id")
+            sid = session_id_of(meta)
             note = NoteInfo(
                 key=key,
                 date=day,
                 status=st,
                 title=None if title is None else str(title),
-                id=None if sid is None else str(sid),
+                id=sid,
                 mtime=entry.mtime,
             )
             out.append((note, created))

@@ -557,19 +557,20 @@ def _sources(source: Store, keys: Sequence[str]) -> Iterator[tuple[str, str | _U
 def _with_chains(
     items: Iterable[tuple[str, str | _Unreadable]], sizes: dict[str, int]
 ) -> Iterator[tuple[str, str | _Unreadable | _Chain]]:
-    """Basic Memory source notes with each chain of ``coding_session`` checkpoints
-    (one agent session, linked by ``continues``) as one :class:`_Chain` item.
+    """Basic Memory source notes with each chain of checkpoints (one agent
+    session, linked by ``continues``: :func:`~sessionkit.adapters.coding_session.chains`)
+    as one :class:`_Chain` item.
 
     The checkpoints are held back until every note is read (a chain is known
     only then) and come last, in source order, a chain in the place of its
     first note listed; ``sizes`` gets each chain's item key (its first
     checkpoint) and how many notes it stands for.
     """
-    from ..adapters.coding_session import CODING_SESSION, chains
+    from ..adapters.coding_session import chains, may_chain
 
     held: dict[str, str] = {}
     for key, text in items:
-        if isinstance(text, str) and CODING_SESSION in text:
+        if isinstance(text, str) and may_chain(text):
             held[key] = text
         else:
             yield key, text

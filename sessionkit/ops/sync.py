@@ -1653,10 +1653,10 @@ def _chain_sha(notes: Sequence[tuple[str, str]]) -> str:
 
 
 def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
-    """The chains of ``coding_session`` checkpoints among the readable notes."""
-    from ..adapters.coding_session import CODING_SESSION, chains
+    """The chains of checkpoints among the readable notes."""
+    from ..adapters.coding_session import chains, may_chain
 
-    readable = {k: t for k, t in texts.items() if t is not None and CODING_SESSION in t}
+    readable = {k: t for k, t in texts.items() if t is not None and may_chain(t)}
     return chains(readable, minimum=1) if readable else []
 
 

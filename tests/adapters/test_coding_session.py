@@ -64,7 +64,7 @@ def test_the_category_table_is_the_basic_memory_profiles_and_coding_view_follows
 
     note_type = BASIC_MEMORY.note_types["coding_session"]
     assert CODING_SESSION_CATEGORIES is note_type.categories  # one table, in the profile
-    assert note_type.session_keys == ("claude_session_id", "codex_session_id")
+    assert note_type.session_keys == ("session_id", "claude_session_id", "codex_session_id")
     assert note_type.continues == "continues"
     head = NOTES[SECOND].split("## Observations\n")[0] + "## Observations\n"
     for category, field in note_type.categories.items():

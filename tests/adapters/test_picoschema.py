@@ -9,7 +9,7 @@ from sessionkit.errors import FormatError
 
 
 def test_builtin_session_schema() -> None:
-    (schema,) = ps.builtin_schemas()
+    schema, coding = ps.builtin_schemas()
     assert (schema.entity, schema.version, schema.validation) == ("Session", 1, "warn")
     names = [(f.name, f.required, f.is_array, f.is_entity_ref) for f in schema.fields]
     assert names == [
@@ -22,8 +22,23 @@ def test_builtin_session_schema() -> None:
     ]
     status = next(f for f in schema.frontmatter_fields if f.name == "status")
     assert status.is_enum and status.enum_values == ("open", "resumed", "closed")
-    assert status.description == "lifecycle of the checkpoint"
     assert [f.name for f in schema.frontmatter_fields if f.required] == ["project", "started"]
+    # Basic Memory 0.24.1's: the shared agent session keys, deliberate checkpoints (#48)
+    capture = next(f for f in schema.frontmatter_fields if f.name == "capture")
+    assert capture.enum_values == ("extractive", "deliberate", "summarized")
+    assert {"agent", "session_id", "claude_session_id"} <= {
+        f.name for f in schema.frontmatter_fields
+    }
+    assert (coding.entity, coding.validation) == ("CodingSession", "warn")
+    assert [f.name for f in coding.frontmatter_fields if f.required] == [
+        "project",
+        "started",
+        "repository",
+        "repo_root",
+        "cwd",
+        "branch",
+        "git_sha",
+    ]
 
 
 def test_field_key_grammar() -> None:
@@ -78,7 +93,9 @@ def test_resolution_order() -> None:
     # an unknown name falls through to the type
     found = ps.resolve_schema({"schema": "nope", "type": "session"}, pool)
     assert found is not None and found.entity == "Session"
-    assert ps.resolve_schema({"type": "coding_session"}, pool) is None
+    coding = ps.resolve_schema({"type": "coding_session"}, pool)
+    assert coding is not None and coding.entity == "CodingSession"
+    assert ps.resolve_schema({"type": "codex_session"}, pool) is None
     assert ps.resolve_schema({"type": "Person"}, pool) is person
     assert ps.normalize_note_type("Memory Service") == "memory_service"
     assert ps.normalize_note_type("CodingSession") == "coding_session"

@@ -260,3 +260,27 @@ def test_an_edited_chain_page_converts_back_into_the_notes_it_was_made_from(
     assert second.read_text() == hand
     # the other note the page's edit concerns is written
     assert "- [next_step] Tag release 1.4" in (bm / "sessions" / THIRD).read_text()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Session 2026-11-30 14-02-11 — why does `bm reindex` stall.md",
+        "Session ```` fenced ~~~ both.md",
+        "Session \u2028 odd \x85 breaks.md",
+    ],
+)
+def test_a_checkpoint_named_with_a_backtick_travels_through_its_chain_page(
+    tmp_path: Path, name: str
+) -> None:
+    """#48: the key sits in the block's info string, where a backtick ends the fence."""
+    bm = tmp_path / "bm"
+    (bm / "sessions").mkdir(parents=True)
+    shutil.copyfile(CORPUS / SECOND, bm / "sessions" / name)
+    report = convert(bm, tmp_path / "wiki", to="aiwiki-v2")
+    assert report.ok and report.created == [PAGE] and report.failures == []
+    text = (tmp_path / "wiki" / "aiwiki" / "sessions" / PAGE).read_text()
+    assert [k for k, _ in split_chain_page(text)] == [name]
+    back = convert(tmp_path / "wiki", tmp_path / "bm2", to="basic-memory", project="demo")
+    assert back.ok and back.created == [name]
+    assert _notes(tmp_path / "bm2") == _notes(bm)
