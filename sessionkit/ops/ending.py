@@ -87,10 +87,10 @@ def record_session_end(
         changes: dict[str, Any] = {}
         if session.ended != ended:
             changes["ended"] = ended
-        if entry and not _is_bm(store):
-            if not any(c.event == "SessionEnd" and c.at == stamp for c in session.checkpoints):
-                end = Checkpoint(event="SessionEnd", at=stamp, body=f"Reason: {reason}")
-                changes["checkpoints"] = (*session.checkpoints, end)
+        logged = any(c.event == "SessionEnd" and c.at == stamp for c in session.checkpoints)
+        if entry and not _is_bm(store) and not logged:
+            end = Checkpoint(event="SessionEnd", at=stamp, body=f"Reason: {reason}")
+            changes["checkpoints"] = (*session.checkpoints, end)
         if not changes:
             return session
         changed[0] = True
