@@ -406,9 +406,24 @@ def _fix(targets: Sequence[str]) -> None:
 # -- show ---------------------------------------------------------------------------------
 
 
-def _read_note(target: str, storage_option: Sequence[str]) -> bytes:
-    if not _is_url(target):
-        return Path(_local(target)).read_bytes()
+def _read_note(target: str, storage_option: Sequence[str], limit: int) -> bytes:
+    if not _is_url(target):  # (a FIFO or a device is refused, never waited on or read)
+        from ._safe_read import NotRegular, open_note, read_open
+        from .ops.lint import outside_wiki
+
+        away = outside_wiki(_local(target))  # (a note of a wiki: the store's root rule)
+        if away is not None:
+            real, root = away
+            raise Failure(f"{target}: refused: it resolves to {real}, outside the store {root}")
+        try:
+            fd = open_note(_local(target))
+        except NotRegular as exc:
+            why = f"it is {exc.kind}, not a regular file"
+            raise Failure(f"{target}: cannot read it: {why}") from None
+        try:
+            return read_open(fd, limit)
+        finally:
+            os.close(fd)
     import fsspec
 
     config = _state().config
@@ -509,10 +524,10 @@ def show(path: str, as_json: bool, storage_option: tuple[str, ...], fmt: str | N
     """
     from ._api import decode, loads
 
-    data = _read_note(path, storage_option)
     limit = _state().config.limits.max_note_bytes
+    data = _read_note(path, storage_option, limit)
     if len(data) > limit:
-        raise Failure(f"{path}: note is {len(data)} bytes, over the limit of {limit}")
+        raise Failure(f"{path}: note is over the limit of {limit} bytes")
     session = loads(decode(data, path), path=path, format=fmt, max_bytes=limit)
     if as_json:
         from .serialize import write_json

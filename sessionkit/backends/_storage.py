@@ -42,6 +42,7 @@ import attrs
 
 from .._atomic import LOCK_NAME, check_writable, fsync_dir, make_temp, sweep_temps
 from .._atomic import lock_file as _lock_file
+from .._safe_read import NotRegular, open_note, read_open
 from ..errors import (
     ConflictError,
     MissingDependencyError,
@@ -59,7 +60,6 @@ _DIR_FDS = (
     os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
 )
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
-_NOTE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _FOLDER_FLAGS |= getattr(os, "O_CLOEXEC", 0)
 #: folders :meth:`LocalStorage.read_each` keeps open at most (then it starts again)
 _OPEN_FOLDERS = 64
@@ -172,6 +172,12 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     def mtime(self, path: str) -> float | None:
         """Modification time of one file (one stat), ``None`` if unknown."""
+
+    def readable(self, path: str) -> bool:
+        """Whether ``path`` may be read as a note: on a local disk one ``stat`` tells a
+        regular file inside the root from a FIFO, a device, a looping or outside link;
+        elsewhere every listed file is taken to be one."""
+        return True
 
     def write_many(
         self, items: Sequence[tuple[str, bytes]], *, create: bool = False
@@ -363,9 +369,13 @@ class LocalStorage(Storage):
                         if not self._inside(real):
                             self.refused.append(outside + rel_path)
                             continue
-                    if entry.is_dir():
+                    try:
+                        folder = entry.is_dir()
+                    except OSError:  # (a looping link: ELOOP)
+                        folder = False
+                    if folder:
                         walk(entry.path, rel_path + "/")
-                    elif entry.is_file():
+                    else:  # (a FIFO, a device, a looping link: listed, read as unreadable)
                         found.append(rel_path)
 
         walk(start, "" if relative else prefix)
@@ -373,16 +383,25 @@ class LocalStorage(Storage):
         return found
 
     @staticmethod
-    def _read_full(full: str, path: str) -> bytes:
+    def _read_full(full: str, path: str, nbytes: int | None = None) -> bytes:
+        """The bytes of the regular file ``full`` (``nbytes``: at most that many);
+        a FIFO, device or socket is an unreadable note, never waited on or read."""
         try:
-            with open(full, "rb", buffering=0) as fh:
-                return fh.readall()
+            fd = open_note(full)
         except (FileNotFoundError, NotADirectoryError):
             raise NotFoundError(f"no file {path!r}", path=path) from None
         except IsADirectoryError:
             raise StoreError(f"{path!r} is a folder", path=path) from None
+        except NotRegular as exc:
+            raise _not_regular(exc, path) from None
         except OSError as exc:
             raise StoreError(f"cannot read {path!r}: {exc.strerror}", path=path) from None
+        try:
+            return read_open(fd, None if nbytes is None else nbytes - 1)
+        except OSError as exc:
+            raise StoreError(f"cannot read {path!r}: {exc.strerror}", path=path) from None
+        finally:
+            os.close(fd)
 
     def read(self, path: str) -> bytes:
         return self._read_full(self.resolve(path), path)
@@ -476,22 +495,19 @@ class LocalStorage(Storage):
         """The bytes of the note ``name`` of the open ``folder``; ``None`` when it is
         not a plain file to read here (a link, say: :meth:`read` reads it)."""
         try:
-            fd = os.open(name, _NOTE_FLAGS, dir_fd=folder)
+            fd = open_note(name, dir_fd=folder, follow=False)
         except FileNotFoundError:
             return NotFoundError(f"no file {path!r}", path=path)
+        except NotRegular as exc:
+            return _not_regular(exc, path)
         except OSError:  # (a link, ELOOP; anything else: read says what)
             return None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None  # (a folder, a pipe: read says what)
-            parts = []
-            while chunk := os.read(fd, 1 << 16):
-                parts.append(chunk)
+            return read_open(fd)
         except OSError:
             return None
         finally:
             os.close(fd)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
         out: dict[str, bytes | StoreError] = {}
@@ -506,15 +522,9 @@ class LocalStorage(Storage):
         out: dict[str, bytes | StoreError] = {}
         for path in paths:
             try:
-                full = self.resolve(path)
-                with open(full, "rb") as fh:
-                    out[path] = fh.read(nbytes)
+                out[path] = self._read_full(self.resolve(path), path, nbytes)
             except StoreError as exc:
                 out[path] = exc
-            except FileNotFoundError:
-                out[path] = NotFoundError(f"no file {path!r}", path=path)
-            except OSError as exc:
-                out[path] = StoreError(f"cannot read {path!r}: {exc.strerror}", path=path)
         return out
 
     def mtime(self, path: str) -> float | None:
@@ -522,6 +532,12 @@ class LocalStorage(Storage):
             return os.stat(self.resolve(path)).st_mtime
         except OSError:
             return None
+
+    def readable(self, path: str) -> bool:
+        try:
+            return stat.S_ISREG(os.stat(self.resolve(path)).st_mode)
+        except (OSError, StoreError):
+            return False
 
     # -- writing --------------------------------------------------------------
     @contextlib.contextmanager
@@ -886,6 +902,10 @@ class LocalStorage(Storage):
                 raise NotFoundError(f"no file {path!r}", path=path) from None
             except OSError as exc:
                 raise _os_error(exc, f"cannot delete {path!r}", path) from None
+
+
+def _not_regular(exc: NotRegular, path: str) -> StoreError:
+    return StoreError(f"cannot read {path!r}: it is {exc.kind}, not a regular file", path=path)
 
 
 def _os_error(exc: OSError, what: str, path: str | None) -> StoreError:

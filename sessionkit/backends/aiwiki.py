@@ -210,8 +210,16 @@ class AiwikiStore(FileStore):
             return None
         dated = [n for n in notes if n.date is not None]
         pool = dated or notes
-        top = max((n.date or "") for n in pool)
-        ties = [n for n in pool if (n.date or "") == top]
+        readable = self.storage.readable
+        while True:  # (a note that cannot be read, a FIFO or a looping link, is never the latest)
+            top = max((n.date or "") for n in pool)
+            ties = [n for n in pool if (n.date or "") == top]
+            ties = [n for n in ties if readable(self.path_of(n.key))]
+            if ties:
+                break
+            pool = [n for n in pool if (n.date or "") != top]
+            if not pool:
+                return None
         if len(ties) == 1:
             return ties[0].key
 

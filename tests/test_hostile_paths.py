@@ -1,0 +1,140 @@
+"""Hostile paths in a store (#46, #45): FIFOs, devices, looping and outside links, odd names.
+
+Every case runs the installed entry point in its own process with a timeout (a
+FIFO would otherwise hang the test, not fail it): each reading command answers
+with a per-note error and goes on with the other notes, never hangs, never
+reads a device, never reads through a link that leaves the store's root, and
+never stops with an internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "wiki" / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+SCRIPT = "import sys; from sessionkit.cli import main; sys.exit(main())"
+SID = "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX paths")
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SESSIONKIT_", "AWS_"))}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PYTHONPATH=str(ROOT))
+    return env
+
+
+def _run(repo: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, *args],
+        input=stdin.decode(),
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        cwd=repo,
+        env=_env(repo.parent / "home"),
+        timeout=60,  # a hang fails here (the old FIFO read never returned)
+    )
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    sessions = repo / "aiwiki" / "sessions"
+    sessions.mkdir(parents=True)
+    shutil.copy(EXAMPLE, sessions / EXAMPLE.name)
+    return repo
+
+
+def _hostile(sessions: Path) -> list[str]:
+    """A FIFO, a looping link and a link to a device, all named as newer notes."""
+    os.mkfifo(sessions / "2027-01-01-fifo000.md")
+    os.symlink("2027-01-02-loop000.md", sessions / "2027-01-02-loop000.md")
+    os.symlink("/dev/zero", sessions / "2027-01-03-zero000.md")
+    return ["2027-01-01-fifo000.md", "2027-01-02-loop000.md", "2027-01-03-zero000.md"]
+
+
+def test_show_refuses_a_fifo_and_a_device_without_waiting(repo: Path) -> None:
+    sessions = repo / "aiwiki" / "sessions"
+    _hostile(sessions)
+    res = _run(repo, "show", "aiwiki/sessions/2027-01-01-fifo000.md")
+    assert res.returncode == 2
+    assert "it is a FIFO, not a regular file" in res.stderr, res.stderr
+    res = _run(repo, "show", "/dev/zero")
+    assert res.returncode == 2
+    assert "it is a character device, not a regular file" in res.stderr, res.stderr
+    res = _run(repo, "lint", "/dev/zero")
+    assert res.returncode == 1 and "character device" in res.stdout, res.stdout
+    # a link inside the store to a device leads outside its root: refused as such
+    res = _run(repo, "show", "aiwiki/sessions/2027-01-03-zero000.md")
+    assert res.returncode == 2 and "outside the store" in res.stderr, res.stderr
+
+
+def test_one_unreadable_entry_never_disables_the_other_notes(repo: Path) -> None:
+    sessions = repo / "aiwiki" / "sessions"
+    fifo, loop, _ = _hostile(sessions)
+    res = _run(repo, "ls")
+    assert res.returncode == 1, res.stderr
+    assert EXAMPLE.name in res.stdout
+    assert f"{fifo}': it is a FIFO" in res.stderr and "Too many levels" in res.stderr
+    res = _run(repo, "lint")
+    assert res.returncode == 1
+    assert f"{fifo}: AW001 error: cannot read it: it is a FIFO" in res.stdout, res.stdout
+    assert f"{loop}: AW001 error: cannot read it: Too many levels" in res.stdout
+    res = _run(repo, "migrate", "aiwiki", "--dry-run")
+    assert res.returncode == 1 and "failed 2" in res.stdout + res.stderr
+    # the latest lookup skips what it cannot read: the real session is the latest
+    for args in (["context"], ["add", "next-step", "check the FIFO"], ["directive", "consume"]):
+        res = _run(repo, *args)
+        assert res.returncode in (0, 1), (args, res.stderr)
+        assert "fifo000" not in res.stderr and "loop000" not in res.stderr, (args, res.stderr)
+    assert "check the FIFO" in (sessions / EXAMPLE.name).read_text("utf-8")
+    payload = json.dumps({"session_id": SID, "cwd": str(repo)}).encode()
+    res = _run(repo, "hook", "pre-compact", stdin=payload)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert "PreCompact at" in (sessions / EXAMPLE.name).read_text("utf-8")
+    res = _run(repo, "hook", "session-start", "--plain", stdin=payload)
+    assert res.returncode == 0 and f"Latest session note {EXAMPLE.name}" in res.stdout
+
+
+def test_a_sessions_folder_leading_outside_is_refused_by_every_command(
+    repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "victim"
+    (repo / "aiwiki" / "sessions").rename(outside)
+    (repo / "aiwiki" / "sessions").symlink_to(outside)
+    payload = json.dumps({"session_id": SID, "cwd": str(repo)}).encode()
+    for args in (["ls"], ["context"], ["add", "next-step", "x"], ["index"], ["status", "done"]):
+        res = _run(repo, *args)
+        assert res.returncode == 2 and "outside the store root" in res.stderr, (args, res.stderr)
+    res = _run(repo, "show", f"aiwiki/sessions/{EXAMPLE.name}")
+    assert res.returncode == 2 and "outside the store" in res.stderr, res.stderr
+    res = _run(repo, "lint", f"aiwiki/sessions/{EXAMPLE.name}")
+    assert res.returncode == 1 and "refused: it resolves to" in res.stdout, res.stdout
+    res = _run(repo, "hook", "session-start", "--plain", stdin=payload)
+    assert res.returncode == 0 and "Latest session note" not in res.stdout, res.stdout
+    assert "outside the store root" in res.stderr, res.stderr
+    assert (outside / EXAMPLE.name).read_bytes() == EXAMPLE.read_bytes()  # nothing written there
+
+
+def test_a_link_inside_the_root_is_followed(repo: Path) -> None:
+    real = repo / "notes-real"
+    (repo / "aiwiki" / "sessions").rename(real)
+    (repo / "aiwiki" / "sessions").symlink_to(real)
+    payload = json.dumps({"session_id": SID, "cwd": str(repo)}).encode()
+    res = _run(repo, "hook", "session-start", "--plain", stdin=payload)
+    assert res.returncode == 0 and f"Latest session note {EXAMPLE.name}" in res.stdout
+    assert _run(repo, "ls").returncode == 0
