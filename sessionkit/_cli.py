@@ -561,6 +561,10 @@ def parse_since(value: str, today: dt.date | None = None) -> str:
 
 def _row(key: str, fields: dict[str, str | None]) -> dict[str, Any]:
     m = _DATE.search(fields["started"] or "") or _DATE.search(key)
+    if not key.isprintable():  # (a name that is not UTF-8, or holds a newline: escaped)
+        from ._names import shown
+
+        key = shown(key)
     return {
         "key": key,
         "date": m.group(1) if m else None,
@@ -729,11 +733,18 @@ def ls_(
 # -- index --------------------------------------------------------------------------------
 
 
-def _regenerate_index(store: Any) -> None:
+def _regenerate_index(store: Any) -> int:
+    """Regenerate the index; the number of notes left out of it (each reported)."""
     method = getattr(store, "write_index", None)
     if not callable(method):
         raise Failure(f"{store.url}: a {store.layout} store has no index to regenerate")
-    method()
+    left_out: list[tuple[str, str]] = []
+    method(left_out)
+    from ._names import shown
+
+    for key, why in left_out:
+        click.echo(f"sessionkit: {shown(key)}: left out of the index: {why}", err=True)
+    return len(left_out)
 
 
 @cli.command()
@@ -747,8 +758,10 @@ def index(
     ROOT defaults to the configured store.
     """
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
-    _regenerate_index(store)
-    click.echo(f"{store.url}: index regenerated ({len(store.keys())} notes)")
+    left_out = _regenerate_index(store)
+    click.echo(f"{store.url}: index regenerated ({len(store.keys()) - left_out} notes)")
+    if left_out:
+        _exit(FINDINGS)
 
 
 # -- config -------------------------------------------------------------------------------
@@ -1236,7 +1249,9 @@ def migrate_(
     for diff in report.diffs:
         click.echo(diff, nl=False)
     for item in report.failed:
-        where = f"{base}/{item.path}" + (f":{item.line}" if item.line is not None else "")
+        from ._names import shown
+
+        where = f"{base}/{shown(item.path)}" + (f":{item.line}" if item.line is not None else "")
         click.echo(f"{where}: error: {item.reason}", err=dry_run)
     counts = report.counts()
     verb = "would migrate" if dry_run else "migrated"

@@ -138,3 +138,54 @@ def test_a_link_inside_the_root_is_followed(repo: Path) -> None:
     res = _run(repo, "hook", "session-start", "--plain", stdin=payload)
     assert res.returncode == 0 and f"Latest session note {EXAMPLE.name}" in res.stdout
     assert _run(repo, "ls").returncode == 0
+
+
+# -- names that are not UTF-8, reserved or odd ----------------------------------------------
+
+ODD = ["CON.md", " 2026-05-19-lead.md", "2026-05-20-new\nline.md"]
+
+
+def _odd_notes(sessions: Path) -> None:
+    data = EXAMPLE.read_bytes()
+    for name in ODD:
+        (sessions / name).write_bytes(data)
+    # a name that is not UTF-8 (bytes 0xff 0xfe), made through the bytes API
+    with open(os.fsencode(sessions) + b"/2026-05-21-\xff\xfe.md", "wb") as fh:
+        fh.write(data)
+
+
+def test_names_that_are_not_utf8_are_listed_escaped(repo: Path) -> None:
+    sessions = repo / "aiwiki" / "sessions"
+    _odd_notes(sessions)
+    res = _run(repo, "ls")
+    assert res.returncode == 1  # the odd names are reported, the rest listed
+    assert "2026-05-21-\\xff\\xfe.md" in res.stdout, res.stdout
+    assert EXAMPLE.name in res.stdout
+    rows = json.loads(_run(repo, "ls", "--json").stdout)
+    assert "2026-05-21-\\xff\\xfe.md" in [row["key"] for row in rows]
+    res = _run(repo, "lint")
+    assert "aiwiki/sessions/2026-05-21-\\xff\\xfe.md: AW013" in res.stdout, res.stdout
+    for args in (["context"], ["prune", "--abandon-after", "10000"], ["status", "active"]):
+        res = _run(repo, *args)
+        assert res.returncode in (0, 1), (args, res.stderr)
+    res = _run(repo, "convert", ".", str(repo.parent / "bm"), "--to", "basic-memory")
+    assert res.returncode == 1, res.stderr  # the odd ones fail, each named; the others convert
+    assert "internal error" not in res.stderr and list((repo.parent / "bm").rglob("*.md"))
+
+
+def test_odd_names_are_reported_and_the_other_pages_processed(repo: Path) -> None:
+    sessions = repo / "aiwiki" / "sessions"
+    _odd_notes(sessions)
+    res = _run(repo, "index")
+    assert res.returncode == 1, res.stderr
+    for shown in ("CON.md", "2026-05-20-new\\nline.md", "2026-05-21-\\xff\\xfe.md"):
+        assert f"{shown}: left out of the index" in res.stderr, res.stderr
+    assert EXAMPLE.name in (sessions / "INDEX.md").read_text("utf-8")
+    res = _run(repo, "migrate", "aiwiki", "--dry-run")
+    assert res.returncode == 1
+    assert "aiwiki/sessions/CON.md: error: refused key" in res.stderr, res.stderr
+    assert "new\\nline.md: error" in res.stderr and "failed 3" in res.stderr
+    # every error stays on one line
+    assert all(
+        line.startswith(("./", ".:", " ", "-", "+", "@")) for line in res.stderr.splitlines()
+    )

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..adapters.profiles import safe_id7
+from ..errors import SessionKitError
 from ..model import Session, Status
 from ._base import DateLike, NoteInfo, as_iso_date, as_status, check_key
 from ._filestore import FileStore
@@ -230,13 +231,26 @@ class AiwikiStore(FileStore):
         return max(ties, key=when).key
 
     # -- INDEX.md -------------------------------------------------------------
-    def index_text(self) -> str:
+    def index_text(self, left_out: builtins.list[tuple[str, str]] | None = None) -> str:
         """The ``INDEX.md`` page: a Markdown table of every note, newest first.
 
         Columns: date, id, status, focus, link.  Cell text has ``|`` escaped
-        and line breaks folded, so the table always parses.
+        and line breaks folded, so the table always parses.  A note whose name
+        the store refuses (``CON.md``, surrounding spaces, a control character)
+        or that is not UTF-8 has no row: ``(key, why)`` is appended to
+        ``left_out`` (when given) and the other notes are indexed.
         """
-        notes = self.info()
+        notes = []
+        for n in self.info():
+            try:
+                self.path_of(n.key)
+                n.key.encode("utf-8")
+            except (SessionKitError, UnicodeEncodeError) as exc:
+                why = exc.message if isinstance(exc, SessionKitError) else "it is not UTF-8"
+                if left_out is not None:
+                    left_out.append((n.key, why))
+                continue
+            notes.append(n)
         metas = self.frontmatters([n.key for n in notes])
         rows = []
         for n in notes:
@@ -269,8 +283,11 @@ class AiwikiStore(FileStore):
             lines.append(f"| {cell(day)} | {cell(sid)} | {cell(st)} | {cell(focus)} | {link} |")
         return "\n".join(lines) + "\n"
 
-    def write_index(self) -> str:
-        """Regenerate ``aiwiki/sessions/INDEX.md`` (atomically); returns its text."""
-        text = self.index_text()
+    def write_index(self, left_out: builtins.list[tuple[str, str]] | None = None) -> str:
+        """Regenerate ``aiwiki/sessions/INDEX.md`` (atomically); returns its text.
+
+        ``left_out``: as :meth:`index_text` fills it.
+        """
+        text = self.index_text(left_out)
         self.storage.write(f"{NOTES_FOLDER}/{INDEX_NAME}", text.encode("utf-8"))
         return text
