@@ -378,6 +378,57 @@ class Document:
     def _eol(self, line: str) -> str:
         return line + self.newline
 
+    def edit_lines(self, edits: Iterable[tuple[int, int, Sequence[str]]]) -> Document:
+        """Several edits of this document's lines at once, as one new document.
+
+        Each ``(start, end, new)`` replaces ``lines[start:end]`` with ``new``
+        (texts without line ends; ``start == end`` inserts before ``start``),
+        exactly as :meth:`insert_lines`, :meth:`replace_line` (one line for one:
+        its line end kept) and :meth:`replace_lines` would make them one after
+        another from the last edit to the first: indices are this document's,
+        edits at one place keep the order given.  The text is built once, so a
+        page with thousands of edits costs what one edit does (a splice each
+        would copy the page each time).
+
+        Raises:
+            ValueError: two edits overlap.
+        """
+        lines = self.lines
+        n = len(lines)
+        ordered = sorted(
+            ((*slice(e[0], e[1]).indices(n)[:2], i, e[2]) for i, e in enumerate(edits)),
+            key=lambda e: (e[0], max(e[0], e[1]), e[2]),
+        )
+        if not ordered:
+            return self
+        open_end = bool(lines) and not lines[-1].endswith("\n")  # an unterminated last line
+        parts: list[str] = []
+        pos = 0
+        last_new = False  # whether the text ends with lines of an edit
+        for start, end, _, new in ordered:
+            end = max(end, start)
+            if start < pos:
+                raise ValueError(f"edits overlap at line {start + 1}")
+            if start > pos:
+                parts.append(joined(lines, pos, start))
+                last_new = False
+            if end - start == 1 and len(new) == 1:  # replace_line: the line end kept
+                old = lines[start]
+                parts.append(new[0] + old[len(_strip_eol(old)) :])
+                last_new = False  # (its own end, even unterminated)
+            elif new:
+                if open_end and start >= n and not last_new:
+                    parts.append(self.newline)  # appending after the unterminated last line
+                parts.extend(self._eol(x) for x in new)
+                last_new = True
+            pos = end
+        if pos < n:
+            parts.append(joined(lines, pos))
+            last_new = False
+        if open_end and last_new and pos >= n:  # the text ends unterminated, as it did
+            parts[-1] = _strip_eol(parts[-1])
+        return Document(self.bom + "".join(parts), self.path)
+
     def replace_lines(self, start: int, end: int, new: Iterable[str]) -> Document:
         """Replace ``lines[start:end]`` with ``new`` (texts without line ends)."""
         new_lines = [self._eol(x) for x in new]
