@@ -606,7 +606,7 @@ def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[tuple[str,
                 continue
             elif entry.is_dir(follow_symlinks=False):
                 folders.append(name)
-            elif name.endswith(".md") and name != "INDEX.md" and not _is_dir(entry):
+            elif name.endswith(".md") and name != "INDEX.md" and _note_like(entry):
                 notes.append(name)  # a symbolic link to a file, a FIFO, a looping link: read
                 if entry.is_symlink():  # (and reported) at its turn
                     links.add(name)
@@ -630,12 +630,16 @@ def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[tuple[str,
             yield from _walk(prefix + folder, root, refused)
 
 
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    """Whether ``entry`` is a folder or a link to one (a looping link is not)."""
+def _note_like(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` (no regular file, no folder itself) is read as a note: a link to
+    a file, a FIFO, a device, a looping link (each read says what it is); not a link to a
+    folder, nor one that leads nowhere."""
     try:
-        return entry.is_dir()
-    except OSError:
+        return not stat.S_ISDIR(entry.stat().st_mode)
+    except FileNotFoundError:
         return False
+    except OSError:  # (ELOOP)
+        return True
 
 
 def _kept(path: str, root: str, refused: list[str] | None) -> bool:
