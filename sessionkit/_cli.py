@@ -429,8 +429,13 @@ def _read_note(target: str, storage_option: Sequence[str], limit: int) -> bytes:
     config = _state().config
     options = storage_options_for(config, target)
     options.update(_parse_option(item) for item in storage_option)
+    from .backends._storage import bound_retries, remote_options, split_url
+
+    own = {k: options.pop(k) for k in ("connect_timeout", "read_timeout") if k in options}
+    options = remote_options(split_url(target)[0], options, **own)
     try:
         fs, path = fsspec.url_to_fs(target, **options)
+        bound_retries(fs)
     except ImportError as exc:  # the protocol's package is not installed
         from .backends._storage import install_hint, split_url
         from .errors import MissingDependencyError
@@ -596,11 +601,23 @@ _READ_BATCH = 256
 def _read_in_batches(store: Any) -> Iterator[tuple[str, Any]]:
     """``store.read_many`` over every key, :data:`_READ_BATCH` keys at a time.
 
-    Only a batch of texts is held at once, not every note of the store.
+    Only a batch of texts is held at once, not every note of the store.  Reading a
+    remote store of more than one batch shows its progress on stderr when that is a
+    terminal (a slow endpoint is then seen to be slow, not hung).
     """
     keys = store.keys()
+    storage = getattr(store, "storage", None)
+    remote = storage is not None and type(storage).__name__ != "LocalStorage"
+    tty = sys.stderr is not None and sys.stderr.isatty()
+    shown = remote and tty and len(keys) > _READ_BATCH
     for start in range(0, len(keys), _READ_BATCH):
+        if shown:
+            click.echo(
+                f"\rsessionkit: reading {store.url}: {start}/{len(keys)} notes", err=True, nl=False
+            )
         yield from store.read_many(keys[start : start + _READ_BATCH])
+    if shown:
+        click.echo(f"\rsessionkit: read {store.url}: {len(keys)} notes" + " " * 8, err=True)
 
 
 def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:

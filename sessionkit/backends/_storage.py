@@ -371,6 +371,10 @@ class LocalStorage(Storage):
                             continue
                     try:
                         folder = entry.is_dir()
+                        if not folder and not entry.is_file() and entry.is_symlink():
+                            os.stat(entry.path)  # (a link leading nowhere is no note)
+                    except FileNotFoundError:
+                        continue
                     except OSError:  # (a looping link: ELOOP)
                         folder = False
                     if folder:
@@ -1429,12 +1433,78 @@ def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     return joined
 
 
+#: seconds a remote store has to accept a connection, and to answer a request
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 30.0
+#: tries of one request that gets no answer (each up to the read timeout): a silent
+#: store fails after about ``REMOTE_TRIES * read_timeout`` seconds
+REMOTE_TRIES = 2
+#: the environment variables that set the two timeouts for every remote store
+TIMEOUT_ENV = {
+    "connect_timeout": "SESSIONKIT_CONNECT_TIMEOUT",
+    "read_timeout": "SESSIONKIT_READ_TIMEOUT",
+}
+
+
+def _seconds(name: str, value: Any) -> float:
+    """A timeout's value as positive seconds (from an option or its variable)."""
+    where = f"{name} (storage option)"
+    if value is None:
+        value, where = os.environ.get(TIMEOUT_ENV[name]), TIMEOUT_ENV[name]
+        if value is None or not str(value).strip():
+            return CONNECT_TIMEOUT if name == "connect_timeout" else READ_TIMEOUT
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds < float("inf") or isinstance(value, bool):
+        raise StoreError(f"{where} must be a positive number of seconds, not {value!r}")
+    return seconds
+
+
+def remote_options(
+    protocol: str | None,
+    options: dict[str, Any],
+    connect_timeout: Any = None,
+    read_timeout: Any = None,
+) -> dict[str, Any]:
+    """The fsspec options of a remote store with sessionkit's deadlines added.
+
+    For ``s3://``: ``config_kwargs`` gets ``connect_timeout`` and ``read_timeout``
+    (the arguments, else ``SESSIONKIT_CONNECT_TIMEOUT`` / ``SESSIONKIT_READ_TIMEOUT``,
+    else :data:`CONNECT_TIMEOUT` / :data:`READ_TIMEOUT`) and botocore's retries are
+    left to s3fs's (:func:`bound_retries`); values the options already give win.
+    Other protocols: the options as they are.
+
+    Raises:
+        StoreError: a timeout that is not a positive number of seconds.
+    """
+    connect = _seconds("connect_timeout", connect_timeout)
+    read = _seconds("read_timeout", read_timeout)
+    if protocol not in ("s3", "s3a"):
+        return options
+    config = dict(options.get("config_kwargs") or {})
+    config.setdefault("connect_timeout", connect)
+    config.setdefault("read_timeout", read)
+    config.setdefault("retries", {"max_attempts": 1, "mode": "standard"})
+    return {**options, "config_kwargs": config}
+
+
+def bound_retries(fs: Any) -> None:
+    """At most :data:`REMOTE_TRIES` tries of one request on an s3fs filesystem (its own
+    retry loop; it makes 5 by default, each up to the read timeout)."""
+    if isinstance(getattr(fs, "retries", None), int) and fs.retries > REMOTE_TRIES:
+        fs.retries = REMOTE_TRIES
+
+
 def open_storage(
     url: str,
     *,
     single_writer: bool = False,
     lock_timeout: float = 30.0,
     max_attempts: int = 64,
+    connect_timeout: float | None = None,
+    read_timeout: float | None = None,
     **storage_options: Any,
 ) -> Storage:
     """Open the byte layer for a path or fsspec URL.
@@ -1443,6 +1513,8 @@ def open_storage(
     :class:`S3Storage`; anything else an :class:`FsspecStorage`.
     ``storage_options`` go to the fsspec filesystem (credentials come from
     fsspec's usual sources: environment, config files, instance metadata).
+    ``connect_timeout`` and ``read_timeout`` (seconds) bound every request to a
+    remote store (see :func:`remote_options`).
 
     Raises:
         MissingDependencyError: the filesystem's package is not installed.
@@ -1455,10 +1527,11 @@ def open_storage(
         path = local_path(url)  # refuses a relative path leading outside the working directory
         plain = protocol is None and not os.path.isabs(url)  # keeps its spelling in reports
         return LocalStorage(url if plain else path, lock_timeout=lock_timeout)
+    options = remote_options(protocol, storage_options, connect_timeout, read_timeout)
     try:
         import fsspec
 
-        fs, root = fsspec.url_to_fs(url, **storage_options)
+        fs, root = fsspec.url_to_fs(url, **options)
     except ImportError as exc:
         raise MissingDependencyError(
             f"{protocol}:// needs {exc.name or 'an optional package'}: {install_hint(protocol)}"
@@ -1468,5 +1541,6 @@ def open_storage(
     root = str(root).rstrip("/")
     protocols = _protocols(fs)
     if "s3" in protocols or "s3a" in protocols:
+        bound_retries(fs)
         return S3Storage(fs, root, url=url, max_attempts=max_attempts)
     return FsspecStorage(fs, root, url=url, single_writer=single_writer)
