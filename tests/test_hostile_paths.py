@@ -83,6 +83,23 @@ def test_show_refuses_a_fifo_and_a_device_without_waiting(repo: Path) -> None:
     assert res.returncode == 2 and "outside the store" in res.stderr, res.stderr
 
 
+def test_a_device_node_in_the_store_is_never_read(repo: Path) -> None:
+    import stat
+
+    node = repo / "aiwiki" / "sessions" / "2027-01-04-zero000.md"
+    try:  # the /dev/zero device itself, made in the store (needs CAP_MKNOD: root)
+        os.mknod(node, stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except (OSError, AttributeError):
+        pytest.skip("cannot make a device node here")
+    res = _run(repo, "show", str(node))
+    assert res.returncode == 2 and "it is a character device" in res.stderr, res.stderr
+    res = _run(repo, "ls")
+    assert res.returncode == 1 and "character device" in res.stderr, res.stderr
+    assert EXAMPLE.name in res.stdout
+    res = _run(repo, "lint")
+    assert res.returncode == 1 and "AW001 error: cannot read it: it is a character" in res.stdout
+
+
 def test_one_unreadable_entry_never_disables_the_other_notes(repo: Path) -> None:
     sessions = repo / "aiwiki" / "sessions"
     fifo, loop, _ = _hostile(sessions)
@@ -96,6 +113,10 @@ def test_one_unreadable_entry_never_disables_the_other_notes(repo: Path) -> None
     assert f"{loop}: AW001 error: cannot read it: Too many levels" in res.stdout
     res = _run(repo, "migrate", "aiwiki", "--dry-run")
     assert res.returncode == 1 and "failed 2" in res.stdout + res.stderr
+    res = _run(repo, "index")  # no blank row for what cannot be read: reported, exit 1
+    assert res.returncode == 1 and f"{fifo}: left out of the index" in res.stderr, res.stderr
+    index = (sessions / "INDEX.md").read_text("utf-8")
+    assert EXAMPLE.name in index and fifo not in index and loop not in index
     # the latest lookup skips what it cannot read: the real session is the latest
     for args in (["context"], ["add", "next-step", "check the FIFO"], ["directive", "consume"]):
         res = _run(repo, *args)

@@ -237,7 +237,8 @@ class AiwikiStore(FileStore):
         Columns: date, id, status, focus, link.  Cell text has ``|`` escaped
         and line breaks folded, so the table always parses.  A note whose name
         the store refuses (``CON.md``, surrounding spaces, a control character)
-        or that is not UTF-8 has no row: ``(key, why)`` is appended to
+        or that is not UTF-8, and one that cannot be read (a FIFO, a looping
+        link), has no row: ``(key, why)`` is appended to
         ``left_out`` (when given) and the other notes are indexed.
         """
         notes = []
@@ -252,6 +253,15 @@ class AiwikiStore(FileStore):
                 continue
             notes.append(n)
         metas = self.frontmatters([n.key for n in notes])
+        readable = self.storage.readable
+        unread = {
+            n.key for n in notes if not metas.get(n.key) and not readable(self.path_of(n.key))
+        }
+        if unread:  # (a FIFO, a device, a looping link: no blank row for it)
+            notes = [n for n in notes if n.key not in unread]
+            if left_out is not None:
+                why = "cannot read it (not a regular file, or a looping link)"
+                left_out.extend((key, why) for key in sorted(unread))
         rows = []
         for n in notes:
             meta = metas.get(n.key, {})
