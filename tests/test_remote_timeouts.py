@@ -101,3 +101,42 @@ def test_the_timeouts_come_from_the_environment_too(repo: Path) -> None:
         proc, _ = _run(repo, args, SESSIONKIT_READ_TIMEOUT="soon")
     assert proc.returncode == 2
     assert "SESSIONKIT_READ_TIMEOUT must be a positive number of seconds" in proc.stderr
+
+
+def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> None:
+    """A slow endpoint (each request waits before it is served): ls ends, and with stderr
+    on a terminal says how far it has read; with stderr not a terminal it says nothing."""
+    import pty
+
+    from sessionkit.testing.s3 import moto_s3
+
+    page = (ROOT / "examples/wiki/aiwiki/sessions/2026-05-18-7e8a3f2.md").read_bytes()
+    with moto_s3(latency=0.02) as s3:
+        s3.make_bucket("notes")
+        fs = s3.filesystem()
+        fs.pipe({f"notes/wiki/aiwiki/sessions/2026-05-18-{i:07x}.md": page for i in range(300)})
+        args = [sys.executable, "-c", SCRIPT, "ls", "s3://notes/wiki"]
+        args += ["-o", f"endpoint_url={s3.endpoint_url}"]
+        env = _env(repo.parent / "home", SESSIONKIT_READ_TIMEOUT="20")
+        master, slave = pty.openpty()
+        start = time.monotonic()
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, cwd=repo, env=env)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # (EIO: the child closed the terminal)
+                break
+            if not chunk:
+                break
+            shown += chunk
+        out, _ = proc.communicate(timeout=300)
+        os.close(master)
+        took = time.monotonic() - start
+        quiet, _ = _run(repo, args[3:], SESSIONKIT_READ_TIMEOUT="20")
+    assert proc.returncode == 0 and took < 240, (proc.returncode, took, shown)
+    assert out.count(b"\n") == 300
+    assert b"sessionkit: reading s3://notes/wiki: 256/300 notes" in shown, shown
+    assert b"read s3://notes/wiki: 300 notes" in shown
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
