@@ -390,8 +390,7 @@ class Document:
         page with thousands of edits costs what one edit does (a splice each
         would copy the page each time).
 
-        Raises:
-            ValueError: two edits overlap.
+        Edits that overlap are made one by one, as those methods would.
         """
         lines = self.lines
         n = len(lines)
@@ -404,30 +403,47 @@ class Document:
         open_end = bool(lines) and not lines[-1].endswith("\n")  # an unterminated last line
         parts: list[str] = []
         pos = 0
-        last_new = False  # whether the text ends with lines of an edit
+        tail_open = False  # whether the text so far ends in the unterminated last line
+        strip = False  # whether the text ends with an edit's lines that end unterminated
         for start, end, _, new in ordered:
             end = max(end, start)
-            if start < pos:
-                raise ValueError(f"edits overlap at line {start + 1}")
+            if start < pos:  # (overlapping edits: one by one, each on the last one's result)
+                return self._edit_each(ordered)
             if start > pos:
                 parts.append(joined(lines, pos, start))
-                last_new = False
+                tail_open = open_end and start >= n
+                strip = False
             if end - start == 1 and len(new) == 1:  # replace_line: the line end kept
                 old = lines[start]
-                parts.append(new[0] + old[len(_strip_eol(old)) :])
-                last_new = False  # (its own end, even unterminated)
+                ending = old[len(_strip_eol(old)) :]
+                parts.append(new[0] + ending)
+                tail_open, strip = not ending, False
             elif new:
-                if open_end and start >= n and not last_new:
-                    parts.append(self.newline)  # appending after the unterminated last line
+                if tail_open:  # appending after the unterminated last line: end it
+                    parts.append(self.newline)
                 parts.extend(self._eol(x) for x in new)
-                last_new = True
+                tail_open, strip = False, open_end and end >= n
+            elif end >= n and end > start:  # (deleted up to the end: what precedes stays)
+                strip = False
             pos = end
         if pos < n:
             parts.append(joined(lines, pos))
-            last_new = False
-        if open_end and last_new and pos >= n:  # the text ends unterminated, as it did
+            strip = False
+        if strip:  # the text ends unterminated, as it did
             parts[-1] = _strip_eol(parts[-1])
         return Document(self.bom + "".join(parts), self.path)
+
+    def _edit_each(self, ordered: Sequence[tuple[int, int, int, Sequence[str]]]) -> Document:
+        """:meth:`edit_lines` one edit at a time, from the last to the first."""
+        doc = self
+        for start, end, _, new in reversed(ordered):
+            if start == end:
+                doc = doc.insert_lines(start, new)
+            elif end - start == 1 and len(new) == 1:
+                doc = doc.replace_line(start, new[0])
+            else:
+                doc = doc.replace_lines(start, end, new)
+        return doc
 
     def replace_lines(self, start: int, end: int, new: Iterable[str]) -> Document:
         """Replace ``lines[start:end]`` with ``new`` (texts without line ends)."""
