@@ -473,16 +473,36 @@ def _fix(targets: Sequence[str]) -> None:
 # -- show ---------------------------------------------------------------------------------
 
 
-def _read_note(target: str, storage_option: Sequence[str]) -> bytes:
-    if not _is_url(target):
-        return Path(_local(target)).read_bytes()
+def _read_note(target: str, storage_option: Sequence[str], limit: int) -> bytes:
+    if not _is_url(target):  # (a FIFO or a device is refused, never waited on or read)
+        from ._safe_read import NotRegular, open_note, read_open
+        from .ops.lint import outside_wiki
+
+        away = outside_wiki(_local(target))  # (a note of a wiki: the store's root rule)
+        if away is not None:
+            real, root = away
+            raise Failure(f"{target}: refused: it resolves to {real}, outside the store {root}")
+        try:
+            fd = open_note(_local(target))
+        except NotRegular as exc:
+            why = f"it is {exc.kind}, not a regular file"
+            raise Failure(f"{target}: cannot read it: {why}") from None
+        try:
+            return read_open(fd, limit)
+        finally:
+            os.close(fd)
     import fsspec
 
     config = _state().config
     options = storage_options_for(config, target)
     options.update(_parse_option(item) for item in storage_option)
+    from .backends._storage import bound_retries, remote_options, split_url
+
+    own = {k: options.pop(k) for k in ("connect_timeout", "read_timeout") if k in options}
+    options = remote_options(split_url(target)[0], options, **own)
     try:
         fs, path = fsspec.url_to_fs(target, **options)
+        bound_retries(fs)
     except ImportError as exc:  # the protocol's package is not installed
         from .backends._storage import install_hint, split_url
         from .errors import MissingDependencyError
@@ -576,10 +596,10 @@ def show(path: str, as_json: bool, storage_option: tuple[str, ...], fmt: str | N
     """
     from ._api import decode, loads
 
-    data = _read_note(path, storage_option)
     limit = _state().config.limits.max_note_bytes
+    data = _read_note(path, storage_option, limit)
     if len(data) > limit:
-        raise Failure(f"{path}: note is {len(data)} bytes, over the limit of {limit}")
+        raise Failure(f"{path}: note is over the limit of {limit} bytes")
     session = loads(decode(data, path), path=path, format=fmt, max_bytes=limit)
     if as_json:
         from .serialize import write_json
@@ -613,6 +633,10 @@ def parse_since(value: str, today: dt.date | None = None) -> str:
 
 def _row(key: str, fields: dict[str, str | None]) -> dict[str, Any]:
     m = _DATE.search(fields["started"] or "") or _DATE.search(key)
+    if not key.isprintable():  # (a name that is not UTF-8, or holds a newline: escaped)
+        from ._names import shown
+
+        key = shown(key)
     return {
         "key": key,
         "date": m.group(1) if m else None,
@@ -644,11 +668,23 @@ _READ_BATCH = 256
 def _read_in_batches(store: Any) -> Iterator[tuple[str, Any]]:
     """``store.read_many`` over every key, :data:`_READ_BATCH` keys at a time.
 
-    Only a batch of texts is held at once, not every note of the store.
+    Only a batch of texts is held at once, not every note of the store.  Reading a
+    remote store of more than one batch shows its progress on stderr when that is a
+    terminal (a slow endpoint is then seen to be slow, not hung).
     """
     keys = store.keys()
+    storage = getattr(store, "storage", None)
+    remote = storage is not None and type(storage).__name__ != "LocalStorage"
+    tty = sys.stderr is not None and sys.stderr.isatty()
+    shown = remote and tty and len(keys) > _READ_BATCH
     for start in range(0, len(keys), _READ_BATCH):
+        if shown:
+            click.echo(
+                f"\rsessionkit: reading {store.url}: {start}/{len(keys)} notes", err=True, nl=False
+            )
         yield from store.read_many(keys[start : start + _READ_BATCH])
+    if shown:
+        click.echo(f"\rsessionkit: read {store.url}: {len(keys)} notes" + " " * 8, err=True)
 
 
 def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
@@ -783,11 +819,18 @@ def ls_(
 # -- index --------------------------------------------------------------------------------
 
 
-def _regenerate_index(store: Any) -> None:
+def _regenerate_index(store: Any) -> int:
+    """Regenerate the index; the number of notes left out of it (each reported)."""
     method = getattr(store, "write_index", None)
     if not callable(method):
         raise Failure(f"{store.url}: a {store.layout} store has no index to regenerate")
-    method()
+    left_out: list[tuple[str, str]] = []
+    method(left_out)
+    from ._names import shown
+
+    for key, why in left_out:
+        click.echo(f"sessionkit: {shown(key)}: left out of the index: {why}", err=True)
+    return len(left_out)
 
 
 @cli.command()
@@ -801,8 +844,10 @@ def index(
     ROOT defaults to the configured store.
     """
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
-    _regenerate_index(store)
-    _say(f"{store.url}: index regenerated ({len(store.keys())} notes)")
+    left_out = _regenerate_index(store)
+    _say(f"{store.url}: index regenerated ({len(store.keys()) - left_out} notes)")
+    if left_out:
+        _exit(FINDINGS)
 
 
 # -- config -------------------------------------------------------------------------------
@@ -1341,7 +1386,9 @@ def migrate_(
     for diff in report.diffs:
         _say(diff, nl=False)
     for item in report.failed:
-        where = f"{base}/{item.path}" + (f":{item.line}" if item.line is not None else "")
+        from ._names import shown
+
+        where = f"{base}/{shown(item.path)}" + (f":{item.line}" if item.line is not None else "")
         _say(f"{where}: error: {item.reason}", err=dry_run)
     counts = report.counts()
     verb = "would migrate" if dry_run else "migrated"

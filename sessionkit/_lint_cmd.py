@@ -153,7 +153,7 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
     """
     from itertools import repeat
 
-    from .ops.lint import note_runs, spelled
+    from .ops.lint import note_runs, outside_wiki, spelled
 
     local = spelled(_local(target))
     refused: list[str] = []  # behind a link leading outside the folder: not read
@@ -165,6 +165,10 @@ def local_items(target: str, schemas: Any) -> Iterator[Any]:
             yield from zip(repeat("file"), map(prefix.__add__, names), repeat(None), repeat(schema))
     else:
         os.stat(local)  # a missing path is an error (exit 2), not an empty lint
+        away = outside_wiki(local)  # (a note of a wiki: the store's root rule)
+        if away is not None:
+            yield ("error", local, (f"refused: it resolves to {away[0]}, outside {away[1]}", None))
+            return
         yield ("file", local, None, schemas.for_note(local))
     for path in refused:
         real = os.path.realpath(path)

@@ -50,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if hook_main is not None:
             return int(hook_main(args[2:]))
+    from ._names import escape_streams
+
+    escape_streams()  # (a file name that is not UTF-8 is printed escaped, never an error)
     if args[1:2] == ["lint"]:  # the plain form runs without click (see _lint_cmd)
         from ._lint_cmd import main as lint_main
 

@@ -88,6 +88,10 @@ class Diagnostic(Frozen):
 
     def __str__(self) -> str:
         where = self.path or "<text>"
+        if not where.isprintable():  # (a name that is not UTF-8, or holds a newline: escaped)
+            from ._names import shown
+
+            where = shown(where)
         if self.line is not None:
             where += f":{self.line}"
         # (the severity is a str: joined as one, without reading the enum's value)

@@ -378,6 +378,73 @@ class Document:
     def _eol(self, line: str) -> str:
         return line + self.newline
 
+    def edit_lines(self, edits: Iterable[tuple[int, int, Sequence[str]]]) -> Document:
+        """Several edits of this document's lines at once, as one new document.
+
+        Each ``(start, end, new)`` replaces ``lines[start:end]`` with ``new``
+        (texts without line ends; ``start == end`` inserts before ``start``),
+        exactly as :meth:`insert_lines`, :meth:`replace_line` (one line for one:
+        its line end kept) and :meth:`replace_lines` would make them one after
+        another from the last edit to the first: indices are this document's,
+        edits at one place keep the order given.  The text is built once, so a
+        page with thousands of edits costs what one edit does (a splice each
+        would copy the page each time).
+
+        Edits that overlap are made one by one, as those methods would.
+        """
+        lines = self.lines
+        n = len(lines)
+        ordered = sorted(
+            ((*slice(e[0], e[1]).indices(n)[:2], i, e[2]) for i, e in enumerate(edits)),
+            key=lambda e: (e[0], max(e[0], e[1]), e[2]),
+        )
+        if not ordered:
+            return self
+        open_end = bool(lines) and not lines[-1].endswith("\n")  # an unterminated last line
+        parts: list[str] = []
+        pos = 0
+        tail_open = False  # whether the text so far ends in the unterminated last line
+        strip = False  # whether the text ends with an edit's lines that end unterminated
+        for start, end, _, new in ordered:
+            end = max(end, start)
+            if start < pos:  # (overlapping edits: one by one, each on the last one's result)
+                return self._edit_each(ordered)
+            if start > pos:
+                parts.append(joined(lines, pos, start))
+                tail_open = open_end and start >= n
+                strip = False
+            if end - start == 1 and len(new) == 1:  # replace_line: the line end kept
+                old = lines[start]
+                ending = old[len(_strip_eol(old)) :]
+                parts.append(new[0] + ending)
+                tail_open, strip = not ending, False
+            elif new:
+                if tail_open:  # appending after the unterminated last line: end it
+                    parts.append(self.newline)
+                parts.extend(self._eol(x) for x in new)
+                tail_open, strip = False, open_end and end >= n
+            elif end >= n and end > start:  # (deleted up to the end: what precedes stays)
+                strip = False
+            pos = end
+        if pos < n:
+            parts.append(joined(lines, pos))
+            strip = False
+        if strip:  # the text ends unterminated, as it did
+            parts[-1] = _strip_eol(parts[-1])
+        return Document(self.bom + "".join(parts), self.path)
+
+    def _edit_each(self, ordered: Sequence[tuple[int, int, int, Sequence[str]]]) -> Document:
+        """:meth:`edit_lines` one edit at a time, from the last to the first."""
+        doc = self
+        for start, end, _, new in reversed(ordered):
+            if start == end:
+                doc = doc.insert_lines(start, new)
+            elif end - start == 1 and len(new) == 1:
+                doc = doc.replace_line(start, new[0])
+            else:
+                doc = doc.replace_lines(start, end, new)
+        return doc
+
     def replace_lines(self, start: int, end: int, new: Iterable[str]) -> Document:
         """Replace ``lines[start:end]`` with ``new`` (texts without line ends)."""
         new_lines = [self._eol(x) for x in new]

@@ -74,6 +74,10 @@ class SessionKitError(Exception):
         where = ""
         if self.path is not None:
             where = self.path
+            if not where.isprintable():  # (a name that is not UTF-8, a newline in it)
+                from ._names import shown
+
+                where = shown(where)
             if self.line is not None:
                 where += f":{self.line}"
             where += ": "

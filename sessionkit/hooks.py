@@ -876,6 +876,9 @@ def _local_latest(root: str) -> tuple[str | None, str, list[str]]:
     base = os.path.join(root, "aiwiki", "sessions")
     if not os.path.isdir(base):
         return None, base, []
+    for folder in (os.path.dirname(base), base):
+        if os.path.islink(folder):  # (the store's root rule decides where it leads)
+            raise _NotPlain(folder)
     names = note_names(base)
     if names is None:
         raise _NotPlain(base)

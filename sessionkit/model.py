@@ -537,13 +537,12 @@ def _relaid(
 ) -> list[Block]:
     """The blocks of ``laid`` with its items ``old`` replaced by ``texts`` (see
     :func:`list_blocks`)."""
-    import difflib
+    from ._diff import opcodes
 
     at_item: dict[int, list[Block]] = {k: [] for k in range(len(old))}
     before: dict[int, list[Block]] = {k: [] for k in range(len(old) + 1)}
-    matcher = difflib.SequenceMatcher(a=old, b=texts, autojunk=False)
     items = [b for b in laid if b.is_item]
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(old, texts):
         if tag == "equal":
             for k in range(i1, i2):
                 at_item[k] = [items[k]]

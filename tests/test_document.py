@@ -305,3 +305,35 @@ def test_documents_find_the_walked_fence(text: str) -> None:
     assert (doc.problem is not None) == (
         bool(doc.lines) and bool(_FENCE_LINE.match(doc.lines[0])) and close is None
     )
+
+
+def test_edit_lines_is_the_splices_one_by_one_from_the_last() -> None:
+    """edit_lines (#46: one pass, linear in the page) makes exactly what insert_lines,
+    replace_line and replace_lines make applied one by one from the last edit to the
+    first, on pages with and without a final newline, for random edits."""
+    import random
+
+    rng = random.Random(46)
+    pages = ["a\nb\nc\n", "a\nb\nc", "", "x", "x\n", "\ufeffa\nb", "---\nk: v\n---\n\n- a\n- b"]
+    for _ in range(3000):
+        doc = Document(rng.choice(pages))
+        n = len(doc.lines)
+        edits = []
+        for _ in range(rng.randint(1, 4)):
+            start = rng.randint(0, n)
+            end = rng.choice([start, min(n, start + 1), min(n, start + 2)])
+            edits.append((start, end, [f"N{rng.randint(0, 9)}"] * rng.choice([0, 1, 1, 2])))
+        ordered = sorted(range(len(edits)), key=lambda i: (edits[i][0], edits[i][1], i))
+        want = doc
+        try:
+            for i in reversed(ordered):
+                start, end, new = edits[i]
+                if start == end:
+                    want = want.insert_lines(start, new)
+                elif end - start == 1 and len(new) == 1:
+                    want = want.replace_line(start, new[0])
+                else:
+                    want = want.replace_lines(start, end, new)
+        except IndexError:  # (overlapping edits the one-by-one way cannot make either)
+            continue
+        assert doc.edit_lines(edits).text == want.text, (doc.text, edits)

@@ -140,3 +140,91 @@ def test_hooks_on_one_long_quote_line_grow_linearly(
     else:
         assert "PreCompact at" in (project / "sessions" / "session.md").read_text("utf-8")
     assert _grows_linearly(small, big, 0.05), (event, small, big)
+
+
+# -- edits: add and directive consume on big pages (#46) ----------------------------------
+#
+# Counted, not timed: how many documents the writer builds (each one a copy of the page)
+# and how many element pairs difflib is given to match (quadratic in what it is given)
+# must not grow with the page.  Before #46 `add` on 8,000 equal bullets gave difflib
+# 8,000 x 8,001 pairs, and `directive consume --all` built two documents a directive.
+
+_HEAD = (
+    "---\nschema_id: session\nschema_version: 2\nstatus: active\ndate_start: 2026-05-18\n"
+    'session_id: "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"\nfocus: x\n---\n\n'
+)
+
+
+def _bullets(n: int) -> str:
+    return _HEAD + "## Next steps\n\n" + "- same item\n" * n
+
+
+def _directives(n: int) -> str:
+    one = (
+        "### PreCompact at 2026-05-18T11:47:{s:02d}Z\n\n**Dream directive (unconsumed):**\n\n"
+        "- Scope: x\n- Trigger: pre-compact\n- Action: invoke dream\n- Status: unconsumed\n\n"
+        "---\n\n"
+    )
+    return _HEAD + "## Checkpoints\n\n" + "".join(one.format(s=i % 60) for i in range(n))
+
+
+def _counted_edit(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, text: str, args: list[str]
+) -> tuple[int, int, str]:
+    """(documents built, pairs difflib matched, the page after) of one CLI edit."""
+    import difflib
+    import os
+
+    from click.testing import CliRunner
+
+    from sessionkit.cli import cli
+    from sessionkit.document import Document
+
+    repo = tmp_path / f"r{len(text)}"
+    (repo / ".git").mkdir(parents=True)
+    page = repo / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(text, encoding="utf-8")
+    counts = {"docs": 0, "pairs": 0}
+    real_init = Document.__init__
+    real_seqs = difflib.SequenceMatcher.set_seqs
+
+    def init(self: Any, *a: Any, **k: Any) -> None:
+        counts["docs"] += 1
+        real_init(self, *a, **k)
+
+    def set_seqs(self: Any, a: Any, b: Any) -> None:
+        counts["pairs"] += len(a) * len(b)
+        real_seqs(self, a, b)
+
+    monkeypatch.setattr(Document, "__init__", init)
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seqs", set_seqs)
+    monkeypatch.chdir(repo)
+    for name in [k for k in os.environ if k.startswith("SESSIONKIT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home"))
+    result = CliRunner().invoke(cli, args)
+    monkeypatch.undo()
+    assert result.exit_code == 0, (result.output, result.exception)
+    return counts["docs"], counts["pairs"], page.read_text("utf-8")
+
+
+def test_add_to_a_long_list_of_equal_items_does_work_independent_of_its_length(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small = _counted_edit(tmp_path, monkeypatch, _bullets(50), ["add", "next-step", "hello"])
+    big = _counted_edit(tmp_path, monkeypatch, _bullets(8000), ["add", "next-step", "hello"])
+    assert big[2] == _bullets(8000) + "- hello\n"  # (the one line added, nothing else)
+    assert big[0] == small[0], (small[:2], big[:2])
+    assert big[1] <= max(small[1], 16), (small[:2], big[:2])
+
+
+def test_consume_all_builds_the_page_once_whatever_the_number_of_directives(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["directive", "consume", "--all"]
+    small = _counted_edit(tmp_path, monkeypatch, _directives(5), args)
+    big = _counted_edit(tmp_path, monkeypatch, _directives(2000), args)
+    assert big[2].count("(consumed at ") == 2000 and "(unconsumed)" not in big[2]
+    assert big[0] == small[0], (small[:2], big[:2])

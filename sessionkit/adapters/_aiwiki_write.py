@@ -8,13 +8,13 @@ byte nobody changed stays as it was.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 from .. import _yaml
+from .._diff import opcodes
 from .._lines import batched, chunked
 from ..document import Document, parse_pieces
 from ..errors import FormatError
@@ -387,17 +387,8 @@ class _Editor:
         return 0 <= i < len(self.base.lines) and not self.base.lines[i].strip()
 
     def apply(self) -> Document:
-        doc = self.base
-        for start, end, new, _ in sorted(
-            self.edits, key=lambda e: (e[0], e[1], e[3]), reverse=True
-        ):
-            if start == end:
-                doc = doc.insert_lines(start, new)
-            elif end - start == 1 and len(new) == 1:
-                doc = doc.replace_line(start, new[0])
-            else:
-                doc = doc.replace_lines(start, end, new)
-        return doc
+        # (all at once: a splice an edit would copy the page once an edit)
+        return self.base.edit_lines([(start, end, new) for start, end, new, _ in self.edits])
 
 
 def _content_end(doc: Document, start: int, end: int) -> int:
@@ -493,8 +484,7 @@ def _diff_items(
     new: Sequence[Any],
     render: Callable[[Any], list[str]],
 ) -> None:
-    matcher = difflib.SequenceMatcher(a=list(old), b=list(new), autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(old, new):
         if tag == "equal":
             continue
         rendered = [line for x in new[j1:j2] for line in render(x)]
@@ -645,8 +635,7 @@ def _checkpoints(
 def _checkpoint_opcodes(
     ed: _Editor, spans: Sequence[CheckpointSpan], old: Session, new: Session
 ) -> None:
-    matcher = difflib.SequenceMatcher(a=list(old.checkpoints), b=list(new.checkpoints))
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(old.checkpoints, new.checkpoints):
         if tag == "equal":
             continue
         if tag == "replace" and i2 - i1 == j2 - j1:
@@ -696,8 +685,7 @@ def _extra_sections(ed: _Editor, layout: Layout, old: Session, new: Session) -> 
     def render(sec: ExtraSection) -> list[str]:
         return [f"## {sec.title}" if sec.title else "##", *_body_lines(sec.body)]
 
-    matcher = difflib.SequenceMatcher(a=old_x, b=new_x, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(old_x, new_x):
         if tag == "equal":
             continue
         if tag == "replace" and i2 - i1 == j2 - j1:

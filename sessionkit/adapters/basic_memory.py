@@ -18,7 +18,6 @@ base document splices only what changed.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 from array import array
@@ -30,6 +29,7 @@ import attrs
 import yaml
 
 from .. import fastpaths as _fastpaths
+from .._diff import opcodes
 from .._lines import Lines, batched, chunked, handed, spanned
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
@@ -1290,8 +1290,7 @@ def _edit_list(
 ) -> Document:
     if list(old) == list(new):
         return doc
-    matcher = difflib.SequenceMatcher(a=list(old), b=list(new), autojunk=False)
-    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    ops = [op for op in opcodes(old, new) if op[0] != "equal"]
     for tag, i1, i2, j1, j2 in reversed(ops):
         for k in range(i1, i2):
             if not positions[k].editable:

@@ -49,7 +49,13 @@ _loaded: dict[str, BackendFactory] = {}
 _entry_points_read = False
 
 #: options sessionkit itself understands (the rest go to fsspec)
-_OWN_OPTIONS = ("single_writer", "lock_timeout", "max_attempts")
+_OWN_OPTIONS = (
+    "single_writer",
+    "lock_timeout",
+    "max_attempts",
+    "connect_timeout",
+    "read_timeout",
+)
 
 
 def register_backend(name: str, factory: str | BackendFactory, *, replace: bool = False) -> None:
@@ -254,8 +260,10 @@ def open_store(
         **storage_options: passed to the fsspec filesystem (``endpoint_url``,
             ``anon``, ``key``…) except sessionkit's own: ``single_writer``
             (opt in to unguarded writes where no lock or conditional write
-            exists), ``lock_timeout`` (local lock wait, seconds) and
-            ``max_attempts`` (compare-and-swap attempts on S3).  Credentials
+            exists), ``lock_timeout`` (local lock wait, seconds),
+            ``max_attempts`` (compare-and-swap attempts on S3),
+            ``connect_timeout`` and ``read_timeout`` (seconds a remote store
+            has to connect and to answer a request; 10 and 30).  Credentials
             come from fsspec's usual sources, never from sessionkit files.
 
     Raises:
@@ -336,7 +344,10 @@ def check_store(store: Store, shown: str | None = None, *, must_exist: bool = Fa
                 storage.fs.invalidate_cache(full)
             there = bool(storage.fs.exists(full))
         except OSError as exc:
-            raise StoreError(f"cannot reach {shown}: {exc}") from None
+            from ._netfail import reach_error
+
+            plain = reach_error(exc, storage.url)  # (no answer, refused: named plainly)
+            raise plain or StoreError(f"cannot reach {shown}: {exc}") from None
         if not there:
             what = f"nothing under {folder}/" if folder else "nothing there"
             raise NotFoundError(f"{shown}: not a {store.layout} store ({what})", path=None)

@@ -54,7 +54,7 @@ def check_key(key: str) -> str:
             if part in ("", ".", ".."):
                 problem = "has an empty, '.' or '..' part"
                 break
-            if len(part.encode("utf-8")) > MAX_NAME:
+            if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME:
                 problem = f"has a part longer than {MAX_NAME} bytes"
                 break
             if _WINDOWS_RESERVED.match(part):

@@ -152,7 +152,7 @@ class FileStore(Store):
                 try:
                     check_key(key)
                 except SessionKitError as exc:
-                    yield key, exc
+                    yield key, exc.with_path(key)
                 continue
             path = paths[key]
             value: bytes | StoreError
@@ -310,11 +310,17 @@ class FileStore(Store):
         Unreadable notes map to ``{}``.
         """
         keys = builtins.list(keys)
-        paths = {k: self.path_of(k) for k in keys}
+        paths = {}
+        for key in keys:
+            with contextlib.suppress(SessionKitError):  # (a name refused: unreadable)
+                paths[key] = self.path_of(key)
         heads = self.storage.read_heads(builtins.list(paths.values()), HEAD_BYTES)
         out: dict[str, dict[str, Any]] = {}
         again: builtins.list[str] = []
         for key in keys:
+            if key not in paths:
+                out[key] = {}
+                continue
             raw = heads[paths[key]]
             if isinstance(raw, StoreError):
                 out[key] = {}

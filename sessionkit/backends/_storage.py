@@ -42,6 +42,7 @@ import attrs
 
 from .._atomic import LOCK_NAME, check_writable, fsync_dir, make_temp, sweep_temps
 from .._atomic import lock_file as _lock_file
+from .._safe_read import NotRegular, open_note, read_open
 from ..errors import (
     ConflictError,
     MissingDependencyError,
@@ -59,7 +60,6 @@ _DIR_FDS = (
     os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
 )
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
-_NOTE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _FOLDER_FLAGS |= getattr(os, "O_CLOEXEC", 0)
 #: folders :meth:`LocalStorage.read_each` keeps open at most (then it starts again)
 _OPEN_FOLDERS = 64
@@ -172,6 +172,12 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     def mtime(self, path: str) -> float | None:
         """Modification time of one file (one stat), ``None`` if unknown."""
+
+    def readable(self, path: str) -> bool:
+        """Whether ``path`` may be read as a note: on a local disk one ``stat`` tells a
+        regular file inside the root from a FIFO, a device, a looping or outside link;
+        elsewhere every listed file is taken to be one."""
+        return True
 
     def write_many(
         self, items: Sequence[tuple[str, bytes]], *, create: bool = False
@@ -363,9 +369,17 @@ class LocalStorage(Storage):
                         if not self._inside(real):
                             self.refused.append(outside + rel_path)
                             continue
-                    if entry.is_dir():
+                    try:
+                        folder = entry.is_dir()
+                        if not folder and not entry.is_file() and entry.is_symlink():
+                            os.stat(entry.path)  # (a link leading nowhere is no note)
+                    except FileNotFoundError:
+                        continue
+                    except OSError:  # (a looping link: ELOOP)
+                        folder = False
+                    if folder:
                         walk(entry.path, rel_path + "/")
-                    elif entry.is_file():
+                    else:  # (a FIFO, a device, a looping link: listed, read as unreadable)
                         found.append(rel_path)
 
         walk(start, "" if relative else prefix)
@@ -373,16 +387,25 @@ class LocalStorage(Storage):
         return found
 
     @staticmethod
-    def _read_full(full: str, path: str) -> bytes:
+    def _read_full(full: str, path: str, nbytes: int | None = None) -> bytes:
+        """The bytes of the regular file ``full`` (``nbytes``: at most that many);
+        a FIFO, device or socket is an unreadable note, never waited on or read."""
         try:
-            with open(full, "rb", buffering=0) as fh:
-                return fh.readall()
+            fd = open_note(full)
         except (FileNotFoundError, NotADirectoryError):
             raise NotFoundError(f"no file {path!r}", path=path) from None
         except IsADirectoryError:
             raise StoreError(f"{path!r} is a folder", path=path) from None
+        except NotRegular as exc:
+            raise _not_regular(exc, path) from None
         except OSError as exc:
             raise StoreError(f"cannot read {path!r}: {exc.strerror}", path=path) from None
+        try:
+            return read_open(fd, None if nbytes is None else nbytes - 1)
+        except OSError as exc:
+            raise StoreError(f"cannot read {path!r}: {exc.strerror}", path=path) from None
+        finally:
+            os.close(fd)
 
     def read(self, path: str) -> bytes:
         return self._read_full(self.resolve(path), path)
@@ -476,22 +499,19 @@ class LocalStorage(Storage):
         """The bytes of the note ``name`` of the open ``folder``; ``None`` when it is
         not a plain file to read here (a link, say: :meth:`read` reads it)."""
         try:
-            fd = os.open(name, _NOTE_FLAGS, dir_fd=folder)
+            fd = open_note(name, dir_fd=folder, follow=False)
         except FileNotFoundError:
             return NotFoundError(f"no file {path!r}", path=path)
+        except NotRegular as exc:
+            return _not_regular(exc, path)
         except OSError:  # (a link, ELOOP; anything else: read says what)
             return None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None  # (a folder, a pipe: read says what)
-            parts = []
-            while chunk := os.read(fd, 1 << 16):
-                parts.append(chunk)
+            return read_open(fd)
         except OSError:
             return None
         finally:
             os.close(fd)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
         out: dict[str, bytes | StoreError] = {}
@@ -506,15 +526,9 @@ class LocalStorage(Storage):
         out: dict[str, bytes | StoreError] = {}
         for path in paths:
             try:
-                full = self.resolve(path)
-                with open(full, "rb") as fh:
-                    out[path] = fh.read(nbytes)
+                out[path] = self._read_full(self.resolve(path), path, nbytes)
             except StoreError as exc:
                 out[path] = exc
-            except FileNotFoundError:
-                out[path] = NotFoundError(f"no file {path!r}", path=path)
-            except OSError as exc:
-                out[path] = StoreError(f"cannot read {path!r}: {exc.strerror}", path=path)
         return out
 
     def mtime(self, path: str) -> float | None:
@@ -522,6 +536,12 @@ class LocalStorage(Storage):
             return os.stat(self.resolve(path)).st_mtime
         except OSError:
             return None
+
+    def readable(self, path: str) -> bool:
+        try:
+            return stat.S_ISREG(os.stat(self.resolve(path)).st_mode)
+        except (OSError, StoreError):
+            return False
 
     # -- writing --------------------------------------------------------------
     @contextlib.contextmanager
@@ -918,6 +938,10 @@ class LocalStorage(Storage):
                 raise NotFoundError(f"no file {path!r}", path=path) from None
             except OSError as exc:
                 raise _os_error(exc, f"cannot delete {path!r}", path) from None
+
+
+def _not_regular(exc: NotRegular, path: str) -> StoreError:
+    return StoreError(f"cannot read {path!r}: it is {exc.kind}, not a regular file", path=path)
 
 
 def _os_error(exc: OSError, what: str, path: str | None) -> StoreError:
@@ -1473,12 +1497,78 @@ def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     return joined
 
 
+#: seconds a remote store has to accept a connection, and to answer a request
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 30.0
+#: tries of one request that gets no answer (each up to the read timeout): a silent
+#: store fails after about ``REMOTE_TRIES * read_timeout`` seconds
+REMOTE_TRIES = 2
+#: the environment variables that set the two timeouts for every remote store
+TIMEOUT_ENV = {
+    "connect_timeout": "SESSIONKIT_CONNECT_TIMEOUT",
+    "read_timeout": "SESSIONKIT_READ_TIMEOUT",
+}
+
+
+def _seconds(name: str, value: Any) -> float:
+    """A timeout's value as positive seconds (from an option or its variable)."""
+    where = f"{name} (storage option)"
+    if value is None:
+        value, where = os.environ.get(TIMEOUT_ENV[name]), TIMEOUT_ENV[name]
+        if value is None or not str(value).strip():
+            return CONNECT_TIMEOUT if name == "connect_timeout" else READ_TIMEOUT
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds < float("inf") or isinstance(value, bool):
+        raise StoreError(f"{where} must be a positive number of seconds, not {value!r}")
+    return seconds
+
+
+def remote_options(
+    protocol: str | None,
+    options: dict[str, Any],
+    connect_timeout: Any = None,
+    read_timeout: Any = None,
+) -> dict[str, Any]:
+    """The fsspec options of a remote store with sessionkit's deadlines added.
+
+    For ``s3://``: ``config_kwargs`` gets ``connect_timeout`` and ``read_timeout``
+    (the arguments, else ``SESSIONKIT_CONNECT_TIMEOUT`` / ``SESSIONKIT_READ_TIMEOUT``,
+    else :data:`CONNECT_TIMEOUT` / :data:`READ_TIMEOUT`) and botocore's retries are
+    left to s3fs's (:func:`bound_retries`); values the options already give win.
+    Other protocols: the options as they are.
+
+    Raises:
+        StoreError: a timeout that is not a positive number of seconds.
+    """
+    connect = _seconds("connect_timeout", connect_timeout)
+    read = _seconds("read_timeout", read_timeout)
+    if protocol not in ("s3", "s3a"):
+        return options
+    config = dict(options.get("config_kwargs") or {})
+    config.setdefault("connect_timeout", connect)
+    config.setdefault("read_timeout", read)
+    config.setdefault("retries", {"max_attempts": 1, "mode": "standard"})
+    return {**options, "config_kwargs": config}
+
+
+def bound_retries(fs: Any) -> None:
+    """At most :data:`REMOTE_TRIES` tries of one request on an s3fs filesystem (its own
+    retry loop; it makes 5 by default, each up to the read timeout)."""
+    if isinstance(getattr(fs, "retries", None), int) and fs.retries > REMOTE_TRIES:
+        fs.retries = REMOTE_TRIES
+
+
 def open_storage(
     url: str,
     *,
     single_writer: bool = False,
     lock_timeout: float = 30.0,
     max_attempts: int = 64,
+    connect_timeout: float | None = None,
+    read_timeout: float | None = None,
     **storage_options: Any,
 ) -> Storage:
     """Open the byte layer for a path or fsspec URL.
@@ -1487,6 +1577,8 @@ def open_storage(
     :class:`S3Storage`; anything else an :class:`FsspecStorage`.
     ``storage_options`` go to the fsspec filesystem (credentials come from
     fsspec's usual sources: environment, config files, instance metadata).
+    ``connect_timeout`` and ``read_timeout`` (seconds) bound every request to a
+    remote store (see :func:`remote_options`).
 
     Raises:
         MissingDependencyError: the filesystem's package is not installed.
@@ -1499,10 +1591,11 @@ def open_storage(
         path = local_path(url)  # refuses a relative path leading outside the working directory
         plain = protocol is None and not os.path.isabs(url)  # keeps its spelling in reports
         return LocalStorage(url if plain else path, lock_timeout=lock_timeout)
+    options = remote_options(protocol, storage_options, connect_timeout, read_timeout)
     try:
         import fsspec
 
-        fs, root = fsspec.url_to_fs(url, **storage_options)
+        fs, root = fsspec.url_to_fs(url, **options)
     except ImportError as exc:
         raise MissingDependencyError(
             f"{protocol}:// needs {exc.name or 'an optional package'}: {install_hint(protocol)}"
@@ -1512,5 +1605,6 @@ def open_storage(
     root = str(root).rstrip("/")
     protocols = _protocols(fs)
     if "s3" in protocols or "s3a" in protocols:
+        bound_retries(fs)
         return S3Storage(fs, root, url=url, max_attempts=max_attempts)
     return FsspecStorage(fs, root, url=url, single_writer=single_writer)

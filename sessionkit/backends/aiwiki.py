@@ -22,6 +22,7 @@ from typing import Any
 
 from .._listing import latest_note
 from ..adapters.profiles import safe_id7
+from ..errors import SessionKitError
 from ..model import Session, Status
 from ._base import DateLike, NoteInfo, as_iso_date, as_status, check_key
 from ._filestore import FileStore
@@ -215,17 +216,47 @@ class AiwikiStore(FileStore):
             listed = entries[key].mtime
             return listed if listed is not None else self.storage.mtime(self.path_of(key))
 
-        return latest_note(list(entries), mtime)
+        keys = list(entries)
+        readable = self.storage.readable
+        while keys:  # (a note that cannot be read, a FIFO or a looping link, is never the latest)
+            key = latest_note(keys, mtime)
+            if key is None or readable(self.path_of(key)):
+                return key
+            keys.remove(key)
+        return None
 
     # -- INDEX.md -------------------------------------------------------------
-    def index_text(self) -> str:
+    def index_text(self, left_out: builtins.list[tuple[str, str]] | None = None) -> str:
         """The ``INDEX.md`` page: a Markdown table of every note, newest first.
 
         Columns: date, id, status, focus, link.  Cell text has ``|`` escaped
-        and line breaks folded, so the table always parses.
+        and line breaks folded, so the table always parses.  A note whose name
+        the store refuses (``CON.md``, surrounding spaces, a control character)
+        or that is not UTF-8, and one that cannot be read (a FIFO, a looping
+        link), has no row: ``(key, why)`` is appended to
+        ``left_out`` (when given) and the other notes are indexed.
         """
-        notes = self.info()
+        notes = []
+        for n in self.info():
+            try:
+                self.path_of(n.key)
+                n.key.encode("utf-8")
+            except (SessionKitError, UnicodeEncodeError) as exc:
+                why = exc.message if isinstance(exc, SessionKitError) else "it is not UTF-8"
+                if left_out is not None:
+                    left_out.append((n.key, why))
+                continue
+            notes.append(n)
         metas = self.frontmatters([n.key for n in notes])
+        readable = self.storage.readable
+        unread = {
+            n.key for n in notes if not metas.get(n.key) and not readable(self.path_of(n.key))
+        }
+        if unread:  # (a FIFO, a device, a looping link: no blank row for it)
+            notes = [n for n in notes if n.key not in unread]
+            if left_out is not None:
+                why = "cannot read it (not a regular file, or a looping link)"
+                left_out.extend((key, why) for key in sorted(unread))
         rows = []
         for n in notes:
             meta = metas.get(n.key, {})
@@ -257,13 +288,14 @@ class AiwikiStore(FileStore):
             lines.append(f"| {cell(day)} | {cell(sid)} | {cell(st)} | {cell(focus)} | {link} |")
         return "\n".join(lines) + "\n"
 
-    def write_index(self) -> str:
+    def write_index(self, left_out: builtins.list[tuple[str, str]] | None = None) -> str:
         """Regenerate ``aiwiki/sessions/INDEX.md`` (atomically); returns its text.
 
-        A secret in a note's focus (or name) is redacted in the index, as in the notes.
+        ``left_out``: as :meth:`index_text` fills it.  A secret in a note's focus (or
+        name) is redacted in the index, as in the notes.
         """
         from ..redaction import scrub
 
-        text = scrub(self.index_text())
+        text = scrub(self.index_text(left_out))
         self.storage.write(f"{NOTES_FOLDER}/{INDEX_NAME}", text.encode("utf-8"))
         return text

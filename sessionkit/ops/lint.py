@@ -11,10 +11,13 @@ finds and reads it once per root, and the schema travels with the work item.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 
 from .._api import decode, lint_general, lint_quick
+from .._safe_read import file_kind
 from ..diagnostics import Diagnostic, Severity
 from ..document import MAX_NOTE_BYTES
 from ..errors import ParseError
@@ -39,6 +42,7 @@ __all__ = [
     "lint_many",
     "note_runs",
     "notes_under",
+    "outside_wiki",
     "spelled",
     "wiki_root",
 ]
@@ -52,7 +56,8 @@ if TYPE_CHECKING:
 else:
     LintItem = tuple
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+#: (``O_NONBLOCK``: a FIFO without a writer never holds the open; a regular file ignores it)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 
 #: where a wiki keeps its own session schema page, relative to its root
 SCHEMA_PAGE = "aiwiki/schemas/session.md"
@@ -104,11 +109,22 @@ def lint_file(path: str, limit: int, schema: Schema | None = None) -> list[Diagn
     Raises:
         OSError: the file cannot be read.
     """
-    fd = os.open(path, _READ_FLAGS)
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        return [unreadable(f"cannot read it: {exc.strerror}", None, path)]
     try:
         data = os.read(fd, _FIRST_READ)
-        if len(data) == _FIRST_READ:  # maybe more: its size before reading on
-            size = os.fstat(fd).st_size
+        if len(data) == _FIRST_READ or not data:  # maybe more (or not a file): look at it
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):  # a FIFO (never waited on), a device
+                kind = file_kind(info.st_mode)
+                return [unreadable(f"cannot read it: it is {kind}, not a regular file", None, path)]
+            if len(data) < _FIRST_READ:
+                return lint_data(data, path, limit, schema)
+            size = info.st_size
             if size > limit:
                 return [too_big(path, size, limit)]
             parts, total = [data], len(data)
@@ -590,9 +606,10 @@ def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[tuple[str,
                 continue
             elif entry.is_dir(follow_symlinks=False):
                 folders.append(name)
-            elif name.endswith(".md") and name != "INDEX.md" and entry.is_file():
-                notes.append(name)  # a symbolic link to a file
-                links.add(name)
+            elif name.endswith(".md") and name != "INDEX.md" and _note_like(entry):
+                notes.append(name)  # a symbolic link to a file, a FIFO, a looping link: read
+                if entry.is_symlink():  # (and reported) at its turn
+                    links.add(name)
     notes.sort()
     folders.sort()
     prefix = top if top.endswith(os.sep) else top + os.sep
@@ -611,6 +628,18 @@ def _walk(top: str, root: str, refused: list[str] | None) -> Iterator[tuple[str,
         at = end
         if folder is not None:
             yield from _walk(prefix + folder, root, refused)
+
+
+def _note_like(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` (no regular file, no folder itself) is read as a note: a link to
+    a file, a FIFO, a device, a looping link (each read says what it is); not a link to a
+    folder, nor one that leads nowhere."""
+    try:
+        return not stat.S_ISDIR(entry.stat().st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:  # (ELOOP)
+        return True
 
 
 def _kept(path: str, root: str, refused: list[str] | None) -> bool:
@@ -633,6 +662,18 @@ def wiki_root(path: str | os.PathLike[str]) -> Path | None:
     from pathlib import Path
 
     return Path(root)
+
+
+def outside_wiki(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """``(where it leads, the wiki's root)`` when ``path``, a note under
+    ``<root>/aiwiki/sessions/``, resolves (through a link) outside that root; else
+    ``None``.  The store's root rule, for a command given one note's path."""
+    text = os.fspath(path)
+    root = _wiki_root(text)
+    if root is None:
+        return None
+    real, real_root = os.path.realpath(text), os.path.realpath(root)
+    return None if _inside(real, real_root) else (real, root)
 
 
 def _wiki_root(path: str) -> str | None:

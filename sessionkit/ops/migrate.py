@@ -196,7 +196,13 @@ class MigrationReport:
 
 def _path_of(store: Store, key: str) -> str:
     path_of = getattr(store, "path_of", None)
-    return str(path_of(key)) if callable(path_of) else key
+    if not callable(path_of):
+        return key
+    try:
+        return str(path_of(key))
+    except SessionKitError:  # a name the store refuses (CON.md): its read reports it
+        folder = getattr(store, "folder", "")
+        return f"{folder}/{key}" if folder else key
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

@@ -90,7 +90,14 @@ def test_aiwiki_list_by_date_reads_only_the_heads_it_returns(
         opened.append(str(path))
         return real_open(path, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def os_spy(path: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(path))
+        return real_os_open(path, *args, **kwargs)
+
     monkeypatch.setattr("builtins.open", spy)
+    monkeypatch.setattr("os.open", os_spy)  # (notes are opened by descriptor, O_NONBLOCK)
     found = wiki.list(since="2026-05-01", until="2026-05-03")
     # every row filled (#19), so the heads of the notes kept are read, and no other
     folder = os.path.join(wiki.storage.root, "aiwiki", "sessions")  # type: ignore[attr-defined]
