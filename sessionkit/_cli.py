@@ -1055,16 +1055,17 @@ def prune_(
     """Mark stale active sessions abandoned; with --delete-abandoned --yes, delete them.
 
     ROOT defaults to the configured store.  Deleting is destructive, so
-    without --yes it is a dry run that lists what would go.  Exits 1 when
-    some notes are unreadable (they are left alone).
+    --delete-abandoned without --yes is a dry run: it changes nothing and
+    lists what it would mark and delete.  Exits 1 when some notes are
+    unreadable (they are left alone).
     """
     target = _open_store(root, layout, fmt, storage_option, must_exist=True)
+    dry_run = dry_run or (delete_abandoned and not yes)  # (nothing at all without --yes)
     report = _lifecycle().prune(
         target,
         _days(abandon_after),
         delete_abandoned=delete_abandoned,
         dry_run=dry_run,
-        delete_dry_run=dry_run or not yes,
     )
     if as_json:
         click.echo(_report_json(report))
@@ -1076,8 +1077,8 @@ def prune_(
             click.echo(f"{key}: deleted")
         for key in report.would_delete:
             click.echo(f"{key}: would delete")
-        if report.would_delete and not yes:
-            click.echo("sessionkit: nothing deleted; add --yes to delete", err=True)
+        if delete_abandoned and not yes:
+            click.echo("sessionkit: dry run, nothing changed; add --yes to apply", err=True)
         for key in report.unreadable:
             click.echo(f"sessionkit: {key}: unreadable, left alone", err=True)
     _exit(FINDINGS if report.unreadable else OK)
