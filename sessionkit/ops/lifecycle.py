@@ -731,6 +731,12 @@ def _citation(text: str) -> Citation:
     from ..adapters.aiwiki_page import parse_citation, parse_citation_lenient
 
     found = parse_citation(text) or parse_citation_lenient(text)
+    if found is not None and found.note and not found.code and found.ref == found.path:
+        # a bare path followed by more words: the whole text is one path with a blank
+        # in it (`src/with space.py:12`), written between backticks so it reads back
+        whole = parse_citation(f"`{text}`")
+        if whole is not None and not whole.note and ("/" in whole.path or "." in whole.path):
+            found = whole
     if found is None:
         raise ValidationError(
             f"{text!r} is not a citation: write path:line@sha7, path:start-end@sha7 or a path"
