@@ -79,3 +79,19 @@ def test_a_citation_with_a_space_reads_back_and_is_fixed(env: Path) -> None:
     assert invoke("add", "file", "`src/app.py:3` the parser", "--store", ".").exit_code == 0
     assert "- `src/app.py:3` the parser\n" in page.read_text()
     assert invoke("add", "file", "not a citation", "--store", ".").exit_code == 2
+
+
+# -- short ids on every store --------------------------------------------------------------------
+
+
+def test_short_ids_work_on_a_basic_memory_store(env: Path) -> None:
+    wiki_copy(env / "w")
+    assert invoke("convert", "w", "bm", "--to", "basic-memory").exit_code == 0
+    result = invoke("add", "next-step", "ship it", "--session", "7e8a3f2", "--store", "bm")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Session 2026-05-18 7e8a3f2")
+    result = invoke("status", "done", "--session", "7e8a", "--store", "bm", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["key"].startswith("Session 2026-05-18 7e8a3f2")
+    result = invoke("status", "done", "--session", "ffff9999", "--store", "bm")
+    assert result.exit_code == 2 and "no session 'ffff9999'" in result.stderr

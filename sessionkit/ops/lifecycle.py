@@ -157,7 +157,10 @@ def _aiwiki_key_for_id7(store: Store, id7: str, today: str | None = None) -> str
 
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
     lister: Callable[..., Sequence[Any]] = store.list
-    matches = [n for n in lister() if n.id == session_id]
+    notes = lister()
+    matches = [n for n in notes if n.id == session_id]
+    if not matches and len(_UNSAFE_ID.sub("", session_id)) >= 4:  # a short id, as on aiwiki
+        matches = [n for n in notes if isinstance(n.id, str) and n.id.startswith(session_id)]
     if not matches:
         return None
     return max(matches, key=lambda n: (n.date or "", n.key)).key  # type: ignore[no-any-return]
@@ -166,8 +169,9 @@ def _bm_key_for_id(store: Store, session_id: str) -> str | None:
 def find_session(store: Store, session: str | None = None) -> str:
     """The key of the session ``session`` names, or of the latest session.
 
-    ``session`` may be a key of the store, a full session id, or (aiwiki) a
-    short id of at least 4 characters matching the filename's id part.
+    ``session`` may be a key of the store, a full session id, or a short id
+    of at least 4 characters: on aiwiki the filename's id part, on Basic
+    Memory the start of a note's session id (the latest note wins).
 
     Raises:
         NotFoundError: no such session, or an empty store.
