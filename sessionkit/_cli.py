@@ -34,7 +34,7 @@ from .config import (
     storage_options_for,
     user_config_path,
 )
-from .errors import ParseError, SessionKitError
+from .errors import SessionKitError
 
 __all__ = ["cli", "run"]
 
@@ -296,14 +296,12 @@ def _lint_targets(
         if _is_url(target):
             store = _open_store(target, layout, fmt, storage_option, must_exist=True)
             own = schemas.for_store(store)
-            path_of = getattr(store, "path_of", None)
-            base = target.rstrip("/")
             for key, text in _read_in_batches(store):
-                shown = f"{base}/{path_of(key)}" if callable(path_of) else f"{base}/{key}"
-                if isinstance(text, ParseError):  # unreadable text: a finding, like a local file
+                shown = _note_shown(target, store, key)
+                if isinstance(text, SessionKitError):  # unreadable: a finding, as ls says it
                     yield ("error", shown, (text.message, text.line))
                 elif isinstance(text, BaseException):
-                    raise text
+                    yield ("error", shown, (_one_line(str(text)), None))
                 else:
                     yield ("data", shown, text.encode("utf-8"), own)
             continue
@@ -556,15 +554,29 @@ def _row(key: str, fields: dict[str, str | None]) -> dict[str, Any]:
     }
 
 
-def _ls_one(item: tuple[str, str | None, str | None]) -> tuple[dict[str, Any] | None, str | None]:
+def _note_shown(given: str, store: Any, key: str) -> str:
+    """A note as messages name it, the same in every command: the store as the user
+    gave it (``w``, ``s3://b/x``) joined with the note's path in the store."""
+    path_of = getattr(store, "path_of", None)
+    rel = path_of(key) if callable(path_of) else key
+    if _is_url(given):
+        return f"{given.rstrip('/')}/{rel}"
+    from .ops.lint import spelled
+
+    return spelled(os.path.join(given, rel))
+
+
+def _ls_one(
+    item: tuple[str, str | None, str | None, str, int],
+) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None) for a note that reads, (None, message) for one that does not."""
     from ._api import listed
 
-    key, text, problem = item
+    key, text, problem, shown, limit = item
     if text is None:
         return None, problem
     try:
-        fields = listed(text, path=key)
+        fields = listed(text, path=shown, max_bytes=limit)
     except SessionKitError as exc:
         return None, _one_line(exc.cli_text())
     return _row(key, fields), None
@@ -584,13 +596,38 @@ def _read_in_batches(store: Any) -> Iterator[tuple[str, Any]]:
         yield from store.read_many(keys[start : start + _READ_BATCH])
 
 
-def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
+def _ls_items(
+    store: Any, given: str, limit: int
+) -> Iterator[tuple[str, str | None, str | None, str, int]]:
+    """(key, text or None, why not, the note as shown, the size limit) for every note."""
     for key, text in _read_in_batches(store):
-        if isinstance(text, BaseException):
-            message = text.cli_text() if isinstance(text, SessionKitError) else str(text)
-            yield key, None, _one_line(message)
+        shown = _note_shown(given, store, key)
+        if isinstance(text, SessionKitError):
+            text.path = shown  # (the store named it by its key)
+            yield key, None, _one_line(text.cli_text()), shown, limit
+        elif isinstance(text, BaseException):
+            yield key, None, _one_line(f"{shown}: {text}"), shown, limit
         else:
-            yield key, text, None
+            yield key, text, None, shown, limit
+
+
+def _given(root: str | None) -> str:
+    """The store as messages name it: ROOT as typed, else the configured store."""
+    if root:
+        return root
+    state = _state()
+    return _shown(effective_store_url(state.config, state.directory))
+
+
+def _listed_rows(
+    store: Any, root: str | None, jobs: int | None
+) -> Iterator[tuple[dict[str, Any] | None, str | None]]:
+    """``ls``'s (row, problem) for every note, in key order, read over ``jobs`` processes
+    within ``limits.max_note_bytes``."""
+    from .ops._parallel import ordered_map
+
+    limit = _state().config.limits.max_note_bytes
+    return ordered_map(_ls_one, _ls_items(store, _given(root), limit), jobs=jobs)
 
 
 class _Spool:
@@ -672,14 +709,12 @@ def ls_(
 
     Notes that cannot be read are reported on stderr and make the exit code 1.
     """
-    from .ops._parallel import ordered_map
-
     since_date = parse_since(since) if since else None
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
     # (the rows sorted, oldest first, held on disk: memory stays flat)
     with _Spool() as spool:
         bad = 0
-        for row, problem in ordered_map(_ls_one, _ls_items(store), jobs=jobs):
+        for row, problem in _listed_rows(store, root, jobs):
             if row is None:
                 click.echo(f"sessionkit: {problem}", err=True)
                 bad += 1
@@ -729,11 +764,24 @@ def index(
 ) -> None:
     """Regenerate the store's index page (aiwiki: aiwiki/sessions/INDEX.md).
 
-    ROOT defaults to the configured store.
+    ROOT defaults to the configured store.  Notes that cannot be read are
+    reported on stderr, as ls reports them, and make the exit code 1.
     """
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
+    bad = 0
+    for _, problem in _listed_rows(store, root, None):
+        if problem is not None:
+            click.echo(f"sessionkit: {problem}", err=True)
+            bad += 1
     _regenerate_index(store)
-    click.echo(f"{store.url}: index regenerated ({len(store.keys())} notes)")
+    count = len(store.keys())
+    click.echo(f"{store.url}: index regenerated ({count} {_plural(count, 'note')})")
+    _exit(FINDINGS if bad else OK)
+
+
+def _plural(count: int, word: str) -> str:
+    """``word`` for one, ``word`` + s for any other count."""
+    return word if count == 1 else f"{word}s"
 
 
 # -- config -------------------------------------------------------------------------------
@@ -947,7 +995,10 @@ def context_(
         rest += f" --store {shlex.quote(store)}"
     if source == "compact":
         rest += " --source compact"
-    rendered = for_store(target, source=source, budget=budget, unit=unit, rest=rest)
+    limit = _state().config.limits.max_note_bytes
+    rendered = for_store(
+        target, source=source, budget=budget, unit=unit, rest=rest, max_bytes=limit
+    )
     if as_json:
         click.echo(json.dumps(None if rendered is None else rendered.to_dict(), ensure_ascii=False))
     elif rendered is not None:

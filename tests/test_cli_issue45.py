@@ -95,3 +95,66 @@ def test_short_ids_work_on_a_basic_memory_store(env: Path) -> None:
     assert json.loads(result.stdout)["key"].startswith("Session 2026-05-18 7e8a3f2")
     result = invoke("status", "done", "--session", "ffff9999", "--store", "bm")
     assert result.exit_code == 2 and "no session 'ffff9999'" in result.stderr
+
+
+# -- unreadable notes, reported per note by every reading command --------------------------------
+
+
+def test_lint_of_a_bucket_reports_an_unreadable_note_and_goes_on(env: Path) -> None:
+    pytest.importorskip("moto.server", reason="needs moto[server]")
+    pytest.importorskip("s3fs", reason="needs s3fs")
+    from sessionkit.testing.s3 import moto_s3
+
+    with moto_s3() as server:
+        url = server.make_bucket("lint-per-note")
+        fs = server.filesystem()
+        for page in sorted((EXAMPLES / "aiwiki" / "sessions").glob("2026-05-1*.md")):
+            fs.pipe(f"lint-per-note/w/aiwiki/sessions/{page.name}", page.read_bytes())
+        v1 = (EXAMPLES / "aiwiki" / "sessions" / "2026-05-02-5d6a0f3.md").read_bytes()
+        fs.pipe("lint-per-note/w/aiwiki/sessions/2026-06-01-5d6a0f3.md", v1)  # (AW018 info)
+        server.fail["/lint-per-note/w/aiwiki/sessions/2026-05-14-8b07d4e.md"] = 403
+        opts = ["-o", f"endpoint_url={server.endpoint_url}", "-o", "use_listings_cache=false"]
+        result = invoke("lint", f"{url}/w", *opts)
+        listing = invoke("ls", f"{url}/w", *opts)
+    shown = f"{url}/w/aiwiki/sessions/2026-05-14-8b07d4e.md"
+    assert result.exit_code == 1, result.output
+    assert any(line.startswith(f"{shown}: ") for line in result.stdout.splitlines())
+    assert f"{url}/w/aiwiki/sessions/2026-06-01-5d6a0f3.md:" in result.stdout  # linted on
+    # ls names the same note the same way
+    assert listing.exit_code == 1 and f"sessionkit: {shown}: " in listing.stderr
+
+
+def test_index_reports_unreadable_notes_like_ls(env: Path) -> None:
+    wiki = wiki_copy(env / "w")
+    (wiki / "aiwiki" / "sessions" / "2026-05-19-badbad0.md").write_text("---\nstatus: [\n---\n")
+    result = invoke("index", "w")
+    assert result.exit_code == 1, result.output
+    assert "sessionkit: w/aiwiki/sessions/2026-05-19-badbad0.md:3: " in result.stderr
+    assert "index regenerated (7 notes)" in result.stdout
+    listing = invoke("ls", "w")
+    assert listing.exit_code == 1
+    assert "sessionkit: w/aiwiki/sessions/2026-05-19-badbad0.md:3: " in listing.stderr
+
+
+def test_the_note_size_limit_holds_for_ls_and_context(env: Path) -> None:
+    wiki_copy(env / "w")
+    (env / ".sessionkit.toml").write_text("[limits]\nmax_note_bytes = 1000\n")
+    listing = invoke("ls", "w")
+    assert listing.exit_code == 1
+    big = "w/aiwiki/sessions/2026-05-18-7e8a3f2.md"
+    assert f"sessionkit: {big}:1: note is " in listing.stderr
+    assert "over the limit of 1000" in listing.stderr
+    assert "2026-05-16-c41d9e0.md" in listing.stdout  # (588 bytes: listed)
+    context = invoke("context", "--store", "w")
+    assert context.exit_code == 2 and "over the limit of 1000" in context.stderr
+    assert invoke("show", big).exit_code == 2
+
+
+def test_show_of_an_empty_frontmatter_agrees_with_ls(env: Path) -> None:
+    wiki = wiki_copy(env / "w")
+    note = wiki / "aiwiki" / "sessions" / "2026-05-20-empty00.md"
+    note.write_text("---\n---\n")
+    shown = invoke("show", str(note.relative_to(env)))
+    assert shown.exit_code == 2 and "cannot tell the format" in shown.stderr
+    listing = invoke("ls", "w")
+    assert listing.exit_code == 1 and "cannot tell the format" in listing.stderr
