@@ -338,7 +338,8 @@ def lint(
     """Check notes against their format's schema.
 
     PATH is a note, a folder (every *.md under its aiwiki/sessions, else under
-    it) or a store URL; none means the configured store.  Prints one line per
+    it) or a store URL; none means the configured store (exit 2 when there is
+    none).  Prints one line per
     finding, `path:line: CODE severity: message`, as notes are linted.  Exits
     1 when a finding is an error.  A wiki's own aiwiki/schemas/session.md
     replaces the built-in schema for its notes (a broken one: exit 2).
@@ -346,7 +347,17 @@ def lint(
     from . import redaction
 
     config = _state().config
-    targets = list(paths) or [_shown(effective_store_url(config, _state().directory))]
+    targets = list(paths)
+    if not targets:  # the configured store, when there is one (never a repository's docs)
+        from .errors import NotFoundError
+
+        try:
+            _open_store(None, layout, fmt, storage_option, must_exist=True)
+        except NotFoundError as exc:
+            raise Failure(
+                f"{_one_line(exc.cli_text())}; to lint notes elsewhere, run `sessionkit lint PATH`"
+            ) from None
+        targets = [_shown(effective_store_url(config, _state().directory))]
     limit = config.limits.max_note_bytes
     redaction.LINT_ALLOW = config.secrets.allow_values()
     if fix:

@@ -81,7 +81,10 @@ def main(argv: Sequence[str]) -> int | None:
             return None
         if config_sources_exist(start):
             return None  # (the click command reads the configuration for it)
-        paths = [_shown(repository_root(start))]
+        root = repository_root(start)
+        if not os.path.isdir(os.path.join(root, "aiwiki", "sessions")):
+            return None  # (no store here: the click command says so)
+        paths = [_shown(root)]
     _fastpaths.answered("cli-lint")
     try:
         return _lint(paths, as_json, jobs)

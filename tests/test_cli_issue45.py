@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -158,3 +159,44 @@ def test_show_of_an_empty_frontmatter_agrees_with_ls(env: Path) -> None:
     assert shown.exit_code == 2 and "cannot tell the format" in shown.stderr
     listing = invoke("ls", "w")
     assert listing.exit_code == 1 and "cannot tell the format" in listing.stderr
+
+
+# -- lint with no path ----------------------------------------------------------------------------
+
+
+def _script(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The console entry point (its plain lint lane included), in ``cwd``."""
+    code = (
+        "import sys; from sessionkit.cli import main; sys.exit(main(['sessionkit', *sys.argv[1:]]))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONKIT_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, env=env
+    )
+
+
+def test_lint_without_a_path_lints_the_store_or_says_there_is_none(env: Path) -> None:
+    (env / "README.md").write_text("# A project\n")
+    (env / "docs").mkdir()
+    (env / "docs" / "guide.md").write_text("Some prose.\n")
+    for run in (lambda: _script(env, "lint"), lambda: invoke("lint")):
+        result = run()
+        code = getattr(result, "returncode", getattr(result, "exit_code", None))
+        assert code == 2, result.stdout
+        assert result.stdout == "" and "SK001" not in result.stderr
+        (line,) = result.stderr.splitlines()
+        assert "not an aiwiki store" in line and "sessionkit lint PATH" in line
+    shutil.copytree(EXAMPLES / "aiwiki", env / "aiwiki")
+    result = _script(env, "lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "README.md" not in result.stdout and "aiwiki/sessions/" in result.stdout
+
+
+def test_an_ordinary_basic_memory_note_is_no_sk001(env: Path) -> None:
+    project = env / "bm" / "notes"
+    project.mkdir(parents=True)
+    (project / "coffee.md").write_text("---\ntitle: Coffee notes\n---\n\nSome text.\n")
+    result = invoke("lint", "bm")
+    assert result.exit_code == 0, result.output
+    assert "SK001" not in result.stdout
