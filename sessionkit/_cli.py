@@ -203,6 +203,29 @@ class _State:
         return self._config
 
 
+def _user_path(target: str) -> str:
+    """A store path the user typed, as the stores should take it.
+
+    A path argument is the user's choice, as in git: a file URL is its local
+    path (:func:`_local`), and a relative path is taken against the working
+    directory (``-C DIR`` has made that DIR) wherever it leads, ``..``
+    included.  Only what is inside a store (keys, links, configured values)
+    must stay inside its root.  URLs are left as they are.
+    """
+    if _is_url(target):
+        return target
+    local = _local(target)
+    if local and not os.path.isabs(local):
+        from .backends._storage import local_path
+        from .errors import PathSafetyError
+
+        try:
+            local_path(local)
+        except PathSafetyError:  # (it leads out of the working directory: the user said so)
+            return os.path.abspath(local)
+    return local if target.startswith("file:") and local.startswith("/") else target
+
+
 def _state() -> _State:
     obj = click.get_current_context().find_object(_State)
     return obj if obj is not None else _State(None)
@@ -215,26 +238,27 @@ def _open_store(
     storage_option: Sequence[str],
     *,
     must_exist: bool = False,
+    typed: bool = True,
 ) -> Any:
     """Open ``root`` (default: the configured store) with config and CLI storage options.
 
     ``must_exist``: a store that is not there is an error (exit 2) naming it,
-    never an empty store created by reading.
+    never an empty store created by reading.  ``typed``: ``root`` is a path the
+    user gave (see :func:`_user_path`), not a configured value.
     """
     state = _state()
     config = state.config
-    url = root if root else effective_store_url(config, state.directory)
+    if root:
+        url = _user_path(root) if typed else root
+    else:
+        url = effective_store_url(config, state.directory)
     options = storage_options_for(config, url)
     options.update(_parse_option(item) for item in storage_option)
-    from .backends import open_store
+    from .backends import check_store, open_store
 
-    store = open_store(
-        url,
-        layout=layout or config.layout,
-        format=fmt or config.format,
-        must_exist=must_exist,
-        **options,
-    )
+    store = open_store(url, layout=layout or config.layout, format=fmt or config.format, **options)
+    # (named as the user gave it: `../w: no such folder`)
+    check_store(store, root if root and typed else None, must_exist=must_exist)
     if hasattr(store, "redaction"):
         from .redaction import Policy
 
@@ -252,7 +276,8 @@ def _open_store(
     "directory",
     metavar="DIR",
     type=click.Path(file_okay=False),
-    help="Look for .sessionkit.toml and the repository root from DIR instead of the cwd.",
+    help="Run as if started in DIR (as git -C): paths, .sessionkit.toml and the repository "
+    "root are found from DIR.",
 )
 @click.pass_context
 def cli(ctx: click.Context, directory: str | None) -> None:
@@ -267,6 +292,11 @@ def cli(ctx: click.Context, directory: str | None) -> None:
     Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
     Run `sessionkit COMMAND --help` for a command's options.
     """
+    if directory is not None:  # as git -C: run as if started in DIR (restored after)
+        previous = os.getcwd()
+        os.chdir(directory)
+        ctx.call_on_close(lambda: os.chdir(previous))
+        directory = os.getcwd()
     ctx.obj = _State(directory)
 
 
@@ -878,8 +908,10 @@ def _hook_store(
     from .config import hook_store_url
 
     state = _state()
-    url = store or hook_store_url(state.config, state.directory)
-    return _open_store(url, layout, fmt, storage_option, must_exist=True)
+    if store:
+        return _open_store(store, layout, fmt, storage_option, must_exist=True)
+    url = hook_store_url(state.config, state.directory)
+    return _open_store(url, layout, fmt, storage_option, must_exist=True, typed=False)
 
 
 def _page_store(
@@ -1520,6 +1552,7 @@ def sync_(
     from .ops.sync import sync
     from .ops.sync import watch as watch_
 
+    a, b = _user_path(a), _user_path(b)
     missing = [t for t in (a, b) if not _is_url(t) and not os.path.isdir(_local(t))]
     if len(missing) == 2 or (missing and missing[0] == a and _is_url(b)):
         raise Failure(f"{missing[0]}: no such folder")

@@ -125,11 +125,24 @@ def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
 
 
 def _is_url(target: str) -> bool:
+    """Whether ``target`` names a remote (or ``memory://``) store: not a plain path and
+    none of the file URL forms :func:`_local` reads."""
     return "://" in target and not target.startswith("file://")
 
 
 def _local(target: str) -> str:
-    return target[len("file://") :] if target.startswith("file://") else target
+    """The local path a path argument names: itself, or for a file URL its path —
+    ``file:/abs``, ``file:///abs`` and ``file://localhost/abs`` are all ``/abs``
+    (``file://x`` keeps the relative ``x``, as :func:`sessionkit.open_store` reads
+    it).  The one reading of a file URL for every command."""
+    if not target.startswith("file:"):
+        return target
+    rest = target[len("file:") :]
+    if rest.startswith("//"):
+        rest = rest[2:]
+        if rest.startswith("localhost/"):
+            rest = rest[len("localhost") :]
+    return rest
 
 
 def _shown(url: str) -> str:

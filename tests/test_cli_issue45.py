@@ -200,3 +200,45 @@ def test_an_ordinary_basic_memory_note_is_no_sk001(env: Path) -> None:
     result = invoke("lint", "bm")
     assert result.exit_code == 0, result.output
     assert "SK001" not in result.stdout
+
+
+# -- paths the user gives: `..`, -C DIR, file URLs -----------------------------------------------
+
+
+def test_dotdot_paths_are_the_users_choice_as_in_git(tmp_path: Path, env: Path) -> None:
+    wiki_copy(tmp_path / "wiki")
+    listing = invoke("ls", "../wiki")
+    assert listing.exit_code == 0, listing.output
+    assert "2026-05-18-7e8a3f2.md" in listing.stdout
+    assert invoke("lint", "../wiki").exit_code == 0
+    converted = invoke("convert", "../wiki", "out")
+    assert converted.exit_code == 0, converted.output
+    assert len(list((env / "out" / "sessions").glob("*.md"))) == 6
+    synced = invoke("sync", "../wiki", "../bm")
+    assert synced.exit_code == 0, synced.output
+    assert len(list((tmp_path / "bm" / "sessions").glob("*.md"))) == 6
+
+
+def test_dash_c_makes_relative_paths_relative_to_dir(tmp_path: Path, env: Path) -> None:
+    wiki_copy(tmp_path / "elsewhere" / "wiki")
+    listing = invoke("-C", str(tmp_path / "elsewhere"), "ls", "wiki")
+    assert listing.exit_code == 0, listing.output
+    assert "2026-05-18-7e8a3f2.md" in listing.stdout
+    assert Path.cwd() == env  # (the working directory is the caller's again)
+    (tmp_path / "elsewhere" / "sub").mkdir()
+    assert invoke("-C", str(tmp_path / "elsewhere" / "sub"), "ls", "../wiki").exit_code == 0
+
+
+@pytest.mark.parametrize("form", ["file:{}", "file://{}", "file://localhost{}"])
+def test_file_urls_are_the_local_path_everywhere(form: str, tmp_path: Path, env: Path) -> None:
+    wiki = wiki_copy(tmp_path / "wiki")
+    out, bm = tmp_path / "out", tmp_path / "bm"
+    assert invoke("lint", form.format(wiki)).exit_code == 0
+    assert invoke("ls", form.format(wiki)).exit_code == 0
+    converted = invoke("convert", str(wiki), form.format(out))
+    assert converted.exit_code == 0, converted.output
+    assert len(list((out / "sessions").glob("*.md"))) == 6
+    synced = invoke("sync", str(wiki), form.format(bm))
+    assert synced.exit_code == 0, synced.output
+    assert len(list((bm / "sessions").glob("*.md"))) == 6
+    assert sorted(p.name for p in env.iterdir()) == [".git"]  # (nothing made in the cwd)
