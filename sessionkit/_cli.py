@@ -468,6 +468,8 @@ def _read_note(target: str, storage_option: Sequence[str]) -> bytes:
         data = fs.cat_file(path)
     except FileNotFoundError:
         raise Failure(f"{target}: no such note") from None
+    except OSError as exc:  # (the store and what its server answered)
+        raise Failure(f"{target}: cannot read: {failure_text(exc)}") from None
     return bytes(data)
 
 
@@ -497,7 +499,8 @@ def _summary(session: Any, path: str) -> str:
             if d.state is DirectiveState.UNCONSUMED
         )
         out.append(
-            f"  checkpoints:  {len(session.checkpoints)} ({open_count} unconsumed directives)"
+            f"  checkpoints:  {len(session.checkpoints)} "
+            f"({open_count} unconsumed {_plural(open_count, 'directive')})"
         )
         for cp in session.checkpoints:
             out.append(f"    - {cp.event} at {cp.at}")
@@ -981,7 +984,8 @@ def directive_consume(
     for d in report.consumed:
         click.echo(f"{report.key}: [{d.index}] {d.kind} directive consumed at {report.at}")
     if report.remaining:
-        click.echo(f"{report.key}: {report.remaining} unconsumed directive(s) left")
+        left = report.remaining
+        click.echo(f"{report.key}: {left} unconsumed {_plural(left, 'directive')} left")
 
 
 @cli.command(name="context")
@@ -1048,7 +1052,51 @@ def context_(
         click.echo(rendered.text)
 
 
-@cli.command(name="add")
+def _is_dash_text(arg: str) -> bool:
+    """A word that starts with '-' but cannot be an option: ``- [ ] item``, ``-> x``, ``-1``."""
+    return len(arg) > 1 and arg[0] == "-" and not (arg[1].isalpha() or arg[1] == "-")
+
+
+class _TextCommand(click.Command):
+    """A command whose trailing TEXT may hold words that start with '-' (``- [ ] item``).
+
+    From the first such word on, the words that are not this command's options
+    are TEXT, as if they followed ``--``; an unknown option's error says how to
+    pass text that looks like one.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" not in args:
+            args = self._text_last(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            hint = f"text that starts with '-' goes after --: {ctx.command_path} KIND -- TEXT"
+            raise click.UsageError(f"{exc.format_message()} ({hint})", ctx=ctx) from None
+
+    def _text_last(self, args: list[str]) -> list[str]:
+        takes: dict[str, int] = {}  # option -> how many values follow it
+        for param in self.params:
+            if isinstance(param, click.Option):
+                values = 0 if param.is_flag or param.count else param.nargs
+                takes.update(dict.fromkeys([*param.opts, *param.secondary_opts], values))
+        head: list[str] = []
+        text: list[str] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            name = arg.split("=", 1)[0]
+            if name in takes:
+                n = 0 if "=" in arg else takes[name]
+                head.extend(args[i : i + 1 + n])
+                i += 1 + n
+                continue
+            (text if text or _is_dash_text(arg) else head).append(arg)
+            i += 1
+        return [*head, "--", *text] if text else args
+
+
+@cli.command(name="add", cls=_TextCommand)
 @click.argument("kind", type=click.Choice(["next-step", "decision", "gotcha", "question", "file"]))
 @click.argument("text", nargs=-1, required=True)
 @click.option("--session", metavar="ID", help="Note key, session id or short id (default: latest).")
@@ -1292,7 +1340,11 @@ def migrate_(
     """
     from .ops.migrate import migrate
 
-    if not _is_url(root) and not os.path.isdir(_local(root)):
+    if not _is_url(root) and not os.path.isdir(_user_path(root)):
+        if os.path.exists(_user_path(root)):
+            raise Failure(
+                f"{root}: is a file; migrate takes a wiki folder (the one holding aiwiki/)"
+            )
         raise Failure(f"{root}: no such folder")
     store = _open_store(root, "aiwiki", None, storage_option)
     progress, holder = _progress_bar(sys.stderr.isatty() and not as_json, "migrating")
@@ -1317,13 +1369,13 @@ def migrate_(
         click.echo(diff, nl=False)
     for item in report.failed:
         where = f"{base}/{item.path}" + (f":{item.line}" if item.line is not None else "")
-        click.echo(f"{where}: error: {item.reason}", err=dry_run)
+        click.echo(f"{where}: error: {item.reason}", err=True)
     counts = report.counts()
     verb = "would migrate" if dry_run else "migrated"
-    click.echo(
+    click.echo(  # (the summary on stderr, as the docs say; stdout holds diffs and --json)
         f"{base}: {verb} {counts['migrated']}, already current {counts['current']}, "
         f"failed {counts['failed']} (to {to})",
-        err=dry_run,
+        err=True,
     )
     _exit(OK if report.ok else FINDINGS)
 

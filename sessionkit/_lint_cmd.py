@@ -266,11 +266,14 @@ def failure_text(exc: BaseException) -> str:
 
     if isinstance(exc, SessionKitError):
         return _one_line(exc.cli_text())
-    from .backends._netfail import unreachable
+    from .backends._netfail import http_error, unreachable
 
     why = unreachable(exc)  # a remote store's endpoint refused or never answered
     if why is not None:
         return f"cannot reach the store: {why}"
+    answer = http_error(exc)  # (an S3 500 is "[Errno 121] ..." otherwise)
+    if answer is not None:
+        return f"the store failed: {answer}"
     if isinstance(exc, OSError):
         return _one_line(_os_message(exc))
     return _one_line(f"internal error: {type(exc).__name__}: {exc}")

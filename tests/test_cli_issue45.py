@@ -121,8 +121,9 @@ def test_lint_of_a_bucket_reports_an_unreadable_note_and_goes_on(env: Path) -> N
     assert result.exit_code == 1, result.output
     assert any(line.startswith(f"{shown}: ") for line in result.stdout.splitlines())
     assert f"{url}/w/aiwiki/sessions/2026-06-01-5d6a0f3.md:" in result.stdout  # linted on
-    # ls names the same note the same way
+    # ls names the same note the same way, and what the server answered
     assert listing.exit_code == 1 and f"sessionkit: {shown}: " in listing.stderr
+    assert "the server answered HTTP 403" in listing.stderr and "Errno" not in listing.stderr
 
 
 def test_index_reports_unreadable_notes_like_ls(env: Path) -> None:
@@ -242,3 +243,54 @@ def test_file_urls_are_the_local_path_everywhere(form: str, tmp_path: Path, env:
     assert synced.exit_code == 0, synced.output
     assert len(list((bm / "sessions").glob("*.md"))) == 6
     assert sorted(p.name for p in env.iterdir()) == [".git"]  # (nothing made in the cwd)
+
+
+# -- messages ------------------------------------------------------------------------------------
+
+
+def test_messages_say_what_is_wrong_in_plain_words(env: Path) -> None:
+    import fcntl
+
+    wiki = wiki_copy(env / "w")
+    sessions = wiki / "aiwiki" / "sessions"
+    # a lock not taken in time: the seconds rounded
+    with open(sessions / ".sessionkit.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        late = invoke("add", "next-step", "x", "--store", "w", "-o", "lock_timeout=0.33")
+    assert late.exit_code == 2 and "timed out after 0.3 s waiting" in late.stderr
+    # convert into the same format names the problem, not "both stores"
+    same = invoke("convert", "w", "out", "--to", "aiwiki")
+    assert same.exit_code == 2 and "both stores" not in same.stderr
+    assert "w holds aiwiki notes" in same.stderr and "into basic-memory" in same.stderr
+    assert not (env / "out").exists()
+    # a bullet that starts with '-'
+    added = invoke("add", "next-step", "- [ ] item", "--store", "w")
+    assert added.exit_code == 0, added.output
+    assert "- - [ ] item\n" in (sessions / "2026-05-18-7e8a3f2.md").read_text()
+    typo = invoke("add", "next-step", "x", "--sesion", "1", "--store", "w")
+    assert typo.exit_code == 2 and "goes after --" in typo.stderr
+    # a directive number the note lacks: the note is named
+    missing = invoke("directive", "consume", "--index", "99", "--store", "w")
+    assert missing.exit_code == 2
+    assert "2026-05-18-7e8a3f2.md: no directive number 99" in missing.stderr
+    # migrate of a file
+    (env / "file.txt").write_text("x\n")
+    migrated = invoke("migrate", "file.txt")
+    assert migrated.exit_code == 2 and "file.txt: is a file" in migrated.stderr
+    # plurals and articles
+    shown = invoke("show", str(sessions / "2026-05-18-7e8a3f2.md"))
+    assert "(1 unconsumed directive)" in shown.stdout
+    (env / "plain").mkdir()
+    assert "not an aiwiki store" in invoke("ls", "plain").stderr
+    # migrate's summary on stderr (as the docs say), stdout for the diffs and --json
+    done = invoke("migrate", "w")
+    assert done.stdout == "" and "w: migrated 2, already current 4" in done.stderr
+
+
+def test_hook_help_lists_the_events_and_their_options(env: Path) -> None:
+    result = _script(env, "hook", "--help")
+    assert result.returncode == 0
+    for word in ("pre-compact", "session-start", "PreCompact", "SessionStart", "install-hooks"):
+        assert word in result.stdout
+    event = _script(env, "hook", "session-start", "--help")
+    assert "--plain" in event.stdout and "hooks.context_budget" in event.stdout

@@ -435,7 +435,7 @@ def test_migrate_onto_a_folder_turned_read_only_reports_each_page(env: Path, tmp
     assert data["counts"]["failed"] >= counts["failed"]  # (the page locks cannot be made now)
     assert all("Read-only file system" in f["reason"] for f in data["files"] if f["reason"])
     res = run("migrate", str(root), "--jobs", "1")
-    assert res.exit_code == 1 and "failed" in res.stdout
+    assert res.exit_code == 1 and "failed" in res.stderr
 
 
 def test_convert_onto_a_full_filesystem_reports_each_note(env: Path, tmpfs: Any) -> None:

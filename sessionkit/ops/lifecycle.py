@@ -714,7 +714,10 @@ def consume_directives(
         )
         return _consume_session(session, chosen, at) if chosen else session
 
-    _update(store, target, edit)
+    try:
+        _update(store, target, edit)
+    except ValidationError as exc:  # (no such directive: say which note was meant)
+        raise exc.with_path(target) from None
     return ConsumeReport(key=target, at=at, consumed=tuple(picked), remaining=left[0])
 
 
