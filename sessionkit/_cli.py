@@ -1208,6 +1208,7 @@ def prune_(
         _days(abandon_after),
         delete_abandoned=delete_abandoned,
         dry_run=dry_run,
+        max_bytes=_state().config.limits.max_note_bytes,
     )
     if as_json:
         click.echo(_report_json(report))
@@ -1222,7 +1223,8 @@ def prune_(
         if delete_abandoned and not yes:
             click.echo("sessionkit: dry run, nothing changed; add --yes to apply", err=True)
         for key in report.unreadable:
-            click.echo(f"sessionkit: {key}: unreadable, left alone", err=True)
+            shown = _note_shown(_given(root), target, key)
+            click.echo(f"sessionkit: {shown}: unreadable, left alone", err=True)
     _exit(FINDINGS if report.unreadable else OK)
 
 

@@ -149,6 +149,8 @@ def test_the_note_size_limit_holds_for_ls_and_context(env: Path) -> None:
     assert "2026-05-16-c41d9e0.md" in listing.stdout  # (588 bytes: listed)
     context = invoke("context", "--store", "w")
     assert context.exit_code == 2 and "over the limit of 1000" in context.stderr
+    pruned = invoke("prune", "w", "--abandon-after", "1d", "--dry-run")
+    assert pruned.exit_code == 1 and f"{big}: unreadable" in pruned.stderr
     assert invoke("show", big).exit_code == 2
 
 

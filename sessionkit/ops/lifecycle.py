@@ -886,6 +886,7 @@ def prune(
     today: date | None = None,
     *,
     delete_dry_run: bool | None = None,
+    max_bytes: int | None = None,
 ) -> PruneReport:
     """Mark stale ``active`` sessions ``abandoned`` and optionally delete abandoned ones.
 
@@ -899,6 +900,8 @@ def prune(
         today: the reference day (default: today, UTC).
         delete_dry_run: report deletions only (default: ``dry_run``); lets a
             caller mark for real while only listing what would be deleted.
+        max_bytes: a note larger than this is unreadable (left alone), as
+            :func:`sessionkit.loads` refuses it (the CLI passes ``limits.max_note_bytes``).
 
     Deletions that were only listed are in :attr:`PruneReport.would_delete`,
     never in :attr:`PruneReport.deleted`.
@@ -919,7 +922,7 @@ def prune(
             bad.append(key)
             continue
         try:
-            s = loads(text, path=key)
+            s = loads(text, path=key, max_bytes=max_bytes)
         except SessionKitError:
             bad.append(key)
             continue
