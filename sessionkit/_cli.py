@@ -369,10 +369,10 @@ def lint(
 
     PATH is a note, a folder (every *.md under its aiwiki/sessions, else under
     it) or a store URL; none means the configured store (exit 2 when there is
-    none).  Prints one line per
-    finding, `path:line: CODE severity: message`, as notes are linted.  Exits
-    1 when a finding is an error.  A wiki's own aiwiki/schemas/session.md
-    replaces the built-in schema for its notes (a broken one: exit 2).
+    none).  Prints one line per finding, `path:line: CODE severity: message`,
+    as notes are linted.  Exits 1 when a finding is an error.  A wiki's own
+    aiwiki/schemas/session.md replaces the built-in schema for its notes (a
+    broken one: exit 2).
     """
     from . import redaction
 

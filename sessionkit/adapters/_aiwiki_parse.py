@@ -98,7 +98,7 @@ DIRECTIVE_HEADER = lazy(
 #: backticks, any text of one line that starts and ends with a non-blank
 #: (`` `src/with space.py:12@abc1234` ``)
 _REF_PATH = r"(?P<path>[^\s`]+?)"
-_REF_CODE_PATH = r"(?P<path>[^\s`](?:[^`\n]*?[^\s`])?)"
+_REF_CODE_PATH = r"(?P<path>[^\s`](?:[^`\n]*?[^\s`])??)"  # (shortest first, as _REF_PATH)
 _REF_TAIL = (
     r"(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
     r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
