@@ -42,16 +42,19 @@ def loads(
         FormatError: not a note of the format.
     """
     doc = read_document(text, path, max_bytes=max_bytes)
-    name = format or detect_format(doc)
+    name = format or detect_format(doc, by_content=True)
     try:
         return get_adapter(name).read(doc)
     except SessionKitError as exc:
         raise exc.with_path(path) from None
 
 
-def listed(text: str, path: str | None = None) -> dict[str, str | None]:
+def listed(
+    text: str, path: str | None = None, *, max_bytes: int | None = None
+) -> dict[str, str | None]:
     """What ``sessionkit ls`` lists of a note: its ``id``, ``status`` (the word),
-    ``started``, ``focus`` and ``title``, as :func:`loads` reads them.
+    ``started``, ``focus`` and ``title``, as :func:`loads` reads them (``max_bytes``
+    as there).
 
     A note whose adapter reads its frontmatter fields alone (``read_header``:
     aiwiki, where these fields are all frontmatter) is not read past them.  That
@@ -61,8 +64,8 @@ def listed(text: str, path: str | None = None) -> dict[str, str | None]:
     Raises:
         ParseError, FormatError: as :func:`loads` raises them, for the same notes.
     """
-    doc = read_document(text, path)
-    name = detect_format(doc)
+    doc = read_document(text, path, max_bytes=max_bytes)
+    name = detect_format(doc, by_content=True)
     adapter = get_adapter(name)
     try:
         header = getattr(adapter, "read_header", None)

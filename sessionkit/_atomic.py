@@ -39,6 +39,7 @@ __all__ = [
     "check_writable",
     "fsync_dir",
     "lock_file",
+    "lock_timeout_text",
     "make_temp",
     "sweep_temps",
     "write_atomic",
@@ -210,6 +211,11 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
 #: the per-folder lock file of a local store (a dotfile: ignored by the aiwiki glob and by
 #: Basic Memory's indexer); the pre-compact hook's lane holds the same one
 LOCK_NAME = ".sessionkit.lock"
+
+
+def lock_timeout_text(timeout: float, shown: str) -> str:
+    """The message of a lock not taken in time: seconds to a tenth (``4.4 s``, ``30 s``)."""
+    return f"timed out after {round(timeout, 1):g} s waiting for the lock on {shown!r}"
 
 
 def lock_file(path: str, timeout: float) -> Callable[[], None]:

@@ -34,7 +34,7 @@ from .config import (
     storage_options_for,
     user_config_path,
 )
-from .errors import ParseError, SessionKitError
+from .errors import SessionKitError
 
 __all__ = ["cli", "run"]
 
@@ -234,6 +234,29 @@ class _State:
         return self._config
 
 
+def _user_path(target: str) -> str:
+    """A store path the user typed, as the stores should take it.
+
+    A path argument is the user's choice, as in git: a file URL is its local
+    path (:func:`_local`), and a relative path is taken against the working
+    directory (``-C DIR`` has made that DIR) wherever it leads, ``..``
+    included.  Only what is inside a store (keys, links, configured values)
+    must stay inside its root.  URLs are left as they are.
+    """
+    if _is_url(target):
+        return target
+    local = _local(target)
+    if local and not os.path.isabs(local):
+        from .backends._storage import local_path
+        from .errors import PathSafetyError
+
+        try:
+            local_path(local)
+        except PathSafetyError:  # (it leads out of the working directory: the user said so)
+            return os.path.abspath(local)
+    return local if target.startswith("file:") and local.startswith("/") else target
+
+
 def _state() -> _State:
     obj = click.get_current_context().find_object(_State)
     return obj if obj is not None else _State(None)
@@ -246,28 +269,29 @@ def _open_store(
     storage_option: Sequence[str],
     *,
     must_exist: bool = False,
+    typed: bool = True,
 ) -> Any:
     """Open ``root`` (default: the configured store) with config and CLI storage options.
 
     ``must_exist``: a store that is not there is an error (exit 2) naming it,
-    never an empty store created by reading.
+    never an empty store created by reading.  ``typed``: ``root`` is a path the
+    user gave (see :func:`_user_path`), not a configured value.
     """
     state = _state()
     config = state.config
-    url = root if root else effective_store_url(config, state.directory)
+    if root:
+        url = _user_path(root) if typed else root
+    else:
+        url = effective_store_url(config, state.directory)
     options = storage_options_for(config, url)
     options.update(_parse_option(item) for item in storage_option)
-    from .backends import open_store
+    from .backends import check_store, open_store
 
     # what a hook kept for this store lands first (and may be what makes it exist)
     _deliver_outbox(url, layout=layout or config.layout, **options)
-    store = open_store(
-        url,
-        layout=layout or config.layout,
-        format=fmt or config.format,
-        must_exist=must_exist,
-        **options,
-    )
+    store = open_store(url, layout=layout or config.layout, format=fmt or config.format, **options)
+    # (named as the user gave it: `../w: no such folder`)
+    check_store(store, root if root and typed else None, must_exist=must_exist)
     if hasattr(store, "redaction"):
         from .redaction import Policy
 
@@ -319,7 +343,8 @@ def _deliver_outbox(url: str, layout: str | None = None, **options: Any) -> None
     "directory",
     metavar="DIR",
     type=click.Path(file_okay=False),
-    help="Look for .sessionkit.toml and the repository root from DIR instead of the cwd.",
+    help="Run as if started in DIR (as git -C): paths, .sessionkit.toml and the repository "
+    "root are found from DIR.",
 )
 @click.pass_context
 def cli(ctx: click.Context, directory: str | None) -> None:
@@ -334,6 +359,11 @@ def cli(ctx: click.Context, directory: str | None) -> None:
     Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
     Run `sessionkit COMMAND --help` for a command's options.
     """
+    if directory is not None:  # as git -C: run as if started in DIR (restored after)
+        previous = os.getcwd()
+        os.chdir(directory)
+        ctx.call_on_close(lambda: os.chdir(previous))
+        directory = os.getcwd()
     ctx.obj = _State(directory)
 
 
@@ -363,14 +393,12 @@ def _lint_targets(
         if _is_url(target):
             store = _open_store(target, layout, fmt, storage_option, must_exist=True)
             own = schemas.for_store(store)
-            path_of = getattr(store, "path_of", None)
-            base = target.rstrip("/")
             for key, text in _read_in_batches(store):
-                shown = f"{base}/{path_of(key)}" if callable(path_of) else f"{base}/{key}"
-                if isinstance(text, ParseError):  # unreadable text: a finding, like a local file
+                shown = _note_shown(target, store, key)
+                if isinstance(text, SessionKitError):  # unreadable: a finding, as ls says it
                     yield ("error", shown, (text.message, text.line))
                 elif isinstance(text, BaseException):
-                    raise text
+                    yield ("error", shown, (_one_line(str(text)), None))
                 else:
                     yield ("data", shown, text.encode("utf-8"), own)
             continue
@@ -407,15 +435,26 @@ def lint(
     """Check notes against their format's schema.
 
     PATH is a note, a folder (every *.md under its aiwiki/sessions, else under
-    it) or a store URL; none means the configured store.  Prints one line per
-    finding, `path:line: CODE severity: message`, as notes are linted.  Exits
-    1 when a finding is an error.  A wiki's own aiwiki/schemas/session.md
-    replaces the built-in schema for its notes (a broken one: exit 2).
+    it) or a store URL; none means the configured store (exit 2 when there is
+    none).  Prints one line per finding, `path:line: CODE severity: message`,
+    as notes are linted.  Exits 1 when a finding is an error.  A wiki's own
+    aiwiki/schemas/session.md replaces the built-in schema for its notes (a
+    broken one: exit 2).
     """
     from . import redaction
 
     config = _state().config
-    targets = list(paths) or [_shown(effective_store_url(config, _state().directory))]
+    targets = list(paths)
+    if not targets:  # the configured store, when there is one (never a repository's docs)
+        from .errors import NotFoundError
+
+        try:
+            _open_store(None, layout, fmt, storage_option, must_exist=True)
+        except NotFoundError as exc:
+            raise Failure(
+                f"{_one_line(exc.cli_text())}; to lint notes elsewhere, run `sessionkit lint PATH`"
+            ) from None
+        targets = [_shown(effective_store_url(config, _state().directory))]
     limit = config.limits.max_note_bytes
     redaction.LINT_ALLOW = config.secrets.allow_values()
     if fix:
@@ -516,6 +555,8 @@ def _read_note(target: str, storage_option: Sequence[str], limit: int) -> bytes:
         data = fs.cat_file(path)
     except FileNotFoundError:
         raise Failure(f"{target}: no such note") from None
+    except OSError as exc:  # (the store and what its server answered)
+        raise Failure(f"{target}: cannot read: {failure_text(exc)}") from None
     return bytes(data)
 
 
@@ -545,7 +586,8 @@ def _summary(session: Any, path: str) -> str:
             if d.state is DirectiveState.UNCONSUMED
         )
         out.append(
-            f"  checkpoints:  {len(session.checkpoints)} ({open_count} unconsumed directives)"
+            f"  checkpoints:  {len(session.checkpoints)} "
+            f"({open_count} unconsumed {_plural(open_count, 'directive')})"
         )
         for cp in session.checkpoints:
             out.append(f"    - {cp.event} at {cp.at}")
@@ -647,15 +689,29 @@ def _row(key: str, fields: dict[str, str | None]) -> dict[str, Any]:
     }
 
 
-def _ls_one(item: tuple[str, str | None, str | None]) -> tuple[dict[str, Any] | None, str | None]:
+def _note_shown(given: str, store: Any, key: str) -> str:
+    """A note as messages name it, the same in every command: the store as the user
+    gave it (``w``, ``s3://b/x``) joined with the note's path in the store."""
+    path_of = getattr(store, "path_of", None)
+    rel = path_of(key) if callable(path_of) else key
+    if _is_url(given):
+        return f"{given.rstrip('/')}/{rel}"
+    from .ops.lint import spelled
+
+    return spelled(os.path.join(given, rel))
+
+
+def _ls_one(
+    item: tuple[str, str | None, str | None, str, int],
+) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None) for a note that reads, (None, message) for one that does not."""
     from ._api import listed
 
-    key, text, problem = item
+    key, text, problem, shown, limit = item
     if text is None:
         return None, problem
     try:
-        fields = listed(text, path=key)
+        fields = listed(text, path=shown, max_bytes=limit)
     except SessionKitError as exc:
         return None, _one_line(exc.cli_text())
     return _row(key, fields), None
@@ -687,13 +743,38 @@ def _read_in_batches(store: Any) -> Iterator[tuple[str, Any]]:
         click.echo(f"\rsessionkit: read {store.url}: {len(keys)} notes" + " " * 8, err=True)
 
 
-def _ls_items(store: Any) -> Iterator[tuple[str, str | None, str | None]]:
+def _ls_items(
+    store: Any, given: str, limit: int
+) -> Iterator[tuple[str, str | None, str | None, str, int]]:
+    """(key, text or None, why not, the note as shown, the size limit) for every note."""
     for key, text in _read_in_batches(store):
-        if isinstance(text, BaseException):
-            message = text.cli_text() if isinstance(text, SessionKitError) else str(text)
-            yield key, None, _one_line(message)
+        shown = _note_shown(given, store, key)
+        if isinstance(text, SessionKitError):
+            text.path = shown  # (the store named it by its key)
+            yield key, None, _one_line(text.cli_text()), shown, limit
+        elif isinstance(text, BaseException):
+            yield key, None, _one_line(f"{shown}: {text}"), shown, limit
         else:
-            yield key, text, None
+            yield key, text, None, shown, limit
+
+
+def _given(root: str | None) -> str:
+    """The store as messages name it: ROOT as typed, else the configured store."""
+    if root:
+        return root
+    state = _state()
+    return _shown(effective_store_url(state.config, state.directory))
+
+
+def _listed_rows(
+    store: Any, root: str | None, jobs: int | None
+) -> Iterator[tuple[dict[str, Any] | None, str | None]]:
+    """``ls``'s (row, problem) for every note, in key order, read over ``jobs`` processes
+    within ``limits.max_note_bytes``."""
+    from .ops._parallel import ordered_map
+
+    limit = _state().config.limits.max_note_bytes
+    return ordered_map(_ls_one, _ls_items(store, _given(root), limit), jobs=jobs)
 
 
 class _Spool:
@@ -775,14 +856,12 @@ def ls_(
 
     Notes that cannot be read are reported on stderr and make the exit code 1.
     """
-    from .ops._parallel import ordered_map
-
     since_date = parse_since(since) if since else None
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
     # (the rows sorted, oldest first, held on disk: memory stays flat)
     with _Spool() as spool:
         bad = 0
-        for row, problem in ordered_map(_ls_one, _ls_items(store), jobs=jobs):
+        for row, problem in _listed_rows(store, root, jobs):
             if row is None:
                 _say(f"sessionkit: {problem}", err=True)
                 bad += 1
@@ -841,13 +920,24 @@ def index(
 ) -> None:
     """Regenerate the store's index page (aiwiki: aiwiki/sessions/INDEX.md).
 
-    ROOT defaults to the configured store.
+    ROOT defaults to the configured store.  Notes that cannot be read are
+    reported on stderr, as ls reports them, and make the exit code 1.
     """
     store = _open_store(root, layout, fmt, storage_option, must_exist=True)
+    bad = 0
+    for _, problem in _listed_rows(store, root, None):
+        if problem is not None:
+            _say(f"sessionkit: {problem}", err=True)
+            bad += 1
     left_out = _regenerate_index(store)
-    _say(f"{store.url}: index regenerated ({len(store.keys()) - left_out} notes)")
-    if left_out:
-        _exit(FINDINGS)
+    count = len(store.keys()) - left_out
+    _say(f"{store.url}: index regenerated ({count} {_plural(count, 'note')})")
+    _exit(FINDINGS if bad or left_out else OK)
+
+
+def _plural(count: int, word: str) -> str:
+    """``word`` for one, ``word`` + s for any other count."""
+    return word if count == 1 else f"{word}s"
 
 
 # -- config -------------------------------------------------------------------------------
@@ -940,8 +1030,10 @@ def _hook_store(
     from .config import hook_store_url
 
     state = _state()
-    url = store or hook_store_url(state.config, state.directory)
-    return _open_store(url, layout, fmt, storage_option, must_exist=True)
+    if store:
+        return _open_store(store, layout, fmt, storage_option, must_exist=True)
+    url = hook_store_url(state.config, state.directory)
+    return _open_store(url, layout, fmt, storage_option, must_exist=True, typed=False)
 
 
 def _page_store(
@@ -1011,7 +1103,8 @@ def directive_consume(
     for d in report.consumed:
         _say(f"{report.key}: [{d.index}] {d.kind} directive consumed at {report.at}")
     if report.remaining:
-        _say(f"{report.key}: {report.remaining} unconsumed directive(s) left")
+        left = report.remaining
+        _say(f"{report.key}: {left} unconsumed {_plural(left, 'directive')} left")
 
 
 @cli.command(name="context")
@@ -1068,14 +1161,61 @@ def context_(
         rest += f" --store {shlex.quote(store)}"
     if source == "compact":
         rest += " --source compact"
-    rendered = for_store(target, source=source, budget=budget, unit=unit, rest=rest)
+    limit = _state().config.limits.max_note_bytes
+    rendered = for_store(
+        target, source=source, budget=budget, unit=unit, rest=rest, max_bytes=limit
+    )
     if as_json:
         click.echo(json.dumps(None if rendered is None else rendered.to_dict(), ensure_ascii=False))
     elif rendered is not None:
         click.echo(rendered.text)
 
 
-@cli.command(name="add")
+def _is_dash_text(arg: str) -> bool:
+    """A word that starts with '-' but cannot be an option: ``- [ ] item``, ``-> x``, ``-1``."""
+    return len(arg) > 1 and arg[0] == "-" and not (arg[1].isalpha() or arg[1] == "-")
+
+
+class _TextCommand(click.Command):
+    """A command whose trailing TEXT may hold words that start with '-' (``- [ ] item``).
+
+    From the first such word on, the words that are not this command's options
+    are TEXT, as if they followed ``--``; an unknown option's error says how to
+    pass text that looks like one.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" not in args:
+            args = self._text_last(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            hint = f"text that starts with '-' goes after --: {ctx.command_path} KIND -- TEXT"
+            raise click.UsageError(f"{exc.format_message()} ({hint})", ctx=ctx) from None
+
+    def _text_last(self, args: list[str]) -> list[str]:
+        takes: dict[str, int] = {}  # option -> how many values follow it
+        for param in self.params:
+            if isinstance(param, click.Option):
+                values = 0 if param.is_flag or param.count else param.nargs
+                takes.update(dict.fromkeys([*param.opts, *param.secondary_opts], values))
+        head: list[str] = []
+        text: list[str] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            name = arg.split("=", 1)[0]
+            if name in takes:
+                n = 0 if "=" in arg else takes[name]
+                head.extend(args[i : i + 1 + n])
+                i += 1 + n
+                continue
+            (text if text or _is_dash_text(arg) else head).append(arg)
+            i += 1
+        return [*head, "--", *text] if text else args
+
+
+@cli.command(name="add", cls=_TextCommand)
 @click.argument("kind", type=click.Choice(["next-step", "decision", "gotcha", "question", "file"]))
 @click.argument("text", nargs=-1, required=True)
 @click.option("--session", metavar="ID", help="Note key, session id or short id (default: latest).")
@@ -1180,16 +1320,18 @@ def prune_(
     """Mark stale active sessions abandoned; with --delete-abandoned --yes, delete them.
 
     ROOT defaults to the configured store.  Deleting is destructive, so
-    without --yes it is a dry run that lists what would go.  Exits 1 when
-    some notes are unreadable (they are left alone).
+    --delete-abandoned without --yes is a dry run: it changes nothing and
+    lists what it would mark and delete.  Exits 1 when some notes are
+    unreadable (they are left alone).
     """
     target = _open_store(root, layout, fmt, storage_option, must_exist=True)
+    dry_run = dry_run or (delete_abandoned and not yes)  # (nothing at all without --yes)
     report = _lifecycle().prune(
         target,
         _days(abandon_after),
         delete_abandoned=delete_abandoned,
         dry_run=dry_run,
-        delete_dry_run=dry_run or not yes,
+        max_bytes=_state().config.limits.max_note_bytes,
     )
     if as_json:
         _say(_report_json(report))
@@ -1201,10 +1343,11 @@ def prune_(
             _say(f"{key}: deleted")
         for key in report.would_delete:
             _say(f"{key}: would delete")
-        if report.would_delete and not yes:
-            _say("sessionkit: nothing deleted; add --yes to delete", err=True)
+        if delete_abandoned and not yes:
+            _say("sessionkit: dry run, nothing changed; add --yes to apply", err=True)
         for key in report.unreadable:
-            _say(f"sessionkit: {key}: unreadable, left alone", err=True)
+            shown = _note_shown(_given(root), target, key)
+            _say(f"sessionkit: {shown}: unreadable, left alone", err=True)
     _exit(FINDINGS if report.unreadable else OK)
 
 
@@ -1357,7 +1500,11 @@ def migrate_(
     """
     from .ops.migrate import migrate
 
-    if not _is_url(root) and not os.path.isdir(_local(root)):
+    if not _is_url(root) and not os.path.isdir(_user_path(root)):
+        if os.path.exists(_user_path(root)):
+            raise Failure(
+                f"{root}: is a file; migrate takes a wiki folder (the one holding aiwiki/)"
+            )
         raise Failure(f"{root}: no such folder")
     store = _open_store(root, "aiwiki", None, storage_option)
     progress, holder = _progress_bar(sys.stderr.isatty() and not as_json, "migrating")
@@ -1389,13 +1536,13 @@ def migrate_(
         from ._names import shown
 
         where = f"{base}/{shown(item.path)}" + (f":{item.line}" if item.line is not None else "")
-        _say(f"{where}: error: {item.reason}", err=dry_run)
+        _say(f"{where}: error: {item.reason}", err=True)
     counts = report.counts()
     verb = "would migrate" if dry_run else "migrated"
-    _say(
+    _say(  # (the summary on stderr, as the docs say; stdout holds diffs and --json)
         f"{base}: {verb} {counts['migrated']}, already current {counts['current']}, "
         f"failed {counts['failed']} (to {to})",
-        err=dry_run,
+        err=True,
     )
     _exit(OK if report.ok else FINDINGS)
 
@@ -1644,6 +1791,7 @@ def sync_(
     from .ops.sync import sync
     from .ops.sync import watch as watch_
 
+    a, b = _user_path(a), _user_path(b)
     missing = [t for t in (a, b) if not _is_url(t) and not os.path.isdir(_local(t))]
     if len(missing) == 2 or (missing and missing[0] == a and _is_url(b)):
         raise Failure(f"{missing[0]}: no such folder")

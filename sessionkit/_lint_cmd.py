@@ -81,7 +81,10 @@ def main(argv: Sequence[str]) -> int | None:
             return None
         if config_sources_exist(start):
             return None  # (the click command reads the configuration for it)
-        paths = [_shown(repository_root(start))]
+        root = repository_root(start)
+        if not os.path.isdir(os.path.join(root, "aiwiki", "sessions")):
+            return None  # (no store here: the click command says so)
+        paths = [_shown(root)]
     _fastpaths.answered("cli-lint")
     try:
         return _lint(paths, as_json, jobs)
@@ -124,11 +127,24 @@ def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
 
 
 def _is_url(target: str) -> bool:
+    """Whether ``target`` names a remote (or ``memory://``) store: not a plain path and
+    none of the file URL forms :func:`_local` reads."""
     return "://" in target and not target.startswith("file://")
 
 
 def _local(target: str) -> str:
-    return target[len("file://") :] if target.startswith("file://") else target
+    """The local path a path argument names: itself, or for a file URL its path —
+    ``file:/abs``, ``file:///abs`` and ``file://localhost/abs`` are all ``/abs``
+    (``file://x`` keeps the relative ``x``, as :func:`sessionkit.open_store` reads
+    it).  The one reading of a file URL for every command."""
+    if not target.startswith("file:"):
+        return target
+    rest = target[len("file:") :]
+    if rest.startswith("//"):
+        rest = rest[2:]
+        if rest.startswith("localhost/"):
+            rest = rest[len("localhost") :]
+    return rest
 
 
 def _shown(url: str) -> str:
@@ -259,11 +275,14 @@ def failure_text(exc: BaseException) -> str:
 
     if isinstance(exc, SessionKitError):
         return _one_line(exc.cli_text())
-    from .backends._netfail import unreachable
+    from .backends._netfail import http_error, unreachable
 
     why = unreachable(exc)  # a remote store's endpoint refused or never answered
     if why is not None:
         return f"cannot reach the store: {why}"
+    answer = http_error(exc)  # (an S3 500 is "[Errno 121] ..." otherwise)
+    if answer is not None:
+        return f"the store failed: {answer}"
     if isinstance(exc, OSError):
         return _one_line(_os_message(exc))
     return _one_line(f"internal error: {type(exc).__name__}: {exc}")

@@ -497,15 +497,17 @@ def for_store(
     budget: int = DEFAULT_BUDGET,
     unit: str = "chars",
     rest: str | None = None,
+    max_bytes: int | None = None,
 ) -> Context | None:
-    """:func:`render` for the newest note of ``store`` (``None`` when it has none)."""
+    """:func:`render` for the newest note of ``store`` (``None`` when it has none); a note
+    over ``max_bytes`` (``limits.max_note_bytes``) is refused as ``loads`` refuses it."""
     from ._api import loads
     from .ops.lifecycle import directives_of
 
     key = store.latest()
     if key is None:
         return None
-    session = loads(store.read_text(key), path=key)
+    session = loads(store.read_text(key), path=key, max_bytes=max_bytes)
     return render(
         key, session, directives_of(session), source=source, budget=budget, unit=unit, rest=rest
     )

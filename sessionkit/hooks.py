@@ -1135,13 +1135,47 @@ def _quick_args(argv: Sequence[str]) -> _Args | None:
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
+    raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="sessionkit hook",
-        description="Claude Code hook commands (read the hook's JSON payload on stdin).",
+        formatter_class=raw,
+        description=(
+            "Claude Code hooks: each reads the hook's JSON payload on stdin (session_id,\n"
+            "cwd, transcript_path, source...) and never breaks the agent: a problem exits 0\n"
+            "and is shown to the user in one line."
+        ),
+        epilog=(
+            "events:\n"
+            "  pre-compact    PreCompact: record a checkpoint (with its Dream directive) in\n"
+            "                 the session's note, creating the note on first use\n"
+            "  session-start  SessionStart: print where the last session stopped (summary,\n"
+            "                 unconsumed directives, next steps) within hooks.context_budget\n"
+            "\n"
+            "Installed by `sessionkit install-hooks`; `sessionkit hook EVENT --help` lists an\n"
+            "event's options. The store is --store, else hooks.store, else the configured one."
+        ),
     )
     sub = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
-    pre = sub.add_parser("pre-compact", help="record a PreCompact checkpoint")
-    start = sub.add_parser("session-start", help="print the latest session and its directives")
+    pre = sub.add_parser(
+        "pre-compact",
+        help="record a PreCompact checkpoint",
+        formatter_class=raw,
+        description=(
+            "PreCompact: record a checkpoint (the time, the trigger, the work item, a Dream\n"
+            "directive) in the note of the payload's session_id, creating it on first use.\n"
+            "Prints a one-line systemMessage JSON; exits 0."
+        ),
+    )
+    start = sub.add_parser(
+        "session-start",
+        help="print the latest session and its directives",
+        formatter_class=raw,
+        description=(
+            "SessionStart: print the latest note's summary, its unconsumed directives, next\n"
+            "steps and open questions, within hooks.context_budget (Claude Code hook JSON by\n"
+            "default, or --plain text). Exits 0."
+        ),
+    )
     for each in (pre, start):
         each.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
         each.add_argument(

@@ -341,7 +341,7 @@ def test_show_summary_and_json(env: Path) -> None:
     result = invoke("show", str(note))
     assert result.exit_code == 0
     assert "config system" in result.stdout
-    assert "1 unconsumed directives" in result.stdout
+    assert "1 unconsumed directive)" in result.stdout
     assert "invoke `support-dream` skill" in result.stdout
     result = invoke("show", "--json", str(note))
     assert result.exit_code == 0

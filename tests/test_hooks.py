@@ -782,12 +782,14 @@ def test_prune_command_is_a_dry_run_for_deletion_without_yes(repo: Path, home: P
     res = run(["prune", "--abandon-after", "3d", "--dry-run"], home, cwd=repo)
     assert b"would mark abandoned" in res.stdout
     assert str(sessionkit.loads((folder / EXAMPLE.name).read_text()).status) == "active"
+    before = (folder / EXAMPLE.name).read_bytes()
     res = run(["prune", "--abandon-after", "3d", "--delete-abandoned"], home, cwd=repo)
     assert res.returncode == 0, res.stderr
-    assert f"{EXAMPLE.name}: marked abandoned".encode() in res.stdout
+    # without --yes: a dry run, the session is not even marked (#45)
+    assert f"{EXAMPLE.name}: would mark abandoned".encode() in res.stdout
     assert f"{EXAMPLE.name}: would delete".encode() in res.stdout
     assert b"add --yes" in res.stderr
-    assert (folder / EXAMPLE.name).is_file()
+    assert (folder / EXAMPLE.name).read_bytes() == before
     res = run(["prune", "--abandon-after", "2w", "--delete-abandoned", "--yes"], home, cwd=repo)
     assert f"{EXAMPLE.name}: deleted".encode() in res.stdout
     assert not (folder / EXAMPLE.name).exists()
@@ -804,8 +806,8 @@ def test_prune_json_without_yes_lists_would_delete(repo: Path, home: Path) -> No
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     assert report["deleted"] == [] and report["would_delete"] == [EXAMPLE.name]
-    assert report["abandoned"] == [EXAMPLE.name] and report["dry_run"] is False
-    assert (folder / EXAMPLE.name).is_file()
+    assert report["abandoned"] == [EXAMPLE.name] and report["dry_run"] is True
+    assert str(sessionkit.loads((folder / EXAMPLE.name).read_text()).status) == "active"
     # an unreadable note: named, left alone, exit 1 (like ls)
     (folder / "2026-05-19-badbad0.md").write_bytes(b"---\nstatus: [\n---\n\xff\n")
     res = run([*cmd, "--yes"], home, cwd=repo)

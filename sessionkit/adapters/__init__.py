@@ -102,8 +102,20 @@ def get_adapter(name: str) -> Adapter:
     return adapter  # type: ignore[no-any-return]
 
 
-def detect_format(doc: Document) -> str:
+#: the most a format claims a note by its place alone (aiwiki v2 under
+#: ``aiwiki/sessions/``, so that lint says what the page lacks)
+HINT_SCORE = 5
+
+
+def detect_format(doc: Document, *, by_content: bool = False) -> str:
     """The name of the format that claims ``doc`` most confidently.
+
+    ``by_content``: a note whose frontmatter reads but names no format is
+    claimed by no format, even where its place alone (:data:`HINT_SCORE`)
+    would: reading it (``loads``, ``ls``, ``show``) gives the same answer
+    wherever it lies.  Lint takes the hint, to say what the page lacks; so
+    does a read of a page with no frontmatter or a broken one (the adapter
+    says what is wrong with it).
 
     Raises:
         UnsupportedFormatError: no adapter recognises it.
@@ -116,6 +128,12 @@ def detect_format(doc: Document) -> str:
             continue
         if score > best_score:
             best, best_score = name, score
+    if best is not None and by_content and best_score <= HINT_SCORE and doc.has_frontmatter:
+        try:
+            _ = doc.meta
+            best = None  # (frontmatter that reads, and names no format)
+        except SessionKitError:
+            pass
     if best is None:
         # frontmatter nobody can read: its own error (the YAML's line and cause)
         # is the one to report, the same one every command and loads() give

@@ -94,13 +94,17 @@ DIRECTIVE_HEADER = lazy(
     r"\((?:(?P<un>unconsumed)|consumed at (?P<at>[^()\s]+))\):\*\*[ \t]*$"
 )
 
-_REF = (
-    r"(?P<path>[^\s`]+?)"
+#: a citation's reference, ``path:start-end@sha``; the path is one word, or, between
+#: backticks, any text of one line that starts and ends with a non-blank
+#: (`` `src/with space.py:12@abc1234` ``)
+_REF_PATH = r"(?P<path>[^\s`]+?)"
+_REF_CODE_PATH = r"(?P<path>[^\s`](?:[^`\n]*?[^\s`])??)"  # (shortest first, as _REF_PATH)
+_REF_TAIL = (
     r"(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
     r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
 )
-_CODE_CITATION = lazy(rf"^`{_REF}`(?: (?P<note>.*))?$", re.DOTALL)
-_BARE_CITATION = lazy(rf"^{_REF}(?: (?P<note>.*))?$", re.DOTALL)
+_CODE_CITATION = lazy(rf"^`{_REF_CODE_PATH}{_REF_TAIL}`(?: (?P<note>.*))?$", re.DOTALL)
+_BARE_CITATION = lazy(rf"^{_REF_PATH}{_REF_TAIL}(?: (?P<note>.*))?$", re.DOTALL)
 # a backticked citation whose path has no ':', '@' or '`': the lazy path of _CODE_CITATION
 # cannot stop earlier there, so this reads the same parts (one line only; group 1 is the SHA)
 _QUICK_CODE_CITATION = lazy(

@@ -30,6 +30,7 @@ from ..diagnostics import Diagnostic
 from ..document import Document
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError
 from ..model import Origin, Session
+from . import HINT_SCORE
 from ._aiwiki_lint import lint_page
 from ._aiwiki_parse import read_header, read_page
 from ._aiwiki_schema import KeyRule, Schema, builtin_schema, load_schema, schema_for_root
@@ -93,7 +94,7 @@ class AiwikiAdapter:
 
         A page without ``schema_version`` is claimed by v2 with 50 (lint then
         reports AW002); a path under ``aiwiki/sessions/`` adds 10.  A note
-        without ``schema_id: session`` scores 0 (5 for v2 under
+        without ``schema_id: session`` scores 0 (:data:`HINT_SCORE`, 5, for v2 under
         ``aiwiki/sessions/``, so lint reports what is wrong with it: AW002 for
         none, AW004 for another), as does unusable frontmatter outside that
         folder.
@@ -102,11 +103,11 @@ class AiwikiAdapter:
         try:
             meta = doc.meta
         except SessionKitError:
-            return 5 if hint and self.version == 2 else 0
+            return HINT_SCORE if hint and self.version == 2 else 0
         if meta.get("schema_id") != "session":
             # under aiwiki/sessions/ a page is meant to be a session: v2 claims
             # it weakly, so lint says what is wrong (AW002, AW004), not SK001
-            return 5 if hint and self.version == 2 else 0
+            return HINT_SCORE if hint and self.version == 2 else 0
         version = meta.get("schema_version")
         if version == self.version and not isinstance(version, bool):
             score = 90

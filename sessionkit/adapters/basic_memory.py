@@ -1534,7 +1534,8 @@ class BasicMemoryAdapter:
     schemas: tuple[picoschema.Schema, ...] = ()
 
     def detect(self, doc: Document) -> int:
-        """90 for a session note, 60 for a note with a permalink, else 0."""
+        """90 for a session note, 60 for a note with a permalink, 30 for one with a
+        type and a title, 20 for one with a title, else 0."""
         doc = split_lead(doc)[1]
         try:
             meta = doc.meta
@@ -1548,6 +1549,8 @@ class BasicMemoryAdapter:
             return 60
         if "type" in meta and "title" in meta:
             return 30
+        if "title" in meta:  # an ordinary note: Basic Memory indexes it as it is
+            return 20
         return 0
 
     def read(self, doc: Document) -> Session:

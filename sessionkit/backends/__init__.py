@@ -335,7 +335,7 @@ def check_store(store: Store, shown: str | None = None, *, must_exist: bool = Fa
             raise NotFoundError(f"{shown}: no such folder", path=None)
         if folder and not os.path.isdir(os.path.join(root, *folder.split("/"))):
             raise NotFoundError(
-                f"{shown}: not a {store.layout} store (it has no {folder}/ folder)", path=None
+                f"{shown}: not {_a(store.layout)} store (it has no {folder}/ folder)", path=None
             )
     elif isinstance(storage, FsspecStorage) and must_exist:
         full = storage.full(folder) if folder else storage.root
@@ -350,4 +350,9 @@ def check_store(store: Store, shown: str | None = None, *, must_exist: bool = Fa
             raise plain or StoreError(f"cannot reach {shown}: {exc}") from None
         if not there:
             what = f"nothing under {folder}/" if folder else "nothing there"
-            raise NotFoundError(f"{shown}: not a {store.layout} store ({what})", path=None)
+            raise NotFoundError(f"{shown}: not {_a(store.layout)} store ({what})", path=None)
+
+
+def _a(word: str) -> str:
+    """``word`` with its article: an aiwiki, a basic-memory."""
+    return f"an {word}" if word[:1].lower() in "aeiou" else f"a {word}"

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from ..errors import SessionKitError, StoreError
 
-__all__ = ["plain_network_errors", "reach_error", "store_host", "unreachable"]
+__all__ = ["http_error", "plain_network_errors", "reach_error", "store_host", "unreachable"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,6 +47,25 @@ def _chain(exc: BaseException) -> list[BaseException]:
         if isinstance(inner, dict) and isinstance(inner.get("error"), BaseException):
             todo.append(inner["error"])
     return out
+
+
+def http_error(exc: BaseException) -> str | None:
+    """``HTTP 500 (InternalError: message)`` when a server's answer along ``exc``'s
+    chain was an HTTP error (botocore keeps it in ``response``); else ``None``."""
+    for cur in _chain(exc):
+        response = getattr(cur, "response", None)
+        if not isinstance(response, dict):
+            continue
+        meta = response.get("ResponseMetadata") or {}
+        status = meta.get("HTTPStatusCode") if isinstance(meta, dict) else None
+        if not isinstance(status, int):
+            continue
+        error = response.get("Error") or {}
+        code = error.get("Code") if isinstance(error, dict) else None
+        message = error.get("Message") if isinstance(error, dict) else None
+        said = ": ".join(str(x) for x in (code, message) if x)
+        return f"the server answered HTTP {status}" + (f" ({said})" if said else "")
+    return None
 
 
 def unreachable(exc: BaseException) -> str | None:

@@ -40,7 +40,14 @@ from typing import Any, ClassVar
 
 import attrs
 
-from .._atomic import LOCK_NAME, check_writable, fsync_dir, make_temp, sweep_temps
+from .._atomic import (
+    LOCK_NAME,
+    check_writable,
+    fsync_dir,
+    lock_timeout_text,
+    make_temp,
+    sweep_temps,
+)
 from .._atomic import lock_file as _lock_file
 from .._safe_read import NotRegular, open_note, read_open
 from ..errors import (
@@ -553,10 +560,7 @@ class LocalStorage(Storage):
         try:
             release = _lock_file(lock_path, self.lock_timeout)
         except TimeoutError:
-            raise ConflictError(
-                f"timed out after {self.lock_timeout} s waiting for the lock on {path!r}",
-                path=path,
-            ) from None
+            raise ConflictError(lock_timeout_text(self.lock_timeout, path), path=path) from None
         except OSError as exc:
             raise _os_error(exc, f"cannot lock the folder of {path!r}", path) from None
         try:
@@ -944,11 +948,20 @@ def _not_regular(exc: NotRegular, path: str) -> StoreError:
     return StoreError(f"cannot read {path!r}: it is {exc.kind}, not a regular file", path=path)
 
 
+def _read_error(path: str, exc: BaseException) -> StoreError:
+    """``cannot read 'key': <cause>``, a server's HTTP error said as such."""
+    from ._netfail import http_error
+
+    return StoreError(f"cannot read {path!r}: {http_error(exc) or exc}", path=path)
+
+
 def _os_error(exc: OSError, what: str, path: str | None) -> StoreError:
     """A :class:`StoreError` naming the cause precisely (``No space left on device``,
     ``Permission denied``…), never a temp file's name."""
 
-    cause = exc.strerror or str(exc)
+    from ._netfail import http_error
+
+    cause = http_error(exc) or exc.strerror or str(exc)
     if exc.errno == errno.ENOSPC:
         cause = "No space left on device (ENOSPC)"
     elif exc.errno in (errno.EACCES, errno.EPERM):
@@ -1181,7 +1194,7 @@ class FsspecStorage(Storage):
         except FileNotFoundError:
             raise NotFoundError(f"no file {path!r}", path=path) from None
         except (IsADirectoryError, OSError) as exc:
-            raise StoreError(f"cannot read {path!r}: {exc}", path=path) from None
+            raise _read_error(path, exc) from None
         return bytes(data)
 
     def _wrap(self, path: str, value: Any) -> bytes | StoreError:
@@ -1189,7 +1202,7 @@ class FsspecStorage(Storage):
             return bytes(value)
         if isinstance(value, FileNotFoundError):
             return NotFoundError(f"no file {path!r}", path=path)
-        return StoreError(f"cannot read {path!r}: {value}", path=path)
+        return _read_error(path, value)
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
         out: dict[str, bytes | StoreError] = {}
@@ -1368,7 +1381,7 @@ class S3Storage(FsspecStorage):
         except FileNotFoundError:
             return None, None
         except OSError as exc:
-            raise StoreError(f"cannot read {path!r}: {exc}", path=path) from None
+            raise _read_error(path, exc) from None
         return data, etag
 
     def _conditional_put(self, path: str, data: bytes, etag: str | None) -> bool:

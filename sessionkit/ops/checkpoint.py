@@ -372,16 +372,14 @@ def record_local(
     exclude_in_git(folder)
     shown = f"aiwiki/sessions/{key}"
     full = os.path.join(folder, key)
-    from .._atomic import LOCK_NAME, lock_file
+    from .._atomic import LOCK_NAME, lock_file, lock_timeout_text
 
     try:  # the store's own lock file, held the way the store holds it
         release = lock_file(os.path.join(folder, LOCK_NAME), lock_timeout)
     except TimeoutError:
         from ..errors import ConflictError
 
-        raise ConflictError(
-            f"timed out after {lock_timeout} s waiting for the lock on {shown!r}", path=shown
-        ) from None
+        raise ConflictError(lock_timeout_text(lock_timeout, shown), path=shown) from None
     except OSError:
         return None  # the store's way meets it again and names it
     try:

@@ -646,9 +646,11 @@ def convert(
     target = _open(dst, to, options)
     dst_family = _target_family(to) if to else _store_family(target)
     if dst_family == src_family:
+        other = "aiwiki" if src_family == BASIC_MEMORY else BASIC_MEMORY
+        asked = "the target is to hold them too" if to else f"{target.url} holds them too"
         raise UnsupportedFormatError(
-            f"both stores hold {src_family} notes; convert needs aiwiki on one side "
-            "and basic-memory on the other",
+            f"{source.url} holds {src_family} notes and {asked}: convert turns one format "
+            f"into the other, here into {other}",
             option="to",
         )
     _refuse_overlap(source, target)

@@ -154,7 +154,10 @@ def _aiwiki_key_for_id7(store: Store, id7: str, today: str | None = None) -> str
 
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
     lister: Callable[..., Sequence[Any]] = store.list
-    matches = [n for n in lister() if n.id == session_id]
+    notes = lister()
+    matches = [n for n in notes if n.id == session_id]
+    if not matches and len(_UNSAFE_ID.sub("", session_id)) >= 4:  # a short id, as on aiwiki
+        matches = [n for n in notes if isinstance(n.id, str) and n.id.startswith(session_id)]
     if not matches:
         return None
     return max(matches, key=lambda n: (n.date or "", n.key)).key  # type: ignore[no-any-return]
@@ -163,8 +166,9 @@ def _bm_key_for_id(store: Store, session_id: str) -> str | None:
 def find_session(store: Store, session: str | None = None) -> str:
     """The key of the session ``session`` names, or of the latest session.
 
-    ``session`` may be a key of the store, a full session id, or (aiwiki) a
-    short id of at least 4 characters matching the filename's id part.
+    ``session`` may be a key of the store, a full session id, or a short id
+    of at least 4 characters: on aiwiki the filename's id part, on Basic
+    Memory the start of a note's session id (the latest note wins).
 
     Raises:
         NotFoundError: no such session, or an empty store.
@@ -750,7 +754,10 @@ def consume_directives(
         )
         return _consume_session(session, chosen, at) if chosen else session
 
-    _update(store, target, edit)
+    try:
+        _update(store, target, edit)
+    except ValidationError as exc:  # (no such directive: say which note was meant)
+        raise exc.with_path(target) from None
     return ConsumeReport(key=target, at=at, consumed=tuple(picked), remaining=left[0])
 
 
@@ -771,6 +778,12 @@ def _citation(text: str) -> Citation:
     from ..adapters.aiwiki_page import parse_citation, parse_citation_lenient
 
     found = parse_citation(text) or parse_citation_lenient(text)
+    if found is not None and found.note and not found.code and found.ref == found.path:
+        # a bare path followed by more words: the whole text is one path with a blank
+        # in it (`src/with space.py:12`), written between backticks so it reads back
+        whole = parse_citation(f"`{text}`")
+        if whole is not None and not whole.note and ("/" in whole.path or "." in whole.path):
+            found = whole
     if found is None:
         raise ValidationError(
             f"{text!r} is not a citation: write path:line@sha7, path:start-end@sha7 or a path"
@@ -913,6 +926,7 @@ def prune(
     today: date | None = None,
     *,
     delete_dry_run: bool | None = None,
+    max_bytes: int | None = None,
 ) -> PruneReport:
     """Mark stale ``active`` sessions ``abandoned`` and optionally delete abandoned ones.
 
@@ -926,6 +940,8 @@ def prune(
         today: the reference day (default: today, UTC).
         delete_dry_run: report deletions only (default: ``dry_run``); lets a
             caller mark for real while only listing what would be deleted.
+        max_bytes: a note larger than this is unreadable (left alone), as
+            :func:`sessionkit.loads` refuses it (the CLI passes ``limits.max_note_bytes``).
 
     Deletions that were only listed are in :attr:`PruneReport.would_delete`,
     never in :attr:`PruneReport.deleted`.
@@ -946,7 +962,7 @@ def prune(
             bad.append(key)
             continue
         try:
-            s = loads(text, path=key)
+            s = loads(text, path=key, max_bytes=max_bytes)
         except SessionKitError:
             bad.append(key)
             continue

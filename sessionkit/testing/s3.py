@@ -54,6 +54,9 @@ class MotoS3:
     Attributes:
         endpoint_url: ``http://127.0.0.1:<port>``.
         requests: ``(method, path, query)`` of every request served, in order.
+        fail: ``{path: HTTP status}``: a GET of one of these paths
+            (``/bucket/key``) is answered with that status and an S3 error
+            body instead (an unreadable object, a failing server).
     """
 
     def __init__(self, *, serialize: bool = True, latency: float = 0.0) -> None:
@@ -62,6 +65,7 @@ class MotoS3:
         self.serialize = serialize
         self.latency = latency
         self.requests: list[tuple[str, str, str]] = []
+        self.fail: dict[str, int] = {}
         self._lock = threading.Lock()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self.endpoint_url = ""
@@ -76,6 +80,15 @@ class MotoS3:
             )
             if self.latency:  # an emulated network round trip (overlaps across requests)
                 time.sleep(self.latency)
+            status = self.fail.get(entry[1]) if entry[0] == "GET" else None
+            if status is not None:
+                self.requests.append(entry)
+                body = (
+                    f"<?xml version='1.0' encoding='UTF-8'?><Error><Code>Injected{status}</Code>"
+                    f"<Message>injected</Message></Error>"
+                ).encode()
+                start_response(f"{status} Injected", [("Content-Type", "application/xml")])
+                return [body]
             if self.serialize:
                 with self._lock:
                     self.requests.append(entry)

@@ -469,11 +469,12 @@ def test_cli_exit_codes_and_output(wiki: Path, cli_env: Path) -> None:
 
     done = runner.invoke(cli, ["migrate", str(wiki), "--backup", str(cli_env / "bak")])
     assert done.exit_code == 0, done.output
-    assert f"migrated {len(before)}, already current 0, failed 0" in done.stdout
-    # stderr is not a terminal here: no progress bar; one line says what the backup keeps
-    assert done.stderr == (
-        f"sessionkit: the originals, secrets included, are kept in {cli_env / 'bak'} (--backup)\n"
-    )
+    # the summary on stderr (#45); stderr is not a terminal here: no progress bar; one line
+    # says what the backup keeps
+    assert done.stderr.splitlines() == [
+        f"{wiki}: migrated {len(before)}, already current 0, failed 0 (to aiwiki-v2)",
+        f"sessionkit: the originals, secrets included, are kept in {cli_env / 'bak'} (--backup)",
+    ]
     assert (cli_env / "bak" / SESSIONS / corpus_pages()[0].name).is_file()
 
     again = runner.invoke(cli, ["migrate", str(wiki), "--json"])
@@ -484,7 +485,7 @@ def test_cli_exit_codes_and_output(wiki: Path, cli_env: Path) -> None:
     (wiki / SESSIONS / "2026-02-01-broken.md").write_bytes(BROKEN_YAML)
     bad = runner.invoke(cli, ["migrate", str(wiki)])
     assert bad.exit_code == 1
-    assert f"{wiki}/aiwiki/sessions/2026-02-01-broken.md:4: error: " in bad.stdout
+    assert f"{wiki}/aiwiki/sessions/2026-02-01-broken.md:4: error: " in bad.stderr
 
     missing = runner.invoke(cli, ["migrate", str(cli_env / "nope")])
     assert missing.exit_code == 2
