@@ -692,8 +692,14 @@ def _row(key: str, fields: dict[str, str | None]) -> dict[str, Any]:
 def _note_shown(given: str, store: Any, key: str) -> str:
     """A note as messages name it, the same in every command: the store as the user
     gave it (``w``, ``s3://b/x``) joined with the note's path in the store."""
-    path_of = getattr(store, "path_of", None)
-    rel = path_of(key) if callable(path_of) else key
+    from ._names import shown
+
+    folder = str(getattr(store, "folder", "") or "")
+    try:
+        path_of = getattr(store, "path_of", None)
+        rel = path_of(key) if callable(path_of) else key
+    except SessionKitError:  # a name the store refuses (CON.md, surrounding blanks): as it is
+        rel = f"{folder}/{shown(key)}" if folder else shown(key)
     if _is_url(given):
         return f"{given.rstrip('/')}/{rel}"
     from .ops.lint import spelled

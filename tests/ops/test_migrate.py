@@ -472,8 +472,8 @@ def test_cli_exit_codes_and_output(wiki: Path, cli_env: Path) -> None:
     # the summary on stderr (#45); stderr is not a terminal here: no progress bar; one line
     # says what the backup keeps
     assert done.stderr.splitlines() == [
-        f"{wiki}: migrated {len(before)}, already current 0, failed 0 (to aiwiki-v2)",
         f"sessionkit: the originals, secrets included, are kept in {cli_env / 'bak'} (--backup)",
+        f"{wiki}: migrated {len(before)}, already current 0, failed 0 (to aiwiki-v2)",
     ]
     assert (cli_env / "bak" / SESSIONS / corpus_pages()[0].name).is_file()
 
