@@ -58,7 +58,6 @@ LANES = {
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
     "hook-args": "the hooks' usual arguments read without argparse",
-    "hook-json": "the hooks' payload and reply read and written by json's C functions alone",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": (
         "a conversion's self-check skipping a read of the same note, a CRLF note "
@@ -96,16 +95,11 @@ def enabled(lane: str | None = None) -> bool:
     off some lanes alone (see above)."""
     if _forced_general:
         return False
-    if _ENVIRON is not None:  # (os.environ's own table: no KeyError raised for every note)
-        raw = _ENVIRON.get(_KEY)
-        if raw is None:
-            return True
-    else:  # pragma: no cover - an os.environ without its table
-        raw = os.environ.get(ENV)
-        if raw is None:
-            return True
+    raw = os.environ.get(ENV)
+    if raw is None:
+        return True
     if raw != _seen[0]:
-        _seen[:] = [raw, _lanes_off(raw if isinstance(raw, str) else os.environ.decodevalue(raw))]
+        _seen[:] = [raw, _lanes_off(raw)]
     off: frozenset[str] | None = _seen[1]
     return off is not None and lane not in off
 
@@ -123,8 +117,7 @@ def lanes_off() -> frozenset[str]:
     ``enabled(lane)``."""
     if _forced_general:
         return _ALL_OFF
-    raw = _ENVIRON.get(_KEY) if _ENVIRON is not None else os.environ.get(ENV)
-    if raw is None:
+    if os.environ.get(ENV) is None:
         return _NONE_OFF
     enabled()  # (reads the variable's value into _seen)
     off: frozenset[str] | None = _seen[1]
@@ -138,15 +131,6 @@ def _lanes_off(value: str) -> frozenset[str] | None:
         return None
     names = [name.strip() for name in value.split(",")]
     return frozenset(LANES).intersection(name[1:] for name in names if name.startswith("-"))
-
-
-#: the table behind ``os.environ`` (changed in place by ``os.environ[...] = ...``, ``del``
-#: and monkeypatching) and the variable's key in it: ``os.environ.get`` raises and catches
-#: a KeyError when the variable is not set, which costs lint a few microseconds a note
-_ENVIRON: Any = getattr(os.environ, "_data", None)
-_KEY: Any = os.environ.encodekey(ENV) if hasattr(os.environ, "encodekey") else None
-if _KEY is None:  # pragma: no cover
-    _ENVIRON = None
 
 
 class _General:
