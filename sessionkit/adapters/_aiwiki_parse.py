@@ -37,6 +37,7 @@ from .. import fastpaths as _fastpaths
 from .._lazyre import lazy
 from .._lines import joined
 from .._plain import Plain
+from ..document import item_field
 from ..errors import FormatError, ParseError, SessionKitError
 from ..markdown import flat_leaves, may_open_block, tokenize
 from ._aiwiki_words import FORMAT_KEYS as _FORMAT_KEYS
@@ -70,7 +71,6 @@ __all__ = [
     "citation_from_text",
     "directive_header",
     "directive_lines",
-    "item_field",
     "item_lines",
     "model_kinds",
     "parse_citation",
@@ -446,15 +446,6 @@ class Layout(Plain):
 
 
 # -- what the reader builds: the model's parts, or light ones -------------------------
-
-
-def item_field(items: Sequence[str], name: str) -> str | None:
-    """The value of a directive item ``Name: value`` (case-insensitive name), if any."""
-    prefix = name.lower() + ":"
-    for item in items:
-        if item.lower().startswith(prefix):
-            return item[len(prefix) :].strip()
-    return None
 
 
 class DirectiveParts(Plain):
