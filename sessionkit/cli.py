@@ -50,12 +50,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if hook_main is not None:
             return int(hook_main(args[2:]))
-    if args[1:2] == ["lint"]:  # the plain form runs without click (see _lint_cmd)
-        from ._lint_cmd import main as lint_main
-
-        code = lint_main(args[2:])
-        if code is not None:
-            return code
     from ._cli import run
 
     return run(args[1:])

@@ -54,7 +54,6 @@ LANES = {
         "a note's bytes screened for the secret detectors' literals by one Aho-Corasick "
         "scan, not the sieve (redaction.lint_secrets)"
     ),
-    "cli-lint": "sessionkit lint of local paths run without click (sessionkit._lint_cmd)",
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
     "hook-args": "the hooks' usual arguments read without argparse",
