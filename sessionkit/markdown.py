@@ -1653,30 +1653,50 @@ def _compile_outline() -> list[Callable[[bytes], re.Match[bytes] | None]]:
 
 def _line_start_fences(probe: bytes) -> list[tuple[int, int]] | None:
     """The top-level fenced code blocks of ``probe`` (see :func:`plain_outline`), or
-    ``None`` when a fence mark is not at the start of its line or a line is not UTF-8.
+    ``None`` when a fence mark is not at the start of its line, a backtick fence's info
+    string holds a backtick (no fence: inline code) or a line is not UTF-8.
 
-    Which marks open and close a block is :func:`tokenize`'s answer.
+    Every mark at the start of its line, no line outside fenced code can hold one
+    in a container or another block: a fence interrupts a paragraph, and ends a
+    list item or a block quote it is not indented into.  So the blocks are the
+    marks read in order, an open block closed by a run of its character at least
+    as long with nothing but blanks after it, as markdown-it reads them (held to
+    it by ``tests/test_markdown.py``), without tokenizing the body.
     """
+    found: list[int] = []
     for mark in (b"```", b"~~~"):
         count = probe.count(mark)
         if count and probe.count(b"\n" + mark) != count:
             return None
-    raw = probe[1:].split(b"\n")
-    if raw and not raw[-1]:
-        del raw[-1]
-    # breaks[k]: the position in probe of the line break before line k (k == len: the end)
-    breaks = [0]
-    for line in raw:
-        breaks.append(breaks[-1] + len(line) + 1)
+        at = probe.find(b"\n" + mark)
+        while at >= 0:
+            found.append(at)
+            at = probe.find(b"\n" + mark, at + 4)
     try:
-        lines = [line.decode() + "\n" for line in raw]
+        probe.decode()
     except UnicodeDecodeError:
         return None
+    found.sort()
     blocks: list[tuple[int, int]] = []
-    for block in tokenize(lines, tables=False):
-        if block.kind == "fence":
-            end = breaks[block.end] if block.closed else len(probe)
-            blocks.append((breaks[block.start], end))
+    opened = -1
+    char = b""
+    size = 0
+    for at in found:
+        end = probe.find(b"\n", at + 1)
+        if end < 0:
+            end = len(probe)
+        line = probe[at + 1 : end]
+        mark = line[:1]
+        run = len(line) - len(line.lstrip(mark))
+        if opened < 0:
+            if mark == b"`" and b"`" in line[run:]:
+                return None
+            opened, char, size = at, mark, run
+        elif mark == char and run >= size and not line[run:].strip(b" \t"):
+            blocks.append((opened, end))
+            opened = -1
+    if opened >= 0:
+        blocks.append((opened, len(probe)))
     return blocks
 
 

@@ -594,6 +594,7 @@ _OUTLINE_PIECES = [
     *("- item", "  - nested", "1. one", "text", "", "  ", "<div>", "  <!--", "-->", "a < b"),
     *("    <pre>", "\t<div>", "- <div>", "- - -", "***", "---", "===", "> q", "> # quoted"),
     *("é # x", "[a]: /u", "| a |", "    code", "- # in item"),
+    *("```a`b", "``` \t", "```` x", "~~~ `", "~~~~~", "```yaml", "``` x ```", "``"),
 ]
 
 
@@ -665,6 +666,10 @@ def test_plain_outline_agrees_with_markdown_it(parts: list[str], last_eol: bool)
         ("- ```\n## B\n```\n", False),  # a fence mark not at its line's start
         ("  ```\n## B\n  ```\n", False),
         ("text ``` x\n", False),
+        ("```yaml\na: 1\n```\n## B\n", True),  # the hook's manifest block
+        ("````\n```\n## not\n````\n## B\n", True),
+        ("~~~\n```\n## not\n~~~\n", True),
+        ("```a`b\n## B\n", False),  # inline code, not a fence
     ],
 )
 def test_plain_outline_cases(body: str, plain: bool) -> None:

@@ -472,10 +472,19 @@ def body_findings(
     path: str | None = None,
     first_line: int = 0,
     lines: list[bytes] | None = None,
+    blocks: list[tuple[int, int]] | None = None,
 ) -> list[Diagnostic] | None:
     """The body findings of ``schema`` (AW005-AW012, AW015-AW017) for the body
-    ``probe`` of the plain page ``data`` (see :func:`_front`, no code blocks),
-    when its outline is clean; ``None``: split the page and run the rules.
+    ``probe`` of the plain page ``data`` (see :func:`_front`), when its outline is
+    clean; ``None``: split the page and run the rules.
+
+    ``blocks`` are the body's fenced code blocks (:func:`plain_outline`): none may
+    hold a line starting with ``#`` (then every ``##`` line is a heading and the
+    checkpoint headings are the ones counted here) nor lie in ``Files touched``
+    (whose bullets are read line by line); else ``None``.  Elsewhere (the manifest
+    block a PreCompact checkpoint carries) a block changes no finding: it adds no
+    heading, no bullet the verdict reads, and a status line in it only sends the
+    page to the general path.
 
     ``[]`` for a clean body.  Findings are found here only in ``Files touched``
     (a bullet that is no citation, a citation without a SHA: the usual
@@ -484,6 +493,8 @@ def body_findings(
     is checked here.  ``first_line`` is the line (0-based) before the body's
     first.  ``lines`` is ``_LINES.findall(probe)`` when the caller has it.
     """
+    if blocks and any(probe.find(b"\n#", start + 1, end) >= 0 for start, end in blocks):
+        return None
     if lines is None:
         lines = _LINES.findall(probe)
     rules = _plan(schema)  # (the schema's plan for the rules keeps its body plan too)
@@ -513,7 +524,11 @@ def body_findings(
                 return None
             start = len(probe)
         end = probe.find(b"\n##", start - 1)
-        body = probe[start : end if end >= 0 else len(probe)]
+        if end < 0:
+            end = len(probe)
+        if blocks and any(b_start < end and start < b_end for b_start, b_end in blocks):
+            return None
+        body = probe[start:end]
         bullets = _uncited(body)
         if bullets is None:
             return None
@@ -683,8 +698,8 @@ def quick_lint_bytes(
     # (the verdict's two lanes, each of which can be turned off alone)
     verdict = "clean-verdict" not in off
     findings = "verdict-findings" not in off
-    if not front[4] and (verdict or findings):
-        found = body_findings(front[2], data, rules, front[5], path, front[3], front[6])
+    if verdict or findings:
+        found = body_findings(front[2], data, rules, front[5], path, front[3], front[6], front[4])
         if found is not None:
             clean = meta_clean(meta, path, rules, rules_version)
             if clean and not found:
