@@ -56,7 +56,6 @@ LANES = {
     ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "hook-args": "the hooks' usual arguments read without argparse",
     "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": (
         "a conversion's self-check skipping a read of the same note, a CRLF note "

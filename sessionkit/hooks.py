@@ -876,63 +876,12 @@ def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
     }
 
 
-def _is_key_value(item: str) -> bool:
-    return "=" in item and bool(item.partition("=")[0].strip())
-
-
 def _key_value(item: str) -> str:
-    if not _is_key_value(item):
+    if "=" not in item or not item.partition("=")[0].strip():
         import argparse
 
         raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
     return item
-
-
-class _Args:
-    """The parsed arguments, as :func:`_parser`'s namespace holds them."""
-
-    def __init__(self, event: str) -> None:
-        self.event = event
-        self.store: str | None = None
-        self.storage_option: list[str] = []
-        if event == "session-start":
-            self.plain: bool | None = None
-
-
-def _quick_args(argv: Sequence[str]) -> _Args | None:
-    """The usual arguments read without argparse (it costs a tenth of a hook run to
-    import); ``None`` for anything else (help, a usage error, an abbreviation, an
-    attached value): :func:`_parser` reads those.  A fast lane (``hook-args``)."""
-    if not argv or argv[0] not in ("pre-compact", "session-start"):
-        return None
-    args = _Args(argv[0])
-    i = 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("--plain", "--json") and args.event == "session-start":
-            plain = arg == "--plain"
-            if args.plain is not None and args.plain != plain:
-                return None  # (both: argparse says they exclude each other)
-            args.plain = plain
-            i += 1
-            continue
-        name, eq, value = arg.partition("=")
-        if eq and name in ("--store", "--storage-option"):
-            i += 1
-        elif arg in ("--store", "--storage-option", "-o") and i + 1 < len(argv):
-            name, value = arg, argv[i + 1]
-            if value.startswith("-"):
-                return None
-            i += 2
-        else:
-            return None
-        if name == "--store":
-            args.store = value
-        elif _is_key_value(value):
-            args.storage_option.append(value)
-        else:
-            return None
-    return args
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -982,14 +931,10 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
     """
     args_list = list(sys.argv[2:] if argv is None else argv)
     _NOTICES.clear()
-    args: Any = _quick_args(args_list) if _fastpaths.enabled("hook-args") else None
-    if args is not None:
-        _fastpaths.answered("hook-args")
-    else:
-        try:
-            args = _parser().parse_args(args_list)
-        except SystemExit as exc:
-            return 0 if exc.code in (0, None) else 1
+    try:
+        args: Any = _parser().parse_args(args_list)
+    except SystemExit as exc:
+        return 0 if exc.code in (0, None) else 1
     try:
         code = _run(args, stdin)
     finally:
