@@ -45,10 +45,9 @@ LANES = {
     "flat-leaves": "a flat body's leaf blocks without its block tree (markdown.flat_leaves)",
     "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
     "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
-    "clean-verdict": "a clean plain aiwiki page answered without its facts (sessionkit.lint)",
-    "verdict-findings": (
-        "a plain aiwiki page with a clean outline and findings in its frontmatter or "
-        "Files touched, linted without its facts (sessionkit.lint)"
+    "clean-verdict": (
+        "a plain aiwiki page with a clean outline linted without its facts, from its "
+        "frontmatter rules and its Files touched (sessionkit.lint)"
     ),
     "secret-literals": (
         "a note's bytes screened for the secret detectors' literals by one Aho-Corasick "
@@ -69,8 +68,6 @@ LANES = {
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"
     ),
-    "quick-citation": "a backticked citation of the usual shape read by one pattern (aiwiki)",
-    "clean-keys": "frontmatter keys judged once per schema and set of keys (aiwiki lint rules)",
     "session-meta": (
         "whether a note is a session read off its parsed frontmatter, not loaded again (convert)"
     ),

@@ -695,23 +695,14 @@ def quick_lint_bytes(
     if version is None:
         version = declared
     rules, rules_version = rules_for(meta, schema, version)
-    # (the verdict's two lanes, each of which can be turned off alone)
-    verdict = "clean-verdict" not in off
-    findings = "verdict-findings" not in off
-    if verdict or findings:
+    if "clean-verdict" not in off:
         found = body_findings(front[2], data, rules, front[5], path, front[3], front[6], front[4])
         if found is not None:
-            clean = meta_clean(meta, path, rules, rules_version)
-            if clean and not found:
-                lane = "clean-verdict" if verdict else ""
-            else:
-                lane = "verdict-findings" if findings else ""
-            if lane:  # (else that lane is off: the page's facts)
-                _fastpaths.answered(lane)
-                if clean:
-                    return found
-                key_line = _fm_key_line(front[1])
-                return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
+            _fastpaths.answered("clean-verdict")
+            if meta_clean(meta, path, rules, rules_version):
+                return found
+            key_line = _fm_key_line(front[1])
+            return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
     facts = _facts(front, path)
     if facts is None:
         return None
