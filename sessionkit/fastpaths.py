@@ -55,7 +55,6 @@ LANES = {
     ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
     "same-note": (
         "a conversion's self-check skipping a read of the same note, a CRLF note "
         "compared as its LF twin (convert)"
@@ -63,7 +62,6 @@ LANES = {
     "section-hints": (
         "carrier sections a conversion wrote from a page taken as the page read them (convert)"
     ),
-    "same-facts": "a conversion's check finding the same facts by value, not JSON text (convert)",
     "bm-lists-first": (
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"

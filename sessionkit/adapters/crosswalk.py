@@ -45,19 +45,14 @@ from typing import Any, NamedTuple, TypeGuard
 import attrs
 
 from .. import fastpaths as _fastpaths
-from .._lines import Joined, join_batched, joined, same_spans, spanned, spans
+from .._lines import Joined, joined, same_spans, spanned, spans
 from ..document import Document, parse, parse_pieces, same_text
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
 from ..markdown import may_open_block
 from ..model import (
     Block,
-    Checkpoint,
-    Citation,
-    Directive,
-    DirectiveState,
     ExtraSection,
     Link,
-    LinkStyle,
     Observation,
     Session,
     Status,
@@ -867,53 +862,10 @@ _TITLE_FIELDS = {
 }
 
 
-def _plain_text(text: str) -> bool:
-    """Whether no line of ``text`` can start a level-1/2 heading, a fence, indented
-    code or an HTML block, and none has a carriage return.
-
-    Such lines read back as one section body exactly as written, whatever
-    surrounds them (:func:`~sessionkit.document.scan_headings` passes them by).
-    """
-    if _may_open_block(text):
-        return False
-    # a level 3+ heading ends no section
-    at = 0 if text.startswith("#") else text.find("\n#") + 1 or -1
-    while at >= 0:
-        if not text.startswith("###", at):
-            return False
-        at = text.find("\n#", at) + 1 or -1
-    return True
-
-
 def _aiwiki_section_body(session: Session, title: str) -> str:
-    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank lines.
-
-    Rendered straight from the section's lines when they are plain (see
-    :func:`_plain_text`); otherwise the whole page is rendered and the section
-    cut out of it as a reader sees it.  The lines are joined a batch at a time
-    (a section of a million items is not a million strings at once).
+    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank
+    lines: the whole page is rendered and the section cut out of it as a reader sees it.
     """
-    from ..adapters._aiwiki_write import block_lines, checkpoints_lines, citation_text, item_lines
-    from ..model import list_blocks
-
-    lines: Iterable[str]
-    if title == "Checkpoints":
-        lines = checkpoints_lines(session)
-    elif title in _TITLE_FIELDS and _TITLE_FIELDS[title] in session.blocks:
-        lines = block_lines(list_blocks(session, _TITLE_FIELDS[title]))
-    elif title == "Files touched":
-        lines = (x for c in session.files_touched for x in item_lines(citation_text(c)))
-    else:
-        field = next(name for name, (_, t) in _LIST_CATEGORIES.items() if t == title)
-        lines = (x for text in getattr(session, field) for x in item_lines(text))
-    text = join_batched(lines).rstrip("\n")  # (no empty lines at the end)
-    if text and text[0] != "\n" and _fastpaths.enabled("plain-section") and _plain_text(text):
-        _fastpaths.answered("plain-section")
-        return text
-    return _aiwiki_section_body_read(session, title)
-
-
-def _aiwiki_section_body_read(session: Session, title: str) -> str:
     from ..adapters import get_adapter
 
     text = str(get_adapter(AIWIKI).write(session).text)
@@ -1957,117 +1909,10 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _same_facts(back: _Pivot, pivot: _Pivot, want: list[bytes]) -> bool:
-    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``.
-
-    Two pivots whose every value has the same type and value (floats by
-    ``repr``), dict keys in the same order, give the same JSON text: the
-    text is made from nothing else.  Then no text is made (the ``same-facts``
-    fast lane, off with :mod:`sessionkit.fastpaths`); otherwise (a type
-    :func:`_strict_same` does not know, or any difference) the texts decide.
-    """
-    if _fastpaths.enabled("same-facts") and _strict_same(back, pivot):
-        _fastpaths.answered("same-facts")
-        return True
+    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``."""
     if not want:
         want.append(pivot.key())
     return back.key() == want[0]
-
-
-#: model classes and the fields ``to_dict`` writes (every field compared by ``==``)
-_MODEL_FIELDS: dict[type, tuple[str, ...]] = {}
-_MODEL_CLASSES = (
-    Session,
-    Checkpoint,
-    Directive,
-    Citation,
-    Observation,
-    Link,
-    ExtraSection,
-    Block,
-)
-
-
-def _model_fields(cls: type) -> tuple[str, ...] | None:
-    names = _MODEL_FIELDS.get(cls)
-    if names is None:
-        if cls not in _MODEL_CLASSES:
-            return None
-        names = tuple(f.name for f in attrs.fields(cls) if f.eq)
-        _MODEL_FIELDS[cls] = names
-    return names
-
-
-def _strict(a: Any, b: Any) -> bool:
-    """Whether ``a`` and ``b`` are the same JSON-ready values of the same types
-    (``False`` also for types it does not know)."""
-    if a is b:  # one object: the same text, when made of types the text is made of
-        return _known(a)
-    cls = type(a)
-    if cls is not type(b):
-        return False
-    if cls is str or cls is int or cls is bool:
-        return bool(a == b)
-    if cls is float:
-        return repr(a) == repr(b)
-    if cls is tuple or cls is list:
-        return len(a) == len(b) and all(map(_strict, a, b))
-    if cls is dict:
-        keys = list(a)
-        if keys != list(b):
-            return False
-        for k in keys:  # noqa: SIM110 - a loop is faster than all(<generator>) here
-            if type(k) is not str or not _strict(a[k], b[k]):
-                return False
-        return True
-    names = _model_fields(cls)
-    if names is None:
-        return False
-    # loops, not all(<generator>): this runs for every model object (70 -> 54 µs a note)
-    for name in names:  # noqa: SIM110
-        if not _strict(getattr(a, name), getattr(b, name)):
-            return False
-    return True
-
-
-_ATOMS = frozenset((str, int, bool, float))
-_ENUMS = frozenset((Status, DirectiveState, LinkStyle))
-
-
-def _known(a: Any) -> bool:
-    """Whether ``a`` is made only of the types :func:`_strict` compares."""
-    cls = type(a)
-    if a is None or cls in _ATOMS or cls in _ENUMS:
-        return True
-    if cls is tuple or cls is list:
-        return all(map(_known, a))
-    if cls is dict:
-        for k, v in a.items():  # noqa: SIM110 - as in _strict
-            if type(k) is not str or not _known(v):
-                return False
-        return True
-    names = _model_fields(cls)
-    if names is None:
-        return False
-    for name in names:  # noqa: SIM110 - as in _strict
-        if not _known(getattr(a, name)):
-            return False
-    return True
-
-
-def _strict_same(a: _Pivot, b: _Pivot) -> bool:
-    """:func:`_strict` over everything :meth:`_Pivot.key` writes."""
-    if (a.bm_status is _ABSENT) != (b.bm_status is _ABSENT):
-        return False
-    return (
-        _strict(a.session, b.session)
-        and _strict(a.aw_extra, b.aw_extra)
-        and _strict(a.bm_extra, b.bm_extra)
-        and (a.bm_status is _ABSENT or _strict(a.bm_status, b.bm_status))
-        and _strict(
-            (a.original, a.original_key, a.home, a.aw_key, a.bm_key),
-            (b.original, b.original_key, b.home, b.aw_key, b.bm_key),
-        )
-    )
 
 
 def detect_family(doc: Document) -> str:

@@ -77,37 +77,6 @@ def _page(**fields: object) -> str:
     return str(get_adapter("aiwiki-v2").write(session).text)
 
 
-# -- section bodies ---------------------------------------------------------------------------
-
-#: aiwiki list fields (as Session attributes)
-_LISTS = ("decisions", "gotchas", "questions", "next_steps")
-
-
-@SLOW
-@given(st.lists(S.checkpoints(), min_size=1, max_size=3).map(tuple))
-def test_checkpoint_body_fast_equals_cut_from_page(checkpoints: tuple[object, ...]) -> None:
-    _both(_page(checkpoints=checkpoints), "basic-memory")
-
-
-@SLOW
-@given(st.lists(S.citations(), min_size=1, max_size=4).map(tuple))
-def test_files_body_fast_equals_cut_from_page(files: tuple[object, ...]) -> None:
-    _both(_page(files_touched=files), "basic-memory")
-
-
-@SLOW
-@given(st.sampled_from(_LISTS), _TEXTS.filter(bool))
-def test_list_body_fast_equals_cut_from_page(name: str, texts: tuple[str, ...]) -> None:
-    _both(_page(**{name: texts}), "basic-memory")
-
-
-def test_plain_sections_take_the_fast_lane() -> None:
-    before = taken()["plain-section"]
-    for page in AIWIKI_PAGES:
-        _both(_read(page), "basic-memory", f"aiwiki/sessions/{page.name}")
-    assert taken()["plain-section"] > before
-
-
 # -- the Basic Memory self-check --------------------------------------------------------------
 
 
