@@ -55,19 +55,9 @@ LANES = {
     ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "same-note": (
-        "a conversion's self-check skipping a read of the same note, a CRLF note "
-        "compared as its LF twin (convert)"
-    ),
-    "section-hints": (
-        "carrier sections a conversion wrote from a page taken as the page read them (convert)"
-    ),
     "bm-lists-first": (
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"
-    ),
-    "session-meta": (
-        "whether a note is a session read off its parsed frontmatter, not loaded again (convert)"
     ),
     "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
     "hook-root": "the hooks' repository root found without importing the configuration module",
