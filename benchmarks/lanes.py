@@ -42,13 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import write_cli_corpus
 from cli import Bench, Sample, _fresh, _median_run, cli_hook_page, machine, turns, v1_corpus
 
-from sessionkit.fastpaths import LANES
+from tests.lanes import LANES
 
 #: a command run in one process that prints the lanes' counters when it ends
 #: (atexit: the hooks end with os._exit after running the exit functions)
 PROBE = """\
 import atexit, json, os, sys
-from sessionkit.fastpaths import taken
+from tests.lanes import taken
 atexit.register(lambda: os.write(2, ("\\nLANES " + json.dumps(taken()) + "\\n").encode()))
 from sessionkit.cli import main
 sys.argv = ["sessionkit", *sys.argv[1:]]

@@ -40,7 +40,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 
-from . import fastpaths as _fastpaths
+from . import _fastpaths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (this module imports little: see the module doc and docs/hooks.md)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from . import fastpaths as _fastpaths
+from . import _fastpaths
 from ._lazyre import lazy
 from ._plain import Plain
 from .errors import StoreError

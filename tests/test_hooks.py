@@ -517,8 +517,8 @@ def _session_start_both_ways(
     on (the light local path) and off (the store path): the same output, returned."""
     import io
 
-    from sessionkit import fastpaths
     from sessionkit.hooks import main
+    from tests import lanes as fastpaths
 
     monkeypatch.chdir(start)
     payload = json.dumps({"cwd": str(start)}).encode()

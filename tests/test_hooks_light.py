@@ -5,7 +5,7 @@
   instead of the store and the model (lane ``session-start``);
 * the user configuration file found without platformdirs.
 
-Each is checked against its general path through :mod:`sessionkit.fastpaths`
+Each is checked against its general path through :mod:`sessionkit._fastpaths`
 (the pre-compact lane has its own file, ``tests/ops/test_checkpoint_lane.py``).
 """
 
@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sessionkit
-from sessionkit import fastpaths
 from sessionkit.adapters.aiwiki_page import read_page, read_parts
 from sessionkit.context import render
 from sessionkit.document import parse
 from sessionkit.hooks import main, read_payload
 from sessionkit.model import Session
 from sessionkit.ops.lifecycle import directives_of
+from tests import lanes as fastpaths
 from tests.adapters._aiwiki_helpers import CORPUS_V1, CORPUS_V2, sessions
 from tests.hook_env import isolated
 

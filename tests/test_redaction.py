@@ -601,7 +601,7 @@ _SHAPES += ["xoxp-" + _TOKEN[:20], "rk_test_" + _TOKEN[:20], "?sig=" + _TOKEN[:4
 
 
 # -- the secret-literals lane: one Aho-Corasick scan screens a note's bytes -----------------
-# (sessionkit.fastpaths: with the lanes on, lint_secrets on bytes screens with the scan;
+# (sessionkit._fastpaths: with the lanes on, lint_secrets on bytes screens with the scan;
 # with them off, with the sieve; without ahocorasick_rs, with the sieve too)
 
 #: every literal some detector needs (a note holding none of them has no finding)
@@ -616,8 +616,8 @@ _LITERALS = [
 
 def _lint_both_ways(data: bytes) -> tuple[list[Any], list[Any]]:
     """lint_secrets of ``data`` with the fast lanes on and off, as (line, message) pairs."""
-    from sessionkit.fastpaths import general_paths
     from sessionkit.redaction import lint_secrets
+    from tests.lanes import general_paths
 
     fast = [(d.line, d.message) for d in lint_secrets(data, "n.md", "aiwiki")]
     with general_paths():
@@ -701,8 +701,8 @@ _MATCHERS = ("hyperscan", "ahocorasick_rs")
 def test_the_literal_scan_answers_for_a_note_without_literals() -> None:
     """A note without any literal is answered by the scan (when a library is there);
     a note with one, and every note with the lanes off, is not."""
-    from sessionkit import fastpaths
     from sessionkit.redaction import lint_secrets
+    from tests import lanes as fastpaths
 
     if not _matchers():
         pytest.skip("neither hyperscan nor ahocorasick_rs is installed")
@@ -741,7 +741,7 @@ def test_each_literal_scan_and_the_sieve_find_the_same() -> None:
         "import json, sys\n"
         "for name in sys.argv[1:]:\n"
         "    sys.modules[name] = None  # (its import raises ImportError)\n"
-        "from sessionkit import fastpaths\n"
+        "from sessionkit import _fastpaths as fastpaths\n"
         "from sessionkit.redaction import lint_secrets\n"
         "texts = json.loads(sys.stdin.read())\n"
         "seen = [[(d.line, d.message) for d in lint_secrets(t.encode(), 'n.md', 'aiwiki')]\n"

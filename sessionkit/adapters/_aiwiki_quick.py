@@ -27,7 +27,7 @@ import re
 from itertools import accumulate, compress, repeat
 from operator import add, is_not, itemgetter
 
-from .. import fastpaths as _fastpaths
+from .. import _fastpaths
 from .._yaml_fast import _mapping, _remember
 from ..diagnostics import Diagnostic
 from ..markdown import atx_heading, is_bullet_item_start, plain_outline
@@ -600,7 +600,7 @@ def _utf8(data: bytes) -> bool:
 def _front(data: bytes, off: frozenset[str] = frozenset()) -> _Front | None:
     """(meta, frontmatter, probe, first line, code blocks, UTF-8 checked) of a plain
     page, or ``None`` (for callers that know the fast lanes are on; ``off``: the lanes
-    :func:`~sessionkit.fastpaths.lanes_off` names).
+    :func:`~sessionkit._fastpaths.lanes_off` names).
 
     ``probe`` is the body with the line break before its first line (so
     ``b"\n#"`` finds every heading); ``first line`` is the closing fence's
@@ -676,8 +676,8 @@ def quick_lint_bytes(
     ``None`` also for a page that is not an aiwiki session page of a known
     ``schema_version``.  ``version`` is the format's version when the caller
     names one (``None``: the page's own).  For callers that know the fast lanes are
-    on (:func:`sessionkit.fastpaths.enabled`); ``off`` is what
-    :func:`~sessionkit.fastpaths.lanes_off` says, when the caller has asked it.  A
+    on (:func:`sessionkit._fastpaths.enabled`); ``off`` is what
+    :func:`~sessionkit._fastpaths.lanes_off` says, when the caller has asked it.  A
     page whose body outline is clean (the common case, findings or not) is linted by
     :func:`body_findings` and the frontmatter rules alone; any other page by its facts.
     """

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, overload
 import attrs
 import yaml
 
-from .. import fastpaths as _fastpaths
+from .. import _fastpaths
 from .._lines import Lines, batched, chunked, handed, spanned
 from ..diagnostics import Diagnostic, Severity
 from ..document import MANY_LINES, Document, Section, _strip_eol, parse
@@ -101,7 +101,7 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     :func:`_c_emits_alike`; proven by a differential test) goes through
     ``CSafeDumper``, which is many times faster, fed the node tree that
     ``SafeRepresenter`` would build (:func:`_c_dump`).  That is a fast lane
-    (``c-yaml``): :mod:`sessionkit.fastpaths` turns it off, and then PyYAML
+    (``c-yaml``): :mod:`sessionkit._fastpaths` turns it off, and then PyYAML
     writes everything.
     """
     data = dict(data)

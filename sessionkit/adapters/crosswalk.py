@@ -44,7 +44,7 @@ from typing import Any, TypeGuard
 
 import attrs
 
-from .. import fastpaths as _fastpaths
+from .. import _fastpaths
 from .._lines import Joined, same_spans, spans
 from ..document import Document, parse, parse_pieces, same_text
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError

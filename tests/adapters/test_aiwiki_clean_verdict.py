@@ -7,7 +7,7 @@ fast lane).  These tests build pages that are clean or one small step away
 from a finding (an outline out of order, a checkpoint out of time order, a
 bullet that is no citation, a stale status, a page over the line cap…) and
 hold ``sessionkit.lint`` to the general path's findings on each (the fast
-lanes off through :mod:`sessionkit.fastpaths`); and they check, with
+lanes off through :mod:`sessionkit._fastpaths`); and they check, with
 ``fastpaths.taken()``, that the verdict is what clean pages take, so the
 property is not vacuous.
 """
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.adapters.aiwiki import builtin_schema
-from sessionkit.fastpaths import general_paths, taken
+from tests.lanes import general_paths, taken
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))

@@ -1,27 +1,13 @@
-"""The one public switch between sessionkit's fast lanes and its general readers.
+"""The switch between sessionkit's few fast lanes and its general readers (private).
 
-Some readers have a fast lane for the usual page (top-level headings found by
-string search, the quick lint of plain aiwiki pages, flat frontmatter read
-without the YAML parser).  Each lane must give exactly what the general
-reader gives; the differential tests run both through this switch, and you
-can turn the lanes off to rule them out when you suspect one:
-
-* the environment variable ``SESSIONKIT_FAST_PATHS=0`` (or ``false``, ``no``,
-  ``off``) turns them off for the whole process;
-* ``SESSIONKIT_FAST_PATHS=-same-note,-permalink`` (names from :data:`LANES`,
-  each after a ``-``, separated by commas) turns off only those lanes: how
-  ``benchmarks/lanes.py`` measures what one lane saves a command; a name that
-  is no lane turns nothing off;
-* ``with general_paths():`` turns them all off for the code inside.
-
-:func:`taken` counts the answers each lane (named in :data:`LANES`) gave in
-this process: a differential test checks there that the fast lane did answer,
-so that it does not compare the general reader with itself.
-
->>> from sessionkit.fastpaths import enabled, general_paths
->>> with general_paths():
-...     enabled()
-False
+A fast lane is a second way to do one job, kept only where it saves at least
+1.3x on a command users run (docs/performance.md names each and what it
+saves).  Each must give exactly what the general path gives; one test holds it
+there.  To rule the lanes out when you suspect one, set the environment
+variable ``SESSIONKIT_FAST_PATHS=0`` (or ``false``, ``no``, ``off``), or turn
+off some lanes alone with ``SESSIONKIT_FAST_PATHS=-lane,-lane`` (names from
+:data:`LANES`; how ``benchmarks/lanes.py`` measures what one lane saves).
+:func:`taken` counts the answers each lane gave in this process.
 """
 
 from __future__ import annotations
@@ -40,8 +26,6 @@ ENV = "SESSIONKIT_FAST_PATHS"
 
 #: the fast lanes, by the names :func:`taken` counts them under
 LANES = {
-    "headings": "top-level ATX headings found by string search (markdown.top_headings)",
-    "flat-blocks": "a flat page tokenized in one pass (markdown.tokenize)",
     "flat-leaves": "a flat body's leaf blocks without its block tree (markdown.flat_leaves)",
     "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
     "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
