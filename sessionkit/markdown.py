@@ -89,6 +89,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from . import _fastpaths
 from ._lazyre import lazy
+from ._lines import spans as _spans
 
 __all__ = [
     "KINDS",
@@ -1246,6 +1247,11 @@ def tokenize(
     stop = len(lines) if end is None else min(end, len(lines))
     if stop <= start:
         return []
+    if _fastpaths.enabled("flat-blocks"):
+        flat = _flat(lines, start, stop, tables)
+        if flat is not None:
+            _fastpaths.answered("flat-blocks")
+            return flat
     tail = stop
     last = lines[stop - 1]
     if not last.endswith("\n") and last and not last.strip(" \t"):
@@ -1361,6 +1367,90 @@ def _flat_kinds(lines: Sequence[str], start: int, stop: int, tables: bool) -> by
         append(kind)
         prev = kind
     return kinds
+
+
+def _flat(lines: Sequence[str], start: int, stop: int, tables: bool) -> list[Block] | None:
+    """:func:`tokenize` of a flat page, or ``None`` for any other.
+
+    A flat page is top-level ATX headings, paragraphs of plain lines (see
+    :func:`_plain`), one-line bullet items (``- text`` with one blank, text
+    that is a plain line, no lazy line after it), thematic breaks not under a
+    paragraph line, and blank lines.  Its blocks
+    follow from each line's kind, so they are built in one pass without the
+    block state.  ``tests/test_markdown.py`` compares both ways through the
+    public switch.
+    """
+    kinds = _flat_kinds(lines, start, stop, tables)
+    if kinds is None:
+        return None
+    out: list[Block] = []
+    n = len(kinds)
+    i = 0
+    while i < n:
+        kind = kinds[i]
+        if kind == _BLANK:
+            j = i + 1
+            while j < n and kinds[j] == _BLANK:
+                j += 1
+            out.append(Block("blank", start + i, start + j))
+            i = j
+        elif kind == _RULE:
+            out.append(Block("hr", start + i, start + i + 1, (), "", lines[start + i][0]))
+            i += 1
+        elif kind == _HEAD:
+            head = atx_heading(_text(lines[start + i]))
+            assert head is not None
+            out.append(Block("heading", start + i, start + i + 1, (), head[1], "#", head[0]))
+            i += 1
+        elif kind == _PLAIN:
+            j, content = _paragraph(lines, start, kinds, i)
+            out.append(Block("paragraph", start + i, start + j, (), content))
+            i = j
+        else:
+            marker = lines[start + i][0]
+            items: list[Block] = []
+            lst = Block("list", start + i, 0, items)
+            lst.marker = marker
+            tight = True
+            k = i
+            while True:
+                text = _text(lines[start + k])
+                para = Block("paragraph", start + k, start + k + 1, (), text[2:].strip(_TRIM))
+                j = k + 1
+                b = j
+                while b < n and kinds[b] == _BLANK:
+                    b += 1
+                item = Block(
+                    "item",
+                    start + k,
+                    start + b,
+                    (para, Block("blank", start + j, start + b)) if b > j else (para,),
+                    "",
+                    marker,
+                    0,
+                    2,
+                )
+                if (
+                    len(text) >= 6
+                    and text[2] == "["
+                    and text[4] == "]"
+                    and text[3] in " xX"
+                    and text[5] in " \t"
+                ):
+                    item.task = text[3] != " "
+                items.append(item)
+                if b < n and kinds[b] == _ITEM and lines[start + b][0] == marker:
+                    if b > j:
+                        tight = False
+                    k = b
+                    continue
+                break
+            lst.end = start + b
+            if not tight:
+                lst.tight = False
+            out.append(lst)
+            i = b
+    return out
 
 
 def _paragraph(lines: Sequence[str], start: int, kinds: bytearray, i: int) -> tuple[int, str]:
@@ -1672,6 +1762,39 @@ def atx_heading(line: str) -> tuple[int, str] | None:
     return level, end.strip(_TRIM)
 
 
+def _plain_headings(
+    lines: Sequence[str], start: int, stop: int
+) -> list[tuple[int, str, int]] | None:
+    """The fast lane of :func:`top_headings`: lines none of which may open a
+    block (:func:`may_open_block`); ``None`` for other lines.
+
+    No indented code, fence or HTML block can start on such lines, and a line
+    starting with ``#`` cannot continue a container (a heading ends a
+    paragraph, a quote and a list item that does not indent it), so the
+    headings are exactly the lines starting with ``#`` that are headings by
+    themselves; string searches find them without a walk over every line.
+    """
+    found: list[tuple[int, str, int]] = []
+    first = start  # the first line of the span
+    # (a big note's own text, a piece at a time: nothing copied, nothing joined)
+    for text, a, b in _spans(lines, start, stop):
+        if may_open_block(text, a, b):
+            return None
+        i = first
+        last = a
+        # the first line that starts with "#" (-1: none does)
+        at = a if text.startswith("#", a, b) else text.find("\n#", a, b) + 1 or -1
+        while at >= 0:
+            i += text.count("\n", last, at)
+            last = at
+            head = atx_heading(_strip_eol(lines[i]))
+            if head is not None:
+                found.append((head[0], head[1], i))
+            at = text.find("\n#", at, b) + 1 or -1
+        first += text.count("\n", a, b)  # (every span but the last ends a line)
+    return found
+
+
 def top_headings(
     lines: Sequence[str],
     start: int = 0,
@@ -1686,5 +1809,10 @@ def top_headings(
     (a caller that keeps those blocks for other uses, so they are made once).
     """
     stop = len(lines) if end is None else end
+    if _fastpaths.enabled("headings"):
+        plain = _plain_headings(lines, start, stop)
+        if plain is not None:
+            _fastpaths.answered("headings")
+            return plain
     found = blocks() if blocks is not None else tokenize(lines, start, stop, tables=False)
     return [(b.level, b.content, b.start) for b in found if b.kind == "heading" and b.marker == "#"]
