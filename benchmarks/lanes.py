@@ -4,7 +4,7 @@ A fast lane earns its place when the command a user runs is slower without
 it.  For each command below, a probe run (one process, ``--jobs 1``, the
 lanes' counters printed at its exit) names the lanes that answer in it; then
 the command runs with every lane on and with each of those lanes off alone
-(``SESSIONKIT_FAST_PATHS=-lane``, see :mod:`sessionkit.fastpaths`), all in
+(``SESSIONKIT_FAST_PATHS=-lane``, see :mod:`sessionkit._fastpaths`), all in
 turns (the order rotating), for several rounds.  The table gives, for each
 lane, the median time with it off over the median with all on: 1.00x means
 the lane saves that command nothing measurable.
@@ -42,13 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import write_cli_corpus
 from cli import Bench, Sample, _fresh, _median_run, cli_hook_page, machine, turns, v1_corpus
 
-from sessionkit.fastpaths import LANES
+from sessionkit._fastpaths import LANES
 
 #: a command run in one process that prints the lanes' counters when it ends
-#: (atexit: the hooks end with os._exit after running the exit functions)
+#: (atexit)
 PROBE = """\
 import atexit, json, os, sys
-from sessionkit.fastpaths import taken
+from sessionkit._fastpaths import taken
 atexit.register(lambda: os.write(2, ("\\nLANES " + json.dumps(taken()) + "\\n").encode()))
 from sessionkit.cli import main
 sys.argv = ["sessionkit", *sys.argv[1:]]
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     for group in wanted or ():
         unknown = set(group.split("+")) - set(LANES)
         if unknown:
-            ap.error(f"no such lane: {', '.join(sorted(unknown))} (see sessionkit.fastpaths)")
+            ap.error(f"no such lane: {', '.join(sorted(unknown))} (see sessionkit._fastpaths)")
     base = Path(args.base)
     base.mkdir(parents=True, exist_ok=True)
     bench = Bench(base)

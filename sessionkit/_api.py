@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from types import ModuleType
 
-from . import fastpaths as _fastpaths
+from . import _fastpaths
 from .adapters import _is_builtin, detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
 from .document import MAX_NOTE_BYTES, decode, read_document
@@ -58,7 +58,7 @@ def listed(
 
     A note whose adapter reads its frontmatter fields alone (``read_header``:
     aiwiki, where these fields are all frontmatter) is not read past them.  That
-    is the fast lane ``ls-header`` (:mod:`sessionkit.fastpaths`); with it off,
+    is the fast lane ``ls-header`` (:mod:`sessionkit._fastpaths`); with it off,
     every note is read whole.
 
     Raises:

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 __all__ = [
+    "MIN_BUDGET",
     "PROJECT_FILE",
+    "UNITS",
+    "check_budget",
     "config_sources_exist",
     "project_file",
     "repository_above",
@@ -90,3 +93,23 @@ def _up(here: str) -> Iterator[str]:
         if parent == here:
             return
         here = parent
+
+
+# -- the context budget (hooks.context_budget, context_unit): checked by the
+# configuration and by sessionkit.context, which re-exports these names
+
+#: the smallest usable budget, by unit (the parts that are never left out fit in it)
+MIN_BUDGET = {"chars": 1000, "tokens": 350}
+#: budget units: characters, or tokens estimated as one per three UTF-8 bytes
+UNITS = ("chars", "tokens")
+
+
+def check_budget(budget: int, unit: str = "chars") -> str | None:
+    """Why ``budget`` is unusable in ``unit`` (``None`` when it is fine; 0 means no limit)."""
+    if unit not in UNITS:
+        return f"unit must be one of {', '.join(UNITS)}, not {unit!r}"
+    if budget == 0:
+        return None
+    if budget < MIN_BUDGET[unit]:
+        return f"must be 0 (no limit) or at least {MIN_BUDGET[unit]} {unit}, not {budget}"
+    return None

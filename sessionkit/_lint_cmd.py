@@ -1,17 +1,7 @@
-"""``sessionkit lint`` of local paths, the run people make most, without click.
-
-``sessionkit lint DIR``, in a pre-commit hook or CI, pays for every module it
-imports before it reads a page, and click with what it imports is about a
-third of a short run.  :func:`main` runs the plain form of the command itself:
-local paths, ``--json`` and ``--jobs N`` (``-j N``, ``--jobs=N``), nothing
-else; no path is the configured store, which with no configuration source is
-the repository root (``sessionkit lint`` in a repository).  Any other form,
-``--help`` included, is the click command's (:func:`sessionkit._cli.lint`), and
-so are no path when a configuration source exists and every form when the
-fast lanes are off (:mod:`sessionkit.fastpaths`, lane ``cli-lint``): both
-share this module's steps (:func:`local_items`, :func:`report`,
-:func:`failure_text`), and ``tests/test_cli_lint_fast.py`` checks that they
-print the same and exit the same.
+"""The steps of ``sessionkit lint`` (:func:`sessionkit._cli.lint`): the work items of
+local paths (:func:`local_items`), the run over worker processes that prints each
+finding as it comes (:func:`report`) and the one-line text of a failure
+(:func:`failure_text`).
 """
 
 from __future__ import annotations
@@ -19,111 +9,16 @@ from __future__ import annotations
 import os
 import sys
 
-from . import fastpaths as _fastpaths
 from .diagnostics import Severity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
     from .diagnostics import Diagnostic
 
-__all__ = ["failure_text", "local_items", "main", "render_json", "render_text", "report"]
-
-#: exit codes (as the click commands have them)
-OK, FINDINGS, UNUSABLE = 0, 1, 2
-
-
-def _plain(argv: Sequence[str]) -> tuple[list[str], bool, int | None] | None:
-    """(paths, ``--json``, ``--jobs``) of the plain form of ``lint``'s arguments (no
-    path: the configured store), else ``None`` (anything else: an option it does not
-    take, a URL)."""
-    paths: list[str] = []
-    as_json = False
-    jobs: int | None = None
-    args = iter(argv)
-    for arg in args:
-        value: str | None = None
-        if arg == "--json" and not as_json:
-            as_json = True
-            continue
-        if arg in ("--jobs", "-j") and jobs is None:
-            value = next(args, None)
-        elif arg.startswith("--jobs=") and jobs is None:
-            value = arg[len("--jobs=") :]
-        elif arg[:1] != "-" and "://" not in arg:
-            paths.append(arg)
-            continue
-        else:
-            return None
-        if value is None or not value.isascii() or not value.isdigit() or value[0] == "0":
-            return None  # (click says what is wrong with it)
-        jobs = int(value)
-    return paths, as_json, jobs
-
-
-def main(argv: Sequence[str]) -> int | None:
-    """Run ``sessionkit lint ARGV`` when it is the plain form; its exit code, else ``None``
-    (then the click command runs it)."""
-    if not _fastpaths.enabled("cli-lint") or "_SESSIONKIT_COMPLETE" in os.environ:
-        return None
-    plain = _plain(argv)
-    if plain is None:
-        return None
-    paths, as_json, jobs = plain
-    if not paths:  # the configured store: with no configuration, the repository root
-        from ._config_sources import config_sources_exist, repository_root
-
-        try:
-            start = os.getcwd()
-        except OSError:  # (a working directory that is gone: the click command says so)
-            return None
-        if config_sources_exist(start):
-            return None  # (the click command reads the configuration for it)
-        root = repository_root(start)
-        if not os.path.isdir(os.path.join(root, "aiwiki", "sessions")):
-            return None  # (no store here: the click command says so)
-        paths = [_shown(root)]
-    _fastpaths.answered("cli-lint")
-    try:
-        return _lint(paths, as_json, jobs)
-    except BrokenPipeError:
-        _silence_stdout()
-        return FINDINGS
-    except KeyboardInterrupt:
-        sys.stderr.write("\nsessionkit: aborted\n")
-        return 130
-    except Exception as exc:
-        from .errors import SessionKitError
-
-        if not isinstance(exc, OSError | SessionKitError) and os.environ.get("SESSIONKIT_DEBUG"):
-            raise
-        from .redaction import scrub
-
-        sys.stderr.write(f"sessionkit: {scrub(failure_text(exc))}\n")
-        return UNUSABLE
-
-
-def _lint(paths: list[str], as_json: bool, jobs: int | None) -> int:
-    from itertools import chain, repeat
-
-    from . import redaction
-    from ._config_sources import config_sources_exist
-    from .ops.lint import MAX_NOTE_BYTES, WikiSchemas
-
-    limit = MAX_NOTE_BYTES
-    if config_sources_exist(os.getcwd()):  # (else the built-in defaults: no config module)
-        from .config import load_config
-
-        config = load_config(None)
-        limit = config.limits.max_note_bytes
-        redaction.LINT_ALLOW = config.secrets.allow_values()
-    else:
-        redaction.LINT_ALLOW = frozenset()
-    schemas = WikiSchemas()
-    items = chain.from_iterable(map(local_items, paths, repeat(schemas)))  # (C-level)
-    return FINDINGS if report(items, limit, jobs, as_json) else OK
+__all__ = ["failure_text", "local_items", "render_json", "render_text", "report"]
 
 
 def _is_url(target: str) -> bool:

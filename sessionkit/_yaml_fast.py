@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 
-from . import fastpaths as _fastpaths
+from . import _fastpaths
 from ._lazyre import lazy
 
 TYPE_CHECKING = False
@@ -222,7 +222,7 @@ _by_line = 0
 def fast_mapping(text: str) -> dict[str, Any] | None:
     """The mapping of simple flat frontmatter, or ``None`` to use the full loader.
 
-    A fast lane: always ``None`` when :mod:`sessionkit.fastpaths` turns the lanes off.
+    A fast lane: always ``None`` when :mod:`sessionkit._fastpaths` turns the lanes off.
     """
     if not _fastpaths.enabled("flat-frontmatter"):
         return None

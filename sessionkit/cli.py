@@ -53,12 +53,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ._names import escape_streams
 
     escape_streams()  # (a file name that is not UTF-8 is printed escaped, never an error)
-    if args[1:2] == ["lint"]:  # the plain form runs without click (see _lint_cmd)
-        from ._lint_cmd import main as lint_main
-
-        code = lint_main(args[2:])
-        if code is not None:
-            return code
     from ._cli import run
 
     return run(args[1:])
@@ -70,46 +64,14 @@ def console() -> int:
 
     A hook run is a short process that makes many small objects (its modules'
     functions, a folder's names) and no garbage worth a collector's pass over
-    them: the garbage collector stays off.  A lint run ends the process itself
-    once its output is written (:func:`_exit_now`).
+    them: the garbage collector stays off.
     """
     command = sys.argv[1:2]
     if command == ["hook"]:
         import gc
 
         gc.disable()
-    code = main()
-    if command == ["lint"]:
-        _exit_now(code)
-    return code
-
-
-def _exit_now(code: int) -> None:
-    """End this process with ``code``, skipping the interpreter's teardown.
-
-    For a lint run, which has nothing left to close or finish when it is done:
-    its output is flushed and the exit handlers run, as at any exit, but the
-    objects a long run made are not freed one by one (about 10 ms after a lint
-    of 10,000 pages).  A process with another thread, one that stays interactive
-    (``python -i``), or one whose output cannot be flushed ends the usual way
-    (this returns).
-    """
-    import os
-
-    threading = sys.modules.get("threading")
-    if threading is not None and threading.active_count() > 1:
-        return
-    if sys.flags.inspect or os.environ.get("PYTHONINSPECT"):
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:  # (a closed pipe: the usual exit reports it, as it always has)
-        return
-    import atexit
-
-    atexit._run_exitfuncs()
-    os._exit(code)
+    return main()
 
 
 def __getattr__(name: str) -> Any:

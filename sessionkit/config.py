@@ -197,7 +197,7 @@ class HookConfig(Frozen):
         if session_start_output not in ("json", "plain"):
             shown = repr(session_start_output)
             raise ConfigError(f"hooks.session_start_output must be 'json' or 'plain', not {shown}")
-        from .context import check_budget
+        from ._config_sources import check_budget
 
         problem = check_budget(context_budget, context_unit)
         if problem is not None:

@@ -26,6 +26,7 @@ This module imports nothing heavy: the hooks import it on every session start.
 
 from __future__ import annotations
 
+from ._config_sources import MIN_BUDGET, UNITS, check_budget
 from ._plain import Frozen
 
 TYPE_CHECKING = False
@@ -46,12 +47,8 @@ __all__ = [
 
 #: default ``hooks.context_budget`` (characters): under Claude Code's 10,000
 DEFAULT_BUDGET = 9000
-#: the smallest usable budget, by unit (the parts that are never left out fit in it)
-MIN_BUDGET = {"chars": 1000, "tokens": 350}
 #: ``source`` values of Claude Code's SessionStart payload
 SOURCES = ("startup", "resume", "clear", "compact")
-#: budget units: characters, or tokens estimated as one per three UTF-8 bytes
-UNITS = ("chars", "tokens")
 
 # caps, in base units (characters, or UTF-8 bytes for tokens), of what is never left out
 _HEADER_CAP = 240
@@ -74,17 +71,6 @@ def measure(text: str, unit: str = "chars") -> int:
     if unit == "tokens":
         return -(-len(text.encode("utf-8")) // 3)
     return len(text)
-
-
-def check_budget(budget: int, unit: str = "chars") -> str | None:
-    """Why ``budget`` is unusable in ``unit`` (``None`` when it is fine; 0 means no limit)."""
-    if unit not in UNITS:
-        return f"unit must be one of {', '.join(UNITS)}, not {unit!r}"
-    if budget == 0:
-        return None
-    if budget < MIN_BUDGET[unit]:
-        return f"must be 0 (no limit) or at least {MIN_BUDGET[unit]} {unit}, not {budget}"
-    return None
 
 
 class Context(Frozen):

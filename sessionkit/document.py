@@ -40,6 +40,7 @@ __all__ = [
     "encode",
     "encode_blocks",
     "encode_pieces",
+    "item_field",
     "parse",
     "parse_pieces",
     "read_document",
@@ -733,3 +734,12 @@ def read_document(text: str, path: str | None = None, *, max_bytes: int | None =
             line=1,
         )
     return parse(text, path)
+
+
+def item_field(items: Sequence[str], name: str) -> str | None:
+    """The value of a list item ``Name: value`` (case-insensitive name), if any."""
+    prefix = name.lower() + ":"
+    for item in items:
+        if item.lower().startswith(prefix):
+            return item[len(prefix) :].strip()
+    return None

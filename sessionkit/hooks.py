@@ -44,12 +44,12 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 
-from . import fastpaths as _fastpaths
+from . import _fastpaths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (this module imports little: see the module doc and docs/hooks.md)
     import argparse
-    from typing import IO, Any, NoReturn
+    from typing import IO, Any
 
 __all__ = ["DEADLINE_MS", "DeadlineExceeded", "main", "read_payload", "session_start_text"]
 
@@ -242,83 +242,20 @@ def _fileno(stream: IO[bytes]) -> int | None:
 
 
 # -- JSON in and out --------------------------------------------------------------------
-#
-# A hook reads one small JSON object and writes one.  The json package compiles six
-# patterns and builds its encoder and decoder classes at import, a sixth of a hook
-# run's own work; the C functions it reads and writes with (``_json``) give the same
-# text and values without it.  A fast lane (``hook-json``): with the lanes off, or
-# where ``_json`` is missing, the json package does it.
-
-
-class _JsonSettings:
-    """What ``json.loads`` gives its C scanner (:class:`json.JSONDecoder`'s defaults)."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    array_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = {
-        "-Infinity": float("-inf"),
-        "Infinity": float("inf"),
-        "NaN": float("nan"),
-    }.__getitem__
-
-
-_JSON_BLANKS = " \t\n\r"  # what json.decoder's WHITESPACE pattern skips
-
-
-def _c_json() -> Any:
-    """The ``_json`` module when the hook-json lane may take this run, else ``None``."""
-    if not _fastpaths.enabled("hook-json"):
-        return None
-    try:
-        import _json
-    except ImportError:  # pragma: no cover - not CPython
-        return None
-    return _json
 
 
 def _json_loads(text: str) -> Any:
-    """``json.loads(text)``: the same value, or ``ValueError``/``RecursionError``."""
-    c_json = _c_json()
-    if c_json is None:
-        import json
+    """``json.loads(text)`` (imported here: most runs read one payload and nothing else)."""
+    import json
 
-        return json.loads(text)
-    # json.loads refuses a BOM; its decoder skips blanks, scans one value, then
-    # wants nothing but blanks after it (each failure a ValueError there too)
-    if text.startswith("\ufeff"):
-        raise ValueError("Unexpected UTF-8 BOM")
-    start = len(text) - len(text.lstrip(_JSON_BLANKS))
-    try:
-        value, end = c_json.make_scanner(_JsonSettings)(text, start)
-    except StopIteration:
-        raise ValueError("Expecting value") from None
-    if text[end:].lstrip(_JSON_BLANKS):
-        raise ValueError("Extra data")
-    _fastpaths.answered("hook-json")
-    return value
+    return json.loads(text)
 
 
 def _json_dumps(value: Mapping[str, Any]) -> str:
-    """``json.dumps(value, ensure_ascii=False)`` of an object of strings and such objects."""
-    c_json = _c_json()
-    if c_json is None:
-        import json
+    """``json.dumps(value, ensure_ascii=False)``."""
+    import json
 
-        return json.dumps(value, ensure_ascii=False)
-    _fastpaths.answered("hook-json")
-    return _json_object(value, c_json.encode_basestring)
-
-
-def _json_object(value: Mapping[str, Any], quote: Any) -> str:
-    items = []
-    for key, item in value.items():
-        text = quote(item) if isinstance(item, str) else _json_object(item, quote)
-        items.append(f"{quote(key)}: {text}")  # (json.dumps's separators: ", " and ": ")
-    return "{" + ", ".join(items) + "}"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _complete_json(data: bytes) -> bool:
@@ -750,7 +687,6 @@ def _record(
             redaction=settings.policy(),
         )
         found = report.findings if report is not None else []
-        _LIGHT[0] = report is not None
     if report is None:
         from .ops.lifecycle import DirectiveSpec, record_checkpoint
 
@@ -1001,7 +937,6 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
         try:
             text, unknown = _local_session_start_text(root, settings.max_note_bytes, render)
             _fastpaths.answered("session-start")
-            _LIGHT[0] = True
         except Exception:  # anything odd: the full store path decides (and reports)
             root = None
     if root is None:
@@ -1073,63 +1008,12 @@ def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
     }
 
 
-def _is_key_value(item: str) -> bool:
-    return "=" in item and bool(item.partition("=")[0].strip())
-
-
 def _key_value(item: str) -> str:
-    if not _is_key_value(item):
+    if "=" not in item or not item.partition("=")[0].strip():
         import argparse
 
         raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
     return item
-
-
-class _Args:
-    """The parsed arguments, as :func:`_parser`'s namespace holds them."""
-
-    def __init__(self, event: str) -> None:
-        self.event = event
-        self.store: str | None = None
-        self.storage_option: list[str] = []
-        if event == "session-start":
-            self.plain: bool | None = None
-
-
-def _quick_args(argv: Sequence[str]) -> _Args | None:
-    """The usual arguments read without argparse (it costs a tenth of a hook run to
-    import); ``None`` for anything else (help, a usage error, an abbreviation, an
-    attached value): :func:`_parser` reads those.  A fast lane (``hook-args``)."""
-    if not argv or argv[0] not in ("pre-compact", "session-start"):
-        return None
-    args = _Args(argv[0])
-    i = 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("--plain", "--json") and args.event == "session-start":
-            plain = arg == "--plain"
-            if args.plain is not None and args.plain != plain:
-                return None  # (both: argparse says they exclude each other)
-            args.plain = plain
-            i += 1
-            continue
-        name, eq, value = arg.partition("=")
-        if eq and name in ("--store", "--storage-option"):
-            i += 1
-        elif arg in ("--store", "--storage-option", "-o") and i + 1 < len(argv):
-            name, value = arg, argv[i + 1]
-            if value.startswith("-"):
-                return None
-            i += 2
-        else:
-            return None
-        if name == "--store":
-            args.store = value
-        elif _is_key_value(value):
-            args.storage_option.append(value)
-        else:
-            return None
-    return args
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -1213,48 +1097,16 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
     """
     args_list = list(sys.argv[2:] if argv is None else argv)
     _NOTICES.clear()
-    args: Any = _quick_args(args_list) if _fastpaths.enabled("hook-args") else None
-    if args is not None:
-        _fastpaths.answered("hook-args")
-    else:
-        try:
-            args = _parser().parse_args(args_list)
-        except SystemExit as exc:
-            return 0 if exc.code in (0, None) else 1
-    _LIGHT[0] = False
+    try:
+        args: Any = _parser().parse_args(args_list)
+    except SystemExit as exc:
+        return 0 if exc.code in (0, None) else 1
     try:
         code = _run(args, stdin)
     finally:
         if args.event == "pre-compact" or not getattr(args, "plain", False):
             _notify()
-    if _LIGHT[0] and sys.argv[1:2] == ["hook"]:  # (the console script: see _leave)
-        _leave(code)
     return code
-
-
-#: whether a light lane (``session-start``, ``pre-compact``) answered this run
-_LIGHT = [False]
-
-
-def _leave(code: int) -> NoReturn:
-    """End this process now, with ``code``: stdout and stderr flushed and the exit
-    callbacks run, but the interpreter not torn down.
-
-    Tearing it down (every module, function and name of the run freed one by one)
-    costs a hook about a fifth of its own work.  Only a run a light lane answered
-    leaves this way: it holds no open file, thread or lock by then, so flushing
-    stdio is all the teardown would do for it.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except (OSError, ValueError):  # (a closed pipe: nobody to tell)
-            pass
-    import atexit
-
-    atexit._run_exitfuncs()
-    os._exit(code)
 
 
 def _run(args: Any, stdin: IO[bytes] | None) -> int:
@@ -1281,10 +1133,6 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
             deadline.disarm()
     except DeadlineExceeded as exc:
         _deadline_message(args.event, exc)
-        if process_entry:
-            # a remote store's IO thread may still be waiting on its socket: do not
-            # let the interpreter's exit wait for it (stdio is flushed above)
-            os._exit(0)
         return 0
     except BrokenPipeError:
         _quiet_stdout()

@@ -42,13 +42,6 @@ API summary
     is (byte ranges).  The quick lint's pre-check (``indented``: whether a
     line starts with a space, when the caller knows).
 
-``fast_paths_enabled() -> bool`` and ``general_paths()``
-    The one public switch between the fast lanes and the general readers
-    (:mod:`sessionkit.fastpaths`, re-exported here): the
-    ``SESSIONKIT_FAST_PATHS`` environment variable (``0`` turns the lanes off)
-    or the ``with general_paths():`` context manager.  Both paths must give
-    the same answers; the differential tests run each through this switch.
-
 :class:`Block` fields (line indices are 0-based into ``lines``; ``end`` is
 exclusive, like markdown-it's ``token.map``):
 
@@ -94,18 +87,15 @@ import gc
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from . import fastpaths as _fastpaths
+from . import _fastpaths
 from ._lazyre import lazy
 from ._lines import spans as _spans
-from .fastpaths import general_paths
 
 __all__ = [
     "KINDS",
     "MAX_NESTING",
     "Block",
-    "fast_paths_enabled",
     "flat_leaves",
-    "general_paths",
     "is_bullet_item_start",
     "is_thematic_break",
     "may_open_block",
@@ -136,13 +126,6 @@ KINDS = (
 #: markdown-it's ``maxNesting`` in its commonmark preset: a container opened
 #: at this depth (a quote counts 1, a list item 2) holds no blocks
 MAX_NESTING = 20
-
-# --------------------------------------------------------------------------
-# the switch (sessionkit.fastpaths), re-exported: fast_paths_enabled() is on
-# unless SESSIONKIT_FAST_PATHS=0 or inside ``with general_paths():``
-
-fast_paths_enabled = _fastpaths.enabled
-
 
 # --------------------------------------------------------------------------
 # tokens
@@ -1264,7 +1247,7 @@ def tokenize(
     stop = len(lines) if end is None else min(end, len(lines))
     if stop <= start:
         return []
-    if fast_paths_enabled("flat-blocks"):
+    if _fastpaths.enabled("flat-blocks"):
         flat = _flat(lines, start, stop, tables)
         if flat is not None:
             _fastpaths.answered("flat-blocks")
@@ -1496,7 +1479,7 @@ def flat_leaves(
     when the fast paths are off): then walk :func:`tokenize`'s blocks.
     """
     stop = len(lines) if end is None else min(end, len(lines))
-    if stop <= start or not fast_paths_enabled("flat-leaves"):
+    if stop <= start or not _fastpaths.enabled("flat-leaves"):
         return iter(()) if stop <= start else None
     kinds = _flat_kinds(lines, start, stop, tables)
     if kinds is None:
@@ -1653,30 +1636,50 @@ def _compile_outline() -> list[Callable[[bytes], re.Match[bytes] | None]]:
 
 def _line_start_fences(probe: bytes) -> list[tuple[int, int]] | None:
     """The top-level fenced code blocks of ``probe`` (see :func:`plain_outline`), or
-    ``None`` when a fence mark is not at the start of its line or a line is not UTF-8.
+    ``None`` when a fence mark is not at the start of its line, a backtick fence's info
+    string holds a backtick (no fence: inline code) or a line is not UTF-8.
 
-    Which marks open and close a block is :func:`tokenize`'s answer.
+    Every mark at the start of its line, no line outside fenced code can hold one
+    in a container or another block: a fence interrupts a paragraph, and ends a
+    list item or a block quote it is not indented into.  So the blocks are the
+    marks read in order, an open block closed by a run of its character at least
+    as long with nothing but blanks after it, as markdown-it reads them (held to
+    it by ``tests/test_markdown.py``), without tokenizing the body.
     """
+    found: list[int] = []
     for mark in (b"```", b"~~~"):
         count = probe.count(mark)
         if count and probe.count(b"\n" + mark) != count:
             return None
-    raw = probe[1:].split(b"\n")
-    if raw and not raw[-1]:
-        del raw[-1]
-    # breaks[k]: the position in probe of the line break before line k (k == len: the end)
-    breaks = [0]
-    for line in raw:
-        breaks.append(breaks[-1] + len(line) + 1)
+        at = probe.find(b"\n" + mark)
+        while at >= 0:
+            found.append(at)
+            at = probe.find(b"\n" + mark, at + 4)
     try:
-        lines = [line.decode() + "\n" for line in raw]
+        probe.decode()
     except UnicodeDecodeError:
         return None
+    found.sort()
     blocks: list[tuple[int, int]] = []
-    for block in tokenize(lines, tables=False):
-        if block.kind == "fence":
-            end = breaks[block.end] if block.closed else len(probe)
-            blocks.append((breaks[block.start], end))
+    opened = -1
+    char = b""
+    size = 0
+    for at in found:
+        end = probe.find(b"\n", at + 1)
+        if end < 0:
+            end = len(probe)
+        line = probe[at + 1 : end]
+        mark = line[:1]
+        run = len(line) - len(line.lstrip(mark))
+        if opened < 0:
+            if mark == b"`" and b"`" in line[run:]:
+                return None
+            opened, char, size = at, mark, run
+        elif mark == char and run >= size and not line[run:].strip(b" \t"):
+            blocks.append((opened, end))
+            opened = -1
+    if opened >= 0:
+        blocks.append((opened, len(probe)))
     return blocks
 
 
@@ -1806,7 +1809,7 @@ def top_headings(
     (a caller that keeps those blocks for other uses, so they are made once).
     """
     stop = len(lines) if end is None else end
-    if fast_paths_enabled("headings"):
+    if _fastpaths.enabled("headings"):
         plain = _plain_headings(lines, start, stop)
         if plain is not None:
             _fastpaths.answered("headings")

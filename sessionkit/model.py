@@ -22,6 +22,8 @@ from typing import Any
 
 import attrs
 
+from .document import item_field
+
 __all__ = [
     "LIST_FIELDS",
     "Block",
@@ -278,8 +280,6 @@ class Directive:
 
     def field(self, name: str) -> str | None:
         """The value of an item ``Name: value`` (case-insensitive name), if any."""
-        from .adapters._aiwiki_parse import item_field  # (the one rule, light to import)
-
         return item_field(self.items, name)
 
     @property

@@ -1021,9 +1021,8 @@ def _guard(
 
 
 def _is_remote(store: Any) -> bool:
-    from .backends._storage import LocalStorage
-
-    return not isinstance(getattr(store, "storage", None), LocalStorage)
+    # (the storage says: redaction sits below the backends and imports none of them)
+    return bool(getattr(getattr(store, "storage", None), "remote", True))
 
 
 # -- lint --------------------------------------------------------------------------------

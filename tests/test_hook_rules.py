@@ -21,11 +21,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionkit import fastpaths
 from sessionkit.adapters.aiwiki_page import read_page
 from sessionkit.document import parse, split_lines
 from sessionkit.hooks import main
 from sessionkit.ops.checkpoint import NO_ID, key_for_id7, safe_short_id
+from tests import lanes as fastpaths
 
 FENCE = re.compile(r"^---[ \t]*\r?\n?$")
 RULE = re.compile(r"^---[ \t]*$")

@@ -3,11 +3,9 @@
 * ``session-start`` on a local aiwiki folder: one listing of the folder and the
   light page reader (:func:`sessionkit.adapters.aiwiki_page.read_parts`)
   instead of the store and the model (lane ``session-start``);
-* the hooks' usual arguments read without argparse (lane ``hook-args``);
-* the payload read and the reply written by json's C functions alone (lane ``hook-json``);
 * the user configuration file found without platformdirs.
 
-Each is checked against its general path through :mod:`sessionkit.fastpaths`
+Each is checked against its general path through :mod:`sessionkit._fastpaths`
 (the pre-compact lane has its own file, ``tests/ops/test_checkpoint_lane.py``).
 """
 
@@ -25,16 +23,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sessionkit
-from sessionkit import fastpaths
 from sessionkit.adapters.aiwiki_page import read_page, read_parts
 from sessionkit.context import render
 from sessionkit.document import parse
 from sessionkit.hooks import main, read_payload
 from sessionkit.model import Session
 from sessionkit.ops.lifecycle import directives_of
+from tests import lanes as fastpaths
 from tests.adapters._aiwiki_helpers import CORPUS_V1, CORPUS_V2, sessions
 from tests.hook_env import isolated
-from tests.test_yaml_fastpath import same
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "wiki" / "aiwiki" / "sessions"
@@ -200,31 +197,32 @@ def test_generated_pages_render_the_same_context(session: Session, source: str) 
 
 
 @pytest.mark.parametrize(
-    ("argv", "quick"),
+    ("argv", "usage_error"),
     [
-        (["session-start"], True),
-        (["session-start", "--plain"], True),
-        (["session-start", "--json"], True),
-        (["session-start", "--plain", "--plain"], True),
-        (["session-start", "--plain", "--json"], False),  # a usage error
-        (["session-start", "--store", "{root}"], True),
-        (["session-start", "--store={root}", "--plain"], True),
-        (["session-start", "-o", "lock_timeout=3", "--store", "{root}"], True),
-        (["session-start", "--storage-option=lock_timeout=3", "--store", "{root}"], True),
-        (["session-start", "-o", "novalue"], False),  # a usage error
-        (["session-start", "-o", "=x"], False),  # a usage error
-        (["session-start", "-olock_timeout=3"], False),  # an attached value
-        (["session-start", "--store"], False),  # a usage error
-        (["session-start", "--store", "-x"], False),
+        (["session-start"], False),
+        (["session-start", "--plain"], False),
+        (["session-start", "--json"], False),
+        (["session-start", "--plain", "--plain"], False),
+        (["session-start", "--plain", "--json"], True),
+        (["session-start", "--store", "{root}"], False),
+        (["session-start", "--store={root}", "--plain"], False),
+        (["session-start", "-o", "lock_timeout=3", "--store", "{root}"], False),
+        (["session-start", "--storage-option=lock_timeout=3", "--store", "{root}"], False),
+        (["session-start", "-o", "novalue"], True),
+        (["session-start", "-o", "=x"], True),
+        (["session-start", "-olock_timeout=3"], False),
+        (["session-start", "--store"], True),
+        (["session-start", "--store", "-x"], True),
         (["session-start", "--pl"], False),  # an abbreviation
         (["session-start", "--help"], False),
-        (["pre-compact", "--plain"], False),  # a usage error
-        (["pre-compact", "--store", "{root}"], True),
-        (["bogus"], False),
-        ([], False),
+        (["pre-compact", "--plain"], True),
+        (["pre-compact", "--store", "{root}"], False),
+        (["bogus"], True),
+        ([], True),
     ],
 )
-def test_arguments_read_alike(tmp_path: Path, argv: list[str], quick: bool) -> None:
+def test_arguments(tmp_path: Path, argv: list[str], usage_error: bool) -> None:
+    """A usage error exits 1 (never 2: Claude Code would block the agent); the rest 0."""
     shutil.copytree(ROOT / "examples" / "wiki", tmp_path / "wiki")
     root = tmp_path / "wiki"
     args = [a.replace("{root}", str(root)) for a in argv]
@@ -237,102 +235,17 @@ def test_arguments_read_alike(tmp_path: Path, argv: list[str], quick: bool) -> N
         return code, out.getvalue(), err.getvalue()
 
     with isolated(tmp_path):
-        before = fastpaths.taken()["hook-args"]
-        fast = run()
-        taken = fastpaths.taken()["hook-args"] - before
-        with fastpaths.general_paths():
-            general = run()
-    if args[:1] == ["pre-compact"] and fast[0] == 0:  # each run recorded a checkpoint
-        (page,) = (root / "aiwiki" / "sessions").glob("*-0000000.md")  # (no session_id)
-        assert page.read_text(encoding="utf-8").count("### PreCompact at") == 2
-    assert fast == general
-    assert taken == int(quick)
+        code, _, err = run()
+    assert code == (1 if usage_error else 0), err
+    assert "Traceback" not in err
 
 
 # -- JSON in and out -----------------------------------------------------------------------------
 
-_json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
-    ),
-    max_leaves=10,
-)
-_blanks = st.text(" \t\n\r\x0b\x0c\u00a0\ufeff", max_size=3)
 
-
-@st.composite
-def _payloads(draw: st.DrawFn) -> bytes:
-    """A payload's bytes: JSON (an object or another value, NaN and infinities too) between
-    blanks (json's and others), then now and then cut short, added to, or changed a little."""
-    value = draw(st.one_of(st.dictionaries(st.text(max_size=5), _json_values), _json_values))
-    text = draw(_blanks) + json.dumps(value, ensure_ascii=draw(st.booleans())) + draw(_blanks)
-    edit = draw(st.sampled_from(["none", "none", "cut", "add", "replace"]))
-    at = draw(st.integers(0, len(text)))
-    piece = draw(
-        st.sampled_from(["", "}", "]", ",", '"', "\\", "1", " 2", "\x00", "NaN", "\ud800"])
-    )
-    if edit == "cut":
-        text = text[:at]
-    elif edit == "add":
-        text = text[:at] + piece + text[at:]
-    elif edit == "replace":
-        text = text[:at] + piece + text[at + 1 :]
-    return text.encode("utf-8", "surrogatepass")
-
-
-@settings(max_examples=500, deadline=None)
-@given(_payloads())
-def test_payloads_read_alike(data: bytes) -> None:
-    before = fastpaths.taken()["hook-json"]
-    fast = read_payload(io.BytesIO(data))
-    taken = fastpaths.taken()["hook-json"] - before
-    with fastpaths.general_paths():
-        general = read_payload(io.BytesIO(data))
-    assert fastpaths.taken()["hook-json"] - before == taken
-    assert same(fast[0], general[0]) and fast[1] == general[1], (data, fast, general)
-    readable = general[1] in (None, "payload is not a JSON object")
-    assert taken == int(readable)  # the lane read every payload json reads
-
-
-def test_a_payload_nested_too_deep_reads_alike() -> None:
+def test_a_payload_nested_too_deep_is_named() -> None:
     data = b"[" * 100_000 + b"]" * 100_000
-    fast = read_payload(io.BytesIO(data))
-    with fastpaths.general_paths():
-        assert (
-            read_payload(io.BytesIO(data)) == fast == ({}, "payload is nested too deep to decode")
-        )
-
-
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(
-    focus=st.text(
-        st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Cn", "Zl", "Zp"))
-        | st.sampled_from(["\x00", "\x1f", "\t", "\\", '"', "/", "\U0001f600"]),
-        min_size=1,
-        max_size=30,
-    )
-)
-def test_replies_written_alike(tmp_path: Path, focus: str) -> None:
-    """The reply's JSON (quotes, backslashes, control and non-ASCII characters in the
-    context) is json.dumps's, with the lanes on and off."""
-    root = tmp_path / "wiki"
-    if not root.exists():
-        shutil.copytree(ROOT / "examples" / "wiki", root)
-    page = root / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
-    text = (EXAMPLES / page.name).read_text(encoding="utf-8")
-    # a JSON string is a YAML double-quoted scalar
-    quoted = json.dumps(focus, ensure_ascii=False)
-    text = text.replace("focus: move readings", f"focus: {quoted}\nnot_focus: x", 1)
-    page.write_text(text, encoding="utf-8")
-    before = fastpaths.taken()["hook-json"]
-    out, _ = both_ways(root, "--json")
-    assert fastpaths.taken()["hook-json"] - before == 2  # the payload read, the reply written
-    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert read_payload(io.BytesIO(data)) == ({}, "payload is nested too deep to decode")
 
 
 # -- the user configuration file ---------------------------------------------------------------

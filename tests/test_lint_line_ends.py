@@ -1,5 +1,5 @@
 """CRLF pages are linted like their LF twins: the same findings, on the same lines,
-with the fast paths on and through the general path (``sessionkit.fastpaths``)."""
+with the fast paths on and through the general path (``sessionkit._fastpaths``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sessionkit import lint
-from sessionkit.fastpaths import general_paths
+from tests.lanes import general_paths
 
 ROOT = Path(__file__).resolve().parent
 PAGES = sorted(

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionkit.cli import cli
-from sessionkit.fastpaths import taken
+from tests.lanes import taken
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "wiki" / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"

@@ -21,7 +21,8 @@ from markdown_it import MarkdownIt
 
 from sessionkit import markdown
 from sessionkit.document import split_lines
-from sessionkit.markdown import Block, flat_leaves, general_paths, tokenize, top_headings, walk
+from sessionkit.markdown import Block, flat_leaves, tokenize, top_headings, walk
+from tests.lanes import general_paths
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -343,7 +344,7 @@ def test_ranges_are_into_the_given_lines() -> None:
 
 
 # --------------------------------------------------------------------------
-# the fast lane of top_headings, through the public switch
+# top_headings, held to markdown-it
 
 _HEADING_PIECES = [
     *("## A", "## B ##", "##", "### c", "### x ###", "#######", "####### seven", "#no"),
@@ -372,16 +373,11 @@ def _oracle_headings(text: str) -> list[tuple[int, str, int]]:
 @example("text\n## a\r\n", None)
 @example("```\n## in code\n", None)
 @example("## a\n <b>\n## c\n", None)
-def test_top_headings_fast_and_general_agree_with_markdown_it(
-    text: str, data: st.DataObject | None
-) -> None:
+def test_top_headings_agree_with_markdown_it(text: str, data: st.DataObject | None) -> None:
     lines = split_lines(text)
     start = 0 if data is None else data.draw(st.integers(0, len(lines)))
     stop = len(lines) if data is None else data.draw(st.integers(start, len(lines)))
-    fast = top_headings(lines, start, stop)
-    with general_paths():
-        general = top_headings(lines, start, stop)
-    assert fast == general
+    general = top_headings(lines, start, stop)
     if (
         "\r" not in text.replace("\r\n", "") and "\x00" not in text
     ):  # markdown-it splits on a lone CR
@@ -395,12 +391,9 @@ def test_top_headings_fast_and_general_agree_with_markdown_it(
 @example(" #\u00a0", "##")
 def test_heading_titles_cut_their_tail_as_markdown_it_does(rest: str, opening: str) -> None:
     """The closing run of ``#`` (one, after a space or tab) goes, and the title is
-    trimmed as markdown-it trims it: on both lanes."""
+    trimmed as markdown-it trims it."""
     lines = [opening + rest + "\n"]
-    fast = top_headings(lines)
-    with general_paths():
-        general = top_headings(lines)
-    assert fast == general == _oracle_headings(lines[0])
+    assert top_headings(lines) == _oracle_headings(lines[0])
 
 
 @settings(max_examples=300, deadline=None)
@@ -447,19 +440,8 @@ def test_may_open_block_cases(text: str, may: bool) -> None:
     assert markdown.may_open_block(text) is may
 
 
-def test_the_switch_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert markdown.fast_paths_enabled()
-    monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "0")
-    assert not markdown.fast_paths_enabled()
-    monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "1")
-    assert markdown.fast_paths_enabled()
-    with general_paths():
-        assert not markdown.fast_paths_enabled()
-    assert markdown.fast_paths_enabled()
-
-
 # --------------------------------------------------------------------------
-# the fast lane of tokenize (flat pages), through the public switch
+# flat pages (and flat_leaves, a fast lane: the leaves without the block tree)
 
 _FLAT_PIECES = [
     *("# Title", "## Section", "### Sub ###", "#tag line", "text", "more text  ", "漢字"),
@@ -487,15 +469,10 @@ def _dump(blocks: list[Block]) -> list[tuple[object, ...]]:
     st.booleans(),
     st.booleans(),
 )
-def test_flat_lane_gives_what_the_block_state_gives(
+def test_flat_pages_tokenize_as_markdown_it_does(
     parts: list[str], eol: str, last_eol: bool, tables: bool
 ) -> None:
     text = eol.join(parts) + (eol if last_eol else "")
-    lines = split_lines(text)
-    fast = _dump(tokenize(lines, tables=tables))
-    with general_paths():
-        general = _dump(tokenize(lines, tables=tables))
-    assert fast == general
     if "\x00" not in text:
         assert _ours(text, tables) == _oracle(text, tables)
 
@@ -523,18 +500,6 @@ def test_flat_leaves_are_the_leaves_of_the_block_tree(
             if block.kind in ("heading", "paragraph", "hr"):
                 want.append((block.kind, block.start, block.end, block.content, any(stack)))
     assert list(leaves) == want
-
-
-def test_flat_lane_takes_flat_pages() -> None:
-    # the property above compares the lanes only if the fast one answers: it must,
-    # for the usual page (seen through the work counter: the lane visits no state)
-    lines = split_lines("# T\n\n## Observations\n\n- [a] b #t\n- [c] d\n\ntext\n")
-    before = markdown.steps()
-    fast = tokenize(lines)
-    assert markdown.steps() == before
-    with general_paths():
-        assert _dump(tokenize(lines)) == _dump(fast)
-    assert markdown.steps() > before
 
 
 # --------------------------------------------------------------------------
@@ -594,6 +559,7 @@ _OUTLINE_PIECES = [
     *("- item", "  - nested", "1. one", "text", "", "  ", "<div>", "  <!--", "-->", "a < b"),
     *("    <pre>", "\t<div>", "- <div>", "- - -", "***", "---", "===", "> q", "> # quoted"),
     *("é # x", "[a]: /u", "| a |", "    code", "- # in item"),
+    *("```a`b", "``` \t", "```` x", "~~~ `", "~~~~~", "```yaml", "``` x ```", "``"),
 ]
 
 
@@ -665,6 +631,10 @@ def test_plain_outline_agrees_with_markdown_it(parts: list[str], last_eol: bool)
         ("- ```\n## B\n```\n", False),  # a fence mark not at its line's start
         ("  ```\n## B\n  ```\n", False),
         ("text ``` x\n", False),
+        ("```yaml\na: 1\n```\n## B\n", True),  # the hook's manifest block
+        ("````\n```\n## not\n````\n## B\n", True),
+        ("~~~\n```\n## not\n~~~\n", True),
+        ("```a`b\n## B\n", False),  # inline code, not a fence
     ],
 )
 def test_plain_outline_cases(body: str, plain: bool) -> None:

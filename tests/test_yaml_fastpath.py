@@ -1,6 +1,6 @@
 """The flat-frontmatter fast lane gives exactly what the strict loader gives.
 
-Differential, through the public switch (:mod:`sessionkit.fastpaths`): for
+Differential, through the public switch (:mod:`sessionkit._fastpaths`): for
 generated frontmatter texts (mostly of the simple shape, with tricky values
 mixed in), :attr:`Document.meta <sessionkit.Document.meta>` with the fast
 lanes on must give what it gives with them off (the full strict loader),
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.errors import SessionKitError
-from sessionkit.fastpaths import general_paths, taken
+from tests.lanes import general_paths, taken
 
 
 def same(a: Any, b: Any) -> bool:

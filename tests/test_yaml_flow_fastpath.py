@@ -6,7 +6,7 @@ block lists and hands them to the flat fast lane.  These tests generate
 frontmatter from lines and list items full of characters that matter to YAML
 and compare what :attr:`Document.meta <sessionkit.Document.meta>` gives
 (values and their types, or the error) with the fast lanes on and off (the
-full loader; :mod:`sessionkit.fastpaths`).
+full loader; :mod:`sessionkit._fastpaths`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.errors import SessionKitError
-from sessionkit.fastpaths import general_paths, taken
+from tests.lanes import general_paths, taken
 
 _ITEM_CHARS = [*"ab1 0.-_?!&*|>%@`,[]{}'\"#:~\t", "yes", "true", "~", "null", "1.5", "-2"]
 _items = st.one_of(

@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import itemgetter
 
-from .. import fastpaths as _fastpaths
 from ..diagnostics import Diagnostic, Severity, _finding
 from ..document import Document
 from ..errors import SessionKitError
@@ -483,9 +482,6 @@ class _MetaLinter:
 
     # -- frontmatter ---------------------------------------------------------
     def keys(self, meta: dict[str, Any]) -> None:
-        if _fastpaths.enabled("clean-keys") and self.plan.keys_clean(meta):  # (a fast lane)
-            _fastpaths.answered("clean-keys")
-            return
         key_line = self.key_line
         for rule in self.schema.keys:
             name = rule.name

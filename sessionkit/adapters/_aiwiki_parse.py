@@ -33,10 +33,10 @@ import sys
 from array import array
 from collections.abc import Iterator, Sequence
 
-from .. import fastpaths as _fastpaths
 from .._lazyre import lazy
 from .._lines import joined
 from .._plain import Plain
+from ..document import item_field
 from ..errors import FormatError, ParseError, SessionKitError
 from ..markdown import flat_leaves, may_open_block, tokenize
 from ._aiwiki_words import FORMAT_KEYS as _FORMAT_KEYS
@@ -70,7 +70,6 @@ __all__ = [
     "citation_from_text",
     "directive_header",
     "directive_lines",
-    "item_field",
     "item_lines",
     "model_kinds",
     "parse_citation",
@@ -147,17 +146,6 @@ def _path_like(c: Citation) -> bool:
     return c.start is not None or c.sha is not None or "/" in c.path or "." in c.path.strip(".")
 
 
-#: :data:`_CODE_CITATION` for a path without ``:``, ``@`` or a backtick (the common one):
-#: the lazy path there cannot stop earlier either (the rest of the pattern needs one of
-#: them, or a blank, next), so this finds the same groups, without backtracking; it ends
-#: at the very end where ``$`` also takes a last ``\n`` (that text goes the general way)
-_QUICK_CITATION = lazy(
-    r"`(?P<path>[^\s`:@]+)(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
-    r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?`(?: (?P<note>.*))?\Z",
-    re.DOTALL,
-)
-
-
 def parse_citation(text: str) -> Citation | None:
     """The citation a bullet text spells exactly, or ``None``.
 
@@ -165,18 +153,6 @@ def parse_citation(text: str) -> Citation | None:
     (not backticked) reference must look like a path (a ``/``, a ``.``, a
     line or a SHA) to count.
     """
-    return _parse_citation(text, _fastpaths.enabled("quick-citation"))
-
-
-def _parse_citation(text: str, fast: bool) -> Citation | None:
-    """:func:`parse_citation`; ``fast``: try the common backticked shape first (a
-    fast lane, off with :mod:`sessionkit.fastpaths`)."""
-    quick = _QUICK_CITATION.match(text) if fast else None
-    if quick is not None:
-        _fastpaths.answered("quick-citation")
-        # every part renders as written (numbers without leading zeros, a SHA only
-        # when present), except an empty note: "`a.py` " renders as "`a.py`"
-        return None if quick.group("note") == "" else _citation_from(quick, True)
     m = _CODE_CITATION.match(text)
     if m:
         c = _citation_from(m, True)
@@ -233,11 +209,10 @@ def citation_state(text: str) -> int:
     return 2 if sha else 1
 
 
-def citation_from_text(text: str, fast: bool | None = None) -> Citation:
+def citation_from_text(text: str) -> Citation:
     """A Files touched bullet's citation, or the verbatim fallback for a bullet that is
-    not one (``fast``: whether the quick pattern's lane may answer, see
-    :func:`parse_citation`; ``None``: as the fast-path switch says)."""
-    found = parse_citation(text) if fast is None else _parse_citation(text, fast)
+    not one."""
+    found = parse_citation(text)
     return found or _model().Citation(path=text, code=False)
 
 
@@ -452,15 +427,6 @@ class Layout(Plain):
 # -- what the reader builds: the model's parts, or light ones -------------------------
 
 
-def item_field(items: Sequence[str], name: str) -> str | None:
-    """The value of a directive item ``Name: value`` (case-insensitive name), if any."""
-    prefix = name.lower() + ":"
-    for item in items:
-        if item.lower().startswith(prefix):
-            return item[len(prefix) :].strip()
-    return None
-
-
 class DirectiveParts(Plain):
     """A directive as :func:`read_parts` reads it (the fields of
     :class:`~sessionkit.model.Directive`; ``state`` is ``"unconsumed"`` or ``"consumed"``)."""
@@ -616,7 +582,7 @@ class Kinds:
         section: Callable[..., Any],
         block: Callable[..., Any],
         session: Callable[..., Any],
-        citation: Callable[[str, bool], Any],
+        citation: Callable[[str], Any],
         status: Callable[[str], Any],
         unconsumed: Any,
         consumed: Any,
@@ -643,7 +609,7 @@ LIGHT = Kinds(
     section=SectionParts,
     block=BlockParts,
     session=Parts,
-    citation=lambda text, fast: text,  # (the bullet's text)
+    citation=lambda text: text,  # (the bullet's text)
     status=str,
     unconsumed="unconsumed",
     consumed="consumed",
@@ -1010,8 +976,8 @@ def _merged(
             item = next(items, None)
 
 
-def _citation_reader(citation: Callable[[str, bool], Any], fast: bool) -> Callable[[str], Any]:
-    """``citation`` of a bullet text, with the fast-path switch read once.
+def _citation_reader(citation: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``citation`` of a bullet text.
 
     Bullets of the same text share one citation (a frozen value): a section
     that cites a few files a million times holds a few citations, not a
@@ -1026,7 +992,7 @@ def _citation_reader(citation: Callable[[str, bool], Any], fast: bool) -> Callab
         if found is None:
             if len(seen) >= _SHARED_CITATIONS:
                 seen.clear()
-            found = seen[text] = citation(text, fast)
+            found = seen[text] = citation(text)
         return found
 
     return read
@@ -1085,7 +1051,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
         value: Callable[[str], Any] | None = None
         render: Callable[[Any], str] | None = None
         if field == "files_touched":  # each bullet read as a citation as it is found
-            value = _citation_reader(kinds.citation, _fastpaths.enabled("quick-citation"))
+            value = _citation_reader(kinds.citation)
             render = kinds.citation_text
         found, ph, lo = scan_items(
             doc.lines,

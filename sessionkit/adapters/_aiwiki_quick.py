@@ -27,7 +27,7 @@ import re
 from itertools import accumulate, compress, repeat
 from operator import add, is_not, itemgetter
 
-from .. import fastpaths as _fastpaths
+from .. import _fastpaths
 from .._yaml_fast import _mapping, _remember
 from ..diagnostics import Diagnostic
 from ..markdown import atx_heading, is_bullet_item_start, plain_outline
@@ -472,10 +472,19 @@ def body_findings(
     path: str | None = None,
     first_line: int = 0,
     lines: list[bytes] | None = None,
+    blocks: list[tuple[int, int]] | None = None,
 ) -> list[Diagnostic] | None:
     """The body findings of ``schema`` (AW005-AW012, AW015-AW017) for the body
-    ``probe`` of the plain page ``data`` (see :func:`_front`, no code blocks),
-    when its outline is clean; ``None``: split the page and run the rules.
+    ``probe`` of the plain page ``data`` (see :func:`_front`), when its outline is
+    clean; ``None``: split the page and run the rules.
+
+    ``blocks`` are the body's fenced code blocks (:func:`plain_outline`): none may
+    hold a line starting with ``#`` (then every ``##`` line is a heading and the
+    checkpoint headings are the ones counted here) nor lie in ``Files touched``
+    (whose bullets are read line by line); else ``None``.  Elsewhere (the manifest
+    block a PreCompact checkpoint carries) a block changes no finding: it adds no
+    heading, no bullet the verdict reads, and a status line in it only sends the
+    page to the general path.
 
     ``[]`` for a clean body.  Findings are found here only in ``Files touched``
     (a bullet that is no citation, a citation without a SHA: the usual
@@ -484,6 +493,8 @@ def body_findings(
     is checked here.  ``first_line`` is the line (0-based) before the body's
     first.  ``lines`` is ``_LINES.findall(probe)`` when the caller has it.
     """
+    if blocks and any(probe.find(b"\n#", start + 1, end) >= 0 for start, end in blocks):
+        return None
     if lines is None:
         lines = _LINES.findall(probe)
     rules = _plan(schema)  # (the schema's plan for the rules keeps its body plan too)
@@ -513,7 +524,11 @@ def body_findings(
                 return None
             start = len(probe)
         end = probe.find(b"\n##", start - 1)
-        body = probe[start : end if end >= 0 else len(probe)]
+        if end < 0:
+            end = len(probe)
+        if blocks and any(b_start < end and start < b_end for b_start, b_end in blocks):
+            return None
+        body = probe[start:end]
         bullets = _uncited(body)
         if bullets is None:
             return None
@@ -585,7 +600,7 @@ def _utf8(data: bytes) -> bool:
 def _front(data: bytes, off: frozenset[str] = frozenset()) -> _Front | None:
     """(meta, frontmatter, probe, first line, code blocks, UTF-8 checked) of a plain
     page, or ``None`` (for callers that know the fast lanes are on; ``off``: the lanes
-    :func:`~sessionkit.fastpaths.lanes_off` names).
+    :func:`~sessionkit._fastpaths.lanes_off` names).
 
     ``probe`` is the body with the line break before its first line (so
     ``b"\n#"`` finds every heading); ``first line`` is the closing fence's
@@ -661,8 +676,8 @@ def quick_lint_bytes(
     ``None`` also for a page that is not an aiwiki session page of a known
     ``schema_version``.  ``version`` is the format's version when the caller
     names one (``None``: the page's own).  For callers that know the fast lanes are
-    on (:func:`sessionkit.fastpaths.enabled`); ``off`` is what
-    :func:`~sessionkit.fastpaths.lanes_off` says, when the caller has asked it.  A
+    on (:func:`sessionkit._fastpaths.enabled`); ``off`` is what
+    :func:`~sessionkit._fastpaths.lanes_off` says, when the caller has asked it.  A
     page whose body outline is clean (the common case, findings or not) is linted by
     :func:`body_findings` and the frontmatter rules alone; any other page by its facts.
     """
@@ -680,23 +695,14 @@ def quick_lint_bytes(
     if version is None:
         version = declared
     rules, rules_version = rules_for(meta, schema, version)
-    # (the verdict's two lanes, each of which can be turned off alone)
-    verdict = "clean-verdict" not in off
-    findings = "verdict-findings" not in off
-    if not front[4] and (verdict or findings):
-        found = body_findings(front[2], data, rules, front[5], path, front[3], front[6])
+    if "clean-verdict" not in off:
+        found = body_findings(front[2], data, rules, front[5], path, front[3], front[6], front[4])
         if found is not None:
-            clean = meta_clean(meta, path, rules, rules_version)
-            if clean and not found:
-                lane = "clean-verdict" if verdict else ""
-            else:
-                lane = "verdict-findings" if findings else ""
-            if lane:  # (else that lane is off: the page's facts)
-                _fastpaths.answered(lane)
-                if clean:
-                    return found
-                key_line = _fm_key_line(front[1])
-                return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
+            _fastpaths.answered("clean-verdict")
+            if meta_clean(meta, path, rules, rules_version):
+                return found
+            key_line = _fm_key_line(front[1])
+            return by_line(meta_findings(meta, path, key_line, rules, rules_version) + found)
     facts = _facts(front, path)
     if facts is None:
         return None

@@ -17,7 +17,7 @@ instead, which agrees for Markdown notes.
 
 Permalinks and project slugs are remembered, and the slug takes shortcuts (one
 pattern finds CJK text, only non-ASCII characters are transliterated, each
-once): the ``permalink`` fast lane, off with :mod:`sessionkit.fastpaths`, which
+once): the ``permalink`` fast lane, off with :mod:`sessionkit._fastpaths`, which
 then looks at every character on its own and remembers nothing.
 """
 
@@ -29,7 +29,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from .. import fastpaths as _fastpaths
+from .. import _fastpaths
 
 __all__ = ["filename_for_title", "generate_permalink", "normalize_project_name"]
 

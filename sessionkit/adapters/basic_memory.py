@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, overload
 import attrs
 import yaml
 
-from .. import fastpaths as _fastpaths
+from .. import _fastpaths
 from .._diff import opcodes
 from .._lines import Lines, batched, chunked, handed, spanned
 from ..diagnostics import Diagnostic, Severity
@@ -137,7 +137,7 @@ def dump_yaml(data: Mapping[str, Any]) -> str:
     :func:`_c_emits_alike`; proven by a differential test) goes through
     ``CSafeDumper``, which is many times faster, fed the node tree that
     ``SafeRepresenter`` would build (:func:`_c_dump`).  That is a fast lane
-    (``c-yaml``): :mod:`sessionkit.fastpaths` turns it off, and then PyYAML
+    (``c-yaml``): :mod:`sessionkit._fastpaths` turns it off, and then PyYAML
     writes everything.
     """
     data = dict(data)

@@ -85,13 +85,13 @@ CHAIN_KEY = "bm_chain"
 
 
 def _meta(text: str, key: str) -> dict[str, Any]:
-    from .._api import read_document
+    from ..document import read_document
 
     return dict(read_document(text, key).meta)
 
 
 def _read(text: str, key: str) -> Session:
-    from .._api import read_document
+    from ..document import read_document
     from . import get_adapter
 
     return get_adapter("basic-memory").read(read_document(text, key))
@@ -304,7 +304,7 @@ def _carried(text: str, key: str) -> tuple[str, bool, tuple[Checkpoint, ...]]:
     if at < 0:
         return body, eol, ()
     tail = body[at + len(_CARRIER_MARK) :]
-    from .._api import read_document
+    from ..document import read_document
     from . import get_adapter
 
     try:
@@ -399,7 +399,7 @@ def is_chain_page(session: Session) -> bool:
 
 
 def _page_session(text: str, path: str | None) -> Session:
-    from .._api import read_document
+    from ..document import read_document
     from . import get_adapter
 
     return get_adapter("aiwiki-v2").read(read_document(text, path))
@@ -794,7 +794,7 @@ def carry_edits(
         FormatError: an edit no note can carry (the focus, a section of its
             own, an item twice, …): each is named; nothing is returned.
     """
-    from .._api import read_document
+    from ..document import read_document
     from . import get_adapter
 
     now = attrs.evolve(page, origin=None)

@@ -40,24 +40,18 @@ import hashlib
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, TypeGuard
 
 import attrs
 
-from .. import fastpaths as _fastpaths
-from .._lines import Joined, join_batched, joined, same_spans, spanned, spans
+from .. import _fastpaths
+from .._lines import Joined, same_spans, spans
 from ..document import Document, parse, parse_pieces, same_text
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
-from ..markdown import may_open_block
 from ..model import (
     Block,
-    Checkpoint,
-    Citation,
-    Directive,
-    DirectiveState,
     ExtraSection,
     Link,
-    LinkStyle,
     Observation,
     Session,
     Status,
@@ -160,9 +154,6 @@ class _Pivot:
     read: Session | None = attrs.field(default=None, eq=False)
     #: where the parts of a source aiwiki page are (for the self-check)
     layout: Any = attrs.field(default=None, eq=False)
-    #: what a source aiwiki page's sections read as: aiwiki title -> (lines, value)
-    #: (see :func:`_section_hints`; for reading carrier sections back)
-    hints: Any = attrs.field(default=None, eq=False)
 
     def key(self) -> bytes:
         """A digest of a canonical JSON text of every fact, for equality checks (the
@@ -394,7 +385,6 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
         layout=layout,
-        hints=_section_hints(doc, layout, read),
     )
 
 
@@ -540,17 +530,12 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 # ----------------------------------------------------------------------------- Basic Memory side
 
 
-def pivot_from_bm(
-    doc: Document, folder: str = "sessions", hints: Any = None, like: Session | None = None
-) -> _Pivot:
+def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None = None) -> _Pivot:
     """Read a Basic Memory note and undo the carriers a conversion put there.
 
     Facts are taken from the ``## Observations`` and ``## Relations``
     sections only; facts Basic Memory finds in prose stay in their section.
-    ``hints`` (:func:`_section_hints` of the aiwiki page the note was made
-    from) gives carrier sections whose lines it knows without reading them
-    (the ``section-hints`` fast lane: off with :mod:`sessionkit.fastpaths`,
-    every carrier section is read).  ``like``: the session the note is expected
+    ``like``: the session the note is expected
     to hold (a read-back's source): a list of its equal to that session's is
     that session's tuple, held once.
     """
@@ -629,7 +614,6 @@ def pivot_from_bm(
             if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
         ],
         doc.path,
-        hints,
         None if like is None else _Reuse.carried(like, layouts),
     )
     for sec in session.sections:
@@ -722,13 +706,9 @@ def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> 
 
 
 def _aiwiki_parts(
-    parts: Sequence[tuple[str, str]], path: str | None, hints: Any = None, block: Any = None
+    parts: Sequence[tuple[str, str]], path: str | None, block: Any = None
 ) -> dict[str, Session]:
     """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
-
-    A section whose body has exactly the lines of a hint (see
-    :func:`_section_hints`) is not read: it holds the hint's value (the
-    ``section-hints`` fast lane, off with :mod:`sessionkit.fastpaths`).
 
     The sections are read together as one page (one read instead of one per
     section) when that page's level-1/2 headings are exactly the carriers'
@@ -739,16 +719,6 @@ def _aiwiki_parts(
     """
     from ..adapters._aiwiki_parse import read_page
 
-    known: dict[str, Session] = {}
-    if hints and _fastpaths.enabled("section-hints"):
-        for title, body in parts:
-            hint = hints.get(title)
-            if hint is not None and _hinted(body, hint):
-                known[title] = attrs.evolve(_EMPTY, **{_HINT_FIELDS[title]: hint.value})
-        if known:
-            _fastpaths.answered("section-hints")
-            rest = [(title, body) for title, body in parts if title not in known]
-            return {**known, **_aiwiki_parts(rest, path, None, block)} if rest else known
     if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
         return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
     text = (
@@ -767,157 +737,10 @@ def _aiwiki_parts(
     return {title: whole for title, _ in parts}
 
 
-_EMPTY = Session()
-#: the Session field each hinted aiwiki section fills
-_HINT_FIELDS = {
-    "Checkpoints": "checkpoints",
-    "Files touched": "files_touched",
-    **{title: name for name, (_, title) in _LIST_CATEGORIES.items()},
-}
-
-
-class _Hint(NamedTuple):
-    """A known section's lines, ``source[start:end]`` (kept in the page's own text, not
-    cut from it), and what they read as (see :func:`_section_hints`)."""
-
-    source: str
-    start: int
-    end: int
-    value: Any
-
-    def text(self) -> str:
-        """The section's lines, line ends kept."""
-        return self.source[self.start : self.end]
-
-
-def _hinted(body: str, hint: _Hint) -> bool:
-    """Whether a carrier's ``body`` has the lines of a hint (whose lines keep their
-    ends): ``body.split("\n")`` is those lines without their ends."""
-    source, start, end = hint.source, hint.start, hint.end
-    if end > start and source[end - 1] == "\n":  # (compared in place: no copy of either)
-        return len(body) == end - start - 1 and source.startswith(body, start)
-    return len(body) == end - start and source.startswith(body, start)
-
-
-def _section_hints(doc: Document, layout: Any, session: Session) -> dict[str, Any] | None:
-    """What the known sections of aiwiki page ``doc`` read as, alone:
-    ``{title: hint}`` (:class:`_Hint`).
-
-    ``hint.value`` is the page's reading of the section (``session`` is it, as
-    ``read_page`` gives it with ``layout``); ``hint.text()`` is the section's
-    lines with their line ends (a big page's own text between two offsets: a
-    section of a million lines costs nothing more here), without
-    the blank lines between a directive header and its first item, and
-    without empty lines at either end (see :func:`_hinted`).  A page
-    ``## <title>`` with just those lines (a carrier section read back by
-    :func:`_aiwiki_part`) reads as the same value:
-
-    * no line has a carriage return, starts with whitespace, a backtick, a
-      tilde or ``<``, or holds a fence mark (backticks or tildes), so no fence,
-      indented code or HTML block opens anywhere (not in a bullet either),
-      and what a line is does not depend on the lines around it;
-    * after a level-2 heading the heading scan starts afresh, and the lines
-      are the section's own (no level-2 heading among them), so they make the
-      same section; blank lines at its ends belong to no item and no entry
-      text, and those after a directive header are skipped by the entry
-      reader (see :func:`_same_page_but_spacing`).
-    """
-    from ..adapters._aiwiki_parse import CHECKPOINTS, LIST_FIELDS
-
-    hints: dict[str, Any] = {}
-    lines = doc.lines
-    for title, sec in layout.known.items():
-        drop: set[int] = set()
-        if title == CHECKPOINTS:
-            if "checkpoints" in session.blocks:
-                continue  # read back for its text before the first entry
-            drop = _directive_gaps(layout)
-            value: Any = session.checkpoints
-        else:
-            if LIST_FIELDS[title] in session.blocks:
-                continue  # read back for its blocks
-            value = getattr(session, LIST_FIELDS[title])
-        # the lines (ends kept) without the empty ones at either end (the gaps are
-        # inside), cut from the page's text: no string a line, one copy
-        first, last = sec.start + 1, sec.end
-        while first < last and lines[first] == "\n":
-            first += 1
-        while last > first and lines[last - 1] in ("\n", ""):
-            last -= 1
-        cuts = sorted(i for i in drop if first <= i < last)
-        if cuts:
-            pieces = []
-            for at, stop in zip([first, *(i + 1 for i in cuts)], [*cuts, last], strict=True):
-                pieces.append(joined(lines, at, stop))
-            source = "".join(pieces)
-            a, b = 0, len(source)
-        else:  # (a big page's own text, between two offsets: nothing copied)
-            source, a, b = spanned(lines, first, last)
-        if (
-            a == b
-            or _may_open_block(source, a, b)
-            or source.find("```", a, b) >= 0
-            or source.find("~~~", a, b) >= 0
-        ):
-            continue  # (an empty section is no carrier: nothing to hint)
-        hints[title] = _Hint(source, a, b, value)
-    return hints or None
-
-
-#: aiwiki list section title -> Session field
-_TITLE_FIELDS = {
-    "Files touched": "files_touched",
-    **{t: n for n, (_, t) in _LIST_CATEGORIES.items()},
-}
-
-
-def _plain_text(text: str) -> bool:
-    """Whether no line of ``text`` can start a level-1/2 heading, a fence, indented
-    code or an HTML block, and none has a carriage return.
-
-    Such lines read back as one section body exactly as written, whatever
-    surrounds them (:func:`~sessionkit.document.scan_headings` passes them by).
-    """
-    if _may_open_block(text):
-        return False
-    # a level 3+ heading ends no section
-    at = 0 if text.startswith("#") else text.find("\n#") + 1 or -1
-    while at >= 0:
-        if not text.startswith("###", at):
-            return False
-        at = text.find("\n#", at) + 1 or -1
-    return True
-
-
 def _aiwiki_section_body(session: Session, title: str) -> str:
-    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank lines.
-
-    Rendered straight from the section's lines when they are plain (see
-    :func:`_plain_text`); otherwise the whole page is rendered and the section
-    cut out of it as a reader sees it.  The lines are joined a batch at a time
-    (a section of a million items is not a million strings at once).
+    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank
+    lines: the whole page is rendered and the section cut out of it as a reader sees it.
     """
-    from ..adapters._aiwiki_write import block_lines, checkpoints_lines, citation_text, item_lines
-    from ..model import list_blocks
-
-    lines: Iterable[str]
-    if title == "Checkpoints":
-        lines = checkpoints_lines(session)
-    elif title in _TITLE_FIELDS and _TITLE_FIELDS[title] in session.blocks:
-        lines = block_lines(list_blocks(session, _TITLE_FIELDS[title]))
-    elif title == "Files touched":
-        lines = (x for c in session.files_touched for x in item_lines(citation_text(c)))
-    else:
-        field = next(name for name, (_, t) in _LIST_CATEGORIES.items() if t == title)
-        lines = (x for text in getattr(session, field) for x in item_lines(text))
-    text = join_batched(lines).rstrip("\n")  # (no empty lines at the end)
-    if text and text[0] != "\n" and _fastpaths.enabled("plain-section") and _plain_text(text):
-        _fastpaths.answered("plain-section")
-        return text
-    return _aiwiki_section_body_read(session, title)
-
-
-def _aiwiki_section_body_read(session: Session, title: str) -> str:
     from ..adapters import get_adapter
 
     text = str(get_adapter(AIWIKI).write(session).text)
@@ -1398,24 +1221,20 @@ def _read_pivot(
     doc: Document,
     family: str,
     folder: str,
-    hints: Any = None,
     *,
     like: Session | None = None,
 ) -> _Pivot:
-    """The pivot of ``doc`` (``hints`` and ``like`` help read a Basic Memory note)."""
+    """The pivot of ``doc`` (``like`` helps read a Basic Memory note)."""
     if family == "aiwiki":
         return pivot_from_aiwiki(doc, folder)
-    return pivot_from_bm(doc, folder, hints, like)
+    return pivot_from_bm(doc, folder, like)
 
 
 def _natural(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
 ) -> tuple[str, Pieces]:
     """The target text without the whole-session fallback: (key, its pieces)."""
-    key, text, lane = next(_naturals(pivot, family, project=project, folder=folder, today=today))
-    if lane:
-        _fastpaths.answered(lane)
-    return key, text
+    return next(_naturals(pivot, family, project=project, folder=folder, today=today))
 
 
 #: every aiwiki list field
@@ -1424,9 +1243,9 @@ _ALL_LISTS = frozenset(_LIST_CATEGORIES)
 
 def _naturals(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
-) -> Iterator[tuple[str, Pieces, str]]:
+) -> Iterator[tuple[str, Pieces]]:
     """The target texts to try, without the whole-session fallback, best first:
-    (key, the text's pieces, lane).
+    (key, the text's pieces).
 
     aiwiki has one.  Basic Memory's first puts every aiwiki list in the
     observations, as nearly every note has them; only when
@@ -1434,19 +1253,15 @@ def _naturals(
     offered next.  A list item that does not read back as its own observation
     line fails the caller's read-back check of the first (its list comes back
     different), so callers end with the text the precise check alone gives,
-    without parsing every note's list lines for it first.  That first try is
-    the ``bm-lists-first`` fast lane (off with :mod:`sessionkit.fastpaths`):
-    ``lane`` names it beside its text, and a caller that takes that text
-    counts the lane's answer (``fastpaths.answered(lane)``); ``lane`` is
-    ``""`` for the others.
+    without parsing every note's list lines for it first (a big note's lists
+    are not held twice).  That first try is the ``bm-lists-first`` fast lane.
     """
     if family == "aiwiki":
-        yield (*_render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key), "")
+        yield _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
         return
-    # (the first try is a fast lane: the precise check only)
     if not _fastpaths.enabled("bm-lists-first"):
         precise = _lists_as_observations(pivot.session)
-        yield (*_render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key), "")
+        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
         return
     failed: SessionKitError | None = None
     try:
@@ -1454,10 +1269,11 @@ def _naturals(
     except SessionKitError as exc:
         failed = exc
     else:
-        yield (*first, "bm-lists-first")
+        _fastpaths.answered("bm-lists-first")
+        yield first
     precise = _lists_as_observations(pivot.session)
     if precise != _ALL_LISTS:
-        yield (*_render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key), "")
+        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
     elif failed is not None:
         raise failed
 
@@ -1511,132 +1327,27 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
     every word of the note's body (:class:`WordCheck`): then the model holds
     every word of the note; :data:`_SAME_SESSION` when it only reads as the
     same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.  The rendering
-    that is the note's own text, or has the same frontmatter and body, or is
-    the page but for blank lines, is :data:`_SAME_TEXT` without a second
-    read (the ``same-note`` fast lane; a note with CRLF line ends is compared as the
-    LF note it reads as, :func:`_lf_twin`).
+    that is the note's own text is :data:`_SAME_TEXT` without a second read.
     """
     project = None
     if family == BASIC_MEMORY:
         value = doc.meta.get("project")
         project = None if value is None else str(value)
     want: bytes | None = None
-    # (the shortcuts compare a CRLF note as the LF note it reads as: fast lanes)
-    fast = _fastpaths.enabled("same-note")
-    twin = _lf_twin(doc) if fast else doc
     try:
-        for _, pieces, lane in _naturals(
-            pivot, family, project=project, folder=folder, today=today
-        ):
+        for _, pieces in _naturals(pivot, family, project=project, folder=folder, today=today):
             if same_text(doc.text, pieces):  # the same text reads the same: no second parse
-                if lane:
-                    _fastpaths.answered(lane)
                 return _SAME_TEXT
             again = parse_pieces(pieces, doc.path)
-            if fast and (  # (the shortcuts skip a full read: fast lanes)
-                (twin is not doc and same_text(twin.text, pieces))
-                or _same_note(again, twin)
-                or (family == "aiwiki" and _same_page_but_spacing(again, twin, pivot.layout))
-            ):
-                _fastpaths.answered("same-note")
-                if lane:
-                    _fastpaths.answered(lane)
-                return _SAME_TEXT
             if want is None:
                 want = _plain(doc, family, pivot.read)
             if _plain(again, family, like=pivot.read) == want:
-                if lane:
-                    _fastpaths.answered(lane)
-                # (the words too, as the shortcuts find them: they hold the same body words)
                 if WordCheck(doc, family).kept(pieces, family):
                     return _SAME_TEXT
                 return _SAME_SESSION
         return _NOT_FAITHFUL
     except SessionKitError:
         return _NOT_FAITHFUL
-
-
-def _lf_twin(doc: Document) -> Document:
-    """``doc`` with its CRLF line ends made LF: the note it reads as (the readers take
-    a CRLF line end as an LF one, and the writer ends lines with LF only).  ``doc``
-    itself when it has no carriage return, or one that ends no line."""
-    text = doc.text
-    if "\r" not in text or text.count("\r\n") != text.count("\r"):
-        return doc
-    return parse(text.replace("\r\n", "\n"), doc.path)
-
-
-def _same_note(a: Document, b: Document) -> bool:
-    """Whether two notes of one format read the same because they hold the same
-    frontmatter (keys in order, values of the same JSON types) and the same body.
-
-    Basic Memory's reader takes everything from those two and the path (the
-    title falls back to the file stem, and the self-check parses the
-    rendering under the note's own path); aiwiki's reader takes everything
-    from those two alone (the path only names the note in errors).  Notes
-    that differ only in how their YAML is spelled (quoting, flow or block
-    lists) need no second full read.
-    """
-    if not same_spans(spans(a.lines, a.body_start), spans(b.lines, b.body_start)):
-        return False  # (compared a block at a time: a big body in pieces is not joined)
-    try:
-        return _meta_text(a) == _meta_text(b)
-    except (SessionKitError, TypeError, ValueError):
-        return False
-
-
-def _same_page_but_spacing(a: Document, b: Document, layout: Any) -> bool:
-    """Whether aiwiki page ``a`` reads as page ``b`` (whose layout is ``layout``)
-    because it is ``b`` without the blank lines between a directive's header
-    and its first item, with the same frontmatter (see :func:`_same_note`).
-
-    Only for a body in which no line starts with whitespace, a backtick, a
-    tilde or ``<``: there no fence, indented code or HTML block can start, so
-    every line is a heading or not by itself, and blank lines change no
-    heading.  The checkpoint entry reader skips blank lines between a
-    directive header and its first bullet (they belong to the directive's
-    block, not the entry's text), so the entries read the same; every other
-    line is the same line.
-    """
-    if layout is None:
-        return False
-    drop = _directive_gaps(layout)
-    if not drop:
-        return False
-    lines = b.lines
-    kept = [lines[i] for i in range(b.body_start, len(lines)) if i not in drop]
-    if a.lines[a.body_start :] != kept:
-        return False
-    if _may_open_block(b.body):
-        return False
-    try:
-        return _meta_text(a) == _meta_text(b)
-    except (SessionKitError, TypeError, ValueError):
-        return False
-
-
-def _directive_gaps(layout: Any) -> set[int]:
-    """The lines of an aiwiki page (its ``layout``) between a directive's header and
-    its first item: blank lines the checkpoint entry reader skips."""
-    gaps: set[int] = set()
-    for cp in layout.checkpoints:
-        for span in cp.directives:
-            if span.items:
-                gaps.update(range(span.header + 1, span.items[0].start))
-    return gaps
-
-
-def _may_open_block(text: str, start: int = 0, end: int | None = None) -> bool:
-    """Whether a line of ``text[start:end]`` may open a code fence, indented code or an
-    HTML block (the tokenizer's :func:`~sessionkit.markdown.may_open_block`), or it
-    has a carriage return (the writer ends lines with LF only); nothing is cut."""
-    if end is None:
-        end = len(text)
-    return text.find("\r", start, end) >= 0 or may_open_block(text, start, end)
-
-
-def _meta_text(doc: Document) -> str:
-    return json.dumps(list(doc.meta.items()), ensure_ascii=False, allow_nan=False)
 
 
 def _strip_folder(key: str, folder: str) -> str:
@@ -1678,17 +1389,13 @@ def convert_doc(
     want: list[bytes] = []  # pivot.key(), once needed
     if pivot.original is None:
         with contextlib.suppress(FormatError):
-            for key, pieces, lane in _naturals(
-                pivot, dst, project=project, folder=folder, today=today
-            ):
+            for key, pieces in _naturals(pivot, dst, project=project, folder=folder, today=today):
                 try:
                     again = parse_pieces(pieces, key)
-                    back = _read_pivot(again, dst, folder, pivot.hints, like=pivot.session)
+                    back = _read_pivot(again, dst, folder, like=pivot.session)
                 except FormatError:
                     continue
                 if _same_facts(back, pivot, want) and words.kept(pieces, dst):
-                    if lane:
-                        _fastpaths.answered(lane)
                     return Converted(key=key, pieces=pieces, carried=False)
     for last in (False, True):
         if last:
@@ -1961,117 +1668,10 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _same_facts(back: _Pivot, pivot: _Pivot, want: list[bytes]) -> bool:
-    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``.
-
-    Two pivots whose every value has the same type and value (floats by
-    ``repr``), dict keys in the same order, give the same JSON text: the
-    text is made from nothing else.  Then no text is made (the ``same-facts``
-    fast lane, off with :mod:`sessionkit.fastpaths`); otherwise (a type
-    :func:`_strict_same` does not know, or any difference) the texts decide.
-    """
-    if _fastpaths.enabled("same-facts") and _strict_same(back, pivot):
-        _fastpaths.answered("same-facts")
-        return True
+    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``."""
     if not want:
         want.append(pivot.key())
     return back.key() == want[0]
-
-
-#: model classes and the fields ``to_dict`` writes (every field compared by ``==``)
-_MODEL_FIELDS: dict[type, tuple[str, ...]] = {}
-_MODEL_CLASSES = (
-    Session,
-    Checkpoint,
-    Directive,
-    Citation,
-    Observation,
-    Link,
-    ExtraSection,
-    Block,
-)
-
-
-def _model_fields(cls: type) -> tuple[str, ...] | None:
-    names = _MODEL_FIELDS.get(cls)
-    if names is None:
-        if cls not in _MODEL_CLASSES:
-            return None
-        names = tuple(f.name for f in attrs.fields(cls) if f.eq)
-        _MODEL_FIELDS[cls] = names
-    return names
-
-
-def _strict(a: Any, b: Any) -> bool:
-    """Whether ``a`` and ``b`` are the same JSON-ready values of the same types
-    (``False`` also for types it does not know)."""
-    if a is b:  # one object: the same text, when made of types the text is made of
-        return _known(a)
-    cls = type(a)
-    if cls is not type(b):
-        return False
-    if cls is str or cls is int or cls is bool:
-        return bool(a == b)
-    if cls is float:
-        return repr(a) == repr(b)
-    if cls is tuple or cls is list:
-        return len(a) == len(b) and all(map(_strict, a, b))
-    if cls is dict:
-        keys = list(a)
-        if keys != list(b):
-            return False
-        for k in keys:  # noqa: SIM110 - a loop is faster than all(<generator>) here
-            if type(k) is not str or not _strict(a[k], b[k]):
-                return False
-        return True
-    names = _model_fields(cls)
-    if names is None:
-        return False
-    # loops, not all(<generator>): this runs for every model object (70 -> 54 µs a note)
-    for name in names:  # noqa: SIM110
-        if not _strict(getattr(a, name), getattr(b, name)):
-            return False
-    return True
-
-
-_ATOMS = frozenset((str, int, bool, float))
-_ENUMS = frozenset((Status, DirectiveState, LinkStyle))
-
-
-def _known(a: Any) -> bool:
-    """Whether ``a`` is made only of the types :func:`_strict` compares."""
-    cls = type(a)
-    if a is None or cls in _ATOMS or cls in _ENUMS:
-        return True
-    if cls is tuple or cls is list:
-        return all(map(_known, a))
-    if cls is dict:
-        for k, v in a.items():  # noqa: SIM110 - as in _strict
-            if type(k) is not str or not _known(v):
-                return False
-        return True
-    names = _model_fields(cls)
-    if names is None:
-        return False
-    for name in names:  # noqa: SIM110 - as in _strict
-        if not _known(getattr(a, name)):
-            return False
-    return True
-
-
-def _strict_same(a: _Pivot, b: _Pivot) -> bool:
-    """:func:`_strict` over everything :meth:`_Pivot.key` writes."""
-    if (a.bm_status is _ABSENT) != (b.bm_status is _ABSENT):
-        return False
-    return (
-        _strict(a.session, b.session)
-        and _strict(a.aw_extra, b.aw_extra)
-        and _strict(a.bm_extra, b.bm_extra)
-        and (a.bm_status is _ABSENT or _strict(a.bm_status, b.bm_status))
-        and _strict(
-            (a.original, a.original_key, a.home, a.aw_key, a.bm_key),
-            (b.original, b.original_key, b.home, b.aw_key, b.bm_key),
-        )
-    )
 
 
 def detect_family(doc: Document) -> str:

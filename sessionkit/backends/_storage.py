@@ -116,10 +116,13 @@ class Storage(abc.ABC):
         url: the root, as a path or URL.
         guarantee: how conditional writes are made safe: ``"lock"``, ``"cas"``,
             ``"process-lock"`` or ``"single-writer"`` (see the module docs).
+        remote: whether the files leave this machine (redaction refuses clear
+            secrets there whatever ``secrets.redact`` says).
     """
 
     url: str
     guarantee: str
+    remote: bool = True
 
     @abc.abstractmethod
     def list(self, folder: str = "") -> list[FileEntry]:
@@ -254,6 +257,7 @@ class LocalStorage(Storage):
         lock_timeout: seconds to wait for the lock before :class:`ConflictError`.
     """
 
+    remote = False
     guarantee = "lock"
 
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0) -> None:

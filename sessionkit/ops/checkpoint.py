@@ -21,7 +21,7 @@ note of a short id (:func:`key_for_id7`).
   note, a page it cannot read or that is not plainly v2, no ``session_id``
   on the page while the payload has one, subfolders or symlinks in the folder.
   ``tests/ops/test_checkpoint_lane.py`` holds its bytes to the general
-  way's through :mod:`sessionkit.fastpaths` (``pre-compact`` lane).
+  way's through :mod:`sessionkit._fastpaths` (``pre-compact`` lane).
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ def record_local(
     Raises:
         ConflictError: the lock was not free in time.
     """
-    from .. import fastpaths
+    from .. import _fastpaths as fastpaths
 
     if not fastpaths.enabled("pre-compact"):
         return None

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .. import fastpaths as _fastpaths
 from ..adapters.crosswalk import (
     AIWIKI,
     BASIC_MEMORY,
@@ -329,48 +328,20 @@ def _is_session_note(text: str, family: str, doc: Document | None = None) -> boo
     """Whether a source note is a session (every aiwiki page is; a Basic Memory
     note is when its frontmatter says so, read as :func:`read_frontmatter` reads it).
 
-    ``doc``: the note already parsed, whose frontmatter is used when it is the
-    very text :func:`read_frontmatter` would load (then the YAML is read once).
+    ``doc``: the note already parsed (blank lines before its frontmatter are
+    passed over, as Basic Memory reads it).
     """
     if family != BASIC_MEMORY:
         return True
     from ..adapters.basic_memory import SESSION_TYPES, split_lead
     from ..backends._filestore import read_frontmatter
 
-    meta: Mapping[str, Any] | None = None
     if doc is not None:
-        lead, note = split_lead(doc)  # blank lines before the frontmatter, as Basic Memory reads
+        lead, note = split_lead(doc)
         if lead:
-            doc, text = note, note.text
-    if doc is not None and _fastpaths.enabled("session-meta") and _same_frontmatter_text(doc):
-        with contextlib.suppress(SessionKitError):
-            meta = doc.meta
-            _fastpaths.answered("session-meta")
-    if meta is None:
-        meta = read_frontmatter(text) or {}
+            text = note.text
+    meta = read_frontmatter(text) or {}
     return str(meta.get("type", "")).strip() in SESSION_TYPES or "aiwiki_sessionkit" in meta
-
-
-def _same_frontmatter_text(doc: Document) -> bool:
-    """Whether ``doc.meta`` loads the same text with the same loader as
-    :func:`read_frontmatter` does for ``doc.text``.
-
-    Both take the lines between the first line and the next ``---`` line when
-    both are fences by the same rule, which holds when the text has no BOM
-    and no carriage return and every line ends with a newline (the reader
-    does not take a fence on an unterminated last line, the document does).
-    The frontmatter must not be empty (the reader loads ``"\n"``, the
-    document ``""``) and hold no NUL (the document refuses it before loading).
-    """
-    text = doc.text
-    return (
-        doc.fm_close is not None
-        and doc.fm_close > 1
-        and not doc.bom
-        and text.endswith("\n")
-        and "\r" not in text
-        and "\x00" not in text
-    )
 
 
 @attrs.frozen(kw_only=True)

@@ -15,6 +15,7 @@ import errno
 import os
 import stat
 import sys
+from typing import overload
 
 from .._api import decode, lint_general, lint_quick
 from .._safe_read import file_kind
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from collections import deque
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
-    from typing import Any, NoReturn, TypeVar, overload
+    from typing import Any, NoReturn, TypeVar
 
     from ..adapters.aiwiki import Schema
 
@@ -178,10 +179,6 @@ class _RenderJob(_Job):
 
 if TYPE_CHECKING:
     _R = TypeVar("_R")
-else:  # (typing is not imported at run time: the overloads below are plain functions)
-
-    def overload(function: Any) -> Any:
-        return function
 
 
 @overload
@@ -191,7 +188,7 @@ def lint_many(
 
 
 @overload
-def lint_many(  # noqa: F811 (ruff does not know this module's own overload for typing's)
+def lint_many(
     items: Iterable[LintItem],
     *,
     limit: int,
@@ -200,7 +197,7 @@ def lint_many(  # noqa: F811 (ruff does not know this module's own overload for 
 ) -> Iterator[_R]: ...
 
 
-def lint_many(  # noqa: F811
+def lint_many(
     items: Iterable[LintItem],
     *,
     limit: int,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import sessionkit
-from sessionkit.fastpaths import general_paths
+from tests.lanes import general_paths
 
 from ..strategies import citations, lines
 

@@ -14,7 +14,7 @@ import sessionkit._api as api
 from sessionkit.adapters.aiwiki import AIWIKI_V1, AIWIKI_V2
 from sessionkit.diagnostics import Severity
 from sessionkit.document import parse
-from sessionkit.fastpaths import general_paths
+from tests.lanes import general_paths
 
 from ._aiwiki_helpers import CORPUS_V1, CORPUS_V2, page_path, read_text
 

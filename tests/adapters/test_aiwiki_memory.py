@@ -14,10 +14,10 @@ import tracemalloc
 
 import pytest
 
-from sessionkit import fastpaths
 from sessionkit.adapters.aiwiki_page import ItemSpan, ItemSpans, read_page, scan
 from sessionkit.adapters.crosswalk import pivot_from_aiwiki
 from sessionkit.document import parse
+from tests import lanes as fastpaths
 
 HEAD = """---
 schema_id: session

@@ -2,7 +2,7 @@
 
 ``sessionkit.lint`` reads plain aiwiki pages straight off their bytes (the
 ``quick-lint`` fast lane); anything else takes the general path.  These tests
-run each page with the fast lanes on and off (:mod:`sessionkit.fastpaths`, the
+run each page with the fast lanes on and off (:mod:`sessionkit._fastpaths`, the
 public switch), read as its own version and as v1 and v2, on every page the
 tests have and on generated pages built from the shapes that trip scanners
 (fences, HTML, tabs, CRLF, indented headings, lazy continuations, directives,
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import sessionkit
 from sessionkit.adapters.aiwiki import builtin_schema
-from sessionkit.fastpaths import general_paths, taken
+from tests.lanes import general_paths, taken
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = ROOT.parent

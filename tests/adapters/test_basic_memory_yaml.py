@@ -2,7 +2,7 @@
 
 ``dump_yaml`` hands data in the domain where libyaml's emitter writes the
 same bytes to it (the ``c-yaml`` lane); with the lanes off
-(:mod:`sessionkit.fastpaths`) PyYAML's pure ``SafeDumper`` writes everything.
+(:mod:`sessionkit._fastpaths`) PyYAML's pure ``SafeDumper`` writes everything.
 Differential, through the public switch: every frontmatter of the test
 corpora and the examples, the frontmatter fresh writes produce for them, and
 Hypothesis data inside and outside the lane's domain give the same text both
@@ -27,7 +27,7 @@ from sessionkit._yaml import load_mapping
 from sessionkit.adapters.basic_memory import BASIC_MEMORY, dump_yaml
 from sessionkit.document import parse
 from sessionkit.errors import SessionKitError
-from sessionkit.fastpaths import general_paths, taken
+from tests.lanes import general_paths, taken
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOTES = sorted(

@@ -5,7 +5,7 @@ answers and take shortcuts in the slug (one pattern finds CJK text, only the
 non-ASCII characters are transliterated, each once).  That is the
 ``permalink`` fast lane: these tests compare it, cold and warm, with the
 general path (every character on its own, nothing remembered) through the
-public switch :mod:`sessionkit.fastpaths`, and check with ``taken()`` that the
+public switch :mod:`sessionkit._fastpaths`, and check with ``taken()`` that the
 lane answered.  :func:`filename_for_title` is remembered too; it is held to
 the rule its documentation states.
 """
@@ -23,7 +23,7 @@ from sessionkit.adapters.profiles import (
     generate_permalink,
     normalize_project_name,
 )
-from sessionkit.fastpaths import general_paths, taken
+from tests.lanes import general_paths, taken
 
 _TEXT = st.text(st.sampled_from(list("aZ09 -_./\\:<>|?*\"'()é漢　Ａ")), max_size=24)
 

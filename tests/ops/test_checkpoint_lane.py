@@ -3,7 +3,7 @@
 ``sessionkit hook pre-compact`` on an existing page of a local aiwiki folder
 splices its checkpoint entry without the model or the store
 (``sessionkit/ops/checkpoint.py``, lane ``pre-compact``); with the fast lanes
-off (:func:`sessionkit.fastpaths.general_paths`) the same hook goes through
+off (:func:`sessionkit._fastpaths.general_paths`) the same hook goes through
 :func:`sessionkit.ops.lifecycle.record_checkpoint`.  Every case here runs the
 hook both ways on two copies of the same wiki at the same (frozen) time and
 compares everything: the note's bytes and mode, the folder's names, stdout
@@ -29,9 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sessionkit
-from sessionkit import fastpaths
 from sessionkit.hooks import main
 from sessionkit.model import Checkpoint, Directive, Session
+from tests import lanes as fastpaths
 from tests.adapters._aiwiki_helpers import sessions
 from tests.hook_env import isolated
 

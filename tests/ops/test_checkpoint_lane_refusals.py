@@ -4,7 +4,7 @@
 way's; here are the pages neither way may write: one reached through a notes
 folder that is a symbolic link leading outside the wiki, and one over the note
 size limit.  Each runs the hook with the fast lanes on and off
-(:mod:`sessionkit.fastpaths`) and checks that the page is untouched and that the
+(:mod:`sessionkit._fastpaths`) and checks that the page is untouched and that the
 user is told why, the same way.
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from sessionkit import fastpaths
 from sessionkit.hooks import main
+from tests import lanes as fastpaths
 from tests.hook_env import isolated
 
 NAME = "2026-12-02-abcdef0.md"

@@ -1,27 +1,13 @@
-"""The one public switch between sessionkit's fast lanes and its general readers.
+"""The switch between sessionkit's few fast lanes and its general readers (private).
 
-Some readers have a fast lane for the usual page (top-level headings found by
-string search, the quick lint of plain aiwiki pages, flat frontmatter read
-without the YAML parser).  Each lane must give exactly what the general
-reader gives; the differential tests run both through this switch, and you
-can turn the lanes off to rule them out when you suspect one:
-
-* the environment variable ``SESSIONKIT_FAST_PATHS=0`` (or ``false``, ``no``,
-  ``off``) turns them off for the whole process;
-* ``SESSIONKIT_FAST_PATHS=-same-note,-permalink`` (names from :data:`LANES`,
-  each after a ``-``, separated by commas) turns off only those lanes: how
-  ``benchmarks/lanes.py`` measures what one lane saves a command; a name that
-  is no lane turns nothing off;
-* ``with general_paths():`` turns them all off for the code inside.
-
-:func:`taken` counts the answers each lane (named in :data:`LANES`) gave in
-this process: a differential test checks there that the fast lane did answer,
-so that it does not compare the general reader with itself.
-
->>> from sessionkit.fastpaths import enabled, general_paths
->>> with general_paths():
-...     enabled()
-False
+A fast lane is a second way to do one job, kept only where it saves at least
+1.3x on a command users run (docs/performance.md names each and what it
+saves).  Each must give exactly what the general path gives; one test holds it
+there.  To rule the lanes out when you suspect one, set the environment
+variable ``SESSIONKIT_FAST_PATHS=0`` (or ``false``, ``no``, ``off``), or turn
+off some lanes alone with ``SESSIONKIT_FAST_PATHS=-lane,-lane`` (names from
+:data:`LANES`; how ``benchmarks/lanes.py`` measures what one lane saves).
+:func:`taken` counts the answers each lane gave in this process.
 """
 
 from __future__ import annotations
@@ -45,33 +31,15 @@ LANES = {
     "flat-leaves": "a flat body's leaf blocks without its block tree (markdown.flat_leaves)",
     "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
     "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
-    "clean-verdict": "a clean plain aiwiki page answered without its facts (sessionkit.lint)",
-    "verdict-findings": (
-        "a plain aiwiki page with a clean outline and findings in its frontmatter or "
-        "Files touched, linted without its facts (sessionkit.lint)"
+    "clean-verdict": (
+        "a plain aiwiki page with a clean outline linted without its facts, from its "
+        "frontmatter rules and its Files touched (sessionkit.lint)"
     ),
-    "cli-lint": "sessionkit lint of local paths run without click (sessionkit._lint_cmd)",
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "hook-args": "the hooks' usual arguments read without argparse",
-    "hook-json": "the hooks' payload and reply read and written by json's C functions alone",
-    "plain-section": "a carrier section's body from the writer's lines, not a rendered page",
-    "same-note": (
-        "a conversion's self-check skipping a read of the same note, a CRLF note "
-        "compared as its LF twin (convert)"
-    ),
-    "section-hints": (
-        "carrier sections a conversion wrote from a page taken as the page read them (convert)"
-    ),
-    "same-facts": "a conversion's check finding the same facts by value, not JSON text (convert)",
     "bm-lists-first": (
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"
-    ),
-    "quick-citation": "a backticked citation of the usual shape read by one pattern (aiwiki)",
-    "clean-keys": "frontmatter keys judged once per schema and set of keys (aiwiki lint rules)",
-    "session-meta": (
-        "whether a note is a session read off its parsed frontmatter, not loaded again (convert)"
     ),
     "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
     "hook-root": "the hooks' repository root found without importing the configuration module",
@@ -92,16 +60,11 @@ def enabled(lane: str | None = None) -> bool:
     off some lanes alone (see above)."""
     if _forced_general:
         return False
-    if _ENVIRON is not None:  # (os.environ's own table: no KeyError raised for every note)
-        raw = _ENVIRON.get(_KEY)
-        if raw is None:
-            return True
-    else:  # pragma: no cover - an os.environ without its table
-        raw = os.environ.get(ENV)
-        if raw is None:
-            return True
+    raw = os.environ.get(ENV)
+    if raw is None:
+        return True
     if raw != _seen[0]:
-        _seen[:] = [raw, _lanes_off(raw if isinstance(raw, str) else os.environ.decodevalue(raw))]
+        _seen[:] = [raw, _lanes_off(raw)]
     off: frozenset[str] | None = _seen[1]
     return off is not None and lane not in off
 
@@ -119,8 +82,7 @@ def lanes_off() -> frozenset[str]:
     ``enabled(lane)``."""
     if _forced_general:
         return _ALL_OFF
-    raw = _ENVIRON.get(_KEY) if _ENVIRON is not None else os.environ.get(ENV)
-    if raw is None:
+    if os.environ.get(ENV) is None:
         return _NONE_OFF
     enabled()  # (reads the variable's value into _seen)
     off: frozenset[str] | None = _seen[1]
@@ -134,15 +96,6 @@ def _lanes_off(value: str) -> frozenset[str] | None:
         return None
     names = [name.strip() for name in value.split(",")]
     return frozenset(LANES).intersection(name[1:] for name in names if name.startswith("-"))
-
-
-#: the table behind ``os.environ`` (changed in place by ``os.environ[...] = ...``, ``del``
-#: and monkeypatching) and the variable's key in it: ``os.environ.get`` raises and catches
-#: a KeyError when the variable is not set, which costs lint a few microseconds a note
-_ENVIRON: Any = getattr(os.environ, "_data", None)
-_KEY: Any = os.environ.encodekey(ENV) if hasattr(os.environ, "encodekey") else None
-if _KEY is None:  # pragma: no cover
-    _ENVIRON = None
 
 
 class _General:

@@ -1,11 +1,4 @@
-"""``sessionkit lint`` of local paths runs without click, and prints what click's command does.
-
-The plain form of the command (local paths, ``--json``, ``--jobs``) is run by
-``sessionkit._lint_cmd`` before click is imported (the ``cli-lint`` fast lane);
-with the fast lanes off (:mod:`sessionkit.fastpaths`) the click command runs it.
-These tests run each command line both ways and compare what reaches stdout
-and stderr and the exit code; ``taken()`` shows which forms the lane takes.
-"""
+"""``sessionkit lint`` of local paths: every form of the command line, one path."""
 
 from __future__ import annotations
 
@@ -16,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from sessionkit.cli import main
-from sessionkit.fastpaths import general_paths, taken
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -45,18 +37,10 @@ def wiki(tmp_path: Path) -> Path:
     return root
 
 
-def _both(
-    argv: list[str], capsys: pytest.CaptureFixture[str], *, fast: bool = True
-) -> tuple[int, str, str]:
-    """Run ``sessionkit lint ARGV`` with the fast lanes on and off: the same output and
-    exit code both ways; whether the lane took it is ``fast``."""
-    before = taken()["cli-lint"]
+def _lint(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``sessionkit lint ARGV``: (exit code, stdout, stderr)."""
     code = main(["sessionkit", "lint", *argv])
     out, err = capsys.readouterr()
-    assert (taken()["cli-lint"] > before) is fast, argv
-    with general_paths():
-        general = main(["sessionkit", "lint", *argv])
-    assert (code, out, err) == (general, *capsys.readouterr()), argv
     return code, out, err
 
 
@@ -65,7 +49,7 @@ def _both(
 def test_a_wiki(
     wiki: Path, capsys: pytest.CaptureFixture[str], json: list[str], jobs: list[str]
 ) -> None:
-    code, out, _ = _both([*json, *jobs, str(wiki)], capsys)
+    code, out, _ = _lint([*json, *jobs, str(wiki)], capsys)
     assert code == 1  # the page that is not UTF-8
     assert "AW001" in out and "AW003" in out
 
@@ -73,16 +57,16 @@ def test_a_wiki(
 def test_paths_of_every_kind(wiki: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sessions = wiki / "aiwiki" / "sessions"
     page = str(sorted(sessions.glob("2*.md"))[-1])
-    assert _both([page], capsys)[0] == 0
-    assert _both([page, str(sessions), "--json"], capsys)[0] == 1
-    assert _both(["file://" + page], capsys, fast=False)[0] == 0  # (a URL: click's)
-    assert _both(["--json", page], capsys)[1].startswith("[")
-    code, out, err = _both([page, str(wiki / "missing.md")], capsys)
+    assert _lint([page], capsys)[0] == 0
+    assert _lint([page, str(sessions), "--json"], capsys)[0] == 1
+    assert _lint(["file://" + page], capsys)[0] == 0  # (a URL: click's)
+    assert _lint(["--json", page], capsys)[1].startswith("[")
+    code, out, err = _lint([page, str(wiki / "missing.md")], capsys)
     assert code == 2 and "missing.md" in err and err.startswith("sessionkit: ") and not out
     outside = wiki.parent / "outside.md"
     shutil.copy(page, outside)
     (sessions / "link.md").symlink_to(outside)
-    assert "refused: it resolves to" in _both([str(wiki)], capsys)[1]
+    assert "refused: it resolves to" in _lint([str(wiki)], capsys)[1]
 
 
 @pytest.mark.parametrize("json", [[], ["--json"]])
@@ -94,22 +78,22 @@ def test_no_path_is_the_repository_root(
     working directory when under it), from the root and from a folder below it."""
     (wiki / ".git").mkdir()
     monkeypatch.chdir(wiki)
-    code, out, _ = _both(json, capsys)
+    code, out, _ = _lint(json, capsys)
     assert code == 1 and "AW001" in out
-    assert out == _both([*json, "."], capsys)[1]  # (the root, shown as ".")
+    assert out == _lint([*json, "."], capsys)[1]  # (the root, shown as ".")
     monkeypatch.chdir(wiki / "aiwiki" / "sessions")
-    code, below, _ = _both(json, capsys)
+    code, below, _ = _lint(json, capsys)
     assert code == 1
-    assert below == _both([*json, str(wiki)], capsys)[1]  # (above it: the whole path)
+    assert below == _lint([*json, str(wiki)], capsys)[1]  # (above it: the whole path)
 
 
-def test_no_path_with_a_configuration_is_the_click_command(
+def test_no_path_with_a_configuration_is_the_configured_store(
     wiki: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (wiki / ".git").mkdir()
     (wiki / ".sessionkit.toml").write_text('[store]\nlayout = "aiwiki"\n')
     monkeypatch.chdir(wiki)
-    code, out, _ = _both([], capsys, fast=False)
+    code, out, _ = _lint([], capsys)
     assert code == 1 and "AW001" in out
 
 
@@ -117,34 +101,12 @@ def test_a_broken_schema_page_stops_the_run(wiki: Path, capsys: pytest.CaptureFi
     own = wiki / "aiwiki" / "schemas" / "session.md"
     own.parent.mkdir(parents=True, exist_ok=True)
     own.write_text("---\nschema_id: [\n---\n")
-    code, _, err = _both([str(wiki)], capsys)
+    code, _, err = _lint([str(wiki)], capsys)
     assert code == 2 and "session.md" in err
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["--fix", "{wiki}"],
-        ["--format", "aiwiki-v2", "{wiki}"],
-        ["--jobs", "0", "{wiki}"],
-        ["--jobs", "x", "{wiki}"],
-        ["--jobs"],
-        ["--jobs", "01", "{wiki}"],
-        ["--json", "--json", "{wiki}"],
-        ["--", "{wiki}"],
-        ["-h"],
-        ["memory://nowhere"],
-    ],
-)
-def test_other_forms_are_the_click_commands(
-    wiki: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
-) -> None:
-    _both([a.format(wiki=wiki) for a in argv], capsys, fast=False)
-
-
-@pytest.mark.parametrize("lanes", ["1", "0"])
-def test_a_reader_that_stops_early(tmp_path: Path, lanes: str) -> None:
-    """``sessionkit lint ... | head -1``: exit 1, no traceback, no process left, both ways."""
+def test_a_reader_that_stops_early(tmp_path: Path) -> None:
+    """``sessionkit lint ... | head -1``: exit 1, no traceback, no process left."""
     import os
     import subprocess
     import sys
@@ -154,7 +116,7 @@ def test_a_reader_that_stops_early(tmp_path: Path, lanes: str) -> None:
 
     root = tmp_path / "wiki"
     write_cli_corpus(root, "finding", 600)
-    env = {**os.environ, "SESSIONKIT_FAST_PATHS": lanes}
+    env = dict(os.environ)
     cmd = [sys.executable, "-m", "sessionkit.cli", "lint", "--jobs", "2", str(root)]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
         assert proc.stdout is not None and proc.stderr is not None
@@ -168,8 +130,8 @@ def test_a_reader_that_stops_early(tmp_path: Path, lanes: str) -> None:
 def test_the_configuration_is_read_when_there_is_one(
     wiki: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without a configuration source the built-in limits apply (the configuration
-    module is not imported); a project file, a variable or the user file is read."""
+    """Without a configuration source the built-in limits apply; a project file, a
+    variable or the user file is read."""
     from sessionkit.config import Limits
     from sessionkit.ops.lint import MAX_NOTE_BYTES
 
@@ -177,18 +139,18 @@ def test_the_configuration_is_read_when_there_is_one(
     sessions = str(wiki / "aiwiki" / "sessions")
     big = wiki / "aiwiki" / "sessions" / "2026-01-03-big.md"
     big.write_bytes(b"x" * (MAX_NOTE_BYTES + 1))
-    assert "SK002" in _both([sessions], capsys)[1]
+    assert "SK002" in _lint([sessions], capsys)[1]
     big.unlink()
     (tmp_path / ".sessionkit.toml").write_text("[limits]\nmax_note_bytes = 1500\n")
-    assert "over the limit of 1500" in _both([sessions], capsys)[1]
+    assert "over the limit of 1500" in _lint([sessions], capsys)[1]
     (tmp_path / ".sessionkit.toml").unlink()
     monkeypatch.setenv("SESSIONKIT_MAX_NOTE_BYTES", "1600")
-    assert "over the limit of 1600" in _both([sessions], capsys)[1]
+    assert "over the limit of 1600" in _lint([sessions], capsys)[1]
     monkeypatch.delenv("SESSIONKIT_MAX_NOTE_BYTES")
     user = tmp_path / "home" / ".config" / "sessionkit" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text("[limits]\nmax_note_bytes = 1700\n")
-    assert "over the limit of 1700" in _both([sessions], capsys)[1]
+    assert "over the limit of 1700" in _lint([sessions], capsys)[1]
     user.write_text("[limits]\nmax_note_bytes = 'x'\n")  # a broken one: exit 2
-    code, _, err = _both([sessions], capsys)
+    code, _, err = _lint([sessions], capsys)
     assert code == 2 and "config.toml" in err
