@@ -272,7 +272,7 @@ def _notes_folder(store: Store) -> str | None:
     )
 
 
-def _refuse_overlap(source: Store, target: Store, *, verb: str = "convert") -> None:
+def refuse_overlap(source: Store, target: Store, *, verb: str = "convert") -> None:
     """Refuse converting (or syncing, ``verb``) a store into itself: the same root,
     or notes folders that overlap (either one inside the other)."""
     a, b = _notes_folder(source), _notes_folder(target)
@@ -624,7 +624,7 @@ def convert(
             f"into the other, here into {other}",
             option="to",
         )
-    _refuse_overlap(source, target)
+    refuse_overlap(source, target)
     to_name = AIWIKI if dst_family == "aiwiki" else BASIC_MEMORY
     report = ConversionReport(
         source=str(source.url), target=str(target.url), to=to_name, dry_run=dry_run

@@ -1467,9 +1467,9 @@ def sync(
             "a Basic Memory store"
         )
     aw, bm = (first, second) if _family(first) == AIWIKI else (second, first)
-    from .convert import _refuse_overlap
+    from .convert import refuse_overlap
 
-    _refuse_overlap(aw, bm, verb="sync")  # a peer inside the wiki's notes (or the reverse)
+    refuse_overlap(aw, bm, verb="sync")  # a peer inside the wiki's notes (or the reverse)
     sides = _Sides(
         aw=aw,
         bm=bm,

@@ -65,6 +65,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     paths = []
     for i in range(1100):
         name, data = cli_page("mix" if i % 3 else "finding", i)
+        (folder / name).parent.mkdir(exist_ok=True)  # (the example pages: a folder each)
         (folder / name).write_bytes(data)
         paths.append(str(folder / name))
     return sorted(paths)
