@@ -57,7 +57,7 @@ _REST_CAP = 160
 _ITEM_CAP = 1000
 _MIN_CLIP = 80  # an item is clipped to the room left only when that much is left
 _CONSUME = (
-    "When done, mark them consumed: sessionkit directive consume --all (or --index N for one)."
+    "When done, mark them consumed: {program} directive consume --all (or --index N for one)."
 )
 
 
@@ -320,6 +320,7 @@ def render(
     budget: int = DEFAULT_BUDGET,
     unit: str = "chars",
     rest: str | None = None,
+    program: str = "sessionkit",
 ) -> Context:
     """Render the context of one note within ``budget``.
 
@@ -335,7 +336,9 @@ def render(
         budget: the most ``text`` may measure in ``unit``; 0 for no limit.
         unit: ``"chars"`` or ``"tokens"`` (see :func:`measure`).
         rest: the command that shows everything (named in the last line
-            when something is left out); default ``sessionkit context --budget 0``.
+            when something is left out); default ``PROGRAM context --budget 0``.
+        program: how the agent's shell runs sessionkit (the hooks pass the absolute
+            command ``install-hooks`` records: an agent's shell has no venv).
 
     Raises:
         ValueError: ``budget`` or ``unit`` is unusable (see :func:`check_budget`).
@@ -346,9 +349,10 @@ def render(
     source = source if source in SOURCES else "startup"
     rest = None if rest is None else _one_line(rest)
     if rest is None or _base(rest, unit) > _REST_CAP:
-        rest = "sessionkit context --budget 0" + (
+        rest = f"{program} context --budget 0" + (
             " --source compact" if source == "compact" else ""
         )
+    consume = _CONSUME.format(program=program)
     open_ = [d for d in directives if str(d.state) == "unconsumed"]
     header = _header(key, session)
     count = (
@@ -373,7 +377,7 @@ def render(
         if count is not None:
             lines.append(count)
             lines.extend(shown[0])
-            lines.append(_CONSUME)
+            lines.append(consume)
         if cp_head is not None:
             lines.append(cp_head)
         for part, items in zip(all_parts[1:], shown[1:], strict=True):
@@ -416,7 +420,7 @@ def render(
     )
     used = _base(head, unit) + 1 + worst
     if count is not None:
-        used += _base(count, unit) + 1 + _base(_CONSUME, unit) + 1
+        used += _base(count, unit) + 1 + _base(consume, unit) + 1
     cp_head = None if checkpoint is None else _clip(checkpoint, _CHECKPOINT_CAP, unit)
     if cp_head is not None:
         used += _base(cp_head, unit) + 1

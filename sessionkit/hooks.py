@@ -57,6 +57,8 @@ __all__ = ["DEADLINE_MS", "DeadlineExceeded", "main", "read_payload", "session_s
 MAX_PAYLOAD = 1024 * 1024
 #: default time budget of one hook run, in milliseconds (``hooks.deadline_ms``)
 DEADLINE_MS = 5000
+#: the agents whose hook payloads and answers the hooks know (``--agent``)
+AGENTS = ("claude", "codex", "antigravity")
 _DEADLINE_ENV = "SESSIONKIT_HOOK_DEADLINE_MS"
 #: share of the budget a stdin that never closes may take (the rest is for the store)
 _STDIN_SHARE = 0.4
@@ -960,7 +962,12 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
         return 0
     if sys.stdout is None:  # stdout closed: nobody to tell
         return 0
-    plain = args.plain if args.plain is not None else settings.hooks.session_start_output == "plain"
+    if args.agent != "claude":  # Codex validates its JSON strictly; Antigravity takes JSON only
+        plain = False
+    elif args.plain is not None:
+        plain = args.plain
+    else:
+        plain = settings.hooks.session_start_output == "plain"
     if plain:
         out = text + "\n"
     else:
@@ -980,6 +987,44 @@ def _session_start(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> i
     return 0
 
 
+def _plain_reply(args: Any) -> bool:
+    """Whether session-start was asked for plain text (Claude Code only: the other agents
+    take JSON)."""
+    return bool(getattr(args, "plain", False)) and getattr(args, "agent", "claude") == "claude"
+
+
+# -- session-end -----------------------------------------------------------------------
+
+#: Claude Code gives SessionEnd hooks 1.5 s: the session-end hook's own deadline
+_SESSION_END_SECONDS = 1.2
+
+
+def _session_end(args: Any, stdin: IO[bytes] | None, deadline: _Deadline) -> int:
+    """Record the end of the payload's session (``date_end``; a ``SessionEnd`` entry but
+    for Codex, whose Stop ends a turn) when it has a note; nothing to say otherwise."""
+    deadline.enter("reading stdin")
+    payload, _ = read_payload(stdin, _payload_limit(), deadline.remaining() * _STDIN_SHARE)
+    start = _start_dir(payload)
+    if start is None and not _store_usable_without_start(args.store):
+        _say(f"session-end: {_NO_START}")
+        return 0
+    from .ops.checkpoint import payload_ids
+
+    if not payload_ids(payload)[2]:  # no usable session id: no note is this session's
+        return 0
+    deadline.enter("loading the configuration")
+    settings = _Settings(start or os.getcwd(), args.store, args.storage_option)
+    _configured_deadline(deadline, settings)
+    if deadline.seconds > _SESSION_END_SECONDS:
+        deadline.reset(_SESSION_END_SECONDS)
+    store = settings.open(deadline)
+    deadline.enter("recording the session's end")
+    from .ops.ending import record_session_end
+
+    record_session_end(store, payload, entry=args.agent != "codex")
+    return 0
+
+
 #: what shlex.quote leaves unquoted: ASCII letters, digits and ``_@%+=:,./-``
 _SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
 
@@ -993,18 +1038,45 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
+#: the most an agent takes of a hook's context (Claude Code and Codex: 10,000 characters),
+#: less room for the JSON around it; in tokens, one per three bytes (context.measure)
+_AGENT_CONTEXT_CHARS = 9_500
+_AGENT_CONTEXT_TOKENS = 3_000
+
+
+def _program() -> str:
+    """How an agent's shell runs this sessionkit: the console script's absolute path (as
+    ``install-hooks`` records it), else ``<python> -m sessionkit`` (a shell has no venv)."""
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.isabs(script) and os.path.basename(script) == "sessionkit":
+        return _quoted(script)
+    python = sys.executable
+    if python and os.path.isabs(python):
+        beside = os.path.join(os.path.dirname(python), "sessionkit")
+        if os.path.isfile(beside) and os.access(beside, os.X_OK):
+            return _quoted(beside)
+        return f"{_quoted(python)} -m sessionkit"
+    return "sessionkit"
+
+
 def _render_options(payload: Any, settings: _Settings) -> dict[str, Any]:
-    """The context's source (the payload's), budget, unit and the command showing all of it."""
+    """The context's source (the payload's), budget, unit, the command showing all of it,
+    and how the agent's shell runs sessionkit; the budget within what an agent takes."""
     source = payload.get("source") if isinstance(payload, Mapping) else None
     source = source if source in ("startup", "resume", "clear", "compact") else "startup"
-    rest = f"sessionkit context --budget 0 --store {_quoted(settings.url)}"
+    program = _program()
+    rest = f"{program} context --budget 0 --store {_quoted(settings.url)}"
     if source == "compact":
         rest += " --source compact"
+    unit = settings.hooks.context_unit
+    cap = _AGENT_CONTEXT_TOKENS if unit == "tokens" else _AGENT_CONTEXT_CHARS
+    budget = settings.hooks.context_budget
     return {
         "source": source,
-        "budget": settings.hooks.context_budget,
-        "unit": settings.hooks.context_unit,
+        "budget": cap if budget == 0 else min(budget, cap),
+        "unit": unit,
         "rest": rest,
+        "program": program,
     }
 
 
@@ -1034,6 +1106,7 @@ def _parser() -> argparse.ArgumentParser:
             "                 the session's note, creating the note on first use\n"
             "  session-start  SessionStart: print where the last session stopped (summary,\n"
             "                 unconsumed directives, next steps) within hooks.context_budget\n"
+            "  session-end    SessionEnd (Codex: Stop): record the session's end (date_end)\n"
             "\n"
             "Installed by `sessionkit install-hooks`; `sessionkit hook EVENT --help` lists an\n"
             "event's options. The store is --store, else hooks.store, else the configured one."
@@ -1060,7 +1133,23 @@ def _parser() -> argparse.ArgumentParser:
             "default, or --plain text). Exits 0."
         ),
     )
-    for each in (pre, start):
+    end = sub.add_parser(
+        "session-end",
+        help="record that the session ended",
+        formatter_class=raw,
+        description=(
+            "SessionEnd (Codex: Stop): set the session's date_end and, for a real session end,\n"
+            "close its checkpoint log with a SessionEnd entry; only when the session has a\n"
+            "note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0."
+        ),
+    )
+    for each in (pre, start, end):
+        each.add_argument(
+            "--agent",
+            choices=AGENTS,
+            default="claude",
+            help="the agent running the hook: its payload and the answer it accepts",
+        )
         each.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
         each.add_argument(
             "--storage-option",
@@ -1104,7 +1193,7 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
     try:
         code = _run(args, stdin)
     finally:
-        if args.event == "pre-compact" or not getattr(args, "plain", False):
+        if args.event != "session-start" or not _plain_reply(args):
             _notify()
     return code
 
@@ -1128,6 +1217,8 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
         try:
             if args.event == "pre-compact":
                 return _pre_compact(args, stdin, deadline)
+            if args.event == "session-end":
+                return _session_end(args, stdin, deadline)
             return _session_start(args, stdin, deadline)
         finally:
             deadline.disarm()

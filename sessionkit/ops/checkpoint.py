@@ -49,6 +49,7 @@ __all__ = [
     "checkpoint_body",
     "directive_items",
     "find_work",
+    "head_commit",
     "iso_now",
     "key_for_id7",
     "manifest_status",
@@ -350,6 +351,7 @@ def record_local(
         return None
     session_id, id7, payload_ok, trigger = payload_ids(payload)
     work = find_work(repo_root)
+    head = head_commit(repo_root)
     day = iso_now()[:10]
     real_root = os.path.realpath(os.path.abspath(root))
     folder = os.path.join(real_root, "aiwiki", "sessions")
@@ -383,7 +385,9 @@ def record_local(
     except OSError:
         return None  # the store's way meets it again and names it
     try:
-        written = _splice(full, key, session_id, work, trigger, kind, scope, action, redaction)
+        written = _splice(
+            full, key, session_id, work, trigger, kind, scope, action, redaction, head
+        )
     finally:
         release()
     if written is None:
@@ -402,9 +406,11 @@ def _splice(
     scope: str,
     action: str,
     redaction: Any,
+    head: str | None = None,
 ) -> list[Any] | None:
     """Under the lock: the page read, the entry spliced in and written; the findings,
-    or ``None`` (nothing written) when the page is not one the lane takes."""
+    or ``None`` (nothing written) when the page is not one the lane takes (among them,
+    a page whose ``last_commit`` is not the repository's ``head``: the store sets it)."""
     import stat as _stat
 
     from .._atomic import fsync_dir, make_temp
@@ -439,6 +445,8 @@ def _splice(
         meta = doc.meta
         version = meta.get("schema_version")
         if meta.get("schema_id") != "session" or version != 2 or isinstance(version, bool):
+            return None
+        if head is not None and meta.get("last_commit") != head:
             return None
         parts, layout = read_parts(doc)
     except SessionKitError:
@@ -511,3 +519,59 @@ def _guarded(text: str, path: str, redaction: Any, findings: list[Any]) -> str:
             self.redactions = findings
 
     return _redaction.guard(_Sink(), path, text, remote=False)
+
+
+# -- the repository's commit ---------------------------------------------------------
+
+
+def head_commit(repo_root: str | None) -> str | None:
+    """The short sha (7 characters) of the commit ``HEAD`` names in ``repo_root``'s
+    ``.git``, read from its files (a branch's ref file, else ``packed-refs``);
+    ``None`` when there is no repository or it cannot tell (never runs git)."""
+    if repo_root is None:
+        return None
+    git = os.path.join(os.fspath(repo_root), ".git")
+    try:
+        if os.path.isfile(git):  # a worktree or submodule: "gitdir: <path>"
+            with open(git, encoding="utf-8") as f:
+                line = f.read(4096).strip()
+            if not line.startswith("gitdir:"):
+                return None
+            git = os.path.join(os.fspath(repo_root), line[len("gitdir:") :].strip())
+        with open(os.path.join(git, "HEAD"), encoding="utf-8") as f:
+            head = f.read(4096).strip()
+        if not head.startswith("ref:"):
+            return _sha7(head)
+        ref = head[4:].strip()
+        if ".." in ref.split("/"):
+            return None
+        for base in (git, _common_dir(git)):
+            path = os.path.join(base, ref)
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8") as f:
+                    return _sha7(f.read(4096).strip())
+            packed = os.path.join(base, "packed-refs")
+            if os.path.isfile(packed):
+                with open(packed, encoding="utf-8") as f:
+                    for line in f:
+                        sha, _, name = line.strip().partition(" ")
+                        if name == ref:
+                            return _sha7(sha)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _common_dir(git: str) -> str:
+    try:
+        with open(os.path.join(git, "commondir"), encoding="utf-8") as f:
+            return os.path.normpath(os.path.join(git, f.read(4096).strip()))
+    except OSError:
+        return git
+
+
+def _sha7(text: str) -> str | None:
+    sha = text.strip().lower()
+    if len(sha) >= 7 and all(c in "0123456789abcdef" for c in sha[:40]) and len(sha) in (40, 64):
+        return sha[:7]
+    return None

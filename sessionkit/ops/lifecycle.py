@@ -47,6 +47,7 @@ from .checkpoint import (
     checkpoint_body,
     directive_items,
     find_work,
+    head_commit,
     iso_now,
     key_for_id7,
     payload_ids,
@@ -499,6 +500,8 @@ def record_checkpoint(
         )
 
     day = iso_now(now)[:10]
+    where = repo_root if repo_root is not None else _text_field(data, "cwd")
+    head = head_commit(os.fspath(where)) if where else None  # last_commit, from .git
     key = _aiwiki_key_for_id7(store, id7, today=day if id7 == NO_ID else None)
     if key is None:
         key = store.key_for(_new_aiwiki_session(session_id, day))
@@ -512,6 +515,8 @@ def record_checkpoint(
         if text is None:
             created[0] = True
             session = _new_aiwiki_session(session_id, day)
+            if head is not None:
+                session = attrs.evolve(session, last_commit=head)
             # checkpoints need schema v2, whatever the store's default format
             return dumps(attrs.evolve(session, checkpoints=(cp,)), format="aiwiki-v2")
         created[0] = False
@@ -525,6 +530,8 @@ def record_checkpoint(
         new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
         if old.id is None and session_id is not None and old.short_id is None:
             new = attrs.evolve(new, id=session_id)
+        if head is not None and old.last_commit != head:
+            new = attrs.evolve(new, last_commit=head)
         return dumps(new)
 
     store.update_text(key, edit)
