@@ -14,7 +14,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
 from typing import overload
 
 from .._api import decode, lint_general, lint_quick
@@ -25,10 +24,9 @@ from ..errors import ParseError
 
 TYPE_CHECKING = False  # (typing and pathlib are not imported at run time: lint's start-up)
 if TYPE_CHECKING:
-    from collections import deque
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
-    from typing import Any, NoReturn, TypeVar
+    from typing import Any, TypeVar
 
     from ..adapters.aiwiki import Schema
 
@@ -206,10 +204,8 @@ def lint_many(
 ) -> Iterator[Any]:
     """Each item's findings, in input order, linted over ``jobs`` processes.
 
-    Items are read lazily; only a few chunks are in memory at once.  Where
-    processes can be forked (Linux, no other thread running), this process
-    lints its share too and ``jobs - 1`` forked workers the rest
-    (:func:`_shared`); elsewhere a process pool does the work
+    Items are read lazily; only a few chunks are in memory at once.  The one
+    process pool of sessionkit does the work
     (:func:`~sessionkit.ops._parallel.ordered_map`).
 
     ``render``, when given, is applied to each item's findings in the process
@@ -231,295 +227,9 @@ def lint_many(
     job = _Job(limit) if render is None else _RenderJob(limit, render)
     if workers == 1:  # (map raises the input's own error at its place too)
         return map(job, items)
-    if _can_fork():
-        return _shared(job, iter(items), workers)
     # (512 pages a task: the pool's own cost per task is about half a millisecond of
     # the parent's time, which on two cores is taken from the workers)
     return ordered_map(job, items, jobs=workers, chunk_size=512)
-
-
-#: pages a forked worker is sent at a time, chunks kept queued for each worker, pages
-#: this process lints at a time between looking after its workers, and pages read
-#: ahead of the ones handed out (see :func:`_shared`): small, so that a worker's
-#: queue at the end of the run is short; the read-ahead shows the end coming
-_CHUNK = 64
-_AHEAD = 3
-_OWN = 16
-_READ_AHEAD = 256
-
-
-def _can_fork() -> bool:
-    """Whether :func:`_shared` may fork: Linux, and no thread but this one (a fork
-    copies only the calling thread, and locks other threads hold stay held)."""
-    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
-        return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
-
-
-#: one stretch of the input, in order: [its findings, the failure after them], both
-#: ``None`` while a worker has it
-if TYPE_CHECKING:
-    _Slot = list[Any]
-else:
-    _Slot = list
-
-
-def _take(items: Iterator[LintItem], count: int) -> tuple[list[LintItem], Exception | None]:
-    """The next ``count`` items (fewer at the end), and the error the input raised
-    after them (a path that is not there: its place in the order)."""
-    import itertools
-
-    chunk: list[LintItem] = []
-    try:
-        chunk.extend(itertools.islice(items, count))
-    except Exception as exc:  # (list.extend keeps the items taken before it)
-        return chunk, exc
-    return chunk, None
-
-
-class _Ahead:
-    """The input read :data:`_READ_AHEAD` items ahead of what is handed out, so that
-    its end is known while that many items are left (see :func:`_shared`)."""
-
-    def __init__(self, items: Iterator[LintItem]) -> None:
-        from collections import deque
-
-        self._items = items
-        self._buffer: deque[LintItem] = deque()
-        self.ended = False  # the input is all in the buffer (then ``failure``, if any)
-        self.failure: Exception | None = None
-
-    def left(self) -> int:
-        """How many items are left to hand out: exact once :attr:`ended`."""
-        if not self.ended and len(self._buffer) < _READ_AHEAD:
-            more, self.failure = _take(self._items, 2 * _READ_AHEAD - len(self._buffer))
-            self._buffer.extend(more)
-            self.ended = self.failure is not None or len(self._buffer) < 2 * _READ_AHEAD
-        return len(self._buffer)
-
-    def take(self, count: int) -> tuple[list[LintItem], Exception | None]:
-        """The next ``count`` items (fewer at the end), and the input's error when they
-        are its last ones (as :func:`_take`)."""
-        buffer = self._buffer
-        chunk = [buffer.popleft() for _ in range(min(count, self.left()))]
-        if buffer or not self.ended:
-            return chunk, None
-        failure, self.failure = self.failure, None
-        return chunk, failure
-
-    def done(self) -> bool:
-        """Whether every item, and the input's error, has been handed out."""
-        return self.ended and not self._buffer and self.failure is None
-
-
-def _shared(job: _Job, items: Iterator[LintItem], workers: int) -> Iterator[Any]:
-    """:func:`lint_many` over ``workers`` processes: this one and ``workers - 1`` forks.
-
-    The input is cut into stretches, in order.  Each worker is kept
-    :data:`_AHEAD` chunks of :data:`_CHUNK` items ahead (pickled through a
-    pipe, written without blocking); between feeding them, this process lints
-    :data:`_OWN` items of its own, so it takes the share its other work (the
-    walk, the pickling, the printing) leaves it.  The input is read
-    :data:`_READ_AHEAD` items ahead: near its end the chunks shrink with what
-    is left and no worker is sent more than that, so that the workers and this
-    process run out of work at about the same time (this process then waits,
-    ``select``, for their last answers).  The stretches' findings are yielded
-    in input order as soon as all before them are in.  The first note is
-    linted before the workers are forked, so that they share what it imported.
-    Nothing but the stretches in flight and the read-ahead is held.  Fewer
-    items than ``MIN_PARALLEL`` are linted here alone.  A failure (an
-    unreadable file, a path that is not there) is raised at its item's place.
-    """
-    import itertools
-    import select
-    from collections import deque
-
-    from ._parallel import MIN_PARALLEL
-
-    head, failure = _take(items, MIN_PARALLEL)
-    if len(head) < MIN_PARALLEL or failure is not None:
-        yield from map(job, head)
-        if failure is not None:
-            raise failure
-        yield from map(job, items)
-        return
-    # the first note is linted before the fork: what lint imports and compiles on its
-    # first note is then every worker's too
-    pending: deque[_Slot] = deque([[[job(head[0])], None]])
-    source = _Ahead(itertools.chain(head[1:], items))
-    pool: list[_Worker] = []
-    try:
-        for _ in range(workers - 1):
-            pool.append(_Worker(job, pool))
-        while True:
-            for worker in pool:  # keep each worker _AHEAD chunks ahead
-                while not source.done() and len(worker.slots) < _AHEAD:
-                    count = _CHUNK
-                    if source.ended:  # near the end: smaller chunks, no more than is left
-                        left = source.left()
-                        if worker.queued >= left:
-                            break
-                        count = min(_CHUNK, max(_OWN, left // (2 * workers)))
-                    chunk, failure = source.take(count)
-                    if chunk:
-                        slot: _Slot = [None, None]
-                        pending.append(slot)
-                        worker.send(chunk, slot)
-                    if failure is not None:  # (after the items before it)
-                        pending.append([[], failure])
-                worker.pump()
-            while pending and pending[0][0] is not None:
-                found, failure = pending.popleft()
-                yield from found
-                if failure is not None:
-                    raise failure
-            more = not source.done()
-            if not pending and not more:
-                return
-            # (nothing pending but more input: the workers answered everything sent while
-            # this process linted its own stretch; its next stretch, then feed them again)
-            if more:  # a stretch of this process's own
-                chunk, failure = source.take(_OWN)
-                if chunk:
-                    pending.append(list(_run(job, chunk)))
-                if failure is not None:
-                    pending.append([[], failure])
-                continue
-            # the input is done: wait for what the workers still have
-            readable = [w.fd for w in pool if w.slots]
-            writable = [w.out_fd for w in pool if w.unsent]
-            select.select(readable, writable, [])
-    finally:
-        for worker in pool:
-            worker.close()
-
-
-def _run(job: _Job, chunk: list[LintItem]) -> tuple[list[Any], Exception | None]:
-    """What ``job`` gives for each item up to the first failure, and that failure."""
-    done: list[Any] = []
-    try:
-        for item in chunk:
-            done.append(job(item))
-    except Exception as exc:  # raised by the caller at the item's place in the order
-        return done, exc
-    return done, None
-
-
-def _gone() -> NoReturn:
-    from ._parallel import WORKER_GONE
-
-    raise OSError(WORKER_GONE) from None
-
-
-class _Worker:
-    """A forked process that lints the chunks it is sent (see :func:`_shared`).
-
-    This process's ends of its pipes do not block: chunks not yet taken wait in
-    ``unsent``, findings not yet whole in ``_got``, so that this process never
-    waits on a worker that waits on it.
-    """
-
-    def __init__(self, job: _Job, others: list[_Worker]) -> None:
-        to_worker, self.out_fd = os.pipe()
-        self.fd, from_worker = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the worker
-            code = 1
-            try:
-                # (the ends this process does not use, its own and the other workers':
-                # a worker sees the end of its input only when no one else holds it)
-                for fd in (self.out_fd, self.fd, *(f for w in others for f in w.fds())):
-                    os.close(fd)
-                _serve(job, to_worker, from_worker)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(to_worker)
-        os.close(from_worker)
-        os.set_blocking(self.out_fd, False)
-        os.set_blocking(self.fd, False)
-        from collections import deque
-
-        #: the slots of the chunks sent, oldest first, each filled when its findings come
-        self.slots: deque[_Slot] = deque()
-        #: the sizes of those chunks, and how many items they hold in all
-        self._sizes: deque[int] = deque()
-        self.queued = 0
-        self.unsent = bytearray()
-        self._got = bytearray()
-
-    def send(self, chunk: list[LintItem], slot: _Slot) -> None:
-        """Queue a chunk for the worker; its findings will fill ``slot``."""
-        import pickle
-
-        payload = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
-        self.unsent += len(payload).to_bytes(8, "little")
-        self.unsent += payload
-        self.slots.append(slot)
-        self._sizes.append(len(chunk))
-        self.queued += len(chunk)
-        self.pump()
-
-    def pump(self) -> None:
-        """Write what the pipe takes of the chunks queued, and read the findings the
-        worker has written: each whole answer fills the oldest slot waiting."""
-        import pickle
-
-        try:
-            while self.unsent:
-                del self.unsent[: os.write(self.out_fd, self.unsent)]
-        except BlockingIOError:
-            pass
-        except BrokenPipeError:  # (not stdout's: the caller must not take it for that)
-            _gone()
-        while self.slots:
-            try:
-                data = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                break
-            if not data:
-                _gone()
-            self._got += data
-            while len(self._got) >= 8:
-                size = int.from_bytes(self._got[:8], "little")
-                if len(self._got) < 8 + size:
-                    break
-                slot = self.slots.popleft()
-                self.queued -= self._sizes.popleft()
-                slot[:] = pickle.loads(self._got[8 : 8 + size])
-                del self._got[: 8 + size]
-
-    def fds(self) -> tuple[int, int]:
-        """This process's ends of the worker's pipes."""
-        return self.out_fd, self.fd
-
-    def close(self) -> None:
-        """End the worker (its input closed: it stops) and wait for it."""
-        os.close(self.out_fd)
-        os.close(self.fd)
-        os.waitpid(self.pid, 0)
-
-
-def _serve(job: _Job, inbox: int, outbox: int) -> None:
-    """A worker's loop: read a chunk, lint it, write back the findings, until the end."""
-    import pickle
-
-    with os.fdopen(inbox, "rb") as reader:
-        while header := reader.read(8):
-            data = reader.read(int.from_bytes(header, "little"))
-            chunk = pickle.loads(data)
-            payload = pickle.dumps(_run(job, chunk), protocol=pickle.HIGHEST_PROTOCOL)
-            _write(outbox, len(payload).to_bytes(8, "little") + payload)
-
-
-def _write(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-# -- the notes of a local folder ----------------------------------------------------
 
 
 def notes_under(folder: str | os.PathLike[str], refused: list[str] | None = None) -> Iterator[str]:

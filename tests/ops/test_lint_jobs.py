@@ -1,11 +1,6 @@
-"""Bulk lint over several processes, both ways :func:`lint_many` shares the work.
-
-On Linux with no other thread running, this process lints a share and forked
-workers the rest; with another thread (a threaded caller) or off Linux, a
-process pool does the work.  This run tests the pool way (a thread is kept
-running); :func:`test_the_fork_way_in_a_fresh_process` runs every test again in
-a new interpreter, where the fork way is taken (in this one, other tests may
-have left threads running).
+"""Bulk lint over several processes: :func:`lint_many` shares the work through the one
+process pool (:func:`sessionkit.ops._parallel.ordered_map`), with or without another
+thread running in the caller (one is kept running here).
 
 No timing here (speed lives in ``benchmarks/``): any number of jobs gives the
 findings of one job, in the same order; an unreadable note stops the run at
@@ -16,7 +11,6 @@ behind.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -32,23 +26,15 @@ from tests.procs import children
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-#: the way under test: "pool" in this run, "fork" in the run test_the_fork_way starts
-WAY = os.environ.get("SESSIONKIT_TEST_LINT_WAY", "pool")
-
 
 @pytest.fixture(autouse=True)
-def way() -> Iterator[str]:
-    """For the pool way, another thread runs during the test (lint_many does not fork
-    a process with threads); the fork way needs this process's only thread."""
-    if WAY == "fork":
-        assert threading.active_count() == 1, threading.enumerate()
-        yield WAY
-        return
+def threaded() -> Iterator[None]:
+    """Another thread runs during each test, as in a threaded caller."""
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        yield WAY
+        yield
     finally:
         stop.set()
         other.join()
@@ -202,9 +188,8 @@ sys.path.insert(0, sys.argv[1])
 from tests.procs import children
 from sessionkit.ops.lint import lint_many
 
-way, folder = sys.argv[2], sys.argv[3]
-if way == "pool":  # (another thread: lint_many does not fork, it uses a process pool)
-    threading.Thread(target=threading.Event().wait, daemon=True).start()
+folder = sys.argv[2]
+threading.Thread(target=threading.Event().wait, daemon=True).start()
 paths = sorted(os.path.join(folder, name) for name in os.listdir(folder))
 items = [("file", path, None) for path in paths] * 10  # (more chunks than a pool has in flight)
 run = lint_many(items, limit=1 << 20, jobs=3)
@@ -224,40 +209,20 @@ print(sorted(children()))
 """
 
 
-@pytest.mark.skipif(WAY == "fork", reason="the run of the pool way checks both ways")
-@pytest.mark.parametrize("way", ["fork", "pool"])
-def test_a_worker_killed_fails_the_run_and_leaves_no_process(pages: list[str], way: str) -> None:
+def test_a_worker_killed_fails_the_run_and_leaves_no_process(pages: list[str]) -> None:
     """A worker that dies (killed) ends the run with an OSError that says so, never
     a BrokenPipeError, which the command would take for a closed stdout; no process is
-    left, and the run does not hang (the pool way, where CPython 3.11's process pool
-    could hang in its shutdown with dead workers)."""
+    left, and the run does not hang (CPython 3.11's process pool could hang in its
+    shutdown with dead workers)."""
     folder = os.path.dirname(pages[0])
     done = subprocess.run(
-        [sys.executable, "-c", _KILLED, str(ROOT), way, folder],
+        [sys.executable, "-c", _KILLED, str(ROOT), folder],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
     count, raised, left = done.stdout.splitlines()
-    assert int(count) == (2 if way == "fork" else 3)  # (jobs - 1 forks, or a pool of 3)
+    assert int(count) == 3  # (a pool of 3)
     assert raised == "OSError a worker process ended before it answered"
     assert left == "[]"
-
-
-@pytest.mark.skipif(WAY == "fork", reason="this is the run it starts")
-def test_the_fork_way_in_a_fresh_process() -> None:
-    """Every test of this module, in a new interpreter, with lint_many forking."""
-    env = {**os.environ, "SESSIONKIT_TEST_LINT_WAY": "fork"}
-    args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-q"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", __file__, *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    # (skipped there: this test, and the killed-worker test, which checks both ways here)
-    summary = re.search(r"(\d+) passed, 3 skipped", done.stdout)
-    assert summary and int(summary[1]) >= 18, done.stdout
