@@ -1162,14 +1162,21 @@ def context_(
     if problem is not None:
         raise click.BadParameter(problem, param_hint="--budget")
     target = _hook_store(store, layout, fmt, storage_option)
-    rest = "sessionkit context --budget 0"
+    program = _lifecycle().hook_program()[0]  # (what an agent's shell can run: no venv there)
+    rest = f"{program} context --budget 0"
     if store:
         rest += f" --store {shlex.quote(store)}"
     if source == "compact":
         rest += " --source compact"
     limit = _state().config.limits.max_note_bytes
     rendered = for_store(
-        target, source=source, budget=budget, unit=unit, rest=rest, max_bytes=limit
+        target,
+        source=source,
+        budget=budget,
+        unit=unit,
+        rest=rest,
+        max_bytes=limit,
+        program=program,
     )
     if as_json:
         click.echo(json.dumps(None if rendered is None else rendered.to_dict(), ensure_ascii=False))

@@ -488,6 +488,7 @@ def for_store(
     unit: str = "chars",
     rest: str | None = None,
     max_bytes: int | None = None,
+    program: str = "sessionkit",
 ) -> Context | None:
     """:func:`render` for the newest note of ``store`` (``None`` when it has none); a note
     over ``max_bytes`` (``limits.max_note_bytes``) is refused as ``loads`` refuses it."""
@@ -499,5 +500,12 @@ def for_store(
         return None
     session = loads(store.read_text(key), path=key, max_bytes=max_bytes)
     return render(
-        key, session, directives_of(session), source=source, budget=budget, unit=unit, rest=rest
+        key,
+        session,
+        directives_of(session),
+        source=source,
+        budget=budget,
+        unit=unit,
+        rest=rest,
+        program=program,
     )

@@ -136,8 +136,12 @@ def build_server(
         """What the SessionStart hook gives: the latest session's summary line and its
         unconsumed directives, numbered as consume_directive takes them."""
         from .hooks import session_start_text
+        from .ops.install import hook_program
 
-        render = {"budget": budget} if budget else None
+        # (the commands it names run from the agent's shell: this sessionkit's absolute one)
+        render: dict[str, Any] = {"program": hook_program()[0]}
+        if budget:
+            render["budget"] = budget
         with _told():
             text = session_start_text(write_store, render)
         return text or "no session notes yet"

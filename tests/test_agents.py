@@ -210,7 +210,7 @@ def test_pre_compact_fills_last_commit_from_git(repo: tuple[Path, dict[str, str]
     res = hook(env, root, "pre-compact", "claude", data)
     assert res.returncode == 0, res.stderr
     after = page.read_text(encoding="utf-8")
-    assert f'last_commit: "{head}"' in after or f"last_commit: '{head}'" in after
+    assert f"\nlast_commit: '{head}'\n" in after  # a SHA, always quoted
     changed = [
         (a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=False) if a != b
     ]

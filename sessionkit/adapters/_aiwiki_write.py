@@ -123,8 +123,11 @@ def key_text(key: str, value: Any, schema: Schema) -> str:
     A valid ``YYYY-MM-DD`` value of a key whose schema type is ``date`` is
     written plain (``date_start: 2026-05-18``), as the schema's skeleton and
     the example pages write it; the loader reads it back as the same string.
-    Anything else (ids, SHAs, other strings) is :func:`yaml_text`.
+    ``last_commit`` is always single-quoted; anything else (ids, other strings) is
+    :func:`yaml_text`.
     """
+    if key == "last_commit" and type(value) is str and "'" not in value and value.isprintable():
+        return f"'{value}'"  # a SHA is always written quoted (a reader may take 1e10 for a number)
     if isinstance(value, str) and _PLAIN_DATE.fullmatch(value):
         rule = schema.key(key)
         if rule is not None and rule.type == "date":
