@@ -2080,7 +2080,9 @@ def plugin_build(directory: str, as_json: bool) -> None:
 
 # -- search -------------------------------------------------------------------------------
 
-_SEARCH_KINDS = (
+#: ``sessionkit.ops.search.KINDS``, written out: importing that module here would put attrs
+#: on every command's start (tests/ops/test_search.py holds the two equal)
+SEARCH_KINDS = (
     "session",
     "checkpoint",
     "directive",
@@ -2102,7 +2104,7 @@ _SEARCH_KINDS = (
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(_SEARCH_KINDS),
+    type=click.Choice(SEARCH_KINDS),
     help="Only rows of this kind (repeatable).",
 )
 @click.option("--status", help="Only sessions with this status word (active, done, …).")

@@ -26,13 +26,15 @@ import contextlib
 import hashlib
 import os
 import re
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..errors import SessionKitError, ValidationError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["KINDS", "IndexStats", "SearchHit", "cache_dir", "index_path", "refresh", "search"]
 
@@ -164,6 +166,8 @@ CREATE VIRTUAL TABLE fts USING fts5(text, title, tokenize='unicode61 remove_diac
 
 def _connect(path: str, *, rebuild: bool) -> tuple[sqlite3.Connection, bool]:
     """An open index with the current schema; ``True`` when it was made anew."""
+    import sqlite3
+
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     if rebuild:
         _remove(path)
@@ -231,6 +235,8 @@ def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> In
     ``jobs``: processes that parse changed notes (``None``: one per core when
     there are many; 1: this process only).
     """
+    import sqlite3
+
     path = index_path(store)
     db, fresh = _connect(path, rebuild=rebuild)
     try:

@@ -232,3 +232,16 @@ def test_basic_memory_directives_and_categories(stores: tuple[Path, Path]) -> No
         ("session", None, None, 2),
     ]
     assert [h.line for h in sessionkit.search("exporter", store, unconsumed=True)] == [15]
+
+
+def test_the_command_offers_every_kind() -> None:
+    from sessionkit.ops.search import KINDS
+
+    shown = subprocess.run(
+        [sys.executable, "-m", "sessionkit", "search", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    offered = shown.split("--kind [", 1)[1].split("]", 1)[0]
+    assert tuple(offered.replace("\n", "").replace(" ", "").split("|")) == KINDS
