@@ -1,0 +1,192 @@
+"""The one place each text rule is written (private).
+
+Every reader, linter, redactor, hook and converter asks these functions: the
+frontmatter fence, line ends, the ATX heading, a fenced code block's opening
+and closing lines, the ``path:line@sha`` citation and the dated note key.
+Lines are split on ``\\n`` only; a line's end is one ``\\n`` and one ``\\r``
+before it (a lone ``\\r`` is content, as ``str.split("\\n")`` keeps it).
+Functions taking ``str | bytes`` read bytes as their ASCII characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "CITATION_BARE",
+    "CITATION_CODE",
+    "DATED_KEY",
+    "FENCE",
+    "TRIM",
+    "atx_heading",
+    "dated_key",
+    "fence_closes",
+    "fence_open",
+    "frontmatter_end",
+    "is_fence",
+    "split_lines",
+    "strip_eol",
+    "thematic_break",
+]
+
+#: the frontmatter fence
+FENCE = "---"
+
+# ---------------------------------------------------------------- line ends
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` split after each ``\\n``, line ends kept: ``"".join(split_lines(t)) == t``.
+
+    Never splits on a lone ``\\r``, a form feed or a Unicode line separator
+    (unlike :meth:`str.splitlines`).
+    """
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def strip_eol(line: str) -> str:
+    """``line`` without its end: one ``\\n``, then one ``\\r`` before it."""
+    if line[-1:] == "\n":
+        line = line[:-1]
+        if line[-1:] == "\r":
+            line = line[:-1]
+    return line
+
+
+# ---------------------------------------------------------------- frontmatter
+
+
+def is_fence(line: str | bytes) -> bool:
+    """Whether ``line`` (with or without its end) is a frontmatter fence.
+
+    ``---``, then only spaces and tabs: ``----`` or ``--- x`` is no fence.
+    """
+    if isinstance(line, bytes):
+        line = line.decode("latin-1")
+    if not line.startswith(FENCE):
+        return False
+    return not strip_eol(line)[3:].strip(" \t")
+
+
+def frontmatter_end(lines: list[str] | tuple[str, ...]) -> int | None:
+    """The index of the closing fence when ``lines[0]`` opens frontmatter, else ``None``.
+
+    A note has frontmatter when its first line (BOM excluded by the caller) is
+    a fence and a later line is one.
+    """
+    if not lines or not is_fence(lines[0]):
+        return None
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if line[:3] == FENCE and is_fence(line):
+            return i
+    return None
+
+
+# ---------------------------------------------------------------- headings
+
+#: what markdown-it's mdTrim strips (JavaScript's trim, less U+FEFF)
+TRIM = "".join(
+    chr(c)
+    for c in sorted(
+        {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x202F, 0x205F, 0x3000, 0x2028, 0x2029}
+        | set(range(0x2000, 0x200B))
+    )
+)
+
+
+def thematic_break(rest: str) -> bool:
+    """Whether ``rest`` (a line from its first non-blank, no line end) is a thematic
+    break: three or more of one of ``*``, ``-``, ``_``, only spaces and tabs besides."""
+    mark = rest[:1]
+    return (
+        (mark == "-" or mark == "*" or mark == "_")
+        and rest.count(mark) >= 3
+        and not rest.strip(" \t" + mark)
+    )
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of ``line`` (no line end) when it is an ATX heading at column 0.
+
+    One to six ``#`` then a blank or the end; the title is stripped and a
+    closing run of ``#`` after a blank goes (``## Title ##`` is ``Title``), as
+    markdown-it reads it.
+    """
+    rest = line.lstrip("#")
+    level = len(line) - len(rest)
+    if level == 0 or level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    if "#" not in rest:
+        return level, rest.strip(TRIM)
+    end = rest.rstrip(" \t")
+    body = end.rstrip("#")
+    if body and body[-1] in " \t":
+        end = body
+    return level, end.strip(TRIM)
+
+
+# ---------------------------------------------------------------- fenced code
+
+
+def fence_open(line: str) -> tuple[int, str, str] | None:
+    """(indent, mark run, info string) when ``line`` (no line end) opens fenced code.
+
+    Up to three spaces, then three or more of one backtick or tilde; a backtick
+    fence's info string holds no backtick.
+    """
+    body = line.lstrip(" ")
+    indent = len(line) - len(body)
+    if indent > 3:
+        return None
+    mark = body[:1]
+    if mark != "`" and mark != "~":
+        return None
+    rest = body.lstrip(mark)
+    run = len(body) - len(rest)
+    if run < 3 or (mark == "`" and "`" in rest):
+        return None
+    return indent, body[:run], rest
+
+
+def fence_closes(line: str, run: str) -> bool:
+    """Whether ``line`` (no line end) closes fenced code opened by the mark run ``run``.
+
+    Up to three spaces, at least as many of the same mark, then only blanks.
+    """
+    body = line.lstrip(" ")
+    if len(line) - len(body) > 3 or not body.startswith(run):
+        return False
+    return not body.lstrip(run[0]).strip(" \t")
+
+
+# ---------------------------------------------------------------- citations
+
+#: a citation's reference ``path:start-end@sha``: the path is one word, or, between
+#: backticks, any text of one line that starts and ends with a non-blank
+_REF_PATH = r"(?P<path>[^\s`]+?)"
+_REF_CODE_PATH = r"(?P<path>[^\s`](?:[^`\n]*?[^\s`])??)"
+_REF_TAIL = (
+    r"(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
+    r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
+)
+#: a list item's text that is a backticked citation, an optional note after a space
+CITATION_CODE = re.compile(rf"^`{_REF_CODE_PATH}{_REF_TAIL}`(?: (?P<note>.*))?$", re.DOTALL)
+#: a list item's text that is a bare citation, an optional note after a space
+CITATION_BARE = re.compile(rf"^{_REF_PATH}{_REF_TAIL}(?: (?P<note>.*))?$", re.DOTALL)
+
+# ---------------------------------------------------------------- note keys
+
+#: a dated note's key, ``[folder/]YYYY-MM-DD-<id>.md``: groups date and id
+DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
+
+
+def dated_key(date: str, session_id: str) -> str:
+    """The file name of a session's dated note: ``YYYY-MM-DD-<first 7 of the id>.md``."""
+    return f"{date}-{session_id[:7]}.md"
