@@ -1,24 +1,19 @@
-"""The store interface: session notes under a root, addressed by key.
+"""The store and storage interfaces: session notes under a root, addressed by key.
 
-A *key* is the note's path relative to the store's notes folder, with ``/``
-separators (``2026-05-18-7e8a3f2.md`` in an aiwiki store,
-``Session 2026-05-18 14-23-00.md`` in a Basic Memory store).  Keys never
-contain ``..``, a leading ``/``, a backslash or a NUL; every backend checks
-this with :func:`check_key` before touching storage.
-
-Subclasses implement six primitives (:meth:`Store.keys`, :meth:`Store.read_text`,
-:meth:`Store.write_text`, :meth:`Store.update_text`, :meth:`Store.delete`,
-:meth:`Store.key_for`); everything else (model-level ``get``/``put``/``update``,
-``read_many``, ``list``, ``latest``) is derived here and may be overridden for
-speed.  The built-in stores (:class:`~sessionkit.backends.aiwiki.AiwikiStore`,
-:class:`~sessionkit.backends.basic_memory.BasicMemoryStore`) implement the
-primitives on an fsspec byte layer (``_storage.py``).  A third-party store
-proves itself with the conformance suite in :mod:`sessionkit.testing`.
+A *key* is a note's path relative to the store's notes folder, ``/``-separated;
+every backend checks it with :func:`check_key` before touching storage.  A
+:class:`Store` implements six primitives (``keys``, ``read_text``,
+``write_text``, ``update_text``, ``delete``, ``key_for``) and derives the rest;
+a :class:`Storage` is the byte layer the built-in stores run on (local disk in
+``_local.py``, fsspec in ``_remote.py``).  A third-party store proves itself
+with :mod:`sessionkit.testing.conformance`.
 """
 
 from __future__ import annotations
 
 import abc
+import builtins
+import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -27,10 +22,10 @@ from typing import Any
 
 import attrs
 
-from ..errors import PathSafetyError, SessionKitError
+from ..errors import PathSafetyError, SessionKitError, StoreError
 from ..model import Session, Status
 
-__all__ = ["NoteInfo", "Store", "check_key"]
+__all__ = ["FileEntry", "NoteInfo", "Storage", "Store", "check_key"]
 
 _WINDOWS_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 MAX_NAME = 255
@@ -341,6 +336,11 @@ class Store(abc.ABC):
                     raise text
                 yield key, loads(text, path=key)
 
+    def versions(self) -> dict[str, str]:
+        """Every note's key -> a version that changes when the note changes, without
+        reading any note (``""``: unknown, the note must be read to tell)."""
+        return dict.fromkeys(self.keys(), "")
+
     def latest(self) -> str | None:
         """The key of the most recent note (``None`` in an empty store)."""
         keys = self.keys()
@@ -352,3 +352,118 @@ class Store(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """A JSON-able description (url, layout, format)."""
         return {"url": self.url, "layout": self.layout, "format": self.format}
+
+
+# --------------------------------------------------------------------------- bytes
+
+Updater = Callable[[bytes | None], bytes | None]
+
+
+@attrs.frozen(kw_only=True)
+class FileEntry:
+    """One file found by a listing: its path below the root (``/``-separated), and
+    its ``mtime`` (POSIX seconds) and ``size`` when the listing gave them for free."""
+
+    path: str
+    mtime: float | None = None
+    size: int | None = None
+
+
+class Storage(abc.ABC):
+    """Files below one root (abstract): the byte layer of the built-in stores.
+
+    Attributes:
+        url: the root, as a path or URL.
+        guarantee: how conditional writes are made safe: ``"lock"``, ``"cas"``,
+            ``"process-lock"``, ``"single-writer"`` or ``"none"``.
+        remote: whether the files leave this machine (redaction refuses clear
+            secrets there whatever ``secrets.redact`` says).
+    """
+
+    url: str
+    guarantee: str
+    remote: bool = True
+
+    @abc.abstractmethod
+    def list(self, folder: str = "") -> builtins.list[FileEntry]:
+        """Every file below ``folder`` (recursively), sorted, from one listing call;
+        dotfiles and dot-folders left out; a missing folder lists as empty."""
+
+    def list_paths(self, folder: str = "", *, relative: bool = False) -> builtins.list[str]:
+        """The paths :meth:`list` gives (``relative``: relative to ``folder``)."""
+        cut = len(folder) + 1 if folder and relative else 0
+        return [entry.path[cut:] for entry in self.list(folder)]
+
+    @abc.abstractmethod
+    def read(self, path: str) -> bytes:
+        """The bytes of one file. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
+        """Several files in as few round trips as possible; errors mapped, not raised."""
+
+    @abc.abstractmethod
+    def read_heads(self, paths: Sequence[str], nbytes: int) -> dict[str, bytes | StoreError]:
+        """The first ``nbytes`` of each file (ranged reads where possible), batched."""
+
+    @abc.abstractmethod
+    def write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        """Replace (or create) a file atomically; with ``create``,
+        :class:`ConflictError` when it exists, without touching it."""
+
+    @abc.abstractmethod
+    def update(self, path: str, fn: Updater) -> bytes | None:
+        """Read-modify-write one file without lost updates.
+
+        ``fn`` gets the current bytes (``None``: missing) and returns new bytes or
+        ``None`` (leave it); it may be called more than once.  Returns the bytes
+        afterwards (``None`` if it still does not exist).
+        """
+
+    @abc.abstractmethod
+    def delete(self, path: str) -> None:
+        """Remove a file. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def mtime(self, path: str) -> float | None:
+        """Modification time of one file (one stat), ``None`` if unknown."""
+
+    def readable(self, path: str) -> bool:
+        """Whether ``path`` may be read as a note (local disks tell FIFOs, devices and
+        outside links apart; elsewhere every listed file is one)."""
+        return True
+
+    def write_many(
+        self, items: Sequence[tuple[str, bytes]], *, create: bool = False
+    ) -> builtins.list[SessionKitError | None]:
+        """:meth:`write` of several files; per file, in order, ``None`` or the error."""
+        out: builtins.list[SessionKitError | None] = []
+        for path, data in items:
+            try:
+                self.write(path, data, create=create)
+            except SessionKitError as exc:
+                out.append(exc)
+            else:
+                out.append(None)
+        return out
+
+    def update_many(
+        self, paths: Sequence[str], fn: Callable[[str, bytes | None], bytes | None]
+    ) -> builtins.list[bytes | SessionKitError | None]:
+        """:meth:`update` of several files, ``fn(path, current)`` each; per file, in
+        order, its bytes afterwards or the error that stopped it."""
+        out: builtins.list[bytes | SessionKitError | None] = []
+        for path in paths:
+            try:
+                out.append(self.update(path, functools.partial(fn, path)))
+            except SessionKitError as exc:
+                out.append(exc)
+        return out
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Group many writes made by this thread (local disk: one folder ``fsync``
+        when the block ends); every write is durable when the block exits."""
+        return contextlib.nullcontext()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .._yaml import load_mapping
 from ..errors import ParseError, SessionKitError, StoreError
-from ._base import Store, check_key
-from ._storage import FileEntry, LocalStorage, Storage
+from ._base import FileEntry, Storage, Store, check_key
+from ._local import LocalStorage
 
 __all__ = ["FileStore", "read_frontmatter"]
 
@@ -105,6 +106,22 @@ class FileStore(Store):
             key = entry.path[len(prefix) :]
             if self.is_note(key):
                 out.append((key, entry))
+        return out
+
+    def versions(self) -> dict[str, str]:
+        """Key -> version (see :meth:`Store.versions`): on a local disk the note's
+        ``mtime_ns:size:inode`` (one ``stat``), elsewhere the listing's mtime and size."""
+        if not isinstance(self.storage, LocalStorage):
+            return {k: "" if e.mtime is None else f"{e.mtime}:{e.size}" for k, e in self.entries()}
+        folder = self.storage.resolve(self.folder) if self.folder else self.storage.root
+        out: dict[str, str] = {}
+        for key in self.keys():  # (keys the store's own listing gave: safe to join)
+            try:
+                st = os.stat(f"{folder}/{key}")
+            except OSError:
+                out[key] = "?"
+                continue
+            out[key] = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
         return out
 
     # -- primitives -----------------------------------------------------------

@@ -42,7 +42,8 @@ from typing import Any
 import attrs
 
 from ..errors import NotFoundError, StoreError
-from ._storage import LocalStorage, Storage, _os_error
+from ._base import Storage
+from ._local import LocalStorage, _os_error
 
 __all__ = ["Change", "IfStill", "Record", "entry_accepts"]
 

@@ -1,472 +1,48 @@
-"""Two-way sync between an aiwiki wiki and a Basic Memory project.
-
-:func:`sync` keeps the session notes of two stores in step: one store holds
-aiwiki pages, the other Basic Memory notes (any pair :func:`~sessionkit.convert`
-accepts: local folders, ``bm://PROJECT``, S3 …).  Each aiwiki page is *paired*
-with one Basic Memory note; the pairs and what both notes looked like at the
-last sync are kept in the **state file** ``.sessionkit-sync.json`` in the
-aiwiki store's notes folder (``aiwiki/sessions/``; a dotfile, so neither
-tool lists it).  For every pair it records the two keys, the SHA-256 of both
-texts, and the aiwiki text itself (the *base* the next three-way merge starts
-from).
-
-Per pair, comparing each side's text with its recorded hash:
-
-* neither changed: nothing to do;
-* one side changed: the change is carried to the other side through the
-  model, as a minimal edit of the other note (a directive consumed in the wiki
-  becomes a consumed directive in the Basic Memory note's carrier; a
-  ``[next_step]`` added in Basic Memory becomes a next-step bullet);
-* both changed: a three-way merge of the two models against the base, field
-  by field, section by section and list item by list item; edits that touch
-  different things are both kept, edits of the same thing to different values
-  are a **conflict**: nothing is written, both notes keep their text, and the
-  report lists each conflicting item with its three values;
-* a note on one side only and in no pair: created on the other side (or,
-  when the other side already holds its counterpart with the same facts,
-  paired without a write);
-* a paired note gone from one side (its file is gone): reported; deleted on
-  the other side only with ``propagate_deletes`` (and never when the other
-  side was edited since); a note emptied or left without frontmatter is a
-  failure, never a deletion.
-
-All the merging happens in the aiwiki model (the Basic Memory side is read
-through :func:`~sessionkit.convert_text`), so what one side cannot hold
-travels in the converter's namespaced carriers and comes back.
-
-Every note is written with the store's own read-modify-write (lock or
-compare-and-swap): a note edited while the sync runs is left alone and
-reported.  The state file is written once, after every note write is durable
-(merged under the wiki's lock and replaced whole, by the
-:class:`~sessionkit.backends._record.Record` convert's record uses);
-a sync killed at any point is finished by the next run, which finds the notes
-it had already carried *converged* (both sides read as the same session) and
-records them without writing.  Two syncs of the same wiki do not run at once:
-the second waits for ``.sessionkit-sync.lock`` (a lock file on local disks,
-a create-only lease object on object stores) and fails cleanly after
-``lock_timeout`` seconds.
-"""
+"""A sync run: read both sides, decide each pair's action, write, record the state."""
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
-import hashlib
 import importlib
-import json
 import os
-import socket
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..errors import (
-    ConflictError,
-    NotFoundError,
-    SessionKitError,
-    UnsupportedFormatError,
+from ...errors import ConflictError, NotFoundError, SessionKitError, UnsupportedFormatError
+from ...model import Session
+from .merge import (
+    _MISSING,
+    MergeConflict,
+    _differing,
+    _fields_differ,
+    _merge_note,
+    _page_edits,
+    merge_sessions,
 )
-from ..model import Session
+from .report import SyncAction, SyncConflict, SyncReport
+from .state import (
+    _chain_sha,
+    _locked,
+    _notes_of,
+    _restored_bases,
+    _sha,
+    _write_state,
+    peer_id,
+    read_state,
+)
 
 if TYPE_CHECKING:
-    from ..adapters import Adapter
-    from ..backends import Store
-    from ..redaction import Finding
+    from ...adapters import Adapter
+    from ...backends import Store
 
-__all__ = [
-    "LOCK_NAME",
-    "STATE_NAME",
-    "MergeConflict",
-    "SyncAction",
-    "SyncConflict",
-    "SyncReport",
-    "merge_sessions",
-    "peer_id",
-    "read_state",
-    "sync",
-    "watch",
-]
-
-#: the state file, in the aiwiki store's notes folder
-STATE_NAME = ".sessionkit-sync.json"
-#: the lock (local) or lease (object stores) that keeps two syncs apart
-LOCK_NAME = ".sessionkit-sync.lock"
-#: a lease older than this (seconds) was left by a sync that died; it is taken over
-LEASE_TTL = 600.0
-#: version of the state file's layout
-STATE_VERSION = 1
+__all__ = ["fingerprint", "sync", "watch"]
 
 AIWIKI = "aiwiki-v2"
 BASIC_MEMORY = "basic-memory"
-
-
-# ----------------------------------------------------------------------------- report
-
-
-@attrs.frozen(kw_only=True)
-class SyncConflict:
-    """One item both sides changed to different values since the last sync.
-
-    Attributes:
-        where: the item (``status``, ``next_steps[2]``,
-            ``checkpoints[0].directives[0].state``, ``extra.branch``).
-        base: its value at the last sync (JSON-ready; ``None`` when absent).
-        aiwiki: its value in the aiwiki page now.
-        basic_memory: its value in the Basic Memory note now.
-    """
-
-    where: str
-    base: Any
-    aiwiki: Any
-    basic_memory: Any
-
-
-@attrs.frozen(kw_only=True)
-class SyncAction:
-    """What happened (or would, in a dry run) to one pair of notes.
-
-    Attributes:
-        action: one of ``create-aiwiki``, ``create-basic-memory`` (a note made
-            from its counterpart), ``update-aiwiki``, ``update-basic-memory``
-            (a change carried over), ``merge`` (both sides edited; both
-            written), ``pair`` (both sides already hold the same session;
-            recorded only), ``deleted`` (gone on one side; reported),
-            ``delete-aiwiki``, ``delete-basic-memory`` (a deletion carried
-            over), ``forget`` (gone on both sides), ``conflict``, ``failure``.
-        aiwiki: the aiwiki page's key, when known.
-        basic_memory: the Basic Memory note's key, when known.
-        message: details in words (why it failed, which side deleted it).
-        conflicts: for ``conflict``, every item both sides changed.
-        texts: for ``conflict``, both notes' texts as they are (both kept).
-    """
-
-    action: str
-    aiwiki: str | None = None
-    basic_memory: str | None = None
-    message: str = ""
-    conflicts: tuple[SyncConflict, ...] = ()
-    texts: Mapping[str, str] = attrs.field(factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        out: dict[str, Any] = {
-            "action": self.action,
-            "aiwiki": self.aiwiki,
-            "basic_memory": self.basic_memory,
-        }
-        if self.message:
-            out["message"] = self.message
-        if self.conflicts:
-            out["conflicts"] = [attrs.asdict(c) for c in self.conflicts]
-        if self.texts:
-            out["texts"] = dict(self.texts)
-        return out
-
-
-#: actions that write a note
-WRITES = frozenset(
-    {
-        "create-aiwiki",
-        "create-basic-memory",
-        "update-aiwiki",
-        "update-basic-memory",
-        "merge",
-        "delete-aiwiki",
-        "delete-basic-memory",
-    }
-)
-
-
-@attrs.define(kw_only=True)
-class SyncReport:
-    """What :func:`sync` did.
-
-    Attributes:
-        aiwiki: the aiwiki store's URL.
-        basic_memory: the Basic Memory store's URL.
-        dry_run: nothing was written.
-        actions: one entry per pair that needed anything, in key order.
-        unchanged: pairs (aiwiki keys) neither side changed.
-        skipped: Basic Memory notes that are not sessions.
-        state_written: whether the state file was (re)written.
-        redacted: the secrets the run's writes redacted (or, under
-            ``secrets.redact = warn``, wrote as they are): path, line, kind.
-    """
-
-    aiwiki: str
-    basic_memory: str
-    dry_run: bool = False
-    actions: list[SyncAction] = attrs.field(factory=list)
-    unchanged: list[str] = attrs.field(factory=list)
-    skipped: list[str] = attrs.field(factory=list)
-    state_written: bool = False
-    redacted: list[Finding] = attrs.field(factory=list)
-
-    def of(self, *kinds: str) -> list[SyncAction]:
-        """The actions of the given kinds."""
-        return [a for a in self.actions if a.action in kinds]
-
-    @property
-    def written(self) -> list[SyncAction]:
-        """Actions that wrote (or would write) a note."""
-        return [a for a in self.actions if a.action in WRITES]
-
-    @property
-    def conflicts(self) -> list[SyncAction]:
-        """Pairs both sides edited in the same place (nothing written for them)."""
-        return self.of("conflict")
-
-    @property
-    def failures(self) -> list[SyncAction]:
-        """Notes that could not be read, converted or written."""
-        return self.of("failure")
-
-    @property
-    def ok(self) -> bool:
-        """No conflicts and no failures (reported deletions do not count)."""
-        return not self.conflicts and not self.failures
-
-    def counts(self) -> dict[str, int]:
-        """How many actions of each kind, plus ``unchanged``."""
-        out: dict[str, int] = {}
-        for a in self.actions:
-            out[a.action] = out.get(a.action, 0) + 1
-        out["unchanged"] = len(self.unchanged)
-        return out
-
-    def summary(self) -> str:
-        """The CLI's one-line summary.  Every pair or note the run looked at is in
-        exactly one count, so they add up: written (or would be, in a dry run),
-        already in step (recorded without a write: a rerun after an interrupted
-        sync lands here), unchanged, conflicts, failed, and when there are any,
-        deletions reported and pairs forgotten (gone on both sides)."""
-        tally = self.counts()
-        verb = "would write" if self.dry_run else "wrote"
-        parts = [
-            f"{tally['unchanged']} unchanged",
-            f"{tally.get('pair', 0)} already in step",
-            f"{tally.get('conflict', 0)} conflicts",
-            f"{tally.get('failure', 0)} failed",
-        ]
-        if tally.get("deleted"):
-            parts.append(f"{tally['deleted']} deletions reported")
-        if tally.get("forget"):
-            parts.append(f"{tally['forget']} forgotten")
-        return f"{verb} {len(self.written)}; " + ", ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (the CLI's ``--json`` output)."""
-        return {
-            "aiwiki": self.aiwiki,
-            "basic_memory": self.basic_memory,
-            "dry_run": self.dry_run,
-            "ok": self.ok,
-            "counts": self.counts(),
-            "actions": [a.to_dict() for a in self.actions],
-            "skipped": self.skipped,
-            "state_written": self.state_written,
-            "redacted": [f.to_dict() for f in self.redacted],
-        }
-
-
-# ----------------------------------------------------------------------------- merge
-
-
-class MergeConflict(ConflictError):
-    """Both sides changed the same items: :attr:`conflicts` lists them."""
-
-    def __init__(self, conflicts: Sequence[SyncConflict], *, path: str | None = None) -> None:
-        super().__init__(f"{len(conflicts)} item(s) changed on both sides", path=path)
-        self.conflicts = tuple(conflicts)
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-ready rendering of a model value."""
-    if attrs.has(type(value)):
-        return {
-            f.name: _plain(getattr(value, f.name))
-            for f in attrs.fields(type(value))
-            if f.eq is not False
-        }
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value if not hasattr(value, "value") else str(value)
-    return str(value)
-
-
-_MISSING: Any = object()
-
-
-def _merge_value(base: Any, a: Any, b: Any, where: str, out: list[SyncConflict]) -> Any:
-    """Three-way merge of one value; conflicts are appended to ``out``."""
-    if a == b:
-        return a
-    if a == base:
-        return b
-    if b == base:
-        return a
-    if base is not _MISSING and type(a) is type(b) is type(base):
-        if attrs.has(type(a)):
-            changes = {}
-            for f in attrs.fields(type(a)):
-                if f.eq is False or not f.init:
-                    continue
-                name = f.name
-                merged = _merge_value(
-                    getattr(base, name), getattr(a, name), getattr(b, name), _at(where, name), out
-                )
-                changes[name] = merged
-            return attrs.evolve(a, **changes)
-        if isinstance(a, tuple):
-            return tuple(_merge_seq(base, a, b, where, out))
-        if isinstance(a, Mapping):
-            return _merge_map(base, a, b, where, out)
-        if isinstance(a, str) and "\n" in f"{base}{a}{b}":
-            lines = _merge_seq(
-                tuple(base.split("\n")), tuple(a.split("\n")), tuple(b.split("\n")), where, out
-            )
-            return "\n".join(lines)
-    out.append(
-        SyncConflict(
-            where=where or "(note)",
-            base=None if base is _MISSING else _plain(base),
-            aiwiki=None if a is _MISSING else _plain(a),
-            basic_memory=None if b is _MISSING else _plain(b),
-        )
-    )
-    return a
-
-
-def _at(where: str, name: str) -> str:
-    return f"{where}.{name}" if where else name
-
-
-def _merge_map(
-    base: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any], where: str, out: list[Any]
-) -> dict[str, Any]:
-    keys = list(a) + [k for k in b if k not in a]
-    merged: dict[str, Any] = {}
-    for key in keys:
-        value = _merge_value(
-            base.get(key, _MISSING),
-            a.get(key, _MISSING),
-            b.get(key, _MISSING),
-            _at(where, key),
-            out,
-        )
-        if value is not _MISSING:
-            merged[key] = value
-    return merged
-
-
-def _hunks(base: Sequence[Any], other: Sequence[Any]) -> list[tuple[int, int, list[Any]]]:
-    """The edits turning ``base`` into ``other``: (start, end, replacement) over base."""
-    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
-    return [
-        (i1, i2, list(other[j1:j2]))
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
-    ]
-
-
-def _merge_seq(
-    base: Sequence[Any], a: Sequence[Any], b: Sequence[Any], where: str, out: list[Any]
-) -> list[Any]:
-    """diff3 over item lists: both sides' edits where they touch different items.
-
-    Overlapping edits (or insertions at the same place) are merged item by
-    item when both replace the same items one for one, kept once when they
-    agree, and are a conflict otherwise.
-    """
-    ha = [(s, e, r, "a") for s, e, r in _hunks(base, a)]
-    hb = [(s, e, r, "b") for s, e, r in _hunks(base, b)]
-    edits = sorted(ha + hb, key=lambda h: (h[0], h[1]))
-    result: list[Any] = []
-    pos = 0
-    i = 0
-    while i < len(edits):
-        start, end = edits[i][0], edits[i][1]
-        group = [edits[i]]
-        i += 1
-        # a cluster: edits whose base ranges overlap or touch at one insertion point
-        while i < len(edits) and (
-            edits[i][0] < end
-            or (edits[i][0] == end and (edits[i][0] == edits[i][1] or start == end))
-        ):
-            group.append(edits[i])
-            end = max(end, edits[i][1])
-            i += 1
-        result.extend(base[pos:start])
-        chunk = list(base[start:end])
-        va = _side_version(base, start, end, [h for h in group if h[3] == "a"])
-        vb = _side_version(base, start, end, [h for h in group if h[3] == "b"])
-        if va == vb or vb == chunk:
-            result.extend(va)
-        elif va == chunk:
-            result.extend(vb)
-        elif len(va) == len(vb) == len(chunk):
-            for k, (x, y, z) in enumerate(zip(chunk, va, vb, strict=True)):
-                result.append(_merge_value(x, y, z, f"{where}[{start + k}]", out))
-        else:
-            out.append(
-                SyncConflict(
-                    where=f"{where}[{start}:{end}]",
-                    base=_plain(chunk),
-                    aiwiki=_plain(va),
-                    basic_memory=_plain(vb),
-                )
-            )
-            result.extend(va)
-        pos = end
-    result.extend(base[pos:])
-    return result
-
-
-def _side_version(
-    base: Sequence[Any], start: int, end: int, hunks: Sequence[tuple[int, int, list[Any], str]]
-) -> list[Any]:
-    """``base[start:end]`` with one side's hunks (inside that range) applied."""
-    out: list[Any] = []
-    pos = start
-    for s, e, r, _ in sorted(hunks, key=lambda h: (h[0], h[1])):
-        out.extend(base[pos:s])
-        out.extend(r)
-        pos = e
-    out.extend(base[pos:end])
-    return out
-
-
-def merge_sessions(base: Session, ours: Session, theirs: Session) -> Session:
-    """Three-way merge of two edits of one session (``ours``: the aiwiki side).
-
-    Field by field; list fields (checkpoints, decisions, next steps, files,
-    observations, relations, sections) item by item with a diff3 against
-    ``base``; frontmatter ``extra`` key by key; multi-line texts (a section's
-    body, a checkpoint's entry) line by line.  Edits of different things are
-    all kept; an item both sides changed to different values is a conflict.
-
-    Raises:
-        MergeConflict: with :attr:`~MergeConflict.conflicts`, every such item.
-    """
-    found: list[SyncConflict] = []
-    merged = _merge_value(base, ours, theirs, "", found)
-    if found:
-        raise MergeConflict(found)
-    assert isinstance(merged, Session)
-    return attrs.evolve(merged, origin=None)
-
-
-# ----------------------------------------------------------------------------- sides
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @attrs.frozen(kw_only=True)
@@ -480,34 +56,34 @@ class _Sides:
 
     def aw_session(self, text: str, key: str) -> Session:
         """An aiwiki page's model (v1 pages read as v1)."""
-        from .._api import read_document
+        from ..._api import read_document
 
         doc = read_document(text, key)
         return _aiwiki_adapter(doc).read(doc)
 
     def bm_as_aw(self, text: str, key: str) -> tuple[str, Session]:
         """A Basic Memory note as an aiwiki page: (text, model)."""
-        from .convert import convert_text
+        from ..convert import convert_text
 
         page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
         return page, self.aw_session(page, key)
 
     def aw_as_bm(self, text: str, key: str) -> str:
         """An aiwiki page as a Basic Memory note."""
-        from .convert import convert_text
+        from ..convert import convert_text
 
         return convert_text(
             text, BASIC_MEMORY, key, AIWIKI, project=self.project, folder=self.folder
         )
 
     def bm_key_for(self, text: str, key: str) -> str:
-        from .convert import target_key
+        from ..convert import target_key
 
         # (named from the text as the note will hold it: a secret never names a file)
         return target_key(_as_held(self.bm, text)[0], BASIC_MEMORY, key, project=self.project)
 
     def aw_key_for(self, text: str, key: str) -> str:
-        from .convert import target_key
+        from ..convert import target_key
 
         return target_key(_as_held(self.aw, text)[0], AIWIKI, key)
 
@@ -517,8 +93,8 @@ class _Sides:
 
     def not_session(self, text: str, key: str) -> str | None:
         """Why a Basic Memory note is not a session note (``None``: it is one)."""
-        from .._api import read_document
-        from ..adapters.basic_memory import SESSION_TYPES
+        from ..._api import read_document
+        from ...adapters.basic_memory import SESSION_TYPES
 
         why = _blank(text, key)
         if why is not None:
@@ -537,8 +113,8 @@ class _Sides:
         Raises:
             FormatError: no edit of the page reads back as ``session``.
         """
-        from .._api import read_document
-        from ..errors import FormatError
+        from ..._api import read_document
+        from ...errors import FormatError
 
         doc = read_document(current, key)
         adapter = _aiwiki_adapter(doc)
@@ -575,9 +151,9 @@ class _Sides:
         Raises:
             FormatError: the page cannot be held by a Basic Memory note.
         """
-        from .._api import read_document
-        from ..adapters import get_adapter
-        from ..errors import FormatError
+        from ..._api import read_document
+        from ...adapters import get_adapter
+        from ...errors import FormatError
 
         full = self.aw_as_bm(page, aw_key)
         if current is None:
@@ -608,62 +184,12 @@ class _Sides:
         )
 
 
-def _differing(want: Any, got: Any, where: str = "") -> list[str]:
-    """The fields (``session_id``, ``extra.branch``) where two sessions differ:
-    names only, never values (a value may be a secret)."""
-    if attrs.has(type(want)) and type(got) is type(want):
-        out: list[str] = []
-        for f in attrs.fields(type(want)):
-            if f.eq is not False and getattr(want, f.name) != getattr(got, f.name):
-                out += _differing(getattr(want, f.name), getattr(got, f.name), _at(where, f.name))
-        return out
-    if isinstance(want, Mapping) and isinstance(got, Mapping):
-        keys = list(want) + [k for k in got if k not in want]
-        out = []
-        for k in keys:
-            a, b = want.get(k), got.get(k)
-            if a != b:
-                inner = _carried(a), _carried(b)  # a converter's JSON carrier: by its keys
-                if inner[0] is not None and inner[1] is not None:
-                    out += _differing(inner[0], inner[1], _at(where, str(k)))
-                else:
-                    out.append(_at(where, str(k)))
-        return out
-    return [where or "(note)"]
-
-
-def _carried(value: Any) -> Mapping[str, Any] | None:
-    """A carrier's JSON object (``{}`` when absent), else ``None``."""
-    if value is None:
-        return {}
-    if isinstance(value, str) and value.startswith("{"):
-        try:
-            data = json.loads(value)
-        except ValueError:
-            return None
-        return data if isinstance(data, dict) else None
-    return None
-
-
-def _fields_differ(names: Sequence[str]) -> str:
-    """``session_id differs`` / ``a, b differ`` (at most five names), and what a
-    difference in the note's key means."""
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    text = f"{shown} {'differs' if len(names) == 1 else 'differ'}; values not shown"
-    if any(n.endswith("_sessionkit.key") for n in names):
-        text += (
-            "; the session's id or date changed, so it now maps to another note name "
-            "than its paired note's"
-        )
-    return text
-
-
 def _blank(text: str, key: str) -> str | None:
     """Why a note holds no session at all (empty, or no frontmatter), else ``None``.
 
     Such a note is never a deletion nor an empty session to carry over: sync
     reports it and writes nothing for it."""
-    from .._api import read_document
+    from ..._api import read_document
 
     if not text.strip():
         return "it is empty"
@@ -681,7 +207,7 @@ def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tupl
     """``text`` with its secrets redacted when ``store`` redacts what it writes (the
     default policy): what a title, a permalink or a file name made from it is made from;
     and the findings (with ``key``, the note it goes to, named by their path)."""
-    from ..redaction import DEFAULT_POLICY, redact
+    from ...redaction import DEFAULT_POLICY, redact
 
     policy = getattr(store, "redaction", None) or DEFAULT_POLICY
     if policy.mode != "on":
@@ -694,7 +220,7 @@ def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tupl
 
 def _report_held(store: Store, findings: Sequence[Any]) -> None:
     """Report redactions made before a write as the store's write reports its own."""
-    from ..redaction import relay
+    from ...redaction import relay
 
     relay(findings)
     log = getattr(store, "redactions", None)
@@ -704,7 +230,7 @@ def _report_held(store: Store, findings: Sequence[Any]) -> None:
 
 def _aiwiki_adapter(doc: Any) -> Adapter:
     """The adapter of an aiwiki page's own schema version (v2 when it says none)."""
-    from ..adapters import detect_format, get_adapter
+    from ...adapters import detect_format, get_adapter
 
     try:
         name = detect_format(doc)
@@ -713,225 +239,11 @@ def _aiwiki_adapter(doc: Any) -> Adapter:
     return get_adapter(name if name.startswith("aiwiki") else AIWIKI)
 
 
-# ----------------------------------------------------------------------------- state
-
-
-def _state_path(store: Store) -> str:
-    folder = str(getattr(store, "folder", "") or "")
-    return f"{folder}/{STATE_NAME}" if folder else STATE_NAME
-
-
-def _storage(store: Store) -> Any:
-    storage = getattr(store, "storage", None)
-    if storage is None:
-        raise UnsupportedFormatError(
-            f"{store.url}: sync needs a file-based store (it keeps its state file beside the notes)"
-        )
-    return storage
-
-
-def read_state(store: Store) -> dict[str, Any]:
-    """The sync state kept in an aiwiki store (an empty state when there is none).
-
-    ``{"version": 1, "peers": {<Basic Memory store>: {"notes": {<aiwiki key>:
-    {"basic_memory": <key>, "aiwiki_sha256": …, "basic_memory_sha256": …,
-    "base": <aiwiki text>}}}}}``: one entry per Basic Memory store the wiki
-    is synced with (see :func:`peer_id`).
-
-    Raises:
-        FormatError: the state file exists but is not a sync state.
-    """
-    from ..errors import FormatError
-
-    path = _state_path(store)
-    try:
-        data = json.loads(_storage(store).read(path).decode("utf-8"))
-    except NotFoundError:
-        return {"version": STATE_VERSION, "peers": {}}
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"unreadable sync state: {exc}", path=path) from None
-    if not isinstance(data, dict) or not isinstance(data.get("peers"), dict):
-        raise FormatError("not a sessionkit sync state (no 'peers' mapping)", path=path)
-    if data.get("version") != STATE_VERSION:
-        raise FormatError(
-            f"sync state version {data.get('version')!r} is not {STATE_VERSION}", path=path
-        )
-    return data
-
-
-def peer_id(store: Store, wiki: Store | None = None) -> str:
-    """How the state file names a Basic Memory store: its URL, or for a local
-    folder its path relative to the local wiki's root (so it depends neither
-    on the cwd nor on where the two folders were copied or cloned together);
-    its absolute real path when the wiki is remote."""
-    url = str(store.url)
-    if "://" in url and not url.startswith("file://"):
-        return url
-    root = getattr(getattr(store, "storage", None), "root", None)
-    real = os.path.realpath(str(root) if root is not None else url)
-    wiki_root = getattr(getattr(wiki, "storage", None), "root", None)
-    if wiki_root is None:
-        return real
-    return os.path.relpath(real, os.path.realpath(str(wiki_root))).replace(os.sep, "/")
-
-
-def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, Any]]:
-    entry = data["peers"].get(peer)
-    notes = entry.get("notes") if isinstance(entry, dict) else None
-    return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
-
-
-def _state_record(store: Store) -> Any:
-    """The state file as a :class:`~sessionkit.backends._record.Record` of peers: the one
-    locked, merged, atomic writer convert's record uses too."""
-    from ..backends._record import Record
-
-    return Record(_storage(store), _state_path(store), section="peers")
-
-
-def _write_state(
-    store: Store, peer: str, before: Mapping[str, Any], after: Mapping[str, Any]
-) -> None:
-    """Merge this run's pairs into the state file: under the store's lock (the
-    folder's lock file, or a compare-and-swap), into the file as it is at that
-    moment (other peers' entries, and notes of this peer the run did not touch,
-    are kept as they are), replaced whole (temp file, fsync, rename)."""
-    changed = {k: v for k, v in after.items() if before.get(k) != v}
-    removed = [k for k in before if k not in after]
-
-    def change(current: dict[str, Any] | None) -> dict[str, Any]:
-        entry = dict(current or {})
-        notes = entry.get("notes")
-        merged = dict(notes) if isinstance(notes, dict) else {}
-        merged.update({k: _kept_base(v) for k, v in changed.items()})
-        for key in removed:
-            merged.pop(key, None)
-        entry["notes"] = merged
-        return entry
-
-    _state_record(store).merge({peer: change})
-
-
-def _kept_base(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """A pair's entry as the state file keeps it: its base text with every secret
-    redacted (a file beside the notes never holds one; :func:`_restored_bases` puts
-    back those the page still holds before a merge reads the base)."""
-    from ..redaction import redact
-
-    kept = dict(entry)
-    if isinstance(kept.get("base"), str):
-        kept["base"] = redact(kept["base"]).text
-    return kept
-
-
-def _restored_bases(
-    notes: dict[str, dict[str, Any]], pages: Mapping[str, str | None]
-) -> dict[str, dict[str, Any]]:
-    """The state's pairs with each redacted base line that the aiwiki page still holds
-    (the same line once redacted) put back as the page holds it, so that a secret
-    unchanged since the last sync is no change to merge."""
-    from ..redaction import redact
-
-    out = {}
-    for key, entry in notes.items():
-        base, page = entry.get("base"), pages.get(key)
-        if isinstance(base, str) and isinstance(page, str) and "REDACTED:" in base:
-            shown = redact(page).text
-            if shown == base:
-                base = page
-            else:
-                lines, shown_lines = page.splitlines(True), shown.splitlines(True)
-                if len(lines) == len(shown_lines):  # (a key block made one line: left as is)
-                    back = {s: a for s, a in zip(shown_lines, lines, strict=True) if s != a}
-                    base = "".join(back.get(line, line) for line in base.splitlines(True))
-            entry = {**entry, "base": base}
-        out[key] = entry
-    return out
-
-
-@contextlib.contextmanager
-def _locked(store: Store, timeout: float) -> Iterator[None]:
-    """Hold the sync lock of an aiwiki store (waits up to ``timeout`` seconds).
-
-    A local folder uses an OS file lock (released when the process dies); an
-    object store uses a create-only lease object, taken over when older than
-    :data:`LEASE_TTL`.
-
-    Raises:
-        ConflictError: another sync held the lock for ``timeout`` seconds.
-    """
-    storage = _storage(store)
-    folder = str(getattr(store, "folder", "") or "")
-    path = f"{folder}/{LOCK_NAME}" if folder else LOCK_NAME
-    resolve = getattr(storage, "resolve", None)
-    if resolve is not None:
-        from filelock import FileLock, Timeout
-
-        full = resolve(path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        from .._gitignore import exclude_in_git
-
-        exclude_in_git(os.path.dirname(full))
-        try:
-            with FileLock(full, timeout=timeout):
-                yield
-        except Timeout:
-            raise ConflictError(
-                f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
-                path=path,
-            ) from None
-        return
-    deadline = time.monotonic() + timeout
-    token = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "at": time.time()})
-    while True:
-        try:
-            storage.write(path, token.encode(), create=True)
-            break
-        except ConflictError:
-            if _take_stale_lease(storage, path, token):
-                break
-            if time.monotonic() >= deadline:
-                raise ConflictError(
-                    f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
-                    path=path,
-                ) from None
-            time.sleep(min(1.0, max(0.05, timeout / 20)))
-    try:
-        yield
-    finally:
-        with contextlib.suppress(SessionKitError):
-            storage.delete(path)
-
-
-def _take_stale_lease(storage: Any, path: str, token: str) -> bool:
-    """Replace a lease older than :data:`LEASE_TTL` with ours (compare-and-swap)."""
-    taken = False
-
-    def fn(data: bytes | None) -> bytes | None:
-        nonlocal taken
-        taken = False
-        try:
-            held = json.loads((data or b"{}").decode())
-            stale = time.time() - float(held.get("at", 0)) > LEASE_TTL
-        except (ValueError, TypeError, AttributeError):
-            stale = True
-        if data is not None and not stale:
-            return None
-        taken = True
-        return token.encode()
-
-    try:
-        storage.update(path, fn)
-    except SessionKitError:
-        return False
-    return taken
-
-
 # ----------------------------------------------------------------------------- sync
 
 
 def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
-    from ..backends import Store, open_store
+    from ...backends import Store, open_store
 
     if isinstance(target, Store):
         return target
@@ -952,7 +264,7 @@ def _pick_sides(
     """Open both stores (each with ``options`` and its own ones over them); when
     both look like aiwiki (an empty folder does), the one given as a path with no
     aiwiki notes (``b`` when that does not tell) is opened as a Basic Memory project."""
-    from ..backends import Store, open_store
+    from ...backends import Store, open_store
 
     a_opts = {**options, **(a_options or {})}
     b_opts = {**options, **(b_options or {})}
@@ -1171,7 +483,7 @@ class _Run:
 
     def new_chain(self, chain: Sequence[str]) -> None:
         """Checkpoints of one agent session in no pair: one new aiwiki page."""
-        from ..adapters.coding_session import chain_page
+        from ...adapters.coding_session import chain_page
 
         notes = [(k, str(self.bm_texts[k])) for k in chain]
         page = chain_page(notes)
@@ -1209,7 +521,7 @@ class _Run:
         its session grew a chain becomes the chain's page when the page was
         not edited since.
         """
-        from ..adapters.coding_session import chain_page, split_chain_page
+        from ...adapters.coding_session import chain_page, split_chain_page
 
         at = self.aw_texts.get(ak, _MISSING)
         if at is None or any(self.bm_texts.get(k) is None for k in chain):
@@ -1318,7 +630,7 @@ class _Run:
     def new_chain_page(self, ak: str, at: str, claimed: dict[str, str]) -> None:
         """A chain page in no pair (made by ``convert``, or the state was lost with
         its notes): its checkpoint notes, edits carried in, created in Basic Memory."""
-        from ..adapters.coding_session import chain_page, page_notes
+        from ...adapters.coding_session import chain_page, page_notes
 
         notes = page_notes(at, ak)
         keys = [k for k, _ in notes]
@@ -1457,7 +769,7 @@ def sync(
         ConflictError: another sync of the same wiki held the lock for ``lock_timeout``.
         FormatError: the state file is unreadable.
     """
-    from ..backends.basic_memory import project_name
+    from ...backends.basic_memory import project_name
 
     options = dict(storage_options or {})
     first, second = _pick_sides(a, b, options, a_options, b_options)
@@ -1467,7 +779,7 @@ def sync(
             "a Basic Memory store"
         )
     aw, bm = (first, second) if _family(first) == AIWIKI else (second, first)
-    from .convert import refuse_overlap
+    from ..convert import refuse_overlap
 
     refuse_overlap(aw, bm, verb="sync")  # a peer inside the wiki's notes (or the reverse)
     sides = _Sides(
@@ -1477,7 +789,7 @@ def sync(
         folder=str(getattr(bm, "folder", "sessions")),
     )
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
-    from ..redaction import collect
+    from ...redaction import collect
 
     # a dry run only reads: no lock file (nor its folder), no state, no note
     lock = contextlib.nullcontext() if dry_run else _locked(aw, lock_timeout)
@@ -1578,66 +890,13 @@ def sync(
     return report
 
 
-def _page_edits(page: str, base: str, key: str) -> list[tuple[str, str]]:
-    """The notes a chain page stands for, its edits since ``base`` (the page as last
-    synced) carried in: the notes' blocks as the page has them, then the page's
-    own lines (lists, status) merged three-way, the page's edits against those
-    the blocks make, and carried item by item
-    (:func:`~sessionkit.adapters.coding_session.carry_edits`).
-
-    Raises:
-        MergeConflict: the page's lines and a block changed one item differently.
-        FormatError: an edit no note can carry.
-    """
-    from .._api import read_document
-    from ..adapters import get_adapter
-    from ..adapters.coding_session import carry_edits, chain_page, notes_log, split_chain_page
-
-    notes = split_chain_page(page, key)
-    derived = chain_page(notes)
-    if derived == page:
-        return notes
-    aw = get_adapter("aiwiki-v2")
-
-    def read(text: str) -> Session:
-        return aw.read(read_document(text, key))
-
-    theirs = read(derived)
-    # the log is the notes' (blocks and entries, as the page has them): not merged
-    ours = notes_log(read(page), theirs, key)
-    merged = merge_sessions(attrs.evolve(read(base), checkpoints=theirs.checkpoints), ours, theirs)
-    return carry_edits(notes, merged, key)
-
-
-def _merge_note(key: str, base: str, ours: str, theirs: str) -> str | None:
-    """A checkpoint note edited on the chain page (``ours``) and in Basic Memory
-    (``theirs``): the three-way merge of the two in the model, written as a
-    minimal edit of ``theirs``; ``None`` when the edits touch the same thing
-    (or the merge cannot be written as it reads)."""
-    from .._api import read_document
-    from ..adapters import get_adapter
-
-    bm = get_adapter("basic-memory")
-    try:
-        doc = read_document(theirs, key)
-        merged = merge_sessions(
-            bm.read(read_document(base, key)), bm.read(read_document(ours, key)), bm.read(doc)
-        )
-        text = bm.write(merged, doc).text
-        if bm.read(read_document(text, key)) != merged:
-            return None
-    except (MergeConflict, SessionKitError):
-        return None
-    return text
-
-
 def _chain_of(n: int) -> str:
     return f"a chain of {n} checkpoint" + ("" if n == 1 else "s")
 
 
 def _is_chain_page(text: str, key: str) -> bool:
-    from .._api import read_document
-    from ..adapters.coding_session import CHAIN_KEY
+    from ..._api import read_document
+    from ...adapters.coding_session import CHAIN_KEY
 
     if CHAIN_KEY not in text:
         return False
@@ -1647,14 +906,9 @@ def _is_chain_page(text: str, key: str) -> bool:
         return False
 
 
-def _chain_sha(notes: Sequence[tuple[str, str]]) -> str:
-    """One hash for a chain's notes: their keys and texts, in order."""
-    return _sha(json.dumps([[k, _sha(t)] for k, t in notes]))
-
-
 def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
     """The chains of checkpoints among the readable notes."""
-    from ..adapters.coding_session import chains, may_chain
+    from ...adapters.coding_session import chains, may_chain
 
     readable = {k: t for k, t in texts.items() if t is not None and may_chain(t)}
     return chains(readable, minimum=1) if readable else []
@@ -1690,32 +944,15 @@ def _failure(side: str, key: str, message: str) -> SyncAction:
 def _local_folder(store: Store) -> str | None:
     """The notes folder on local disk, or ``None`` for a remote store."""
     storage = getattr(store, "storage", None)
-    resolve = getattr(storage, "resolve", None)
-    if resolve is None:
+    if getattr(storage, "resolve", None) is None:
         return None
     folder = str(getattr(store, "folder", "") or "")
-    return str(resolve(folder)) if folder else str(storage.root)  # type: ignore[union-attr]
+    return str(storage.resolve(folder)) if folder else str(storage.root)  # type: ignore[union-attr]
 
 
-def _fingerprint(store: Store) -> tuple[Any, ...]:
-    """What a poll compares: every note's key, size and modification time (from
-    the listing on object stores, one ``stat`` a note on local disks)."""
-    entries = getattr(store, "entries", None)
-    if entries is None:
-        return tuple(store.keys())
-    storage = getattr(store, "storage", None)
-    resolve = getattr(storage, "resolve", None)
-    out: list[Any] = []
-    for key, entry in entries():
-        if entry.mtime is None and resolve is not None:
-            try:
-                st = os.stat(resolve(entry.path))
-            except OSError:
-                continue
-            out.append((key, st.st_size, st.st_mtime_ns))
-        else:
-            out.append((key, entry.size, entry.mtime))
-    return tuple(out)
+def fingerprint(store: Store) -> tuple[tuple[str, str], ...]:
+    """What a poll compares: every note's key and version (:meth:`Store.versions`)."""
+    return tuple(sorted(store.versions().items()))
 
 
 def watch(
@@ -1762,7 +999,7 @@ def watch(
     runs = 0
     while True:
         report = sync(first, second, **options)
-        seen = (_fingerprint(first), _fingerprint(second))  # after our own writes
+        seen = (fingerprint(first), fingerprint(second))  # after our own writes
         runs += 1
         if on_report is not None:
             on_report(report)
@@ -1775,7 +1012,7 @@ def watch(
                 time.sleep(interval)
             if stop is not None and stop():
                 return
-            if (_fingerprint(first), _fingerprint(second)) != seen:
+            if (fingerprint(first), fingerprint(second)) != seen:
                 break
 
 
@@ -1785,7 +1022,7 @@ def _watcher(folders: Sequence[str], interval: float, *, required: bool) -> Iter
         watchfiles: Any = importlib.import_module("watchfiles")
     except ImportError:
         if required:
-            from ..errors import MissingDependencyError
+            from ...errors import MissingDependencyError
 
             raise MissingDependencyError(
                 "watching folders needs watchfiles: pip install 'sessionkit[watch]'"
