@@ -8,12 +8,35 @@ import importlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
-from ...errors import ConflictError, NotFoundError, SessionKitError, UnsupportedFormatError
+from ..._api import read_document
+from ...adapters import Adapter, detect_format, get_adapter
+from ...adapters.basic_memory import SESSION_TYPES
+from ...adapters.coding_session import (
+    CHAIN_KEY,
+    chain_page,
+    chains,
+    may_chain,
+    page_notes,
+    split_chain_page,
+)
+from ...backends import Store, open_store
+from ...backends.basic_memory import project_name
+from ...errors import (
+    ConflictError,
+    FormatError,
+    MissingDependencyError,
+    NotFoundError,
+    SessionKitError,
+    UnsupportedFormatError,
+)
 from ...model import Session
+from ...redaction import DEFAULT_POLICY, collect, redact, relay
+from ...text.grammar import is_fence
+from ..convert import convert_text, refuse_overlap, target_key
 from .merge import (
     _MISSING,
     MergeConflict,
@@ -35,10 +58,6 @@ from .state import (
     read_state,
 )
 
-if TYPE_CHECKING:
-    from ...adapters import Adapter
-    from ...backends import Store
-
 __all__ = ["fingerprint", "sync", "watch"]
 
 AIWIKI = "aiwiki-v2"
@@ -56,46 +75,29 @@ class _Sides:
 
     def aw_session(self, text: str, key: str) -> Session:
         """An aiwiki page's model (v1 pages read as v1)."""
-        from ..._api import read_document
-
         doc = read_document(text, key)
         return _aiwiki_adapter(doc).read(doc)
 
     def bm_as_aw(self, text: str, key: str) -> tuple[str, Session]:
         """A Basic Memory note as an aiwiki page: (text, model)."""
-        from ..convert import convert_text
-
         page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
         return page, self.aw_session(page, key)
 
     def aw_as_bm(self, text: str, key: str) -> str:
         """An aiwiki page as a Basic Memory note."""
-        from ..convert import convert_text
-
         return convert_text(
             text, BASIC_MEMORY, key, AIWIKI, project=self.project, folder=self.folder
         )
 
     def bm_key_for(self, text: str, key: str) -> str:
-        from ..convert import target_key
-
         # (named from the text as the note will hold it: a secret never names a file)
         return target_key(_as_held(self.bm, text)[0], BASIC_MEMORY, key, project=self.project)
 
     def aw_key_for(self, text: str, key: str) -> str:
-        from ..convert import target_key
-
         return target_key(_as_held(self.aw, text)[0], AIWIKI, key)
-
-    def is_session(self, text: str, key: str) -> bool:
-        """Whether a Basic Memory note is a session note (other notes are not synced)."""
-        return self.not_session(text, key) is None
 
     def not_session(self, text: str, key: str) -> str | None:
         """Why a Basic Memory note is not a session note (``None``: it is one)."""
-        from ..._api import read_document
-        from ...adapters.basic_memory import SESSION_TYPES
-
         why = _blank(text, key)
         if why is not None:
             return why
@@ -113,9 +115,6 @@ class _Sides:
         Raises:
             FormatError: no edit of the page reads back as ``session``.
         """
-        from ..._api import read_document
-        from ...errors import FormatError
-
         doc = read_document(current, key)
         adapter = _aiwiki_adapter(doc)
         text = adapter.write(session, base=doc).text
@@ -133,8 +132,8 @@ class _Sides:
         )
 
     def write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
-        """:meth:`_write_bm` of ``page`` with its secrets redacted first (its title and
-        permalink are made from it); the redactions reported when the note changes."""
+        """:meth:`_write_bm` of ``page`` redacted first (its title and permalink are
+        made from it); the redactions reported when the note changes."""
         held, found = _as_held(self.bm, page, key)
         text = self._write_bm(held, aw_key, current, key)
         if found and text != current:
@@ -142,32 +141,18 @@ class _Sides:
         return text
 
     def _write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
-        """The Basic Memory note ``current`` (or a new one) edited to hold the aiwiki ``page``.
-
-        The note is edited minimally (only the facts that differ are spliced)
-        when that reads back as the page's session, else it is the full
-        conversion of the page.
-
-        Raises:
-            FormatError: the page cannot be held by a Basic Memory note.
-        """
-        from ..._api import read_document
-        from ...adapters import get_adapter
-        from ...errors import FormatError
-
+        """The Basic Memory note ``current`` (or a new one) holding the aiwiki ``page``:
+        a minimal splice when that reads back as the page, else the full conversion.
+        :class:`FormatError` when no note holds it."""
         full = self.aw_as_bm(page, aw_key)
         if current is None:
             return full  # a whole conversion: convert checks it reads back as the page
         want = self.aw_session(page, aw_key)
         candidates = [full]
-        if current is not None:
-            adapter = get_adapter(BASIC_MEMORY)
-            try:
-                fresh = adapter.read(read_document(full, key))
-                spliced = adapter.write(fresh, base=read_document(current, key)).text
-                candidates.insert(0, spliced)
-            except SessionKitError:
-                pass
+        adapter = get_adapter(BASIC_MEMORY)
+        with contextlib.suppress(SessionKitError):
+            fresh = adapter.read(read_document(full, key))
+            candidates.insert(0, adapter.write(fresh, base=read_document(current, key)).text)
         differ: list[str] = []
         for text in candidates:
             try:
@@ -185,16 +170,12 @@ class _Sides:
 
 
 def _blank(text: str, key: str) -> str | None:
-    """Why a note holds no session at all (empty, or no frontmatter), else ``None``.
-
-    Such a note is never a deletion nor an empty session to carry over: sync
-    reports it and writes nothing for it."""
-    from ..._api import read_document
-
+    """Why a note holds no session (empty, no frontmatter), else ``None``: such a note
+    is never a deletion nor an empty session to carry over."""
     if not text.strip():
         return "it is empty"
     head = text.lstrip("\ufeff").split("\n", 2)
-    if head[0].rstrip() == "---" and len(head) > 1 and head[1].strip() not in ("", "---"):
+    if is_fence(head[0]) and len(head) > 1 and head[1].strip() not in ("", "---"):
         return None  # a frontmatter with something in it (no parse: sync parses it later)
     try:
         meta = read_document(text, key).meta
@@ -204,11 +185,8 @@ def _blank(text: str, key: str) -> str | None:
 
 
 def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tuple[Any, ...]]:
-    """``text`` with its secrets redacted when ``store`` redacts what it writes (the
-    default policy): what a title, a permalink or a file name made from it is made from;
-    and the findings (with ``key``, the note it goes to, named by their path)."""
-    from ...redaction import DEFAULT_POLICY, redact
-
+    """``text`` redacted as ``store`` would write it (names are made from that), and
+    the findings (named by ``key``'s path)."""
     policy = getattr(store, "redaction", None) or DEFAULT_POLICY
     if policy.mode != "on":
         return text, ()
@@ -220,8 +198,6 @@ def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tupl
 
 def _report_held(store: Store, findings: Sequence[Any]) -> None:
     """Report redactions made before a write as the store's write reports its own."""
-    from ...redaction import relay
-
     relay(findings)
     log = getattr(store, "redactions", None)
     if isinstance(log, list):
@@ -230,8 +206,6 @@ def _report_held(store: Store, findings: Sequence[Any]) -> None:
 
 def _aiwiki_adapter(doc: Any) -> Adapter:
     """The adapter of an aiwiki page's own schema version (v2 when it says none)."""
-    from ...adapters import detect_format, get_adapter
-
     try:
         name = detect_format(doc)
     except SessionKitError:
@@ -243,8 +217,6 @@ def _aiwiki_adapter(doc: Any) -> Adapter:
 
 
 def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
-    from ...backends import Store, open_store
-
     if isinstance(target, Store):
         return target
     return open_store(os.fspath(target), **dict(storage_options))
@@ -261,11 +233,8 @@ def _pick_sides(
     a_options: Mapping[str, Any] | None = None,
     b_options: Mapping[str, Any] | None = None,
 ) -> tuple[Store, Store]:
-    """Open both stores (each with ``options`` and its own ones over them); when
-    both look like aiwiki (an empty folder does), the one given as a path with no
-    aiwiki notes (``b`` when that does not tell) is opened as a Basic Memory project."""
-    from ...backends import Store, open_store
-
+    """Open both stores; when both look like aiwiki (an empty folder does), the path
+    with no notes (``b`` when that does not tell) is opened as a Basic Memory project."""
     a_opts = {**options, **(a_options or {})}
     b_opts = {**options, **(b_options or {})}
     first, second = _open(a, a_opts), _open(b, b_opts)
@@ -342,14 +311,12 @@ class _Run:
 
     sides: _Sides
     report: SyncReport
-    notes: dict[str, dict[str, Any]]
     new_notes: dict[str, dict[str, Any]]
     aw_texts: dict[str, str | None]
     bm_texts: dict[str, str | None]
     dry_run: bool
     propagate_deletes: bool
-    #: aiwiki keys dealt with by an earlier step of this run
-    handled: set[str] = attrs.field(factory=set)
+    handled: set[str] = attrs.field(factory=set)  # aiwiki keys an earlier step dealt with
 
     def act(self, action: str, ak: str | None, bk: str | None, **kw: Any) -> None:
         self.report.actions.append(SyncAction(action=action, aiwiki=ak, basic_memory=bk, **kw))
@@ -483,8 +450,6 @@ class _Run:
 
     def new_chain(self, chain: Sequence[str]) -> None:
         """Checkpoints of one agent session in no pair: one new aiwiki page."""
-        from ...adapters.coding_session import chain_page
-
         notes = [(k, str(self.bm_texts[k])) for k in chain]
         page = chain_page(notes)
         ak = self.sides.aw.key_for(self.sides.aw_session(page, chain[0]))
@@ -512,17 +477,9 @@ class _Run:
         self.act("create-aiwiki", ak, chain[0], message=_chain_of(len(notes)))
 
     def pair_chain(self, ak: str, entry: Mapping[str, Any], chain: Sequence[str]) -> None:
-        """A chain page and its checkpoint notes: merged note by note against the base.
-
-        The page is derived from the notes (:func:`~sessionkit.adapters.coding_session.chain_page`):
-        a note edited inside its block on the page is carried to Basic Memory,
-        a note edited or added in Basic Memory rewrites the page; a note edited
-        on both sides differently is a conflict.  A single note paired before
-        its session grew a chain becomes the chain's page when the page was
-        not edited since.
-        """
-        from ...adapters.coding_session import chain_page, split_chain_page
-
+        """A chain page and its checkpoint notes, merged note by note against the base
+        (the page is derived from the notes; a note edited on both sides differently
+        is a conflict; a single pair whose session grew a chain becomes its page)."""
         at = self.aw_texts.get(ak, _MISSING)
         if at is None or any(self.bm_texts.get(k) is None for k in chain):
             return  # unreadable: reported
@@ -628,10 +585,7 @@ class _Run:
         self.act(action, ak, chain[0], message=_chain_of(len(notes)))
 
     def new_chain_page(self, ak: str, at: str, claimed: dict[str, str]) -> None:
-        """A chain page in no pair (made by ``convert``, or the state was lost with
-        its notes): its checkpoint notes, edits carried in, created in Basic Memory."""
-        from ...adapters.coding_session import chain_page, page_notes
-
+        """A chain page in no pair: its checkpoint notes created in Basic Memory."""
         notes = page_notes(at, ak)
         keys = [k for k, _ in notes]
         taken = [k for k in keys if k in claimed]
@@ -769,8 +723,6 @@ def sync(
         ConflictError: another sync of the same wiki held the lock for ``lock_timeout``.
         FormatError: the state file is unreadable.
     """
-    from ...backends.basic_memory import project_name
-
     options = dict(storage_options or {})
     first, second = _pick_sides(a, b, options, a_options, b_options)
     if _family(first) == _family(second):
@@ -779,8 +731,6 @@ def sync(
             "a Basic Memory store"
         )
     aw, bm = (first, second) if _family(first) == AIWIKI else (second, first)
-    from ..convert import refuse_overlap
-
     refuse_overlap(aw, bm, verb="sync")  # a peer inside the wiki's notes (or the reverse)
     sides = _Sides(
         aw=aw,
@@ -789,8 +739,6 @@ def sync(
         folder=str(getattr(bm, "folder", "sessions")),
     )
     report = SyncReport(aiwiki=str(aw.url), basic_memory=str(bm.url), dry_run=dry_run)
-    from ...redaction import collect
-
     # a dry run only reads: no lock file (nor its folder), no state, no note
     lock = contextlib.nullcontext() if dry_run else _locked(aw, lock_timeout)
     with lock, collect() as secrets:
@@ -831,7 +779,6 @@ def sync(
         run = _Run(
             sides=sides,
             report=report,
-            notes=notes,
             new_notes=dict(notes),
             aw_texts=aw_texts,
             bm_texts=bm_texts,
@@ -895,9 +842,6 @@ def _chain_of(n: int) -> str:
 
 
 def _is_chain_page(text: str, key: str) -> bool:
-    from ..._api import read_document
-    from ...adapters.coding_session import CHAIN_KEY
-
     if CHAIN_KEY not in text:
         return False
     try:
@@ -908,18 +852,16 @@ def _is_chain_page(text: str, key: str) -> bool:
 
 def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
     """The chains of checkpoints among the readable notes."""
-    from ...adapters.coding_session import chains, may_chain
-
     readable = {k: t for k, t in texts.items() if t is not None and may_chain(t)}
     return chains(readable, minimum=1) if readable else []
 
 
 def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:
     """Run one note's step; a failure is reported against that note only."""
+    side = "basic_memory" if key in run.bm_texts and key not in run.aw_texts else "aiwiki"
     try:
         step()
     except _Moved as exc:  # edited by someone else while the sync ran: theirs is kept
-        side = "basic_memory" if key in run.bm_texts and key not in run.aw_texts else "aiwiki"
         moved = exc.path or key
         run.report.actions.append(
             SyncAction(
@@ -931,14 +873,12 @@ def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:
             )
         )
     except SessionKitError as exc:
-        side = "basic_memory" if key in run.bm_texts and key not in run.aw_texts else "aiwiki"
         run.report.actions.append(_failure(side, key, str(exc.with_path(exc.path or key))))
 
 
 def _failure(side: str, key: str, message: str) -> SyncAction:
-    if side == "aiwiki":
-        return SyncAction(action="failure", aiwiki=key, message=message)
-    return SyncAction(action="failure", basic_memory=key, message=message)
+    aiwiki, bm = (key, None) if side == "aiwiki" else (None, key)
+    return SyncAction(action="failure", aiwiki=aiwiki, basic_memory=bm, message=message)
 
 
 def _local_folder(store: Store) -> str | None:
@@ -968,10 +908,8 @@ def watch(
 ) -> None:
     """Sync now, then again whenever either side changes, until ``stop()`` is true.
 
-    Local folders are watched with ``watchfiles`` when it is installed (the
-    ``watch`` extra: OS change events, no polling); remote stores, or local
-    ones without ``watchfiles``, are polled every ``interval`` seconds (a
-    listing of both sides, compared with the previous one).
+    Local folders are watched with ``watchfiles`` when installed (the ``watch``
+    extra); otherwise both sides' listings are polled every ``interval`` seconds.
 
     Args:
         a: one store (as for :func:`sync`).
@@ -1022,8 +960,6 @@ def _watcher(folders: Sequence[str], interval: float, *, required: bool) -> Iter
         watchfiles: Any = importlib.import_module("watchfiles")
     except ImportError:
         if required:
-            from ...errors import MissingDependencyError
-
             raise MissingDependencyError(
                 "watching folders needs watchfiles: pip install 'sessionkit[watch]'"
             ) from None

@@ -9,6 +9,9 @@ from typing import Any
 
 import attrs
 
+from ..._api import read_document
+from ...adapters import get_adapter
+from ...adapters.coding_session import carry_edits, chain_page, notes_log, split_chain_page
 from ...errors import ConflictError, SessionKitError
 from ...model import Session
 from .report import SyncConflict
@@ -241,8 +244,7 @@ def _carried(value: Any) -> Mapping[str, Any] | None:
 
 
 def _fields_differ(names: Sequence[str]) -> str:
-    """``session_id differs`` / ``a, b differ`` (at most five names), and what a
-    difference in the note's key means."""
+    """``session_id differs`` / ``a, b differ`` (at most five names)."""
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     text = f"{shown} {'differs' if len(names) == 1 else 'differ'}; values not shown"
     if any(n.endswith("_sessionkit.key") for n in names):
@@ -254,20 +256,9 @@ def _fields_differ(names: Sequence[str]) -> str:
 
 
 def _page_edits(page: str, base: str, key: str) -> list[tuple[str, str]]:
-    """The notes a chain page stands for, its edits since ``base`` (the page as last
-    synced) carried in: the notes' blocks as the page has them, then the page's
-    own lines (lists, status) merged three-way, the page's edits against those
-    the blocks make, and carried item by item
-    (:func:`~sessionkit.adapters.coding_session.carry_edits`).
-
-    Raises:
-        MergeConflict: the page's lines and a block changed one item differently.
-        FormatError: an edit no note can carry.
-    """
-    from ..._api import read_document
-    from ...adapters import get_adapter
-    from ...adapters.coding_session import carry_edits, chain_page, notes_log, split_chain_page
-
+    """The notes a chain page stands for, with its edits since ``base`` merged
+    three-way against its blocks and carried item by item (:class:`MergeConflict`
+    when a line and a block changed one item differently)."""
     notes = split_chain_page(page, key)
     derived = chain_page(notes)
     if derived == page:
@@ -285,13 +276,8 @@ def _page_edits(page: str, base: str, key: str) -> list[tuple[str, str]]:
 
 
 def _merge_note(key: str, base: str, ours: str, theirs: str) -> str | None:
-    """A checkpoint note edited on the chain page (``ours``) and in Basic Memory
-    (``theirs``): the three-way merge of the two in the model, written as a
-    minimal edit of ``theirs``; ``None`` when the edits touch the same thing
-    (or the merge cannot be written as it reads)."""
-    from ..._api import read_document
-    from ...adapters import get_adapter
-
+    """A checkpoint note edited on the page (``ours``) and in Basic Memory
+    (``theirs``), merged as a minimal edit of ``theirs``; ``None``: they clash."""
     bm = get_adapter("basic-memory")
     try:
         doc = read_document(theirs, key)

@@ -73,18 +73,13 @@ class SyncAction:
         return out
 
 
+BM = "basic-memory"
 #: actions that write a note
 WRITES = frozenset(
-    {
-        "create-aiwiki",
-        "create-basic-memory",
-        "update-aiwiki",
-        "update-basic-memory",
-        "merge",
-        "delete-aiwiki",
-        "delete-basic-memory",
-    }
-)
+    f"{verb}-{side}"
+    for verb in ("create", "update", "delete")
+    for side in ("aiwiki", "basic-memory")
+) | {"merge"}
 
 
 @attrs.define(kw_only=True)
@@ -145,11 +140,7 @@ class SyncReport:
         return out
 
     def summary(self) -> str:
-        """The CLI's one-line summary.  Every pair or note the run looked at is in
-        exactly one count, so they add up: written (or would be, in a dry run),
-        already in step (recorded without a write: a rerun after an interrupted
-        sync lands here), unchanged, conflicts, failed, and when there are any,
-        deletions reported and pairs forgotten (gone on both sides)."""
+        """The CLI's one-line summary; every pair the run looked at is in one count."""
         tally = self.counts()
         verb = "would write" if self.dry_run else "wrote"
         parts = [

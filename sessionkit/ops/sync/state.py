@@ -9,12 +9,22 @@ import os
 import socket
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ...errors import ConflictError, NotFoundError, SessionKitError, UnsupportedFormatError
+from filelock import FileLock, Timeout
 
-if TYPE_CHECKING:
-    from ...backends import Store
+from ..._gitignore import exclude_in_git
+from ...backends import Store
+from ...backends._record import Record
+from ...errors import (
+    ConflictError,
+    FormatError,
+    NotFoundError,
+    SessionKitError,
+    UnsupportedFormatError,
+)
+from ...redaction import redact
+from ...text.grammar import split_lines
 
 __all__ = ["LOCK_NAME", "STATE_NAME", "peer_id", "read_state"]
 
@@ -30,9 +40,6 @@ STATE_VERSION = 1
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-# ----------------------------------------------------------------------------- state
 
 
 def _state_path(store: Store) -> str:
@@ -60,8 +67,6 @@ def read_state(store: Store) -> dict[str, Any]:
     Raises:
         FormatError: the state file exists but is not a sync state.
     """
-    from ...errors import FormatError
-
     path = _state_path(store)
     try:
         data = json.loads(_storage(store).read(path).decode("utf-8"))
@@ -101,20 +106,15 @@ def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, Any]]:
 
 
 def _state_record(store: Store) -> Any:
-    """The state file as a :class:`~sessionkit.backends._record.Record` of peers: the one
-    locked, merged, atomic writer convert's record uses too."""
-    from ...backends._record import Record
-
+    """The state file as a :class:`Record` of peers (locked, merged, atomic)."""
     return Record(_storage(store), _state_path(store), section="peers")
 
 
 def _write_state(
     store: Store, peer: str, before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> None:
-    """Merge this run's pairs into the state file: under the store's lock (the
-    folder's lock file, or a compare-and-swap), into the file as it is at that
-    moment (other peers' entries, and notes of this peer the run did not touch,
-    are kept as they are), replaced whole (temp file, fsync, rename)."""
+    """Merge this run's pairs into the state file as it is now (other peers and
+    untouched pairs kept), under the store's lock or compare-and-swap."""
     changed = {k: v for k, v in after.items() if before.get(k) != v}
     removed = [k for k in before if k not in after]
 
@@ -132,11 +132,7 @@ def _write_state(
 
 
 def _kept_base(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """A pair's entry as the state file keeps it: its base text with every secret
-    redacted (a file beside the notes never holds one; :func:`_restored_bases` puts
-    back those the page still holds before a merge reads the base)."""
-    from ...redaction import redact
-
+    """A pair's entry with its base redacted (a file beside the notes holds no secret)."""
     kept = dict(entry)
     if isinstance(kept.get("base"), str):
         kept["base"] = redact(kept["base"]).text
@@ -146,11 +142,8 @@ def _kept_base(entry: Mapping[str, Any]) -> dict[str, Any]:
 def _restored_bases(
     notes: dict[str, dict[str, Any]], pages: Mapping[str, str | None]
 ) -> dict[str, dict[str, Any]]:
-    """The state's pairs with each redacted base line that the aiwiki page still holds
-    (the same line once redacted) put back as the page holds it, so that a secret
-    unchanged since the last sync is no change to merge."""
-    from ...redaction import redact
-
+    """The pairs with each redacted base line the page still holds put back as the
+    page holds it (an unchanged secret is no change to merge)."""
     out = {}
     for key, entry in notes.items():
         base, page = entry.get("base"), pages.get(key)
@@ -159,10 +152,10 @@ def _restored_bases(
             if shown == base:
                 base = page
             else:
-                lines, shown_lines = page.splitlines(True), shown.splitlines(True)
+                lines, shown_lines = split_lines(page), split_lines(shown)
                 if len(lines) == len(shown_lines):  # (a key block made one line: left as is)
                     back = {s: a for s, a in zip(shown_lines, lines, strict=True) if s != a}
-                    base = "".join(back.get(line, line) for line in base.splitlines(True))
+                    base = "".join(back.get(line, line) for line in split_lines(base))
             entry = {**entry, "base": base}
         out[key] = entry
     return out
@@ -170,26 +163,15 @@ def _restored_bases(
 
 @contextlib.contextmanager
 def _locked(store: Store, timeout: float) -> Iterator[None]:
-    """Hold the sync lock of an aiwiki store (waits up to ``timeout`` seconds).
-
-    A local folder uses an OS file lock (released when the process dies); an
-    object store uses a create-only lease object, taken over when older than
-    :data:`LEASE_TTL`.
-
-    Raises:
-        ConflictError: another sync held the lock for ``timeout`` seconds.
-    """
+    """Hold the sync lock of an aiwiki store, waiting up to ``timeout`` seconds: a file
+    lock on local disks, else a create-only lease taken over after :data:`LEASE_TTL`."""
     storage = _storage(store)
     folder = str(getattr(store, "folder", "") or "")
     path = f"{folder}/{LOCK_NAME}" if folder else LOCK_NAME
     resolve = getattr(storage, "resolve", None)
     if resolve is not None:
-        from filelock import FileLock, Timeout
-
         full = resolve(path)
         os.makedirs(os.path.dirname(full), exist_ok=True)
-        from ..._gitignore import exclude_in_git
-
         exclude_in_git(os.path.dirname(full))
         try:
             with FileLock(full, timeout=timeout):
