@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import builtins
+import collections
 import contextlib
 import functools
 import re
@@ -395,12 +396,25 @@ class Storage(abc.ABC):
         return [entry.path[cut:] for entry in self.list(folder)]
 
     @abc.abstractmethod
+    def names(self) -> set[str]:
+        """The names directly under the root (one listing; empty when it is missing)."""
+
+    @abc.abstractmethod
     def read(self, path: str) -> bytes:
         """The bytes of one file. Raises :class:`NotFoundError`."""
 
     @abc.abstractmethod
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
         """Several files in as few round trips as possible; errors mapped, not raised."""
+
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | StoreError]]:
+        """``(path, bytes or error)`` of each path, in order: one :meth:`read_many`
+        batch, each file's bytes let go once yielded."""
+        got = self.read_many(builtins.list(dict.fromkeys(paths)))
+        left = collections.Counter(paths)
+        for path in paths:
+            left[path] -= 1
+            yield path, got[path] if left[path] else got.pop(path)
 
     @abc.abstractmethod
     def read_heads(self, paths: Sequence[str], nbytes: int) -> dict[str, bytes | StoreError]:

@@ -165,6 +165,12 @@ class LocalStorage(Storage):
         found.sort()
         return found
 
+    def names(self) -> set[str]:
+        try:
+            return set(os.listdir(self.root))
+        except OSError:
+            return set()
+
     @staticmethod
     def _read_full(full: str, path: str, nbytes: int | None = None) -> bytes:
         """The bytes of the regular file ``full`` (at most ``nbytes``); a FIFO or a

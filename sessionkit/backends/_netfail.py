@@ -154,6 +154,8 @@ def _plain_network_errors(method: F) -> F:
 
 #: the storage methods that talk to the network
 _METHODS = (
+    "names",
+    "exists",
     "list",
     "read",
     "read_many",

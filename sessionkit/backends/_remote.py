@@ -135,6 +135,27 @@ class FsspecStorage(Storage):
         out.sort(key=lambda e: e.path)
         return out
 
+    def names(self) -> set[str]:
+        with contextlib.suppress(Exception):
+            self.fs.invalidate_cache(self.root)
+        try:
+            listed = self.fs.ls(self.root, detail=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
+        except OSError as exc:
+            raise StoreError(f"cannot list {self.url!r}: {exc}") from None
+        return {str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed}
+
+    def exists(self, folder: str = "") -> bool:
+        """Whether ``folder`` (the root when empty) is there."""
+        full = self.full(folder) if folder else self.root
+        with contextlib.suppress(Exception):
+            self.fs.invalidate_cache(full)
+        try:
+            return bool(self.fs.exists(full))
+        except OSError as exc:
+            raise StoreError(f"cannot reach {self.url}: {exc}") from None
+
     def _cat_kwargs(self) -> dict[str, Any]:
         return {}
 
