@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 import sessionkit
-from sessionkit.backends._storage import LOCK_NAME, LocalStorage
 from sessionkit.errors import ConflictError, StoreError
+
+LOCK_NAME = ".sessionkit.lock"
+
+
+def _storage(root: Path | str, **options: Any) -> Any:
+    """The byte layer of a local store at ``root`` (what ``open_store`` opens)."""
+    return sessionkit.open_store(str(root), layout="aiwiki", **options).storage
 
 
 @pytest.fixture
@@ -71,7 +77,7 @@ def test_create_is_atomic_against_foreign_writers(store: Any, tmp_path: Path) ->
 
 
 def test_root_need_not_exist(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path / "later")
+    storage = _storage(tmp_path / "later")
     assert storage.list() == []
     storage.write("aiwiki/sessions/a.md", b"x", create=True)
     assert [e.path for e in storage.list()] == ["aiwiki/sessions/a.md"]
