@@ -1,17 +1,6 @@
-"""Files below a path on any fsspec filesystem: S3 with conditional requests, deadlines.
-
-=============  ===========================  ====================================
-filesystem     create-only write            read-modify-write (``update``)
-=============  ===========================  ====================================
-``s3://``      ``If-None-Match: *`` PUT     compare-and-swap on the ETag
-                                            (``If-Match``) with bounded retry
-``memory://``  under a process lock         under a process lock
-anything else  only with ``single_writer``  only with ``single_writer=True``
-=============  ===========================  ====================================
-
-Every request to S3 or GCS has a connect and a read deadline
-(:func:`remote_options`); network failures are named plainly (``_netfail``).
-"""
+"""Files below a path on any fsspec filesystem (conditional writes in ``_storage``'s
+table): S3 with conditional requests; every S3 or GCS request has a connect and a
+read deadline (:func:`remote_options`); network failures are named plainly."""
 
 from __future__ import annotations
 
@@ -77,11 +66,8 @@ class FsspecStorage(Storage):
     lock where the filesystem lives in this process (``memory://``), and are
     refused elsewhere unless ``single_writer=True`` promises no other writer.
 
-    Args:
-        fs: the filesystem.
-        root: the root path on it (protocol stripped).
-        url: the root as the caller wrote it.
-        single_writer: opt in to unguarded read-modify-write.
+    Args: ``fs`` the filesystem, ``root`` the root on it, ``url`` as the caller
+    wrote it, ``single_writer`` opt in to unguarded read-modify-write.
     """
 
     _process_locks: ClassVar[dict[int, threading.RLock]] = {}
@@ -294,9 +280,7 @@ class S3Storage(FsspecStorage):
     Create-only writes PUT with ``If-None-Match: *``; :meth:`update` PUTs with
     ``If-Match: <etag>`` of what it read, and on HTTP 412/409 reads again and
     retries with jittered backoff, then raises :class:`ConflictError`.
-
-    Args:
-        max_attempts: compare-and-swap attempts before giving up.
+    ``max_attempts``: compare-and-swap attempts before giving up.
     """
 
     _makes_dirs = False  # object stores have no folders (and makedirs may create buckets)
