@@ -138,6 +138,17 @@ def as_status(value: Status | str | None) -> Status | None:
         raise ValidationError(f"status {value!r} is not one of {allowed}") from None
 
 
+def _each(items: Iterable[Any], call: Callable[[Any], Any]) -> list[Any]:
+    """``call`` of each item, in order; a :class:`SessionKitError` is kept, not raised."""
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(call(item))
+        except SessionKitError as exc:
+            out.append(exc)
+    return out
+
+
 class Store(abc.ABC):
     """A collection of session notes (abstract).
 
@@ -166,11 +177,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
-        """Read-modify-write without lost updates (lock or compare-and-swap).
-
-        ``fn`` gets the current text (``None`` when absent) and returns the new
-        text (``None``: leave as is). It may be called more than once.
-        """
+        """Read-modify-write without lost updates (lock or compare-and-swap): ``fn`` gets
+        the text (``None``: absent), returns the new one (``None``: leave it); maybe twice."""
 
     @abc.abstractmethod
     def delete(self, key: str) -> None:
@@ -188,43 +196,19 @@ class Store(abc.ABC):
     def write_texts(
         self, items: Sequence[tuple[str, str]], *, create: bool = False
     ) -> list[SessionKitError | None]:
-        """:meth:`write_text` of several notes, each with its guarantees: per note,
-        in order, ``None`` when it was written or the error that stopped it.
-
-        Stores that can overlap the writes do (the built-in stores on a local
-        disk, inside :meth:`batch`).
-        """
-        out: list[SessionKitError | None] = []
-        for key, text in items:
-            try:
-                self.write_text(key, text, create=create)
-            except SessionKitError as exc:
-                out.append(exc)
-            else:
-                out.append(None)
-        return out
+        """:meth:`write_text` of several notes, each with its guarantees: per note, in
+        order, ``None`` or the error that stopped it (built-in stores overlap them)."""
+        return _each(items, lambda item: self.write_text(item[0], item[1], create=create))
 
     def update_texts(
         self, keys: Sequence[str], fn: Callable[[str, str | None], str | None]
     ) -> list[str | SessionKitError | None]:
-        """:meth:`update_text` of several notes, ``fn(key, current)`` for each: per
-        note, in order, its text afterwards (``None`` if it does not exist) or the
-        error that stopped it (raised by the store or by ``fn``).  ``fn`` may be
-        called more than once for a note.
-        """
-        out: list[str | SessionKitError | None] = []
-        for key in keys:
-            try:
-                out.append(self.update_text(key, functools.partial(fn, key)))
-            except SessionKitError as exc:
-                out.append(exc)
-        return out
+        """:meth:`update_text` of several notes, ``fn(key, current)`` for each (maybe more
+        than once): per note, in order, its text afterwards or the error that stopped it."""
+        return _each(keys, lambda key: self.update_text(key, functools.partial(fn, key)))
 
     def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
-        """(key, text) for each key, in order; errors are yielded, not raised.
-
-        Stores on remote filesystems override this to read in batches.
-        """
+        """(key, text) for each key, in order; errors are yielded, not raised."""
         for key in keys:
             try:
                 yield key, self.read_text(key)
@@ -451,28 +435,14 @@ class Storage(abc.ABC):
         self, items: Sequence[tuple[str, bytes]], *, create: bool = False
     ) -> builtins.list[SessionKitError | None]:
         """:meth:`write` of several files; per file, in order, ``None`` or the error."""
-        out: builtins.list[SessionKitError | None] = []
-        for path, data in items:
-            try:
-                self.write(path, data, create=create)
-            except SessionKitError as exc:
-                out.append(exc)
-            else:
-                out.append(None)
-        return out
+        return _each(items, lambda item: self.write(item[0], item[1], create=create))
 
     def update_many(
         self, paths: Sequence[str], fn: Callable[[str, bytes | None], bytes | None]
     ) -> builtins.list[bytes | SessionKitError | None]:
         """:meth:`update` of several files, ``fn(path, current)`` each; per file, in
         order, its bytes afterwards or the error that stopped it."""
-        out: builtins.list[bytes | SessionKitError | None] = []
-        for path in paths:
-            try:
-                out.append(self.update(path, functools.partial(fn, path)))
-            except SessionKitError as exc:
-                out.append(exc)
-        return out
+        return _each(paths, lambda path: self.update(path, functools.partial(fn, path)))
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
         """Group many writes made by this thread (local disk: one folder ``fsync``

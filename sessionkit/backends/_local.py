@@ -13,6 +13,7 @@ import builtins
 import contextlib
 import errno
 import functools
+import itertools
 import os
 import secrets
 import stat
@@ -77,20 +78,12 @@ class LocalStorage(Storage):
     def _outside(self, path: str, full: str) -> str | None:
         """Where ``full`` really leads when that is outside the root, else ``None``
         (one ``lstat`` a part while the root holds; a link found is resolved)."""
-        if not self._root_holds():
-            real = os.path.realpath(full)
-            return None if self._inside(real) else real
-        cur = self.root
-        for part in path.split("/"):
-            cur = os.path.join(cur, part)
-            try:
-                mode = os.lstat(cur).st_mode
-            except OSError:
+        if self._root_holds():
+            parts = itertools.accumulate(path.split("/"), os.path.join, initial=self.root)
+            if not any(os.path.islink(part) for part in itertools.islice(parts, 1, None)):
                 return None
-            if stat.S_ISLNK(mode):
-                real = os.path.realpath(full)
-                return None if self._inside(real) else real
-        return None
+        real = os.path.realpath(full)
+        return None if self._inside(real) else real
 
     def _root_holds(self) -> bool:
         """Whether the root's path still leads to the folder it resolved to."""

@@ -21,6 +21,26 @@ F = TypeVar("F", bound=Callable[..., Any])
 _REFUSED = {errno.ECONNREFUSED}
 _RESET = {errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED}
 _UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+#: exception class names along a chain -> the failure, the first one found wins
+_SOFT = (
+    (
+        {"ReadTimeoutError", "ServerTimeoutError", "SocketTimeoutError"},
+        "no answer (read timed out)",
+    ),
+    ({"ConnectTimeoutError", "ConnectionTimeoutError"}, "connection timed out"),
+    ({"ConnectionResetError"}, "connection reset"),
+    ({"ConnectionClosedError", "ServerDisconnectedError"}, "the endpoint closed the connection"),
+    ({"FSTimeoutError", "TimeoutError"}, "timed out"),
+    (
+        {
+            "EndpointConnectionError",
+            "ClientConnectorError",
+            "ClientOSError",
+            "ProxyConnectionError",
+        },
+        "cannot connect",
+    ),
+)
 
 
 def _names(exc: BaseException) -> set[str]:
@@ -93,23 +113,10 @@ def unreachable(exc: BaseException) -> str | None:
             return "host not found"
         if code in _UNREACHABLE:
             return "network unreachable"
-        if names & {"ReadTimeoutError", "ServerTimeoutError", "SocketTimeoutError"}:
-            found = found or "no answer (read timed out)"
-        elif names & {"ConnectTimeoutError", "ConnectionTimeoutError"}:
-            found = found or "connection timed out"
-        elif isinstance(cur, ConnectionResetError) or code in _RESET:
-            found = found or "connection reset"
-        elif names & {"ConnectionClosedError", "ServerDisconnectedError"}:
-            found = found or "the endpoint closed the connection"
-        elif names & {"FSTimeoutError", "TimeoutError"} and not found:
-            found = "timed out"
-        elif names & {
-            "EndpointConnectionError",
-            "ClientConnectorError",
-            "ClientOSError",
-            "ProxyConnectionError",
-        }:
-            found = found or "cannot connect"
+        if code in _RESET:
+            names.add("ConnectionResetError")
+        why = next((why for kinds, why in _SOFT if names & kinds), None)
+        found = found or why
     return found
 
 

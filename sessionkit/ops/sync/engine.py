@@ -266,6 +266,9 @@ def _texts(
 class _Moved(ConflictError):
     """A note changed between the sync's read and its write."""
 
+    def __init__(self, key: str, what: str = "edited") -> None:
+        super().__init__(f"{key}: {what} while the sync ran; run sync again", path=key)
+
 
 def _put(store: Store, key: str, old: str | None, new: str) -> None:
     """Write ``new`` over ``old`` unless the note changed since (then :class:`_Moved`)."""
@@ -273,12 +276,12 @@ def _put(store: Store, key: str, old: str | None, new: str) -> None:
         try:
             store.write_text(key, new, create=True)
         except ConflictError:
-            raise _Moved(f"{key}: created while the sync ran; run sync again", path=key) from None
+            raise _Moved(key, "created") from None
         return
 
     def fn(current: str | None) -> str | None:
         if current != old:
-            raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key)
+            raise _Moved(key)
         return new
 
     store.update_text(key, fn)
@@ -294,14 +297,14 @@ def _remove(store: Store, key: str, old: str) -> None:
         except NotFoundError:
             return
         except ConflictError:
-            raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key) from None
+            raise _Moved(key) from None
         return
     try:
         current = store.read_text(key)
     except NotFoundError:
         return
     if current != old:
-        raise _Moved(f"{key}: edited while the sync ran; run sync again", path=key)
+        raise _Moved(key)
     store.delete(key)
 
 
