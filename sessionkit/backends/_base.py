@@ -259,15 +259,9 @@ class Store(abc.ABC):
         since: DateLike | None = None,
         until: DateLike | None = None,
     ) -> list[NoteInfo]:
-        """Notes matching every filter given, sorted by key.
-
-        Args:
-            status: keep notes with this status.
-            since: keep notes dated on or after this day.
-            until: keep notes dated on or before this day.
-
-        This generic version parses every note; layouts override it to read
-        names first and only frontmatter heads when a filter needs them.
+        """Notes matching every filter given (``status``; dated on or after ``since``,
+        on or before ``until``), sorted by key.  This generic version parses every
+        note; layouts read names first and frontmatter heads only when needed.
         """
         lo, hi = as_iso_date(since), as_iso_date(until)
         want = as_status(status)
@@ -302,15 +296,9 @@ class Store(abc.ABC):
         since: DateLike | None = None,
         until: DateLike | None = None,
     ) -> Iterator[tuple[str, Session]]:
-        """``(key, session)`` for every note matching the filters of :meth:`list`, parsed, lazily.
-
-        One call instead of ``keys()`` then ``get()`` one by one: notes are
-        read in batches (:meth:`read_many`) and parsed as the loop asks for
-        them.  A note that cannot be read or parsed raises its error (with
-        path and line) when the loop reaches it.
-
-        Raises:
-            ValidationError: a filter value is not a status or a date.
+        """``(key, session)`` for every note matching the filters of :meth:`list`, read in
+        batches and parsed lazily; a note that cannot be read or parsed raises its
+        error when the loop reaches it (:class:`ValidationError`: a bad filter).
         """
         from .._api import loads
 

@@ -208,12 +208,7 @@ class Record:
             if entries is None:
                 entries = self._entries(whole)
             before = dict(entries)
-            for key, change in changes.items():
-                entry = change(entries.get(key)) if callable(change) else change
-                if entry is None:
-                    entries.pop(key, None)
-                else:
-                    entries[key] = dict(entry)
+            _apply(entries, changes)
             result.clear()
             result.update(entries)
             if entries == before and data is not None:
@@ -342,6 +337,15 @@ def _header_ident(line: bytes) -> str | None:
     return ident if isinstance(ident, str) else None
 
 
+def _apply(entries: dict[str, dict[str, Any]], changes: Mapping[str, Change]) -> None:
+    for key, change in changes.items():
+        entry = change(entries.get(key)) if callable(change) else change
+        if entry is None:
+            entries.pop(key, None)
+        else:
+            entries[key] = dict(entry)
+
+
 def _apply_line(entries: dict[str, dict[str, Any]], line: bytes, section: str) -> None:
     try:
         body = json.loads(line)
@@ -349,24 +353,16 @@ def _apply_line(entries: dict[str, dict[str, Any]], line: bytes, section: str) -
         return
     if not isinstance(body, dict):
         return
-    plain = body.get(section)
+    plain, cond = body.get(section), body.get("if")
+    changes: dict[str, Change] = {}
     if isinstance(plain, dict):
-        for key, entry in plain.items():
-            if entry is None:
-                entries.pop(key, None)
-            elif isinstance(entry, dict):
-                entries[key] = entry
-    cond = body.get("if")
+        changes.update((k, v) for k, v in plain.items() if v is None or isinstance(v, dict))
     if isinstance(cond, dict):
         for key, pair in cond.items():
-            if not (isinstance(pair, list) and len(pair) == 2):
-                continue
-            expected, then = pair
-            if entries.get(key) == expected:
-                if isinstance(then, dict):
-                    entries[key] = then
-                else:
-                    entries.pop(key, None)
+            if isinstance(pair, list) and len(pair) == 2:
+                then = pair[1] if isinstance(pair[1], dict) else None
+                changes[key] = IfStill(pair[0], then)
+    _apply(entries, changes)
 
 
 def _append_line(journal: str, ident: str, line: bytes) -> bool:

@@ -756,14 +756,14 @@ def sync(
             if why is not None:  # never carried over as an empty session
                 report.actions.append(_failure("aiwiki", ak, f"not a session page ({why})"))
                 aw_texts[ak] = None
-        paired = {e["basic_memory"] for e in notes.values()}
-        for e in notes.values():
-            paired.update(e.get("chain", ()))
+        claimed = {e["basic_memory"]: k for k, e in notes.items()}
+        for k, e in notes.items():
+            claimed.update((member, k) for member in e.get("chain", ()))
         for bk, text in list(bm_texts.items()):
             why = None if text is None else sides.not_session(text, bk)
             if why is None:
                 continue
-            if bk in paired:
+            if bk in claimed:
                 # a paired note that lost what made it a session: never read as a
                 # deletion (that would delete its page), reported and left alone
                 report.actions.append(
@@ -788,9 +788,6 @@ def sync(
             dry_run=dry_run,
             propagate_deletes=propagate_deletes,
         )
-        claimed = {e["basic_memory"]: k for k, e in notes.items()}
-        for k, e in notes.items():
-            claimed.update((member, k) for member in e.get("chain", ()))
         found = _chains(bm_texts)
         chain_of = {member: chain for chain in found for member in chain}
         steps: list[tuple[str, Callable[[], None]]] = []
@@ -813,25 +810,22 @@ def sync(
         unpaired_aw = [k for k in aw_texts if k not in notes]
         steps += [(k, functools.partial(run.new_aiwiki, k, claimed)) for k in unpaired_aw]
         total = len(steps) + sum(1 for k in bm_texts if k not in claimed)
-        done = 0
+
+        def every_step() -> Iterator[tuple[str, Callable[[], None]]]:
+            yield from steps
+            # (claimed now also holds the notes the aiwiki pages were paired with above)
+            yield from [(k, functools.partial(run.new_bm, k)) for k in bm_texts if k not in claimed]
+
         batches = contextlib.ExitStack()
-        if not dry_run:
-            for store in (aw, bm):
-                batch = getattr(store, "batch", None)
-                if batch is not None:
-                    batches.enter_context(batch())
+        for store in () if dry_run else (aw, bm):
+            batch = getattr(store, "batch", None)
+            if batch is not None:
+                batches.enter_context(batch())
         with batches:
-            for key, step in steps:
+            for done, (key, step) in enumerate(every_step(), 1):
                 _guarded(run, key, step)
-                done += 1
                 if progress is not None:
                     progress(done, total, key)
-            # claimed now also holds the notes the aiwiki pages were paired with above
-            for bk in [k for k in bm_texts if k not in claimed]:
-                _guarded(run, bk, functools.partial(run.new_bm, bk))
-                done += 1
-                if progress is not None:
-                    progress(done, total, bk)
         # every note write is durable (the batches are over) before the state records it
         if not dry_run and run.new_notes != notes:
             _write_state(aw, peer, notes, run.new_notes)
