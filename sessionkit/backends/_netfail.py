@@ -21,23 +21,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 _REFUSED = {errno.ECONNREFUSED}
 _RESET = {errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED}
 _UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
-#: exception class names along a chain -> the failure, the first one found wins
+#: what a failure is called, by the exception class names along its chain (first wins)
 _SOFT = (
+    ("ReadTimeoutError ServerTimeoutError SocketTimeoutError", "no answer (read timed out)"),
+    ("ConnectTimeoutError ConnectionTimeoutError", "connection timed out"),
+    ("ConnectionResetError", "connection reset"),
+    ("ConnectionClosedError ServerDisconnectedError", "the endpoint closed the connection"),
+    ("FSTimeoutError TimeoutError", "timed out"),
     (
-        {"ReadTimeoutError", "ServerTimeoutError", "SocketTimeoutError"},
-        "no answer (read timed out)",
-    ),
-    ({"ConnectTimeoutError", "ConnectionTimeoutError"}, "connection timed out"),
-    ({"ConnectionResetError"}, "connection reset"),
-    ({"ConnectionClosedError", "ServerDisconnectedError"}, "the endpoint closed the connection"),
-    ({"FSTimeoutError", "TimeoutError"}, "timed out"),
-    (
-        {
-            "EndpointConnectionError",
-            "ClientConnectorError",
-            "ClientOSError",
-            "ProxyConnectionError",
-        },
+        "EndpointConnectionError ClientConnectorError ClientOSError ProxyConnectionError",
         "cannot connect",
     ),
 )
@@ -115,8 +107,7 @@ def unreachable(exc: BaseException) -> str | None:
             return "network unreachable"
         if code in _RESET:
             names.add("ConnectionResetError")
-        why = next((why for kinds, why in _SOFT if names & kinds), None)
-        found = found or why
+        found = found or next((why for kinds, why in _SOFT if names & set(kinds.split())), None)
     return found
 
 
