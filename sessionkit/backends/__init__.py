@@ -194,23 +194,19 @@ def open_store(
     """Open a store at a path or URL.
 
     Args:
-        url: a plain path, ``file://…``, ``memory://…``, ``s3://bucket/prefix``,
-            ``gcs://…`` (any fsspec URL), ``bm://PROJECT`` or ``bm:///path``;
-            a scheme registered as a backend is handled by it.  ``None`` uses
-            the effective configuration (``sessionkit/config.py``): the
-            configured store, else the repository root.
+        url: a plain path, ``file://…``, any fsspec URL (``s3://bucket/prefix``,
+            ``memory://…``), ``bm://PROJECT`` or ``bm:///path``; a scheme registered
+            as a backend is handled by it.  ``None``: the configured store, else
+            the repository root.
         layout: ``aiwiki``, ``basic-memory`` or a registered backend name;
             detected when ``None`` (see :func:`detect_layout`).
         format: format of new notes (the layout's default when ``None``).
-        base: the folder a relative local path or ``file://`` URL is
-            resolved against (default: the working directory; the hooks pass
-            the payload's ``cwd``).  A relative path that leads outside it
-            (``..``, a symlink) is refused; ``/``, ``//`` and ``file:///x``
-            mean exactly those absolute paths.
+        base: the folder a relative local path is resolved against (default: the
+            working directory); one leading outside it (``..``, a symlink) is
+            refused; ``/``, ``//`` and ``file:///x`` mean those absolute paths.
         must_exist: raise :class:`~sessionkit.errors.NotFoundError` unless the
-            store is there (its root and its notes folder): what reading
-            commands ask for, so that a mistyped path is an error rather than
-            an empty store, and nothing is created by reading.
+            store (its root and notes folder) is there: a mistyped path is an
+            error rather than an empty store, and reading creates nothing.
         **storage_options: passed to the fsspec filesystem (``endpoint_url``,
             ``anon``, ``key``…) except sessionkit's own: ``single_writer``
             (opt in to unguarded writes where no lock or conditional write
