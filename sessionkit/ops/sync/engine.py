@@ -175,7 +175,8 @@ def _blank(text: str, key: str) -> str | None:
     if not text.strip():
         return "it is empty"
     head = text.lstrip("\ufeff").split("\n", 2)
-    if is_fence(head[0]) and len(head) > 1 and head[1].strip() not in ("", "---"):
+    fenced = is_fence(head[0] + "\n")  # (with its end: a CRLF fence too)
+    if fenced and len(head) > 1 and head[1].strip() not in ("", "---"):
         return None  # a frontmatter with something in it (no parse: sync parses it later)
     try:
         meta = read_document(text, key).meta
