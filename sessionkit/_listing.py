@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NO_ID",
+    "folder_latest",
     "is_day",
     "is_note_name",
     "is_unknown",
@@ -184,3 +185,26 @@ def unknown_notes(keys: Sequence[str], since: str | None = None) -> list[str]:
         (k for k in found if is_unknown(k) and (day is None or k.rpartition("/")[2] >= day)),
         reverse=True,
     )
+
+
+def folder_latest(folder: str) -> tuple[str | None, list[str]] | None:
+    """:func:`latest_note` over one listing of a local sessions folder (only the newest
+    date's notes stat-ed), and the :func:`unknown_notes` dated on or after it;
+    ``None`` when the folder or its parent is a symlink, or it holds anything but
+    plain files (the store's own walk decides then)."""
+    if not os.path.isdir(folder):
+        return None, []
+    if os.path.islink(folder) or os.path.islink(os.path.dirname(folder)):
+        return None
+    names = note_names(folder)
+    if names is None:
+        return None
+
+    def when(name: str) -> float:
+        try:
+            return os.stat(os.path.join(folder, name)).st_mtime
+        except OSError:
+            return 0.0
+
+    chosen = latest_note(names, when)
+    return chosen, unknown_notes(names, chosen)

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import builtins
 import os
-import re
 from datetime import UTC, datetime
 from typing import Any
 
-from .._listing import latest_note
+from .._listing import latest_note, note_day
 from ..adapters.profiles import safe_id7
 from ..errors import SessionKitError
 from ..model import Session, Status
@@ -36,8 +35,6 @@ NOTES_FOLDER = "aiwiki/sessions"
 INDEX_NAME = "INDEX.md"
 #: short id used when a session has none (what the aiwiki hook writes too)
 NO_ID = "0000000"
-
-_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
 
 
 def repository_of(url: str) -> str:
@@ -125,22 +122,16 @@ class AiwikiStore(FileStore):
     @staticmethod
     def date_of(key: str) -> str | None:
         """The ``YYYY-MM-DD`` a key's filename starts with, if any."""
-        m = _DATED.match(key.rsplit("/", 1)[-1])
-        return m.group(1) if m else None
+        return note_day(key.rsplit("/", 1)[-1])
 
     def info(self) -> builtins.list[NoteInfo]:
         """Every note with what its name tells (date, short id, mtime when free)."""
         out = []
         for key, entry in self.entries():
-            m = _DATED.match(key.rsplit("/", 1)[-1])
-            out.append(
-                NoteInfo(
-                    key=key,
-                    date=m.group(1) if m else None,
-                    id=m.group(2) if m else None,
-                    mtime=entry.mtime,
-                )
-            )
+            name = key.rsplit("/", 1)[-1]
+            day = note_day(name)
+            short = name[11:-3] if day is not None and len(name) > 13 else None
+            out.append(NoteInfo(key=key, date=day, id=short, mtime=entry.mtime))
         return out
 
     def list(

@@ -1,27 +1,11 @@
-"""A PreCompact checkpoint: what it says, and its light lane into a local aiwiki note.
+"""A PreCompact checkpoint: its pieces, and the ``pre-compact`` lane into a local aiwiki note.
 
-Both ways of recording a checkpoint build it from the same pieces, written
-here once: the payload's session id and short id (:func:`payload_ids`), the
-active work item (:func:`find_work`), the entry's body (:func:`checkpoint_body`),
-its directive's items (:func:`directive_items`) and the rule that picks the
-note of a short id (:func:`key_for_id7`).
-
-* The general way is :func:`sessionkit.ops.lifecycle.record_checkpoint`: any
-  store, any layout; the page is read into the model, the checkpoint added,
-  and the adapter splices the difference under the store's lock.
-* The light lane (:func:`record_local`, used by ``sessionkit hook
-  pre-compact``) takes an existing v2 page of a local aiwiki folder, found
-  by one listing of that folder, and splices the same entry at the same
-  place (:func:`sessionkit.adapters.aiwiki_page.checkpoint_lines` after the
-  last entry) under the store's lock file, held as the store holds it
-  (:func:`sessionkit._atomic.lock_file`), then writes it the way the store
-  does (a synced temp file renamed into place, the mode kept, a read-only
-  note refused).  It imports neither the model nor the store, and says
-  ``None`` (take the general way) for anything it does not handle: a new
-  note, a page it cannot read or that is not plainly v2, no ``session_id``
-  on the page while the payload has one, subfolders or symlinks in the folder.
-  ``tests/ops/test_checkpoint_lane.py`` holds its bytes to the general
-  way's through :mod:`sessionkit._fastpaths` (``pre-compact`` lane).
+The pieces are written here once (:func:`payload_ids`, :func:`find_work`,
+:func:`checkpoint_body`, :func:`directive_items`, :func:`key_for_id7`) and used by
+both ways of recording: :func:`sessionkit.ops.lifecycle.record_checkpoint` (any
+store) and :func:`record_local`, the lane ``sessionkit hook pre-compact`` takes
+for an existing plain v2 page of a local aiwiki folder (kept: about 3x on the
+hook; ``tests/ops/test_checkpoint_lane.py`` holds it to the store's bytes).
 """
 
 from __future__ import annotations
@@ -41,7 +25,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "DATED_KEY",
     "NO_ID",
     "UNSAFE_ID",
     "Recorded",
@@ -66,8 +49,6 @@ NO_ID = "0000000"
 UNSAFE_ID = lazy(r"[^0-9A-Za-z_-]")
 #: the characters a session id may hold (:data:`UNSAFE_ID` is any other)
 SAFE_ID_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
-#: an aiwiki note's key: its date and its short id
-DATED_KEY = lazy(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
 #: a manifest's ``status`` line, when the manifest is not YAML the loader reads
 _STATUS_LINE = lazy(r"(?m)^status:[ \t]*['\"]?([^'\"#\n]*?)['\"]?[ \t]*(?:#.*)?$")
 #: the most manifests looked at
@@ -265,9 +246,11 @@ def directive_items(scope: str, trigger: str | None, action: str) -> tuple[str, 
 
 
 def _key_day(key: str, id7: str) -> str | None:
-    """The date of ``key`` when it is a note of short id ``id7`` by :data:`DATED_KEY`
-    (``{date}-{id7}.md`` after the last ``/``), else ``None``."""
+    """The date of ``key`` when it is a note of short id ``id7`` by the grammar's
+    ``DATED_KEY`` (``{date}-{id7}.md`` after the last ``/``), else ``None``."""
     if "\n" in key or not SAFE_ID_CHARS.issuperset(id7):  # (the pattern's own reading)
+        from ..text.grammar import DATED_KEY
+
         m = DATED_KEY.match(key)
         return m.group(1) if m is not None and m.group(2) == id7 else None
     name = key.rsplit("/", 1)[-1]
