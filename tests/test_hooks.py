@@ -753,3 +753,21 @@ def test_pre_compact_on_a_v1_page_with_that_short_id(repo: Path, home: Path) -> 
     s = sessionkit.loads(page.read_text(encoding="utf-8"))
     assert len(s.checkpoints) == 1 and s.id == "5d6a0f3-1111-2222"
     assert_lints_clean(page)
+
+
+def test_the_deadline_runs_on_an_injected_clock() -> None:
+    from sessionkit.hooks import DeadlineExceeded
+    from sessionkit.hooks.deadline import Deadline
+
+    now = [100.0]
+    deadline = Deadline(1.0, clock=lambda: now[0])
+    deadline.enter("reading stdin")
+    now[0] += 0.5
+    assert 0.3 < deadline.remaining() < 0.4  # (less the exit's reserve)
+    deadline.reset(5.0)
+    now[0] += 2.0
+    deadline.enter("writing the store")
+    now[0] += 3.0
+    with pytest.raises(DeadlineExceeded) as info:
+        deadline.enter("recording the checkpoint")
+    assert (info.value.stage, info.value.seconds) == ("recording the checkpoint", 5.0)
