@@ -66,7 +66,7 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
 
                 return pre_compact(args, stdin, deadline)
             if args.event == "session-end":
-                from .session_end import session_end
+                from .pre_compact import session_end
 
                 return session_end(args, stdin, deadline)
             from .session_start import session_start

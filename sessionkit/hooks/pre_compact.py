@@ -1,4 +1,4 @@
-"""``sessionkit hook pre-compact``: record a checkpoint in the session's note.
+"""``sessionkit hook pre-compact`` and ``session-end``: record in the session's note.
 
 A checkpoint the store does not take (the deadline, a lock not free in time,
 an unreachable store) is kept in the outbox (:mod:`sessionkit.ops.outbox`)
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .deadline import DeadlineExceeded
+from .deadline import DEADLINE_ENV, DeadlineExceeded
 from .payload import (
     NO_START,
     STDIN_SHARE,
@@ -20,7 +20,7 @@ from .payload import (
     start_dir,
     store_usable_without_start,
 )
-from .settings import Settings, configured_deadline, deliver, kept_line, unavailable
+from .settings import Settings, configured_deadline, deliver, kept_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from .deadline import Deadline
 
-__all__ = ["pre_compact"]
+__all__ = ["SESSION_END_SECONDS", "pre_compact", "session_end"]
 
 
 def pre_compact(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int:
@@ -58,7 +58,7 @@ def pre_compact(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int:
         exc.kept = _keep(settings, payload, checkpoint_id, at) or ""  # ("": it failed)
         raise
     except Exception as exc:
-        why = unavailable(exc) if settings is not None else None
+        why = outbox.unavailable(exc) if settings is not None else None
         if why is None or settings is None:
             raise
         deadline.disarm()  # writing the outbox must not be cut short
@@ -166,3 +166,34 @@ def _keep(settings: Settings, payload: Any, checkpoint_id: str, at: str) -> str 
         return outbox.keep(identity, entry)
     except OSError:
         return None
+
+
+#: Claude Code gives SessionEnd hooks 1.5 s: the session-end hook's own deadline
+SESSION_END_SECONDS = 1.2
+
+
+def session_end(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int:
+    """Record the end of the payload's session (``date_end``; a ``SessionEnd`` entry but
+    for Codex, whose Stop ends a turn) when it has a note; nothing to say otherwise."""
+    deadline.enter("reading stdin")
+    payload, _ = read_payload(stdin, payload_limit(), deadline.remaining() * STDIN_SHARE)
+    start = start_dir(payload)
+    if start is None and not store_usable_without_start(args.store):
+        say(f"session-end: {NO_START}")
+        return 0
+    from ..ops.checkpoint import payload_ids
+
+    if not payload_ids(payload)[2]:  # no usable session id: no note is this session's
+        return 0
+    deadline.enter("loading the configuration")
+    settings = Settings(start or os.getcwd(), args.store, args.storage_option)
+    configured_deadline(deadline, settings)
+    # (an explicit $SESSIONKIT_HOOK_DEADLINE_MS is the caller's choice, for this event too)
+    if deadline.seconds > SESSION_END_SECONDS and not os.environ.get(DEADLINE_ENV):
+        deadline.reset(SESSION_END_SECONDS)
+    store = settings.open(deadline)
+    deadline.enter("recording the session's end")
+    from ..ops.ending import record_session_end
+
+    record_session_end(store, payload, entry=args.agent != "codex")
+    return 0

@@ -22,7 +22,7 @@ from .payload import (
     store_usable_without_start,
     system_message,
 )
-from .settings import Settings, configured_deadline, deliver, unavailable
+from .settings import Settings, configured_deadline, deliver
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def session_start(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int
             except Exception as exc:  # the note as it is, then; they wait for the next run
                 from .payload import describe
 
-                say(f"session-start: the outbox waits: {unavailable(exc) or describe(exc)}")
+                say(f"session-start: the outbox waits: {outbox.unavailable(exc) or describe(exc)}")
             deadline.enter("reading the latest note")
         text = session_start_text(store, render)
         unknown = []
@@ -164,22 +164,13 @@ def _local_text(
 
 
 def session_start_text(store: Any, render: Mapping[str, Any] | None = None) -> str | None:
-    """The SessionStart context for a store: summary line and unconsumed directives.
+    """The SessionStart context for a store (``None``: no session note): summary line,
+    unconsumed directives numbered as ``directive consume --index N`` takes them.
+    ``render`` holds :func:`sessionkit.context.render`'s keyword arguments."""
+    from ..context import for_store
 
-    ``None`` when the store has no session note.  Directives are numbered
-    over every directive of the note, as ``sessionkit directive consume
-    --index N`` takes them.  ``render`` holds :func:`sessionkit.context.render`'s
-    keyword arguments (``source``, ``budget``, ``unit``, ``rest``).
-    """
-    from .._api import loads
-    from ..context import render as render_context
-    from ..ops.lifecycle import directives_of
-
-    key = store.latest()
-    if key is None:
-        return None
-    session = loads(store.read_text(key), path=key)
-    return render_context(key, session, directives_of(session), **(render or {})).text
+    context = for_store(store, **(render or {}))
+    return None if context is None else context.text
 
 
 #: what shlex.quote leaves unquoted: ASCII letters, digits and ``_@%+=:,./-``

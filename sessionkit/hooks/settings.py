@@ -22,7 +22,6 @@ __all__ = [
     "configured_deadline",
     "deliver",
     "kept_line",
-    "unavailable",
 ]
 
 
@@ -219,23 +218,6 @@ def deliver(outbox: Any, store: Any, identity: str, settings: Settings) -> None:
     if done.failed:
         path, exc = done.failed[0]
         say(f"the outbox entry {path} waits: {describe(exc)}")
-
-
-def unavailable(exc: BaseException) -> str | None:
-    """Why the store could not take the checkpoint when it was busy or unreachable
-    (a lock not free in time, lost write races, no answer), else ``None``."""
-    from ..errors import ConflictError, SessionKitError
-
-    if isinstance(exc, ConflictError):
-        return str(exc)
-    from ..backends._netfail import unreachable
-
-    why = unreachable(exc)
-    if why is not None:
-        return f"cannot reach the store: {why}"
-    if isinstance(exc, SessionKitError) and "cannot reach" in str(exc):
-        return str(exc)
-    return None
 
 
 def kept_line(path: str | None) -> str:

@@ -67,12 +67,8 @@ def iso_now(now: datetime | None = None) -> str:
 
 
 def safe_short_id(session_id: object) -> str:
-    """The filename id part: the first 7 characters of ``[0-9A-Za-z_-]`` in the id.
-
-    Every other character (``/``, ``.``, spaces, NUL…) is dropped first, so a
-    payload can never steer a path; :data:`NO_ID` when nothing is left or the
-    id is not a string.
-    """
+    """The filename id part: the first 7 characters of ``[0-9A-Za-z_-]`` in the id (any
+    other dropped first: a payload never steers a path); :data:`NO_ID` when none."""
     if not isinstance(session_id, str):
         return NO_ID
     if SAFE_ID_CHARS.issuperset(session_id):  # (the usual id: nothing to drop)
@@ -94,12 +90,9 @@ def one_line(text: str) -> str:
 
 
 def payload_ids(payload: Any) -> tuple[str | None, str, bool, str | None]:
-    """``(session_id, short id, payload_ok, trigger)`` of a PreCompact payload.
-
-    A missing session id, or one with characters outside ``[0-9A-Za-z_-]``,
-    is ``None`` and its short id :data:`NO_ID`; ``payload_ok`` says whether the
-    payload was an object with a usable id.
-    """
+    """``(session_id, short id, payload_ok, trigger)`` of a PreCompact payload; an id
+    missing or with characters outside ``[0-9A-Za-z_-]`` is ``None`` (short id
+    :data:`NO_ID`); ``payload_ok``: an object with a usable id."""
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id = text_field(data, "session_id", 256)
     if session_id is not None and not SAFE_ID_CHARS.issuperset(session_id):
@@ -178,10 +171,9 @@ def _folders(path: str) -> list[str]:
 def find_work(repo_root: str | os.PathLike[str] | None) -> Work | None:
     """The in-progress work item under ``repo_root``, when there is exactly one.
 
-    Looks at ``.forge/work/<type>/<name>/manifest.yaml`` (the first 1,000, in
-    ``<type>``, ``<name>`` order); a manifest counts when its ``status`` is
-    ``in-progress``.  Unreadable manifests, those over 256 KB and anything
-    that is not a regular file (a FIFO, a device) are skipped.
+    Looks at the first 1,000 ``.forge/work/<type>/<name>/manifest.yaml`` (sorted) for
+    ``status: in-progress``; unreadable ones, those over 256 KB and non-regular files
+    are skipped.
     """
     if repo_root is None:
         return None
@@ -259,11 +251,8 @@ def _key_day(key: str, id7: str) -> str | None:
 
 
 def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str | None:
-    """The note of short id ``id7`` among ``keys``: the newest date, then the greatest key.
-
-    ``today``: only a note of that date counts (the short id ``0000000`` has
-    one page a day).
-    """
+    """The note of short id ``id7`` among ``keys``: the newest date, then the greatest key
+    (``today``: only a note of that date, as the short id ``0000000`` has one a day)."""
     best: tuple[str, str] | None = None
     tail = f"-{id7}.md"
     for key in keys:
@@ -312,21 +301,13 @@ def record_local(
     lock_timeout: float,
     redaction: Any = None,
 ) -> Recorded | None:
-    """Record a checkpoint in an existing v2 page of the local aiwiki store at ``root``.
-
-    The light lane of :func:`sessionkit.ops.lifecycle.record_checkpoint` (same
-    note, same bytes); ``None`` when it does not apply and nothing was written.
-
-    Args:
-        root: the store's repository root (the folder holding ``aiwiki/``).
-        payload: the decoded PreCompact payload.
-        repo_root: where to look for the active work item.
-        kind, scope, action: the directive (``hooks.directive_*``).
-        lock_timeout: seconds to wait for the lock (then :class:`ConflictError`).
-        redaction: the store's :class:`~sessionkit.redaction.Policy` (``None``: redact).
+    """Record a checkpoint in an existing plain v2 page of the local aiwiki store at
+    ``root`` (the folder holding ``aiwiki/``), as
+    :func:`sessionkit.ops.lifecycle.record_checkpoint` would (same note, same bytes),
+    under the store's lock; ``None`` when the lane does not apply (nothing written).
 
     Raises:
-        ConflictError: the lock was not free in time.
+        ConflictError: the lock was not free within ``lock_timeout`` seconds.
     """
     from .. import _fastpaths as fastpaths
 
@@ -391,9 +372,8 @@ def _splice(
     redaction: Any,
     head: str | None = None,
 ) -> list[Any] | None:
-    """Under the lock: the page read, the entry spliced in and written; the findings,
-    or ``None`` (nothing written) when the page is not one the lane takes (among them,
-    a page whose ``last_commit`` is not the repository's ``head``: the store sets it)."""
+    """Under the lock: the entry spliced in and written; the findings, or ``None`` (nothing
+    written) for a page the lane does not take (one whose ``last_commit`` is not ``head``)."""
     import stat as _stat
 
     from .._atomic import fsync_dir, make_temp
@@ -476,13 +456,9 @@ def _splice(
 
 
 def _appended_at_end(old: Sequence[Any], entry: Any) -> bool:
-    """Whether the store's way adds ``entry`` after the last entry, as the lane does.
-
-    It diffs the old entries with the new ones (:class:`difflib.SequenceMatcher`);
-    the new list is the old one plus ``entry``, so the old list matches as a
-    whole at the start, unless the matcher's heuristic for long lists drops
-    popular entries: from 200 entries on, one repeated more than 1% of times.
-    """
+    """Whether the store's diff (:class:`difflib.SequenceMatcher`) adds ``entry`` after the
+    last entry, as the lane does: not when its heuristic for long lists (200 entries on)
+    drops an entry repeated more than 1% of times."""
     n = len(old) + 1
     if n < 200:
         return True
@@ -508,9 +484,8 @@ def _guarded(text: str, path: str, redaction: Any, findings: list[Any]) -> str:
 
 
 def head_commit(repo_root: str | None) -> str | None:
-    """The short sha (7 characters) of the commit ``HEAD`` names in ``repo_root``'s
-    ``.git``, read from its files (a branch's ref file, else ``packed-refs``);
-    ``None`` when there is no repository or it cannot tell (never runs git)."""
+    """The short sha of ``HEAD`` in ``repo_root``'s ``.git``, read from its files (never
+    runs git); ``None`` when it cannot tell."""
     if repo_root is None:
         return None
     git = os.path.join(os.fspath(repo_root), ".git")
