@@ -25,8 +25,6 @@ __all__ = ["NOTES_FOLDER", "AiwikiStore", "repository_of", "safe_id7"]
 NOTES_FOLDER = "aiwiki/sessions"
 #: the generated index page (never a note)
 INDEX_NAME = "INDEX.md"
-#: short id used when a session has none (what the aiwiki hook writes too)
-NO_ID = "0000000"
 
 
 def repository_of(url: str) -> str:

@@ -58,10 +58,10 @@ def pre_compact(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int:
         exc.kept = _keep(settings, payload, checkpoint_id, at) or ""  # ("": it failed)
         raise
     except Exception as exc:
+        deadline.disarm()  # judging it and writing the outbox must not be cut short
         why = outbox.unavailable(exc) if settings is not None else None
         if why is None or settings is None:
             raise
-        deadline.disarm()  # writing the outbox must not be cut short
         path = _keep(settings, payload, checkpoint_id, at)
         say(f"pre-compact: the store did not take the checkpoint ({why}); {kept_line(path)}")
         return 0

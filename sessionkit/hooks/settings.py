@@ -154,13 +154,9 @@ def _config_problem(problem: Exception) -> None:
 def bounded_options(
     url: str, options: dict[str, Any], seconds: float, *, process_wide: bool = False
 ) -> dict[str, Any]:
-    """Storage options that keep one store's waits inside ``seconds``.
-
-    A local store waits for its lock file at most that long.  On S3, botocore
-    gets connect and read timeouts of what is left (less a margin, so the
-    store's own "cannot reach" error comes before the hook's timer) and no
-    retries of its own; s3fs's retry loop is set to one attempt on the
-    filesystem class (``process_wide``: this process is one hook run).
+    """Storage options that keep one store's waits inside ``seconds``: a local store's
+    lock wait; on S3, botocore's connect and read timeouts (less a margin, so the store's
+    "cannot reach" comes first) and no retries (``process_wide``: s3fs's class too).
     """
     from ..backends._storage import split_url
 

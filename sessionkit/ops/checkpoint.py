@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 
 from .._lazyre import lazy
-from .._listing import is_day, joined, names_with, note_names
+from .._listing import NO_ID, is_day, joined, names_with, note_names
 from .._plain import Plain
 
 TYPE_CHECKING = False
@@ -43,8 +43,6 @@ __all__ = [
     "text_field",
 ]
 
-#: short id used when the payload has no usable session id
-NO_ID = "0000000"
 #: a character that may not be in a session id (ids are UUIDs)
 UNSAFE_ID = lazy(r"[^0-9A-Za-z_-]")
 #: the characters a session id may hold (:data:`UNSAFE_ID` is any other)
@@ -275,7 +273,8 @@ _TEMP_TAIL = ".tmp"
 
 class Recorded(Plain):
     """What :func:`record_local` did: the note, the short id, whether the payload was
-    usable, and the secrets redacted (or warned about) in what it wrote."""
+    usable, the secrets redacted (or warned about).
+    """
 
     __slots__ = ("findings", "key", "payload_ok", "short_id")
 

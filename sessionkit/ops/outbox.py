@@ -248,11 +248,12 @@ def _arguments(entry: Mapping[str, Any], project: str | None) -> dict[str, Any] 
 def unavailable(exc: BaseException) -> str | None:
     """Why the store could not take a checkpoint when it was busy or unreachable (a lock
     not free in time, lost write races, no answer), else ``None``."""
-    from ..backends._netfail import unreachable
     from ..errors import ConflictError
 
     if isinstance(exc, ConflictError) or "cannot reach" in str(exc):
         return str(exc)
+    from ..backends._netfail import unreachable
+
     why = unreachable(exc)
     return None if why is None else f"cannot reach the store: {why}"
 
