@@ -757,7 +757,7 @@ def test_pre_compact_on_a_v1_page_with_that_short_id(repo: Path, home: Path) -> 
 
 def test_the_deadline_runs_on_an_injected_clock() -> None:
     from sessionkit.hooks import DeadlineExceeded
-    from sessionkit.hooks.deadline import Deadline
+    from sessionkit.hooks.common import Deadline
 
     now = [100.0]
     deadline = Deadline(1.0, clock=lambda: now[0])

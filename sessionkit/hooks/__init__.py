@@ -10,9 +10,19 @@ checkpoint the store did not take in time waits in :mod:`sessionkit.ops.outbox`.
 
 from __future__ import annotations
 
-from .deadline import DEADLINE_MS, DeadlineExceeded
+from .common import DEADLINE_MS, DeadlineExceeded, read_payload
 from .main import main
-from .payload import read_payload
-from .session_start import session_start_text
 
 __all__ = ["DEADLINE_MS", "DeadlineExceeded", "main", "read_payload", "session_start_text"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .session_start import session_start_text
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "session_start_text":  # (imported when asked: pre-compact needs none of it)
+            from .session_start import session_start_text
+
+            return session_start_text
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

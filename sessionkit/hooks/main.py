@@ -5,9 +5,20 @@ from __future__ import annotations
 import os
 import sys
 
-from .deadline import DEADLINE_ENV, DEADLINE_MS, Deadline, DeadlineExceeded, deadline_ms
-from .payload import NOTICES, describe, notify, quiet_stdout, say
-from .settings import kept_line
+from .common import (
+    DEADLINE_ENV,
+    DEADLINE_MS,
+    NOTICES,
+    Deadline,
+    DeadlineExceeded,
+    deadline_ms,
+    describe,
+    kept_line,
+    notify,
+    process_age,
+    quiet_stdout,
+    say,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,8 +65,6 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
         stdin = getattr(sys.stdin, "buffer", None)
     budget = (deadline_ms(os.environ.get(DEADLINE_ENV)) or DEADLINE_MS) / 1000
     process_entry = sys.argv[1:2] == ["hook"]  # the console script, not a caller's process
-    from .deadline import process_age
-
     deadline = Deadline(budget, since_start=process_age() if process_entry else 0.0)
     deadline.process_entry = process_entry
     try:

@@ -10,23 +10,27 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .deadline import DEADLINE_ENV, DeadlineExceeded
-from .payload import (
+from .common import (
+    DEADLINE_ENV,
     NO_START,
     STDIN_SHARE,
+    DeadlineExceeded,
+    Settings,
+    configured_deadline,
+    deliver,
+    kept_line,
     payload_limit,
     read_payload,
     say,
     start_dir,
     store_usable_without_start,
 )
-from .settings import Settings, configured_deadline, deliver, kept_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from .deadline import Deadline
+    from .common import Deadline
 
 __all__ = ["SESSION_END_SECONDS", "pre_compact", "session_end"]
 

@@ -11,9 +11,14 @@ import os
 import sys
 from collections.abc import Mapping
 
-from .payload import (
+from .common import (
     NO_START,
+    NOTICES,
     STDIN_SHARE,
+    Settings,
+    configured_deadline,
+    deliver,
+    describe,
     json_dumps,
     payload_limit,
     read_payload,
@@ -22,14 +27,13 @@ from .payload import (
     store_usable_without_start,
     system_message,
 )
-from .settings import Settings, configured_deadline, deliver
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import IO, Any
 
-    from .deadline import Deadline
+    from .common import Deadline
 
 __all__ = ["session_start", "session_start_text"]
 
@@ -73,8 +77,6 @@ def session_start(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int
             try:
                 deliver(outbox, store, identity, settings)
             except Exception as exc:  # the note as it is, then; they wait for the next run
-                from .payload import describe
-
                 say(f"session-start: the outbox waits: {outbox.unavailable(exc) or describe(exc)}")
             deadline.enter("reading the latest note")
         text = session_start_text(store, render)
@@ -102,8 +104,6 @@ def session_start(args: Any, stdin: IO[bytes] | None, deadline: Deadline) -> int
         }
         message = system_message()
         if message is not None:
-            from .payload import NOTICES
-
             reply["systemMessage"] = message
             NOTICES.clear()  # said once, in this reply
         out = json_dumps(reply) + "\n"
