@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 
 from .._lazyre import lazy
-from .._listing import NO_ID, is_day, joined, names_with, note_names
+from .._listing import NO_ID, joined, names_with, note_names
 from .._plain import Plain
 
 TYPE_CHECKING = False
@@ -235,34 +235,19 @@ def directive_items(scope: str, trigger: str | None, action: str) -> tuple[str, 
     return tuple(items)
 
 
-def _key_day(key: str, id7: str) -> str | None:
-    """The date of ``key`` when it is a note of short id ``id7`` by the grammar's
-    ``DATED_KEY`` (``{date}-{id7}.md`` after the last ``/``), else ``None``."""
-    if "\n" in key or not SAFE_ID_CHARS.issuperset(id7):  # (the pattern's own reading)
-        from ..text.grammar import DATED_KEY
-
-        m = DATED_KEY.match(key)
-        return m.group(1) if m is not None and m.group(2) == id7 else None
-    name = key.rsplit("/", 1)[-1]
-    day = name[:10]
-    return day if is_day(day) and name[10:] == f"-{id7}.md" else None
-
-
 def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str | None:
     """The note of short id ``id7`` among ``keys``: the newest date, then the greatest key
     (``today``: only a note of that date, as the short id ``0000000`` has one a day)."""
+    from ..text.grammar import DATED_KEY
+
     best: tuple[str, str] | None = None
     tail = f"-{id7}.md"
     for key in keys:
-        if not key.endswith(tail):  # a cheap test first: one of 10,000 keys matches
+        m = DATED_KEY.match(key) if key.endswith(tail) else None  # (one of 10,000 keys)
+        if m is None or m.group(2) != id7 or (today is not None and m.group(1) != today):
             continue
-        day = _key_day(key, id7)
-        if day is None:
-            continue
-        if today is not None and day != today:
-            continue
-        if best is None or (day, key) > best:
-            best = (day, key)
+        if best is None or (m.group(1), key) > best:
+            best = (m.group(1), key)
     return None if best is None else best[1]
 
 
