@@ -1,17 +1,6 @@
-"""Entry points of one group, without importing :mod:`importlib.metadata` when none exist.
-
-Importing :mod:`importlib.metadata` and reading every installed
-distribution's metadata costs a command tens of milliseconds (it imports
-``email``, ``zipfile``, ``csv`` …), and lint asks for the
-``sessionkit.formats`` group on every run.  Almost always no installed
-distribution declares that group, and that can be seen far more cheaply:
-:func:`entry_points` looks into the ``*.dist-info`` and ``*.egg-info``
-folders of the import path for an ``entry_points.txt`` that names the group
-at all, and only when one does (or when the import path holds something
-other than plain folders, such as a zip file, or a finder of its own that
-could list distributions) asks :mod:`importlib.metadata`, whose answer is
-then the answer.
-"""
+"""Entry points of one group, without importing :mod:`importlib.metadata` (tens of ms,
+on every lint) when no ``entry_points.txt`` on the import path names the group; a zip
+or a finder of its own on the path, or a file naming it, and importlib answers."""
 
 from __future__ import annotations
 

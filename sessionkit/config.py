@@ -31,7 +31,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._config_sources import PROJECT_FILE  # (the name of the project configuration file)
+from ._config_sources import PROJECT_FILE, check_budget, project_file
+from ._config_sources import repository_root as _root
 from ._plain import Frozen
 from .errors import SessionKitError
 
@@ -97,6 +98,11 @@ class ConfigError(SessionKitError):
 # -- the model ----------------------------------------------------------------
 
 
+def _fields(values: dict[str, Any]) -> dict[str, Any]:
+    """An ``__init__``'s arguments from its ``locals()``, for :meth:`Frozen._set`."""
+    return {name: value for name, value in values.items() if name != "self"}
+
+
 class Source(Frozen):
     """Where an effective configuration value came from (a frozen value).
 
@@ -107,12 +113,11 @@ class Source(Frozen):
         name: the flag or environment variable, for those kinds.
     """
 
-    # (the fields in their order: repr, equality and hash take them so)
-    __slots__ = ("kind", "file", "line", "name")  # noqa: RUF023
     kind: str
     file: str | None
     line: int | None
     name: str | None
+    __slots__ = tuple(__annotations__)  # (in this order: repr, equality and hash take it)
 
     def __init__(
         self,
@@ -122,15 +127,12 @@ class Source(Frozen):
         line: int | None = None,
         name: str | None = None,
     ) -> None:
-        self._set(kind=kind, file=file, line=line, name=name)
+        self._set(**_fields(locals()))
 
     def __str__(self) -> str:
         if self.file is not None:
-            where = self.file if self.line is None else f"{self.file}:{self.line}"
-            return f"{self.kind} {where}"
-        if self.name is not None:
-            return f"{self.kind} {self.name}"
-        return self.kind
+            return f"{self.kind} {self.file if self.line is None else f'{self.file}:{self.line}'}"
+        return self.kind if self.name is None else f"{self.kind} {self.name}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape: ``{"kind", "file", "line", "name"}``."""
@@ -159,20 +161,9 @@ class HookConfig(Frozen):
 
     Raises:
         ConfigError: ``session_start_output`` or the context budget is not one
-            the hooks can use.
+            the hooks can use (checked by :data:`SETTINGS`, as a file's values are).
     """
 
-    # (the fields in their order: repr, equality and hash take them so)
-    __slots__ = (  # noqa: RUF023
-        "store",
-        "directive_kind",
-        "directive_scope",
-        "directive_action",
-        "session_start_output",
-        "deadline_ms",
-        "context_budget",
-        "context_unit",
-    )
     store: str | None
     directive_kind: str
     directive_scope: str
@@ -181,6 +172,7 @@ class HookConfig(Frozen):
     deadline_ms: int
     context_budget: int
     context_unit: str
+    __slots__ = tuple(__annotations__)
 
     def __init__(
         self,
@@ -194,24 +186,13 @@ class HookConfig(Frozen):
         context_budget: int = 9000,
         context_unit: str = "chars",
     ) -> None:
-        if session_start_output not in ("json", "plain"):
-            shown = repr(session_start_output)
-            raise ConfigError(f"hooks.session_start_output must be 'json' or 'plain', not {shown}")
-        from ._config_sources import check_budget
-
-        problem = check_budget(context_budget, context_unit)
-        if problem is not None:
-            raise ConfigError(f"hooks.context_budget {problem}")
-        self._set(
-            store=store,
-            directive_kind=directive_kind,
-            directive_scope=directive_scope,
-            directive_action=directive_action,
-            session_start_output=session_start_output,
-            deadline_ms=deadline_ms,
-            context_budget=context_budget,
-            context_unit=context_unit,
-        )
+        self._set(**_fields(locals()))
+        for key in ("hooks.session_start_output", "hooks.context_budget"):
+            problem = _check_scalar(_BY_KEY[key], getattr(self, key[6:]))
+            if problem is None and key == "hooks.context_budget":
+                problem = check_budget(context_budget, context_unit)
+            if problem is not None:
+                raise ConfigError(f"{key} {problem}", key=key)
 
 
 class SecretsConfig(Frozen):
@@ -224,9 +205,9 @@ class SecretsConfig(Frozen):
         allow: known-safe values never redacted, separated by commas or blanks.
     """
 
-    __slots__ = ("redact", "allow")  # noqa: RUF023
     redact: str
     allow: str
+    __slots__ = tuple(__annotations__)
 
     def __init__(self, *, redact: str = "on", allow: str = "") -> None:
         self._set(redact=redact, allow=allow)
@@ -244,18 +225,14 @@ class Limits(Frozen):
         max_payload_bytes: largest hook payload read from stdin, in bytes (1 MiB).
     """
 
-    __slots__ = ("max_note_bytes", "max_payload_bytes")
     max_note_bytes: int
     max_payload_bytes: int
+    __slots__ = tuple(__annotations__)
 
     def __init__(
         self, *, max_note_bytes: int = 8 * 1024 * 1024, max_payload_bytes: int = 1024 * 1024
     ) -> None:
         self._set(max_note_bytes=max_note_bytes, max_payload_bytes=max_payload_bytes)
-
-
-def _options(value: Mapping[str, Mapping[str, Any]] | None) -> Mapping[str, Mapping[str, Any]]:
-    return {prefix: dict(opts) for prefix, opts in (value or {}).items()}
 
 
 class Config(Frozen):
@@ -280,18 +257,6 @@ class Config(Frozen):
             hashed, not shown by ``repr``).
     """
 
-    # (the fields in their order: repr and equality take them so, but for sources)
-    __slots__ = (  # noqa: RUF023
-        "store",
-        "layout",
-        "format",
-        "storage_options",
-        "bm_project",
-        "hooks",
-        "secrets",
-        "limits",
-        "sources",
-    )
     store: str | None
     layout: str | None
     format: str | None
@@ -301,6 +266,7 @@ class Config(Frozen):
     secrets: SecretsConfig
     limits: Limits
     sources: Mapping[str, Source]
+    __slots__ = tuple(__annotations__)
 
     def __init__(
         self,
@@ -315,29 +281,25 @@ class Config(Frozen):
         limits: Limits | None = None,
         sources: Mapping[str, Source] | None = None,
     ) -> None:
+        self._set(**_fields(locals()))
         self._set(
-            store=store,
-            layout=layout,
-            format=format,
-            storage_options=_options(storage_options),
-            bm_project=bm_project,
-            hooks=HookConfig() if hooks is None else hooks,
-            secrets=SecretsConfig() if secrets is None else secrets,
-            limits=Limits() if limits is None else limits,
-            sources={} if sources is None else sources,
+            storage_options={
+                prefix: dict(opts) for prefix, opts in (storage_options or {}).items()
+            },
+            hooks=hooks or HookConfig(),
+            secrets=secrets or SecretsConfig(),
+            limits=limits or Limits(),
+            sources=sources or {},
         )
-
-    def _compared(self) -> tuple[Any, ...]:
-        return self._values()[:-1]  # (all but sources)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._compared() == other._compared()
+        return self._values()[:-1] == other._values()[:-1]  # (all but sources)
 
     def __hash__(self) -> int:
-        compared = self._compared()
-        return hash(compared[:3] + compared[4:])  # (nor storage_options: a dict)
+        values = self._values()
+        return hash(values[:3] + values[4:-1])  # (nor storage_options: a dict)
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__[:-1])
@@ -380,128 +342,74 @@ class Setting(NamedTuple):
 #: every scalar configuration key (storage options are free-form, per URL prefix)
 SETTINGS: tuple[Setting, ...] = (
     Setting(
-        key="store.url",
-        attr="store",
-        type=str,
-        env="SESSIONKIT_STORE",
-        path_like=True,
-        help="default store: a path or fsspec URL (default: the repository root)",
+        "store.url", "store", str, "SESSIONKIT_STORE",
+        "default store: a path or fsspec URL (default: the repository root)", path_like=True,
     ),
     Setting(
-        key="store.layout",
-        attr="layout",
-        type=str,
-        env="SESSIONKIT_LAYOUT",
-        registry="layout",
-        help="store layout: aiwiki or basic-memory",
+        "store.layout", "layout", str, "SESSIONKIT_LAYOUT",
+        "store layout: aiwiki or basic-memory", registry="layout",
     ),
     Setting(
-        key="store.format",
-        attr="format",
-        type=str,
-        env="SESSIONKIT_FORMAT",
-        registry="format",
-        help="format of new notes: aiwiki-v2, aiwiki-v1, basic-memory",
+        "store.format", "format", str, "SESSIONKIT_FORMAT",
+        "format of new notes: aiwiki-v2, aiwiki-v1, basic-memory", registry="format",
     ),
     Setting(
-        key="basic_memory.project",
-        attr="bm_project",
-        type=str,
-        env="SESSIONKIT_BM_PROJECT",
-        help="Basic Memory project name (default: Basic Memory's default project)",
+        "basic_memory.project", "bm_project", str, "SESSIONKIT_BM_PROJECT",
+        "Basic Memory project name (default: Basic Memory's default project)",
     ),
     Setting(
-        key="hooks.store",
-        attr="hooks.store",
-        type=str,
-        env="SESSIONKIT_HOOK_STORE",
-        path_like=True,
-        help="store the hooks write to (default: the default store)",
+        "hooks.store", "hooks.store", str, "SESSIONKIT_HOOK_STORE",
+        "store the hooks write to (default: the default store)", path_like=True,
     ),
     Setting(
-        key="hooks.directive_kind",
-        attr="hooks.directive_kind",
-        type=str,
-        env="SESSIONKIT_DIRECTIVE_KIND",
-        help="kind of the directive a pre-compact checkpoint carries",
+        "hooks.directive_kind", "hooks.directive_kind", str, "SESSIONKIT_DIRECTIVE_KIND",
+        "kind of the directive a pre-compact checkpoint carries",
     ),
     Setting(
-        key="hooks.directive_scope",
-        attr="hooks.directive_scope",
-        type=str,
-        env="SESSIONKIT_DIRECTIVE_SCOPE",
-        help="Scope: item of that directive",
+        "hooks.directive_scope", "hooks.directive_scope", str, "SESSIONKIT_DIRECTIVE_SCOPE",
+        "Scope: item of that directive",
     ),
     Setting(
-        key="hooks.directive_action",
-        attr="hooks.directive_action",
-        type=str,
-        env="SESSIONKIT_DIRECTIVE_ACTION",
-        help="Action: item of that directive",
+        "hooks.directive_action", "hooks.directive_action", str, "SESSIONKIT_DIRECTIVE_ACTION",
+        "Action: item of that directive",
     ),
     Setting(
-        key="hooks.session_start_output",
-        attr="hooks.session_start_output",
-        type=str,
-        env="SESSIONKIT_HOOK_OUTPUT",
+        "hooks.session_start_output", "hooks.session_start_output", str,
+        "SESSIONKIT_HOOK_OUTPUT", "session-start prints Claude Code JSON or plain text",
         choices=("json", "plain"),
-        help="session-start prints Claude Code JSON or plain text",
+    ),
+    Setting(  # (0: no limit; else at least 1000 chars or 350 tokens: checked with the unit)
+        "hooks.context_budget", "hooks.context_budget", int, "SESSIONKIT_CONTEXT_BUDGET",
+        "most the session-start context may measure (default 9000; 0: no limit; else "
+        "at least 1000 chars or 350 tokens)", minimum=0,
     ),
     Setting(
-        key="hooks.context_budget",
-        attr="hooks.context_budget",
-        type=int,
-        env="SESSIONKIT_CONTEXT_BUDGET",
-        minimum=0,  # (0: no limit; else at least 1000 chars or 350 tokens, with the unit)
-        help="most the session-start context may measure (default 9000; 0: no limit; else "
-        "at least 1000 chars or 350 tokens)",
-    ),
-    Setting(
-        key="hooks.context_unit",
-        attr="hooks.context_unit",
-        type=str,
-        env="SESSIONKIT_CONTEXT_UNIT",
+        "hooks.context_unit", "hooks.context_unit", str, "SESSIONKIT_CONTEXT_UNIT",
+        "unit of hooks.context_budget: chars, or tokens (one per three UTF-8 bytes)",
         choices=("chars", "tokens"),
-        help="unit of hooks.context_budget: chars, or tokens (one per three UTF-8 bytes)",
     ),
     Setting(
-        key="hooks.deadline_ms",
-        attr="hooks.deadline_ms",
-        type=int,
-        env="SESSIONKIT_HOOK_DEADLINE_MS",
-        help="time budget of one hook run, in milliseconds (default 5000)",
+        "hooks.deadline_ms", "hooks.deadline_ms", int, "SESSIONKIT_HOOK_DEADLINE_MS",
+        "time budget of one hook run, in milliseconds (default 5000)",
     ),
     Setting(
-        key="secrets.redact",
-        attr="secrets.redact",
-        type=str,
-        env="SESSIONKIT_REDACT",
+        "secrets.redact", "secrets.redact", str, "SESSIONKIT_REDACT",
+        "secrets in what is written: on (redact), warn (report), off (do not look)",
         choices=("on", "warn", "off"),
-        help="secrets in what is written: on (redact), warn (report), off (do not look)",
     ),
     Setting(
-        key="secrets.allow",
-        attr="secrets.allow",
-        type=str,
-        env="SESSIONKIT_REDACT_ALLOW",
-        one_line=False,
-        help="known-safe values never redacted (separated by commas or blanks)",
+        "secrets.allow", "secrets.allow", str, "SESSIONKIT_REDACT_ALLOW",
+        "known-safe values never redacted (separated by commas or blanks)", one_line=False,
     ),
     Setting(
-        key="limits.max_note_bytes",
-        attr="limits.max_note_bytes",
-        type=int,
-        env="SESSIONKIT_MAX_NOTE_BYTES",
-        help="largest note read, in bytes",
+        "limits.max_note_bytes", "limits.max_note_bytes", int, "SESSIONKIT_MAX_NOTE_BYTES",
+        "largest note read, in bytes",
     ),
     Setting(
-        key="limits.max_payload_bytes",
-        attr="limits.max_payload_bytes",
-        type=int,
-        env="SESSIONKIT_MAX_PAYLOAD_BYTES",
-        help="largest hook payload read from stdin, in bytes",
+        "limits.max_payload_bytes", "limits.max_payload_bytes", int,
+        "SESSIONKIT_MAX_PAYLOAD_BYTES", "largest hook payload read from stdin, in bytes",
     ),
-)
+)  # fmt: skip
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TABLES = {s.key.partition(".")[0] for s in SETTINGS} | {"storage_options"}
 _SO = "storage_options"
@@ -533,10 +441,6 @@ def mask_url(url: str) -> str:
     return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", url)
 
 
-def _has_url_password(url: str) -> bool:
-    return _USERINFO.match(url) is not None
-
-
 # -- locating files -------------------------------------------------------------
 
 
@@ -544,23 +448,11 @@ def _start(start_dir: str | os.PathLike[str] | None) -> str:
     return os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
 
 
-def _project_file(start_dir: str | os.PathLike[str] | None) -> str | None:
-    from ._config_sources import project_file
-
-    return project_file(_start(start_dir))
-
-
-def _repository_root(start_dir: str | os.PathLike[str] | None) -> str:
-    from ._config_sources import repository_root
-
-    return repository_root(_start(start_dir))
-
-
 def find_project_file(start_dir: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest ``.sessionkit.toml`` at or above ``start_dir`` (default: cwd), if any."""
     from pathlib import Path
 
-    found = _project_file(start_dir)
+    found = project_file(_start(start_dir))
     return None if found is None else Path(found)
 
 
@@ -568,7 +460,7 @@ def repository_root(start_dir: str | os.PathLike[str] | None = None) -> Path:
     """The nearest ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``."""
     from pathlib import Path
 
-    return Path(_repository_root(start_dir))
+    return Path(_root(_start(start_dir)))
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -580,48 +472,9 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(user_config_file(env))
 
 
-# -- a small line-based TOML scanner (for the line numbers of values) -----------
+# -- where each key is: line numbers for messages and sources (tomllib reads the values) --
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _parse_dotted(s: str, i: int = 0) -> tuple[tuple[str, ...], int]:
-    """Parse a TOML dotted key at ``s[i]``; return its parts and the index after it."""
-    import tomllib
-
-    parts: list[str] = []
-    n = len(s)
-    while True:
-        while i < n and s[i] in " \t":
-            i += 1
-        if i < n and s[i] == '"':
-            j = i + 1
-            while j < n and s[j] != '"':
-                j += 2 if s[j] == "\\" else 1
-            if j >= n:
-                raise ValueError("unclosed quoted key")
-            parts.append(tomllib.loads(f"k = {s[i : j + 1]}")["k"])
-            i = j + 1
-        elif i < n and s[i] == "'":
-            j = s.find("'", i + 1)
-            if j < 0:
-                raise ValueError("unclosed quoted key")
-            parts.append(s[i + 1 : j])
-            i = j + 1
-        else:
-            m = _BARE_KEY.match(s, i)
-            if m is None:
-                raise ValueError("not a key")
-            parts.append(m.group())
-            i = m.end()
-        while i < n and s[i] in " \t":
-            i += 1
-        if i < n and s[i] == ".":
-            i += 1
-            continue
-        return tuple(parts), i
-
-
 _ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -635,110 +488,73 @@ _ESCAPES = {
 
 def _toml_string(value: str) -> str:
     """A TOML basic string that reads back as ``value`` (control characters escaped)."""
-    out = []
-    for ch in value:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return (
+        '"'
+        + "".join(
+            _ESCAPES.get(ch) or (f"\\u{ord(ch):04X}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
+            for ch in value
+        )
+        + '"'
+    )
 
 
 def _render_key(parts: tuple[str, ...]) -> str:
     return ".".join(p if _BARE_KEY.fullmatch(p) else _toml_string(p) for p in parts)
 
 
-class _Entry(NamedTuple):
-    """A table header or a ``key = value`` line of a TOML text (0-based lines)."""
-
-    kind: str  # "table", "array" or "key"
-    path: tuple[str, ...]  # full path of the table or key
-    table: tuple[str, ...]  # the header the entry sits under (for keys)
-    start: int
-    end: int  # exclusive
-    value_col: int = 0  # column where a key's value starts
-
-
-def _split(text: str) -> list[str]:
-    """Lines as TOML sees them: split on ``\\n`` only, line ends kept."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _parses(value_text: str) -> bool:
+def _key_path(fragment: str) -> tuple[str, ...] | None:
+    """The dotted key a one-key TOML ``fragment`` (``a."b" = 0``, ``[a.b]``) sets, if it is one."""
     import tomllib
 
     try:
-        tomllib.loads(f"v = {value_text}")
+        node: Any = tomllib.loads(fragment)
     except tomllib.TOMLDecodeError:
-        return False
-    return True
+        return None
+    parts: list[str] = []
+    while isinstance(node, dict) and len(node) == 1:
+        name, node = next(iter(node.items()))
+        parts.append(name)
+        node = node[-1] if isinstance(node, list) and node else node  # ([[array]] of tables)
+    return tuple(parts) or None
 
 
-def _scan(lines: list[str]) -> list[_Entry]:
-    """Table headers and key lines of a TOML text that tomllib accepts."""
-    entries: list[_Entry] = []
+def _key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """The 1-based line of each table header and ``key = value`` of a TOML text that
+    tomllib accepts, by full path (the first one's, lines split on ``\\n`` as TOML does)."""
+    found: dict[tuple[str, ...], int] = {}
     table: tuple[str, ...] = ()
+    rows = text.split("\n")
     i = 0
-    while i < len(lines):
-        raw = lines[i].rstrip("\r\n")
+    while i < len(rows):
+        raw = rows[i].rstrip("\r")
+        i += 1
         stripped = raw.strip()
         if not stripped or stripped.startswith("#"):
-            i += 1
             continue
         if stripped.startswith("["):
-            is_array = stripped.startswith("[[")
-            start = raw.index("[") + (2 if is_array else 1)
-            try:
-                path, _ = _parse_dotted(raw, start)
-            except ValueError:
-                i += 1
-                continue
-            table = path
-            entries.append(
-                _Entry(
-                    kind="array" if is_array else "table", path=path, table=(), start=i, end=i + 1
-                )
-            )
-            i += 1
+            header = _key_path(stripped)
+            if header is not None:
+                table = header
+                found.setdefault(header, i)
             continue
-        try:
-            parts, j = _parse_dotted(raw)
-        except ValueError:
-            i += 1
-            continue
-        if j >= len(raw) or raw[j] != "=":
-            i += 1
-            continue
-        col = j + 1
-        while col < len(raw) and raw[col] in " \t":
-            col += 1
-        value = raw[col:]
-        end = i + 1
-        while not _parses(value) and end < len(lines):
-            value += "\n" + lines[end].rstrip("\r\n")
-            end += 1
-        entries.append(
-            _Entry(kind="key", path=table + parts, table=table, start=i, end=end, value_col=col)
-        )
-        i = end
-    return entries
+        # the key: the shortest part before an "=" that reads as one (a quoted key may hold "=")
+        for eq in (k for k, ch in enumerate(raw) if ch == "="):
+            path = _key_path(raw[:eq] + "= 0")
+            if path is not None:
+                found.setdefault(table + path, i)
+                value = raw[eq + 1 :]
+                while not _key_path("v = " + value) and i < len(rows):  # (a multi-line value)
+                    value += "\n" + rows[i].rstrip("\r")
+                    i += 1
+                break
+    return found
 
 
-def _line_of(entries: list[_Entry], path: tuple[str, ...]) -> int | None:
+def _line_of(lines: dict[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
     """1-based line of a key (or of the nearest table that holds it)."""
-    for entry in entries:
-        if entry.path == path:
-            return entry.start + 1
-    for size in range(len(path) - 1, 0, -1):
-        for entry in entries:
-            if entry.path == path[:size]:
-                return entry.start + 1
+    for size in range(len(path), 0, -1):
+        if path[:size] in lines:
+            return lines[path[:size]]
     return None
 
 
@@ -889,7 +705,7 @@ def read_config_text(
     except tomllib.TOMLDecodeError as exc:
         report(_toml_error(exc, text, file))
         return {}
-    entries = _scan(_split(text))
+    lines = _key_lines(text)
     base = os.path.dirname(file)  # ("" for a bare name: the working directory)
     layer: _Layer = {}
 
@@ -899,13 +715,13 @@ def read_config_text(
             ConfigError(
                 f"{_render_key(path)}: {message}",
                 path=file,
-                line=_line_of(entries, path),
+                line=_line_of(lines, path),
                 key=key,
             )
         )
 
     def src(path: tuple[str, ...]) -> Source:
-        return Source(kind=kind, file=file, line=_line_of(entries, path))
+        return Source(kind=kind, file=file, line=_line_of(lines, path))
 
     for table, content in data.items():
         if table not in _TABLES:
@@ -1039,15 +855,11 @@ def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None
     unit = merged.get("hooks.context_unit")
     if budget is None and unit is None:
         return
-    try:
-        HookConfig(
-            context_budget=budget[0] if budget else 9000,
-            context_unit=unit[0] if unit else "chars",
-        )
-    except ConfigError as exc:
+    problem = check_budget(budget[0] if budget else 9000, unit[0] if unit else "chars")
+    if problem is not None:
         source = (budget or unit or (None, _DEFAULT))[1]
         error = ConfigError(
-            f"{_where(source)}{exc.message}",
+            f"{_where(source)}hooks.context_budget {problem}",
             path=source.file,
             line=source.line,
             key="hooks.context_budget",
@@ -1057,28 +869,22 @@ def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None
 
 
 def _build(merged: _Layer) -> Config:
-    values: dict[str, Any] = {}
-    hooks: dict[str, Any] = {}
-    secrets: dict[str, Any] = {}
-    limits: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {"": {}, "hooks": {}, "secrets": {}, "limits": {}}
     options: dict[str, dict[str, Any]] = {}
-    sources: dict[str, Source] = {}
-    for key, (value, source) in merged.items():
-        sources[key] = source
+    for key, (value, _) in merged.items():
         if key.startswith(_SO + "."):
             prefix, name = _split_option_key(key)
             options.setdefault(prefix, {})[name] = value
-            continue
-        attr = _BY_KEY[key].attr
-        group, _, name = attr.rpartition(".")
-        {"": values, "hooks": hooks, "secrets": secrets, "limits": limits}[group][name] = value
+        else:
+            group, _, name = _BY_KEY[key].attr.rpartition(".")
+            groups[group][name] = value
     return Config(
-        **values,
+        **groups[""],
         storage_options=options,
-        hooks=HookConfig(**hooks),
-        secrets=SecretsConfig(**secrets),
-        limits=Limits(**limits),
-        sources=sources,
+        hooks=HookConfig(**groups["hooks"]),
+        secrets=SecretsConfig(**groups["secrets"]),
+        limits=Limits(**groups["limits"]),
+        sources={key: source for key, (_, source) in merged.items()},
     )
 
 
@@ -1094,7 +900,7 @@ def _merged(
     from ._userconfig import user_config_file
 
     merged: _Layer = {}
-    files = {"user": user_config_file(env), "project": _project_file(start_dir)}
+    files = {"user": user_config_file(env), "project": project_file(_start(start_dir))}
     if text_of is not None:
         files[text_of[2]] = text_of[0]
     for kind, file in files.items():
@@ -1169,7 +975,7 @@ def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None
         return config.store
     if config.layout == "basic-memory":
         return f"bm://{config.bm_project or ''}"
-    return _repository_root(start_dir)
+    return _root(_start(start_dir))
 
 
 def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
@@ -1210,11 +1016,8 @@ def _split_option_key(key: str) -> tuple[str, str]:
     """``storage_options.<prefix>.<name>`` (TOML quoting optional) -> (prefix, name)."""
     rest = key[len(_SO) + 1 :]
     if rest.startswith(('"', "'")):
-        try:
-            parts, end = _parse_dotted(rest)
-        except ValueError:
-            parts, end = (), 0
-        if len(parts) == 2 and end == len(rest):
+        parts = _key_path(rest + " = 0")
+        if parts is not None and len(parts) == 2:
             return parts[0], parts[1]
     prefix, _, name = rest.rpartition(".")
     if not prefix or not name:
@@ -1263,46 +1066,31 @@ def describe(config: Config) -> list[dict[str, Any]]:
     (the ``sessionkit config show --json`` shape), settings first, then
     storage options by URL prefix.
     """
-    rows: list[dict[str, Any]] = []
+    values: list[tuple[str, Any]] = []
     for setting in SETTINGS:
         obj: Any = config
         for part in setting.attr.split("."):
             obj = getattr(obj, part)
-        rows.append(
-            {
-                "key": setting.key,
-                "value": _shown(setting.key, obj),
-                "source": config.source(setting.key).to_dict(),
-            }
-        )
+        values.append((setting.key, obj))
     for prefix in sorted(config.storage_options):
         for name, value in config.storage_options[prefix].items():
-            key = f"{_SO}.{_render_key((prefix, name))}"
-            rows.append(
-                {
-                    "key": key,
-                    "value": _shown(key, value),
-                    "source": config.source(key).to_dict(),
-                }
-            )
-    return rows
-
-
-def _json_text(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
+            values.append((f"{_SO}.{_render_key((prefix, name))}", value))
+    return [
+        {"key": key, "value": _shown(key, value), "source": config.source(key).to_dict()}
+        for key, value in values
+    ]
 
 
 def format_config(config: Config) -> str:
     """``config show`` text: ``key = value  # source`` per line, secrets masked."""
-    out = []
-    for row in describe(config):
-        value = row["value"]
-        shown = "(unset)" if value is None else _json_text(value)
-        source = Source(**row["source"])
-        out.append(f"{row['key']} = {shown}  # {source}")
-    return "\n".join(out) + "\n"
+    import json
+
+    return "".join(
+        f"{row['key']} = "
+        f"{'(unset)' if row['value'] is None else json.dumps(row['value'], ensure_ascii=False)}"
+        f"  # {Source(**row['source'])}\n"
+        for row in describe(config)
+    )
 
 
 # -- writing ----------------------------------------------------------------------------
@@ -1366,7 +1154,7 @@ def set_value(
     if is_secret_key(path[-1]):
         raise ConfigError(f"refusing to store {key!r}: it looks like a secret; {_CREDENTIAL_HINT}")
     converted = _convert_cli_value(path, value)
-    if isinstance(converted, str) and _has_url_password(converted):
+    if isinstance(converted, str) and _USERINFO.match(converted):
         raise ConfigError(
             f"refusing to store a password inside a URL for {key!r}; {_CREDENTIAL_HINT}"
         )
