@@ -16,12 +16,9 @@ first:
    ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
 
 Every effective value remembers where it came from (:class:`Source`).  A
-malformed file (bad TOML, unknown key, wrong type) raises :class:`ConfigError`
-naming the file, line and key; nothing falls back silently.
-
-Credentials never belong here: fsspec and the cloud SDKs have their own
-sources (environment, ``~/.aws/credentials``, profiles).  :func:`set_value`
-refuses secret-looking keys and :func:`describe` masks them.
+malformed file raises :class:`ConfigError` naming the file, line and key.
+Credentials never belong here (fsspec and the cloud SDKs have their own):
+:func:`set_value` refuses secret-looking keys and :func:`describe` masks them.
 """
 
 from __future__ import annotations
@@ -41,32 +38,12 @@ if TYPE_CHECKING:
     from pathlib import Path  # (imported where a Path is returned: hooks read a file without it)
 
 __all__ = [
-    "PROJECT_FILE",
-    "SETTINGS",
-    "Config",
-    "ConfigError",
-    "HookConfig",
-    "Limits",
-    "SecretsConfig",
-    "Setting",
-    "Source",
-    "config_file",
-    "default_store",
-    "describe",
-    "effective_store_url",
-    "find_project_file",
-    "format_config",
-    "hook_store_url",
-    "is_secret_key",
-    "load_config",
-    "mask_url",
-    "parse_key",
-    "read_config_text",
-    "repository_root",
-    "set_value",
-    "storage_options_for",
-    "user_config_path",
-]
+    "PROJECT_FILE", "SETTINGS", "Config", "ConfigError", "HookConfig", "Limits", "SecretsConfig",
+    "Setting", "Source", "config_file", "default_store", "describe", "effective_store_url",
+    "find_project_file", "format_config", "hook_store_url", "is_secret_key", "load_config",
+    "mask_url", "parse_key", "read_config_text", "repository_root", "set_value",
+    "storage_options_for", "user_config_path",
+]  # fmt: skip
 
 #: where credentials should come from instead (used in refusal messages)
 _CREDENTIAL_HINT = (
@@ -83,19 +60,10 @@ class ConfigError(SessionKitError):
         key: the dotted key concerned (``hooks.context_budget``), when it is one key's value.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        line: int | None = None,
-        key: str | None = None,
-    ) -> None:
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 key: str | None = None) -> None:  # fmt: skip
         super().__init__(message, path=path, line=line)
         self.key = key
-
-
-# -- the model ----------------------------------------------------------------
 
 
 def _fields(values: dict[str, Any]) -> dict[str, Any]:
@@ -143,25 +111,20 @@ _DEFAULT = Source(kind="default")
 
 
 class HookConfig(Frozen):
-    """How the agent hooks behave (a frozen value).
+    """How the agent hooks behave (a frozen value): the ``hooks.*`` keys of :data:`SETTINGS`.
 
     Attributes:
         store: the store the hooks write to; ``None`` means the default store.
-        directive_kind: kind of the directive a pre-compact checkpoint carries
-            (``"Dream"``).
+        directive_kind: kind of the directive a pre-compact checkpoint carries (``"Dream"``).
         directive_scope: its ``Scope:`` item.
         directive_action: its ``Action:`` item.
-        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``,
-            the default) or ``"plain"`` text.
-        deadline_ms: time budget of one hook run, in milliseconds (5000): on the
-            deadline the hook exits 0 and says why (see ``docs/hooks.md``).
-        context_budget: the most the session-start context may measure
-            (in ``context_unit``; 9000); see :mod:`sessionkit.context`.
+        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``) or ``"plain"``.
+        deadline_ms: time budget of one hook run, in ms (5000; see ``docs/hooks.md``).
+        context_budget: the most the session-start context may measure (9000; 0: no limit).
         context_unit: ``"chars"`` (the default) or ``"tokens"`` (an estimate).
 
     Raises:
-        ConfigError: ``session_start_output`` or the context budget is not one
-            the hooks can use (checked by :data:`SETTINGS`, as a file's values are).
+        ConfigError: ``session_start_output`` or the context budget is unusable.
     """
 
     store: str | None
@@ -240,21 +203,17 @@ class Config(Frozen):
     :meth:`~sessionkit._plain.Frozen.replace` makes a changed copy).
 
     Attributes:
-        store: default store URL or path; ``None`` means the repository root
-            (see :func:`effective_store_url`).
-        layout: store layout (``aiwiki``, ``basic-memory``), ``None`` to let
-            the store decide.
-        format: note format new notes are written in, ``None`` for the
-            layout's default.
-        storage_options: fsspec options per URL prefix
-            (``{"s3://team-notes": {"endpoint_url": ..., "profile": ...}}``;
-            not hashed).
-        bm_project: Basic Memory project name, ``None`` for its default project.
+        store: default store URL or path; ``None``: the repository root (see
+            :func:`effective_store_url`).
+        layout: store layout (``aiwiki``, ``basic-memory``); ``None``: the store decides.
+        format: note format new notes are written in; ``None``: the layout's default.
+        storage_options: fsspec options per URL prefix (``{"s3://team-notes":
+            {"endpoint_url": ..., "profile": ...}}``; not hashed).
+        bm_project: Basic Memory project name; ``None``: its default project.
         hooks: hook behaviour.
         secrets: secret redaction on write.
         limits: input size limits.
-        sources: where each value came from, by dotted key (not compared, not
-            hashed, not shown by ``repr``).
+        sources: where each value came from, by dotted key (not compared, hashed or shown).
     """
 
     store: str | None
@@ -311,19 +270,18 @@ class Config(Frozen):
 
 
 class Setting(NamedTuple):
-    """One configuration key.
+    """One configuration key: the one place its value is checked (every source's).
 
     Attributes:
         key: dotted key as written in TOML (``store.url``).
         attr: where it lives on :class:`Config` (``store``, ``hooks.store``).
         type: ``str`` or ``int``.
         env: the environment variable that sets it, if any.
-        help: one line for the docs and ``config show``.
+        help: one line for the docs.
         choices: allowed values, if restricted.
         path_like: a store location (relative paths in a file are relative to that file).
         minimum: the least value of an integer.
-        registry: ``"layout"`` or ``"format"``: the value names a registered store
-            backend or note format (the built-in ones, or a plugin's).
+        registry: ``"layout"`` or ``"format"``: a registered store backend or note format.
         one_line: a string without line breaks or other control characters.
     """
 
@@ -339,94 +297,61 @@ class Setting(NamedTuple):
     one_line: bool = True
 
 
+def _setting(
+    key: str, env: str, help: str, attr: str = "", kind: type = str, **more: Any
+) -> Setting:
+    return Setting(key, attr or key, kind, env, help, **more)
+
+
 #: every scalar configuration key (storage options are free-form, per URL prefix)
 SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        "store.url", "store", str, "SESSIONKIT_STORE",
-        "default store: a path or fsspec URL (default: the repository root)", path_like=True,
-    ),
-    Setting(
-        "store.layout", "layout", str, "SESSIONKIT_LAYOUT",
-        "store layout: aiwiki or basic-memory", registry="layout",
-    ),
-    Setting(
-        "store.format", "format", str, "SESSIONKIT_FORMAT",
-        "format of new notes: aiwiki-v2, aiwiki-v1, basic-memory", registry="format",
-    ),
-    Setting(
-        "basic_memory.project", "bm_project", str, "SESSIONKIT_BM_PROJECT",
-        "Basic Memory project name (default: Basic Memory's default project)",
-    ),
-    Setting(
-        "hooks.store", "hooks.store", str, "SESSIONKIT_HOOK_STORE",
-        "store the hooks write to (default: the default store)", path_like=True,
-    ),
-    Setting(
-        "hooks.directive_kind", "hooks.directive_kind", str, "SESSIONKIT_DIRECTIVE_KIND",
-        "kind of the directive a pre-compact checkpoint carries",
-    ),
-    Setting(
-        "hooks.directive_scope", "hooks.directive_scope", str, "SESSIONKIT_DIRECTIVE_SCOPE",
-        "Scope: item of that directive",
-    ),
-    Setting(
-        "hooks.directive_action", "hooks.directive_action", str, "SESSIONKIT_DIRECTIVE_ACTION",
-        "Action: item of that directive",
-    ),
-    Setting(
-        "hooks.session_start_output", "hooks.session_start_output", str,
-        "SESSIONKIT_HOOK_OUTPUT", "session-start prints Claude Code JSON or plain text",
-        choices=("json", "plain"),
-    ),
-    Setting(  # (0: no limit; else at least 1000 chars or 350 tokens: checked with the unit)
-        "hooks.context_budget", "hooks.context_budget", int, "SESSIONKIT_CONTEXT_BUDGET",
-        "most the session-start context may measure (default 9000; 0: no limit; else "
-        "at least 1000 chars or 350 tokens)", minimum=0,
-    ),
-    Setting(
-        "hooks.context_unit", "hooks.context_unit", str, "SESSIONKIT_CONTEXT_UNIT",
-        "unit of hooks.context_budget: chars, or tokens (one per three UTF-8 bytes)",
-        choices=("chars", "tokens"),
-    ),
-    Setting(
-        "hooks.deadline_ms", "hooks.deadline_ms", int, "SESSIONKIT_HOOK_DEADLINE_MS",
-        "time budget of one hook run, in milliseconds (default 5000)",
-    ),
-    Setting(
-        "secrets.redact", "secrets.redact", str, "SESSIONKIT_REDACT",
-        "secrets in what is written: on (redact), warn (report), off (do not look)",
-        choices=("on", "warn", "off"),
-    ),
-    Setting(
-        "secrets.allow", "secrets.allow", str, "SESSIONKIT_REDACT_ALLOW",
-        "known-safe values never redacted (separated by commas or blanks)", one_line=False,
-    ),
-    Setting(
-        "limits.max_note_bytes", "limits.max_note_bytes", int, "SESSIONKIT_MAX_NOTE_BYTES",
-        "largest note read, in bytes",
-    ),
-    Setting(
-        "limits.max_payload_bytes", "limits.max_payload_bytes", int,
-        "SESSIONKIT_MAX_PAYLOAD_BYTES", "largest hook payload read from stdin, in bytes",
-    ),
+    _setting("store.url", "SESSIONKIT_STORE", "default store: a path or fsspec URL "
+             "(default: the repository root)", "store", path_like=True),
+    _setting("store.layout", "SESSIONKIT_LAYOUT", "store layout: aiwiki or basic-memory",
+             "layout", registry="layout"),
+    _setting("store.format", "SESSIONKIT_FORMAT",
+             "format of new notes: aiwiki-v2, aiwiki-v1, basic-memory", "format",
+             registry="format"),
+    _setting("basic_memory.project", "SESSIONKIT_BM_PROJECT",
+             "Basic Memory project name (default: Basic Memory's default project)", "bm_project"),
+    _setting("hooks.store", "SESSIONKIT_HOOK_STORE",
+             "store the hooks write to (default: the default store)", path_like=True),
+    _setting("hooks.directive_kind", "SESSIONKIT_DIRECTIVE_KIND",
+             "kind of the directive a pre-compact checkpoint carries"),
+    _setting("hooks.directive_scope", "SESSIONKIT_DIRECTIVE_SCOPE",
+             "Scope: item of that directive"),
+    _setting("hooks.directive_action", "SESSIONKIT_DIRECTIVE_ACTION",
+             "Action: item of that directive"),
+    _setting("hooks.session_start_output", "SESSIONKIT_HOOK_OUTPUT",
+             "session-start prints Claude Code JSON or plain text", choices=("json", "plain")),
+    _setting("hooks.context_budget", "SESSIONKIT_CONTEXT_BUDGET", "most the session-start "
+             "context may measure (default 9000; 0: no limit; else at least 1000 chars or 350 "
+             "tokens)", kind=int, minimum=0),  # (the least besides 0 is checked with the unit)
+    _setting("hooks.context_unit", "SESSIONKIT_CONTEXT_UNIT", "unit of hooks.context_budget: "
+             "chars, or tokens (one per three UTF-8 bytes)", choices=("chars", "tokens")),
+    _setting("hooks.deadline_ms", "SESSIONKIT_HOOK_DEADLINE_MS",
+             "time budget of one hook run, in milliseconds (default 5000)", kind=int),
+    _setting("secrets.redact", "SESSIONKIT_REDACT", "secrets in what is written: on (redact), "
+             "warn (report), off (do not look)", choices=("on", "warn", "off")),
+    _setting("secrets.allow", "SESSIONKIT_REDACT_ALLOW",
+             "known-safe values never redacted (separated by commas or blanks)", one_line=False),
+    _setting("limits.max_note_bytes", "SESSIONKIT_MAX_NOTE_BYTES", "largest note read, in bytes",
+             kind=int),
+    _setting("limits.max_payload_bytes", "SESSIONKIT_MAX_PAYLOAD_BYTES",
+             "largest hook payload read from stdin, in bytes", kind=int),
 )  # fmt: skip
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TABLES = {s.key.partition(".")[0] for s in SETTINGS} | {"storage_options"}
 _SO = "storage_options"
 
 
-# -- secrets ------------------------------------------------------------------
-
 _SECRET_WORDS = ("secret", "password", "passwd", "token", "credential", "apikey", "passphrase")
 _SECRET_PARTS = {"key", "pwd", "auth", "private", "pass", "sig", "signature"}
 
 
 def is_secret_key(name: str) -> bool:
-    """Whether a key name looks like it holds a secret.
-
-    ``secret``, ``password``, ``token``, ``credential`` anywhere in the name,
-    or a word ``key`` / ``auth`` / ``pwd`` (``access_key``, ``api-key``, ``key``).
-    """
+    """Whether a key name looks like it holds a secret: ``secret``, ``password``, ``token``,
+    ``credential`` anywhere, or a word ``key`` / ``auth`` / ``pwd`` (``api-key``, ``key``)."""
     low = name.lower()
     if any(word in low for word in _SECRET_WORDS):
         return True
@@ -439,9 +364,6 @@ _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@:]*):([^/@]*)@")
 def mask_url(url: str) -> str:
     """``url`` with a password in its user-info replaced by ``***``."""
     return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", url)
-
-
-# -- locating files -------------------------------------------------------------
 
 
 def _start(start_dir: str | os.PathLike[str] | None) -> str:
@@ -475,31 +397,18 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
 # -- where each key is: line numbers for messages and sources (tomllib reads the values) --
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _toml_string(value: str) -> str:
-    """A TOML basic string that reads back as ``value`` (control characters escaped)."""
-    return (
-        '"'
-        + "".join(
-            _ESCAPES.get(ch) or (f"\\u{ord(ch):04X}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
-            for ch in value
-        )
-        + '"'
-    )
 
 
 def _render_key(parts: tuple[str, ...]) -> str:
-    return ".".join(p if _BARE_KEY.fullmatch(p) else _toml_string(p) for p in parts)
+    """A TOML dotted key (a part that is not bare as a basic string that reads back)."""
+    import json
+
+    return ".".join(
+        p
+        if _BARE_KEY.fullmatch(p)
+        else json.dumps(p, ensure_ascii=False).replace("\x7f", "\\u007f")
+        for p in parts
+    )
 
 
 def _key_path(fragment: str) -> tuple[str, ...] | None:
@@ -550,14 +459,6 @@ def _key_lines(text: str) -> dict[tuple[str, ...], int]:
     return found
 
 
-def _line_of(lines: dict[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
-    """1-based line of a key (or of the nearest table that holds it)."""
-    for size in range(len(path), 0, -1):
-        if path[:size] in lines:
-            return lines[path[:size]]
-    return None
-
-
 # -- reading and validating -------------------------------------------------------
 
 _TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
@@ -566,24 +467,20 @@ _TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 def _toml_error(exc: tomllib.TOMLDecodeError, text: str, file: str) -> ConfigError:
     msg = str(exc)
     m = _TOML_ERROR_LINE.search(msg)
+    line: int | None = None
     if m:
-        line: int | None = int(m.group(1))
-        msg = msg[: m.start()].rstrip()
+        line, msg = int(m.group(1)), msg[: m.start()].rstrip()
     elif "end of document" in msg:
         line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
-    else:
-        line = None
     return ConfigError(f"bad TOML: {msg}", path=file, line=line)
 
 
 def _is_plain(value: Any, depth: int = 0) -> bool:
     if isinstance(value, str | int | float | bool):
         return True
-    if depth > 4:
-        return False
-    if isinstance(value, list):
+    if isinstance(value, list) and depth <= 4:
         return all(_is_plain(v, depth + 1) for v in value)
-    if isinstance(value, dict):
+    if isinstance(value, dict) and depth <= 4:
         return all(isinstance(k, str) and _is_plain(v, depth + 1) for k, v in value.items())
     return False
 
@@ -619,24 +516,19 @@ def _registered(registry: str) -> list[str]:
 
 
 def _check_scalar(setting: Setting, value: Any) -> str | None:
-    """A problem with ``value`` for ``setting`` (its type and range), or ``None``."""
-    want = "string" if setting.type is str else "integer"
+    """A problem with ``value`` for ``setting`` (its type and range), or ``None``: the one
+    check of every value, from a file, a variable, a flag, ``config set`` or Python."""
     if setting.type is int and (isinstance(value, bool) or not isinstance(value, int)):
-        return f"must be an {want}, not {_type_name(value)}"
+        return f"must be an integer, not {_type_name(value)}"
     if setting.type is str and not isinstance(value, str):
-        return f"must be a {want}, not {_type_name(value)}"
-    if setting.type is int and value < setting.minimum:
+        return f"must be a string, not {_type_name(value)}"
+    if setting.type is int and value < setting.minimum:  # (the budget's: with its unit)
         if setting.minimum == 1:
             return f"must be a positive integer, not {value}"
         return f"must be at least {setting.minimum}, not {value}"
-    # (hooks.context_budget's least value depends on hooks.context_unit: _check_together)
     if setting.choices is not None and value not in setting.choices:
         return f"must be one of {', '.join(setting.choices)}, not {value!r}"
-    if (
-        setting.type is str
-        and setting.one_line
-        and any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)
-    ):
+    if setting.type is str and setting.one_line and any(c < " " or c == "\x7f" for c in value):
         return "must be one line (no line break or other control character)"
     if setting.registry is not None and value not in _BUILTIN_NAMES[setting.registry]:
         known = _registered(setting.registry)
@@ -645,18 +537,27 @@ def _check_scalar(setting: Setting, value: Any) -> str | None:
     return None
 
 
+def _from_text(setting: Setting, raw: Any, origin: str) -> Any:
+    """A value given as text (a variable, a flag, ``config set``): converted, checked."""
+    value = raw
+    if setting.type is int and isinstance(raw, str):
+        try:
+            value = int(raw.strip().replace("_", ""))
+        except ValueError:
+            problem: str | None = f"must be an integer, not {raw!r}"
+        else:
+            problem = _check_scalar(setting, value)
+    else:
+        problem = _check_scalar(setting, value)
+    if problem is not None:
+        raise ConfigError(f"{origin}: {setting.key} {problem}", key=setting.key)
+    return value
+
+
 def _resolve_path(value: str, base: str) -> str:
-    """A store location from a file: ``~`` expanded, a relative path joined to ``base``
-    (the file's folder).
-
-    The rule of ``--store`` on the command line (``local_path`` in
-    ``sessionkit.backends._storage``, written here without importing the stores, which
-    the hooks do not load): a relative path must stay inside ``base``, symlinks
-    followed; an absolute path (or ``~``) means exactly that folder; a URL is kept.
-
-    Raises:
-        ConfigError: a relative path leads outside ``base`` (``../victim``).
-    """
+    """A store location from a file, by the rule of ``--store`` (``backends._storage``'s
+    ``local_path``, without importing the stores): ``~`` expanded, a URL or an absolute
+    path kept, a relative one joined to ``base`` and refused if it leads outside it."""
     if "://" in value:
         return value
     expanded = os.path.expanduser(value)
@@ -687,11 +588,8 @@ def _strict(problem: ConfigError) -> None:
 def read_config_text(
     text: str, file: str, kind: str = "project", *, on_problem: OnProblem | None = None
 ) -> _Layer:
-    """Validate a config file's text; return ``{dotted key: (value, Source)}``.
-
-    Every value is checked against its key's type and range (docs/configuration.md).
-    With ``on_problem``, each bad value is handed to it and left out (a file that is
-    not TOML gives one problem and no values) instead of raised.
+    """Validate a config file's text; return ``{dotted key: (value, Source)}``. With
+    ``on_problem``, each bad value is handed to it and left out instead of raised.
 
     Raises:
         ConfigError: bad TOML, unknown table or key, wrong type or range (file, line,
@@ -706,22 +604,36 @@ def read_config_text(
         report(_toml_error(exc, text, file))
         return {}
     lines = _key_lines(text)
-    base = os.path.dirname(file)  # ("" for a bare name: the working directory)
     layer: _Layer = {}
+
+    def line_of(path: tuple[str, ...]) -> int | None:  # (of the key, or of its nearest table)
+        return next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
 
     def fail(path: tuple[str, ...], message: str) -> None:
         key = ".".join(path) if len(path) == 2 and path[0] != _SO else None
-        report(
-            ConfigError(
-                f"{_render_key(path)}: {message}",
-                path=file,
-                line=_line_of(lines, path),
-                key=key,
-            )
-        )
+        where = line_of(path)
+        report(ConfigError(f"{_render_key(path)}: {message}", path=file, line=where, key=key))
 
-    def src(path: tuple[str, ...]) -> Source:
-        return Source(kind=kind, file=file, line=_line_of(lines, path))
+    def add(path: tuple[str, ...], value: Any) -> None:
+        if path[0] == _SO:
+            if not _is_plain(value):
+                return fail(path, f"{_type_name(value)} cannot be a storage option")
+            key = f"{_SO}.{_render_key(path[1:])}"
+        else:
+            key = ".".join(path)
+            setting = _BY_KEY.get(key)
+            if setting is None:
+                known = ", ".join(s.key for s in SETTINGS if s.key.startswith(path[0] + "."))
+                return fail(path, f"unknown key (known in [{path[0]}]: {known})")
+            problem = _check_scalar(setting, value)
+            if problem is None and setting.path_like:
+                try:  # ("" for a bare file name: the working directory)
+                    value = _resolve_path(value, os.path.dirname(file))
+                except ConfigError as exc:
+                    problem = exc.message
+            if problem is not None:
+                return fail(path, problem)
+        layer[key] = (value, Source(kind=kind, file=file, line=line_of(path)))
 
     for table, content in data.items():
         if table not in _TABLES:
@@ -730,48 +642,22 @@ def read_config_text(
         if not isinstance(content, dict):
             fail((table,), f"must be a table, not {_type_name(content)}")
             continue
-        if table == _SO:
-            for prefix, options in content.items():
-                if not isinstance(options, dict):
-                    fail(
-                        (table, prefix),
-                        "must be a table of options for the URL prefix "
-                        f'(write [storage_options."{prefix}"]), not {_type_name(options)}',
-                    )
-                    continue
-                for name, value in options.items():
-                    if not _is_plain(value):
-                        shown = _type_name(value)
-                        fail((table, prefix, name), f"{shown} cannot be a storage option")
-                        continue
-                    key = f"{_SO}.{_render_key((prefix, name))}"
-                    layer[key] = (value, src((table, prefix, name)))
-            continue
         for name, value in content.items():
-            dotted = f"{table}.{name}"
-            setting = _BY_KEY.get(dotted)
-            if setting is None:
-                known = ", ".join(s.key for s in SETTINGS if s.key.startswith(table + "."))
-                fail((table, name), f"unknown key (known in [{table}]: {known})")
-                continue
-            problem = _check_scalar(setting, value)
-            if problem is not None:
-                fail((table, name), problem)
-                continue
-            if setting.path_like:
-                try:
-                    value = _resolve_path(value, base)
-                except ConfigError as exc:
-                    fail((table, name), exc.message)
-                    continue
-            layer[dotted] = (value, src((table, name)))
+            if table != _SO:
+                add((table, name), value)
+            elif not isinstance(value, dict):
+                fail(
+                    (table, name),
+                    "must be a table of options for the URL prefix "
+                    f'(write [storage_options."{name}"]), not {_type_name(value)}',
+                )
+            else:
+                for option, v in value.items():
+                    add((table, name, option), v)
     return layer
 
 
-def _read_file(
-    path: str | os.PathLike[str], kind: str, on_problem: OnProblem | None = None
-) -> _Layer:
-    file = os.fspath(path)
+def _read_file(file: str, kind: str, on_problem: OnProblem | None = None) -> _Layer:
     report = on_problem or _strict
     try:
         with open(file, "rb") as handle:
@@ -790,62 +676,21 @@ def _read_file(
     return read_config_text(text, file, kind, on_problem=on_problem)
 
 
-def _coerce(setting: Setting, raw: Any, origin: str) -> Any:
-    """Convert a string from the environment or a flag to the setting's type, checked."""
-    value = raw
-    if setting.type is int and isinstance(raw, str):
-        try:
-            value = int(raw.strip().replace("_", ""))
-        except ValueError:
-            raise ConfigError(
-                f"{origin}: {setting.key} must be an integer, not {raw!r}", key=setting.key
-            ) from None
-    problem = _check_scalar(setting, value)
-    if problem is not None:
-        raise ConfigError(f"{origin}: {setting.key} {problem}", key=setting.key)
-    return value
-
-
-def _env_layer(env: Mapping[str, str], on_problem: OnProblem | None = None) -> _Layer:
+def _text_layer(given: dict[str, tuple[Any, Source]], on_problem: OnProblem) -> _Layer:
+    """Values given as text, by dotted key (variables, flags), checked by the table."""
     layer: _Layer = {}
-    for setting in SETTINGS:
-        if setting.env is None:
-            continue
-        raw = env.get(setting.env)
-        if raw is None or raw == "":
-            continue
+    for key, (raw, source) in given.items():
         try:
-            value = _coerce(setting, raw, f"${setting.env}")
+            if key.startswith(_SO + "."):
+                layer[f"{_SO}.{_render_key(_split_option_key(key))}"] = (raw, source)
+            elif key not in _BY_KEY:
+                raise ConfigError(f"unknown configuration key {key!r}")
+            else:
+                origin = f"${source.name}" if source.kind == "env" else f"override {key}"
+                layer[key] = (_from_text(_BY_KEY[key], raw, origin), source)
         except ConfigError as exc:
-            (on_problem or _strict)(exc)
-            continue
-        layer[setting.key] = (value, Source(kind="env", name=setting.env))
+            on_problem(exc)
     return layer
-
-
-def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
-    layer: _Layer = {}
-    for key, raw in overrides.items():
-        if raw is None:
-            continue
-        if key.startswith(_SO + "."):
-            prefix, name = _split_option_key(key)
-            layer[f"{_SO}.{_render_key((prefix, name))}"] = (raw, Source(kind="flag", name=key))
-            continue
-        setting = _BY_KEY.get(key)
-        if setting is None:
-            raise ConfigError(f"unknown configuration key {key!r}")
-        layer[key] = (_coerce(setting, raw, f"override {key}"), Source(kind="flag", name=key))
-    return layer
-
-
-def _where(source: Source) -> str:
-    """Where a value was set, as an error names it: ``file:line: `` or ``$VAR: ``."""
-    if source.file is not None:
-        return ""  # (the error's path and line say it)
-    if source.kind == "env" and source.name:
-        return f"${source.name}: "
-    return f"{source.kind} {source.name}: " if source.name else ""
 
 
 def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None:
@@ -858,13 +703,17 @@ def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None
     problem = check_budget(budget[0] if budget else 9000, unit[0] if unit else "chars")
     if problem is not None:
         source = (budget or unit or (None, _DEFAULT))[1]
-        error = ConfigError(
-            f"{_where(source)}hooks.context_budget {problem}",
-            path=source.file,
-            line=source.line,
-            key="hooks.context_budget",
+        where = ""  # (a file's path and line are the error's own)
+        if source.file is None and source.name:
+            where = f"${source.name}: " if source.kind == "env" else f"{source}: "
+        (on_problem or _strict)(
+            ConfigError(
+                f"{where}hooks.context_budget {problem}",
+                path=source.file,
+                line=source.line,
+                key="hooks.context_budget",
+            )
         )
-        (on_problem or _strict)(error)
         merged.pop("hooks.context_budget", None)
 
 
@@ -904,14 +753,14 @@ def _merged(
     if text_of is not None:
         files[text_of[2]] = text_of[0]
     for kind, file in files.items():
-        if file is None:
-            continue
         if text_of is not None and file == text_of[0]:
             merged.update(read_config_text(text_of[1], file, kind, on_problem=on_problem))
-        else:
+        elif file is not None:
             merged.update(_read_file(file, kind, on_problem))
-    merged.update(_env_layer(env, on_problem))
-    merged.update(_override_layer(overrides or {}))
+    variables = {s.key: (env.get(s.env or ""), Source(kind="env", name=s.env)) for s in SETTINGS}
+    merged.update(_text_layer({k: v for k, v in variables.items() if v[0]}, on_problem or _strict))
+    flags = {k: (v, Source(kind="flag", name=k)) for k, v in (overrides or {}).items()}
+    merged.update(_text_layer({k: v for k, v in flags.items() if v[0] is not None}, _strict))
     _check_together(merged, on_problem)
     return merged
 
@@ -926,24 +775,21 @@ def load_config(
     """Read the effective configuration from every source.
 
     Args:
-        start_dir: where to look for ``.sessionkit.toml`` and the repository
-            root (default: the working directory; hooks pass the payload's ``cwd``).
+        start_dir: where to look for ``.sessionkit.toml`` and the repository root
+            (default: the working directory; hooks pass the payload's ``cwd``).
         env: environment variables (default: ``os.environ``).
-        overrides: dotted keys set by the caller (the CLI's flags), most
-            specific of all; ``None`` values are ignored.
-        on_problem: lenient reading (what the hooks do: a hook must record
-            whatever the configuration says): each bad value, file or variable
-            is handed to it as a :class:`ConfigError` (file and line, or the
-            variable, named; ``key`` set when it is one key's value) and left
-            out, so that key's default (or a less specific source) applies.
-            Without it the first problem is raised.
+        overrides: dotted keys set by the caller (the CLI's flags), most specific of
+            all; ``None`` values are ignored.
+        on_problem: lenient reading (the hooks'): each bad value, file or variable is
+            handed to it as a :class:`ConfigError` (file and line, or the variable,
+            named; ``key`` set for one key's value) and left out, so a less specific
+            source or the default applies.  Without it the first problem is raised.
 
-    The result has :attr:`Config.store` filled in (the repository root when
-    nothing sets it) and :attr:`Config.sources` telling where each value came from.
+    The result has :attr:`Config.store` filled in (the repository root when nothing
+    sets it) and :attr:`Config.sources` telling where each value came from.
 
     Raises:
-        ConfigError: a file or environment value is malformed or out of range
-            (without ``on_problem``).
+        ConfigError: a file or variable is malformed or out of range (no ``on_problem``).
     """
     env = os.environ if env is None else env
     merged = _merged(start_dir, env, overrides, on_problem)
@@ -958,17 +804,10 @@ def load_config(
     return config
 
 
-# -- using a configuration ----------------------------------------------------------
-
-
 def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
-    """The store URL ``config`` points at.
-
-    Its :attr:`~Config.store` when set; else ``bm://<basic_memory.project>``
-    when the layout is ``basic-memory``; else the repository root of
-    ``start_dir`` (default: the working directory).  A bare ``bm://`` store is
-    completed with :attr:`~Config.bm_project` when that is set.
-    """
+    """The store URL ``config`` points at: its :attr:`~Config.store` (a bare ``bm://``
+    completed with :attr:`~Config.bm_project`); else ``bm://<basic_memory.project>`` for
+    the ``basic-memory`` layout; else the repository root of ``start_dir`` (default: cwd)."""
     if config.store:
         if config.store == "bm://" and config.bm_project:
             return f"bm://{config.bm_project}"
@@ -983,33 +822,23 @@ def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = No
     return config.hooks.store if config.hooks.store else effective_store_url(config, start_dir)
 
 
-def _prefix_matches(url: str, prefix: str) -> bool:
-    if not url.startswith(prefix):
-        return False
-    return len(url) == len(prefix) or prefix.endswith(("/", ":")) or url[len(prefix)] in "/?#"
-
-
 def storage_options_for(config: Config, url: str) -> dict[str, Any]:
     """The fsspec options configured for ``url``: every matching prefix, longest last."""
     merged: dict[str, Any] = {}
     for prefix in sorted(config.storage_options, key=len):
-        if _prefix_matches(url, prefix):
+        if url.startswith(prefix) and (
+            len(url) == len(prefix) or prefix.endswith(("/", ":")) or url[len(prefix)] in "/?#"
+        ):
             merged.update(config.storage_options[prefix])
     return merged
 
 
 def default_store(start_dir: str | os.PathLike[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """Load the effective configuration; return the default store URL and its storage options.
-
-    This is what ``sessionkit.open_store()`` with no argument uses.  The
-    configured layout and format are ``load_config(start_dir).layout`` / ``.format``.
-    """
+    """The default store URL and its storage options, from :func:`load_config` (what
+    ``sessionkit.open_store()`` with no argument uses)."""
     config = load_config(start_dir)
     url = effective_store_url(config, start_dir)
     return url, storage_options_for(config, url)
-
-
-# -- showing ---------------------------------------------------------------------------
 
 
 def _split_option_key(key: str) -> tuple[str, str]:
@@ -1028,11 +857,8 @@ def _split_option_key(key: str) -> tuple[str, str]:
 
 
 def parse_key(key: str) -> tuple[str, ...]:
-    """A dotted key as the CLI takes it -> TOML path.
-
-    ``store.url`` -> ``("store", "url")``; storage options take the URL prefix
-    as is or TOML-quoted: ``storage_options.s3://bucket.endpoint_url`` or
-    ``storage_options."s3://bucket".endpoint_url``.
+    """A dotted key as the CLI takes it -> TOML path: ``store.url`` -> ``("store", "url")``;
+    a storage option's URL prefix as is or quoted (``storage_options."s3://b".profile``).
 
     Raises:
         ConfigError: not a known key.
@@ -1066,12 +892,9 @@ def describe(config: Config) -> list[dict[str, Any]]:
     (the ``sessionkit config show --json`` shape), settings first, then
     storage options by URL prefix.
     """
-    values: list[tuple[str, Any]] = []
-    for setting in SETTINGS:
-        obj: Any = config
-        for part in setting.attr.split("."):
-            obj = getattr(obj, part)
-        values.append((setting.key, obj))
+    from operator import attrgetter
+
+    values = [(setting.key, attrgetter(setting.attr)(config)) for setting in SETTINGS]
     for prefix in sorted(config.storage_options):
         for name, value in config.storage_options[prefix].items():
             values.append((f"{_SO}.{_render_key((prefix, name))}", value))
@@ -1096,30 +919,13 @@ def format_config(config: Config) -> str:
 # -- writing ----------------------------------------------------------------------------
 
 
-def _convert_cli_value(path: tuple[str, ...], raw: str) -> Any:
-    import tomllib
-
-    if path[0] == _SO:
-        # a TOML literal (true, 42, "quoted") when it is one, else the string itself
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            return raw
-        return value if isinstance(value, str | int | float | bool) else raw
-    setting = _BY_KEY[".".join(path)]
-    return _coerce(setting, raw, "config set")
-
-
 def config_file(
     scope: str,
     start_dir: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Path:
-    """The file ``config set`` writes for ``scope`` (``"project"`` or ``"user"``).
-
-    The project file is the nearest existing ``.sessionkit.toml``, else a new
-    one at the repository root.
-    """
+    """The file ``config set`` writes for ``scope``: ``"user"``, or ``"project"`` (the nearest
+    ``.sessionkit.toml``, else a new one at the repository root)."""
     if scope == "user":
         return user_config_path(env)
     if scope != "project":
@@ -1136,24 +942,30 @@ def set_value(
     start_dir: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Path:
-    """Set ``key`` to ``value`` in the project or user file as a minimal edit.
+    """Set ``key`` to ``value`` in the project or user file as a minimal edit; returns it.
 
-    ``value`` is converted to the key's type and checked against its range
-    (storage options: a TOML literal such as ``true`` or ``42`` when it is
-    one, else a string).  The file is edited with tomlkit: only the key's
-    line changes, or one line is added (a missing table is appended);
-    comments, order and the newline style survive.  A refused value writes
-    nothing.  Returns the file written.
+    ``value`` is converted and checked as the key's (a storage option: a TOML literal
+    such as ``true`` or ``42``, else a string).  tomlkit edits the file: only the key's
+    line changes or one is added; comments, order and line ends survive.  A refused
+    value writes nothing.
 
     Raises:
-        ConfigError: unknown key, bad value, a secret-looking key or URL
-            password (credentials belong to fsspec and the cloud SDKs), or the
-            existing file is malformed.
+        ConfigError: unknown key, bad value, a secret-looking key or URL password
+            (credentials belong to fsspec and the cloud SDKs), or a malformed file.
     """
+    import tomllib
+
     path = parse_key(key)
     if is_secret_key(path[-1]):
         raise ConfigError(f"refusing to store {key!r}: it looks like a secret; {_CREDENTIAL_HINT}")
-    converted = _convert_cli_value(path, value)
+    if path[0] != _SO:
+        converted: Any = _from_text(_BY_KEY[key], value, "config set")
+    else:  # a TOML literal (true, 42, "quoted") when it is one, else the string itself
+        try:
+            converted = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            converted = value
+        converted = converted if isinstance(converted, str | int | float | bool) else value
     if isinstance(converted, str) and _USERINFO.match(converted):
         raise ConfigError(
             f"refusing to store a password inside a URL for {key!r}; {_CREDENTIAL_HINT}"
@@ -1171,21 +983,19 @@ def set_value(
         if problem.key is None or problem.key != dotted:
             raise problem
     new_text = _edited(text, path, converted, file)
-    # the new text as every command will read it, and the values that depend on each
-    # other (the context budget and its unit) as every source will give them then
+    # the new text as every source will give it, with the values that depend on each other
+    # (the context budget and its unit); a bad value elsewhere is that file's to fix,
+    # unless this one now clashes with it
     found.clear()
-    read_config_text(new_text, file, scope, on_problem=found.append)
-    env = os.environ if env is None else env
-    _merged(start_dir, env, None, found.append, text_of=(file, new_text, scope))
+    _merged(
+        start_dir, os.environ if env is None else env, None, found.append, (file, new_text, scope)
+    )
     budget = dotted in ("hooks.context_budget", "hooks.context_unit")
     for problem in found:
-        # (a bad value elsewhere is that file's to fix, unless this one now clashes with it)
         if problem.path == file or (budget and problem.key == "hooks.context_budget"):
-            elsewhere = problem.path not in (None, file)  # (the value it now clashes with)
-            where = f"{problem.path}:{problem.line}: " if elsewhere else ""
+            where = f"{problem.path}:{problem.line}: " if problem.path not in (None, file) else ""
             raise ConfigError(
-                f"config set: {where}{problem.message}; nothing written to {file}",
-                key=problem.key,
+                f"config set: {where}{problem.message}; nothing written to {file}", key=problem.key
             )
     from ._atomic import write_atomic  # (tempfile, shutil: only when a file is written)
 

@@ -130,12 +130,7 @@ _DETECTORS: tuple[_Row, ...] = (
         before=None,
     ),
     _d("azure-client-secret", r"([A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})" + _E, "Q~"),
-    _d(
-        "azure-sas-token",
-        r"(?i)[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=)*)",
-        low="sig=",
-        before=None,
-    ),
+    _d("azure-sas-token", r"(?i)[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=)*)", low="sig=", before=None),
     _d(
         "github-token",
         r"((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255})" + _E,
@@ -170,9 +165,7 @@ _DETECTORS: tuple[_Row, ...] = (
     _d("sendgrid-key", r"(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])", "SG."),
     _d("digitalocean-token", r"(do[opr]_v1_[a-f0-9]{64})" + _E, "dop_v1_|doo_v1_|dor_v1_"),
     _d(
-        "shopify-token",
-        r"(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})" + _E,
-        "shpat_|shpca_|shppa_|shpss_",
+        "shopify-token", r"(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})" + _E, "shpat_|shpca_|shppa_|shpss_"
     ),
     _d("heroku-key", r"(HRKU-[A-Za-z0-9_-]{60})(?![A-Za-z0-9_-])", "HRKU-"),
     _d(
@@ -201,18 +194,8 @@ _DETECTORS: tuple[_Row, ...] = (
         before=_ALONE,
     ),
     _d("jwt", r"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)", "eyJ"),
-    _d(
-        "basic-auth-url",
-        r"://[^\s/?#@:\"'<>]{1,100}:([^\s/?#@\"'<>]{1,200})@",
-        "://",
-        before=None,
-    ),
-    _d(
-        "bearer-token",
-        r"(?i)bearer[ \t]+([A-Za-z0-9._~+/-]{20,500}=*)",
-        low="bearer",
-        before=None,
-    ),
+    _d("basic-auth-url", r"://[^\s/?#@:\"'<>]{1,100}:([^\s/?#@\"'<>]{1,200})@", "://", before=None),
+    _d("bearer-token", r"(?i)bearer[ \t]+([A-Za-z0-9._~+/-]{20,500}=*)", low="bearer", before=None),
     _d(
         "secret-assignment",
         r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key"
