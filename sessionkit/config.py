@@ -1,19 +1,14 @@
 """Configuration: where sessions live by default, set once for hooks, scripts and the CLI.
 
-A :class:`Config` is a plain frozen value.  The library never reads a file
-behind a caller's back: build one yourself (``Config(store="wiki")``) or ask
-for the effective one with :func:`load_config`, which reads, most specific
-first:
-
-1. ``overrides`` (the CLI's flags),
-2. the environment (``SESSIONKIT_STORE``, ``SESSIONKIT_FORMAT``, … see
-   :data:`SETTINGS`),
-3. the project file ``.sessionkit.toml``, found by walking up from
-   ``start_dir`` (the working directory, or a hook payload's ``cwd``),
-4. the user file ``config.toml`` in ``platformdirs.user_config_dir("sessionkit")``
-   (or the file named by ``$SESSIONKIT_CONFIG``),
-5. built-in defaults (the aiwiki store at the repository root: the nearest
-   ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
+A :class:`Config` is a plain frozen value.  The library never reads a file behind
+a caller's back: build one (``Config(store="wiki")``) or ask :func:`load_config` for
+the effective one, which reads, most specific first: 1. ``overrides`` (the CLI's
+flags); 2. the environment (``SESSIONKIT_STORE``, … see :data:`SETTINGS`); 3. the
+project file ``.sessionkit.toml``, found walking up from ``start_dir`` (the working
+directory, or a hook payload's ``cwd``); 4. the user file ``config.toml`` in
+``platformdirs.user_config_dir("sessionkit")`` (or ``$SESSIONKIT_CONFIG``); 5. the
+defaults (the aiwiki store at the repository root: the nearest ancestor of
+``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
 
 Every effective value remembers where it came from (:class:`Source`).  A
 malformed file raises :class:`ConfigError` naming the file, line and key.
@@ -403,12 +398,8 @@ def _render_key(parts: tuple[str, ...]) -> str:
     """A TOML dotted key (a part that is not bare as a basic string that reads back)."""
     import json
 
-    return ".".join(
-        p
-        if _BARE_KEY.fullmatch(p)
-        else json.dumps(p, ensure_ascii=False).replace("\x7f", "\\u007f")
-        for p in parts
-    )
+    quoted = (json.dumps(p, ensure_ascii=False).replace("\x7f", "\\u007f") for p in parts)
+    return ".".join(p if _BARE_KEY.fullmatch(p) else q for p, q in zip(parts, quoted, strict=True))
 
 
 def _key_path(fragment: str) -> tuple[str, ...] | None:

@@ -1,11 +1,9 @@
 """Credentials kept out of notes: detection and redaction of secret-shaped values.
 
-Every write of a built-in store passes its text through :func:`guard` (the
-one choke point, :class:`~sessionkit.backends._filestore.FileStore`), so a
-hook, ``add``, ``status``, ``directive consume``, ``convert``, ``migrate``
-and the Store API all get the same treatment: each detected secret is
-replaced by a stable placeholder (``[REDACTED:aws-access-key]``) before the
-bytes leave the process, and only those bytes change.
+Every write of a built-in store passes its text through :func:`guard` (the one
+choke point, :class:`~sessionkit.backends._filestore.FileStore`): each detected
+secret is replaced by a stable placeholder (``[REDACTED:aws-access-key]``) before
+the bytes leave the process, and only those bytes change.
 
 What is detected (:data:`KINDS`): AWS access keys and secret keys, GCP API
 keys, OAuth tokens and service-account key ids, Azure storage account keys
@@ -44,26 +42,10 @@ if TYPE_CHECKING:  # (light to import: the hooks redact what they write on every
     from typing import Any
 
 __all__ = [
-    "AIWIKI_CODE",
-    "BASIC_MEMORY_CODE",
-    "KINDS",
-    "MODES",
-    "Finding",
-    "Policy",
-    "Redacted",
-    "SecretError",
-    "collect",
-    "find_secrets",
-    "guard",
-    "guard_pieces",
-    "lint_secrets",
-    "placeholder",
-    "redact",
-    "relay",
-    "scrub",
-    "scrub_data",
-    "strict",
-]
+    "AIWIKI_CODE", "BASIC_MEMORY_CODE", "KINDS", "MODES", "Finding", "Policy", "Redacted",
+    "SecretError", "collect", "find_secrets", "guard", "guard_pieces", "lint_secrets",
+    "placeholder", "redact", "relay", "scrub", "scrub_data", "strict",
+]  # fmt: skip
 
 MODES = ("on", "warn", "off")
 
@@ -402,11 +384,7 @@ class Finding(Plain):
     def to_dict(self) -> dict[str, Any]:
         """JSON shape: path, line, column, kind, redacted."""
         return {
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "kind": self.kind,
-            "redacted": self.redacted,
+            name: getattr(self, name) for name in ("path", "line", "column", "kind", "redacted")
         }
 
 
