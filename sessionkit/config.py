@@ -82,14 +82,8 @@ class Source(Frozen):
     name: str | None
     __slots__ = tuple(__annotations__)  # (in this order: repr, equality and hash take it)
 
-    def __init__(
-        self,
-        *,
-        kind: str,
-        file: str | None = None,
-        line: int | None = None,
-        name: str | None = None,
-    ) -> None:
+    def __init__(self, *, kind: str, file: str | None = None, line: int | None = None,
+                 name: str | None = None) -> None:  # fmt: skip
         self._set(**_fields(locals()))
 
     def __str__(self) -> str:
@@ -132,18 +126,11 @@ class HookConfig(Frozen):
     context_unit: str
     __slots__ = tuple(__annotations__)
 
-    def __init__(
-        self,
-        *,
-        store: str | None = None,
-        directive_kind: str = "Dream",
-        directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages",
-        directive_action: str = "invoke `support-dream` skill before resuming other work",
-        session_start_output: str = "json",
-        deadline_ms: int = 5000,
-        context_budget: int = 9000,
-        context_unit: str = "chars",
-    ) -> None:
+    def __init__(self, *, store: str | None = None, directive_kind: str = "Dream",
+                 directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages",
+                 directive_action: str = "invoke `support-dream` skill before resuming other work",
+                 session_start_output: str = "json", deadline_ms: int = 5000,
+                 context_budget: int = 9000, context_unit: str = "chars") -> None:  # fmt: skip
         self._set(**_fields(locals()))
         for key in ("hooks.session_start_output", "hooks.context_budget"):
             problem = _check_scalar(_BY_KEY[key], getattr(self, key[6:]))
@@ -222,19 +209,12 @@ class Config(Frozen):
     sources: Mapping[str, Source]
     __slots__ = tuple(__annotations__)
 
-    def __init__(
-        self,
-        *,
-        store: str | None = None,
-        layout: str | None = None,
-        format: str | None = None,
-        storage_options: Mapping[str, Mapping[str, Any]] | None = None,
-        bm_project: str | None = None,
-        hooks: HookConfig | None = None,
-        secrets: SecretsConfig | None = None,
-        limits: Limits | None = None,
-        sources: Mapping[str, Source] | None = None,
-    ) -> None:
+    def __init__(self, *, store: str | None = None, layout: str | None = None,
+                 format: str | None = None,
+                 storage_options: Mapping[str, Mapping[str, Any]] | None = None,
+                 bm_project: str | None = None, hooks: HookConfig | None = None,
+                 secrets: SecretsConfig | None = None, limits: Limits | None = None,
+                 sources: Mapping[str, Source] | None = None) -> None:  # fmt: skip
         self._set(**_fields(locals()))
         self._set(
             storage_options={
@@ -684,50 +664,6 @@ def _text_layer(given: dict[str, tuple[Any, Source]], on_problem: OnProblem) -> 
     return layer
 
 
-def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None:
-    """Check the values that depend on each other (the context budget and its unit);
-    with ``on_problem``, a bad budget is reported and left out (the default applies)."""
-    budget = merged.get("hooks.context_budget")
-    unit = merged.get("hooks.context_unit")
-    if budget is None and unit is None:
-        return
-    problem = check_budget(budget[0] if budget else 9000, unit[0] if unit else "chars")
-    if problem is not None:
-        source = (budget or unit or (None, _DEFAULT))[1]
-        where = ""  # (a file's path and line are the error's own)
-        if source.file is None and source.name:
-            where = f"${source.name}: " if source.kind == "env" else f"{source}: "
-        (on_problem or _strict)(
-            ConfigError(
-                f"{where}hooks.context_budget {problem}",
-                path=source.file,
-                line=source.line,
-                key="hooks.context_budget",
-            )
-        )
-        merged.pop("hooks.context_budget", None)
-
-
-def _build(merged: _Layer) -> Config:
-    groups: dict[str, dict[str, Any]] = {"": {}, "hooks": {}, "secrets": {}, "limits": {}}
-    options: dict[str, dict[str, Any]] = {}
-    for key, (value, _) in merged.items():
-        if key.startswith(_SO + "."):
-            prefix, name = _split_option_key(key)
-            options.setdefault(prefix, {})[name] = value
-        else:
-            group, _, name = _BY_KEY[key].attr.rpartition(".")
-            groups[group][name] = value
-    return Config(
-        **groups[""],
-        storage_options=options,
-        hooks=HookConfig(**groups["hooks"]),
-        secrets=SecretsConfig(**groups["secrets"]),
-        limits=Limits(**groups["limits"]),
-        sources={key: source for key, (_, source) in merged.items()},
-    )
-
-
 def _merged(
     start_dir: str | os.PathLike[str] | None,
     env: Mapping[str, str],
@@ -752,7 +688,19 @@ def _merged(
     merged.update(_text_layer({k: v for k, v in variables.items() if v[0]}, on_problem or _strict))
     flags = {k: (v, Source(kind="flag", name=k)) for k, v in (overrides or {}).items()}
     merged.update(_text_layer({k: v for k, v in flags.items() if v[0] is not None}, _strict))
-    _check_together(merged, on_problem)
+    # the values that depend on each other, the context budget and its unit: a bad budget
+    # is reported (by its source) and left out, so its default applies
+    budget, unit = merged.get("hooks.context_budget"), merged.get("hooks.context_unit")
+    problem = check_budget(budget[0] if budget else 9000, unit[0] if unit else "chars")
+    if problem is not None:
+        source = (budget or unit or (None, _DEFAULT))[1]
+        where = f"${source.name}: " if source.kind == "env" else f"{source}: "
+        where = "" if source.file is not None or source.name is None else where
+        (on_problem or _strict)(
+            ConfigError(f"{where}hooks.context_budget {problem}", path=source.file,
+                        line=source.line, key="hooks.context_budget")
+        )  # fmt: skip
+        merged.pop("hooks.context_budget", None)
     return merged
 
 
@@ -784,7 +732,23 @@ def load_config(
     """
     env = os.environ if env is None else env
     merged = _merged(start_dir, env, overrides, on_problem)
-    config = _build(merged)
+    groups: dict[str, dict[str, Any]] = {"": {}, "hooks": {}, "secrets": {}, "limits": {}}
+    options: dict[str, dict[str, Any]] = {}
+    for key, (value, _) in merged.items():
+        if key.startswith(_SO + "."):
+            prefix, name = _split_option_key(key)
+            options.setdefault(prefix, {})[name] = value
+        else:
+            group, _, name = _BY_KEY[key].attr.rpartition(".")
+            groups[group][name] = value
+    config = Config(
+        **groups[""],
+        storage_options=options,
+        hooks=HookConfig(**groups["hooks"]),
+        secrets=SecretsConfig(**groups["secrets"]),
+        limits=Limits(**groups["limits"]),
+        sources={key: source for key, (_, source) in merged.items()},
+    )
     url = effective_store_url(config, start_dir)
     if url != config.store:
         sources = dict(config.sources)
