@@ -190,16 +190,38 @@ _DETECTORS: tuple[_Row, ...] = (
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d[0] for d in _DETECTORS))
 
-_Detector = tuple[str, "re.Pattern[str]", int, str | None, tuple[str, ...], tuple[str, ...]]
+#: a detector compiled, its literals as bytes (looked for in the text's UTF-8)
+_Detector = tuple[str, "re.Pattern[str]", int, str | None, tuple[bytes, ...], tuple[bytes, ...]]
 _COMPILED: list[_Detector] = []
 
 
 def _compiled() -> list[_Detector]:
     if not _COMPILED:
         _COMPILED[:] = [
-            (k, re.compile(p, re.S), g, b, lit, low) for k, p, g, b, lit, low in _DETECTORS
+            (
+                k,
+                re.compile(p, re.S),
+                g,
+                b,
+                tuple(x.encode() for x in lit),
+                tuple(map(str.encode, low)),
+            )
+            for k, p, g, b, lit, low in _DETECTORS
         ]
     return _COMPILED
+
+
+#: every detector's literals, and lowered literals, as bytes
+_LITERALS = (
+    {lit.encode() for d in _DETECTORS for lit in d[4]},
+    {lit.encode() for d in _DETECTORS for lit in d[5]},
+)
+
+
+def _utf8(text: str) -> bytes:
+    """``text``'s UTF-8, where an ASCII literal is found exactly where the text has it (no
+    byte of a longer character is ASCII), and at memchr speed whatever the text's width."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 _ASSIGNMENT = "secret-assignment"
@@ -397,24 +419,33 @@ _JOIN = lazy(r"(?<=[A-Za-z0-9+/=_.-])\r?\n[ \t>]*(?=[A-Za-z0-9+/=_.-])")
 
 def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
     """Secret spans in ``text``, sorted, overlaps merged."""
-    if not _may_hold(text):  # no detector's literal: none of them would run
+    data = _utf8(text)
+    exact = _holds(data, lowered=False)  # (whether any exact literal is there)
+    if not exact and not _holds(data, exact=False):  # no detector's literal: none would run
         return []
     found: list[_Span] = []
     seen: set[tuple[str, int]] = set()  # (kind, start) of every match on the lines as they are
 
-    def look(view: str, where: Any, kinds: Any = None) -> set[str]:
-        """Run the detectors whose literals ``view`` holds; returns the kinds that ran."""
-        lower = _ascii_lower(view)
+    def look(view: str, where: Any, kinds: Any = None, data: bytes | None = None) -> set[str]:
+        """Run the detectors whose literals ``view`` holds (``data``: its UTF-8, known to
+        hold an exact literal when ``exact``); returns the kinds that ran."""
+        data = _utf8(view) if data is None else data
+        low = data.lower()  # (ASCII letters lowered, as the detectors' lowered literals are)
+        present = (
+            {lit for lit in _LITERALS[0] if lit in data} if exact or view is not text else set()
+        )
+        present_low = {lit for lit in _LITERALS[1] if lit in low}
         ran: set[str] = set()
         for kind, pattern, group, rule, literals, lowered in _compiled():
             if kinds is not None and (kind in kinds or rule == _ALONE):
                 continue
-            if not any(lit in view for lit in literals) and not any(
-                lit in lower for lit in lowered
-            ):
+            if present.isdisjoint(literals) and present_low.isdisjoint(lowered):
                 continue
             ran.add(kind)
-            for m in _matches(view, lower, pattern, lowered if kind == _ASSIGNMENT else None):
+            keywords = None
+            if kind == _ASSIGNMENT:  # (str offsets: looked for in the text lowered)
+                keywords = tuple(word.decode() for word in lowered)
+            for m in _matches(view, _ascii_lower(view) if keywords else "", pattern, keywords):
                 if not _after_boundary(view, m.start(), rule):
                     continue
                 if kind == _ASSIGNMENT:
@@ -439,7 +470,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
                     found.append(span)
         return ran
 
-    ran = look(text, lambda s, e, k: (s, e, k))
+    ran = look(text, lambda s, e, k: (s, e, k), data=data)
     # a token broken over lines: look again with those line breaks taken out, and keep
     # what crosses a removed break and overlaps nothing found on the lines as they are
     # (only when a detector of a fixed shape ran: its literal begins the token)
@@ -853,7 +884,7 @@ _COMMON = (
 #: where the seldom characters begin in ``_COMMON``, and where the most common end
 _SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
 #: (anchor character, search) pairs for the exact literals and for the lowered ones
-_Anchors = tuple[tuple[str, "re.Pattern[str]"], ...]
+_Anchors = tuple[tuple[int, "re.Pattern[bytes]"], ...]
 _SCREEN: list[_Anchors] = []
 
 
@@ -895,39 +926,40 @@ def _anchored(literals: set[str]) -> _Anchors:
         at = lit.index(anchor)
         behind = f"(?<={re.escape(lit)})" if at else ""
         groups.setdefault(anchor, []).append(re.escape(lit[at + 1 :]) + behind)
-    return tuple(
-        (a, re.compile(re.escape(a) + "(?:" + "|".join(sorted(alts, key=len, reverse=True)) + ")"))
+    return tuple(  # (the anchor as an int: a one-byte search)
+        (
+            ord(a),
+            re.compile(
+                f"{re.escape(a)}(?:{'|'.join(sorted(alts, key=len, reverse=True))})".encode()
+            ),
+        )
         for a, alts in sorted(groups.items())
     )
 
 
 def _screen() -> list[_Anchors]:
     """The detectors' exact and lowered literals as few searches (made from
-    :data:`_DETECTORS`, so they cannot drift): a literal that holds another, or
-    whose lower case holds a lowered one, is found by that one."""
+    :data:`_DETECTORS`, so they cannot drift): a literal that holds another is
+    found by that one."""
     if not _SCREEN:
         exact = {lit for d in _DETECTORS for lit in d[4]}
         lowered = {lit for d in _DETECTORS for lit in d[5]}
-        lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
-        exact = {
-            w
-            for w in exact
-            if not any(v != w and v in w for v in exact)
-            and not any(v in w.lower() for v in lowered)
-        }
-        _SCREEN[:] = [_anchored(exact), _anchored(lowered)]
+        _SCREEN[:] = [
+            _anchored({w for w in group if not any(v != w and v in w for v in group)})
+            for group in (exact, lowered)
+        ]
     return _SCREEN
 
 
 def _may_hold(text: str) -> bool:
-    """Whether ``text`` holds a literal some detector needs (a big text a block of lines
-    at a time: it is never lowered whole)."""
-    return any(map(_holds, _line_blocks(text))) if len(text) > _LOWER_BLOCK else _holds(text)
+    """Whether ``text`` holds a literal some detector needs."""
+    return _holds(_utf8(text))
 
 
-def _holds(text: str) -> bool:
-    exact, lowered = _screen()
-    if any(anchor in text and pattern.search(text) for anchor, pattern in exact):
+def _holds(data: bytes, *, exact: bool = True, lowered: bool = True) -> bool:
+    """Whether ``data`` holds an exact literal (``exact``) or a lowered one (``lowered``)."""
+    exacts, lows = _screen()
+    if exact and any(anchor in data and pattern.search(data) for anchor, pattern in exacts):
         return True
-    text = _lower(text)  # (lowers ASCII letters as the detectors do, and may find more)
-    return any(anchor in text and pattern.search(text) for anchor, pattern in lowered)
+    data = data.lower() if lowered else b""  # (lowers ASCII letters as the detectors do)
+    return any(anchor in data and pattern.search(data) for anchor, pattern in lows)
