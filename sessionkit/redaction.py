@@ -211,13 +211,6 @@ def _compiled() -> list[_Detector]:
     return _COMPILED
 
 
-#: every detector's literals, and lowered literals, as bytes
-_LITERALS = (
-    {lit.encode() for d in _DETECTORS for lit in d[4]},
-    {lit.encode() for d in _DETECTORS for lit in d[5]},
-)
-
-
 def _utf8(text: str) -> bytes:
     """``text``'s UTF-8, where an ASCII literal is found exactly where the text has it (no
     byte of a longer character is ASCII), and at memchr speed whatever the text's width."""
@@ -419,22 +412,15 @@ _JOIN = lazy(r"(?<=[A-Za-z0-9+/=_.-])\r?\n[ \t>]*(?=[A-Za-z0-9+/=_.-])")
 
 def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
     """Secret spans in ``text``, sorted, overlaps merged."""
-    data = _utf8(text)
-    exact = _holds(data, lowered=False)  # (whether any exact literal is there)
-    if not exact and not _holds(data, exact=False):  # no detector's literal: none would run
+    in_text = _present(_utf8(text))
+    if not any(in_text):  # no detector's literal: none of them would run
         return []
     found: list[_Span] = []
     seen: set[tuple[str, int]] = set()  # (kind, start) of every match on the lines as they are
 
-    def look(view: str, where: Any, kinds: Any = None, data: bytes | None = None) -> set[str]:
-        """Run the detectors whose literals ``view`` holds (``data``: its UTF-8, known to
-        hold an exact literal when ``exact``); returns the kinds that ran."""
-        data = _utf8(view) if data is None else data
-        low = data.lower()  # (ASCII letters lowered, as the detectors' lowered literals are)
-        present = (
-            {lit for lit in _LITERALS[0] if lit in data} if exact or view is not text else set()
-        )
-        present_low = {lit for lit in _LITERALS[1] if lit in low}
+    def look(view: str, where: Any, kinds: Any = None) -> set[str]:
+        """Run the detectors whose literals ``view`` holds; returns the kinds that ran."""
+        present, present_low = in_text if view is text else _present(_utf8(view))
         ran: set[str] = set()
         for kind, pattern, group, rule, literals, lowered in _compiled():
             if kinds is not None and (kind in kinds or rule == _ALONE):
@@ -470,7 +456,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
                     found.append(span)
         return ran
 
-    ran = look(text, lambda s, e, k: (s, e, k), data=data)
+    ran = look(text, lambda s, e, k: (s, e, k))
     # a token broken over lines: look again with those line breaks taken out, and keep
     # what crosses a removed break and overlaps nothing found on the lines as they are
     # (only when a detector of a fixed shape ran: its literal begins the token)
@@ -873,93 +859,44 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     ]
 
 
-# -- the screen: whether a text holds a literal some detector needs ------------------------
-
-#: characters from the most to the least common in notes: a literal is looked for at its
-#: least common character, which a one-character search (``memchr``) finds or rules out
+#: characters from the most to the least common in notes (a literal is looked for only
+#: where its least common one is, a one-byte search)
 _COMMON = (
     " etaoinsrhldcu\n-mpfgwybv.,:/`0123456789*#_k()[]x@'\"TASCPDMRIBEFNHLOGW~"
     "jqzUKVYJQXZ=|^$%&+;<>?!\\{}"
 )
-#: where the seldom characters begin in ``_COMMON``, and where the most common end
-_SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
-#: (anchor character, search) pairs for the exact literals and for the lowered ones
-_Anchors = tuple[tuple[int, "re.Pattern[bytes]"], ...]
-_SCREEN: list[_Anchors] = []
 
 
 def _rank(ch: str) -> int:
-    """How seldom ``ch`` is in a note (characters not in ``_COMMON``: the most seldom)."""
+    """How seldom ``ch`` is in a note (a character not in ``_COMMON``: the most seldom)."""
     at = _COMMON.find(ch)
     return len(_COMMON) if at < 0 else at
 
 
-def _anchored(literals: set[str]) -> _Anchors:
-    """The literals grouped by an anchor character of theirs, each group one search.
+def _literals(lowered: bool) -> tuple[tuple[int, bytes], ...]:
+    """The detectors' literals (or lowered literals) as bytes, each with its least common
+    character: a text without that character needs no search for it."""
+    found = {lit for d in _DETECTORS for lit in (d[5] if lowered else d[4])}
+    return tuple((ord(max(lit, key=_rank)), lit.encode()) for lit in sorted(found))
 
-    A literal with a seldom character (:data:`_SELDOM` on) is anchored there; the
-    others share as few anchors as they can, none of the most common characters
-    (:data:`_FREQUENT`) unless a literal has nothing else.  Each pattern begins with
-    its anchor (``re`` looks for that character first; the part of a literal before
-    it is a lookbehind), and a text without the anchor needs no search.
-    """
-    anchor_of: dict[str, str] = {}
-    left: dict[str, set[str]] = {}
-    for lit in literals:
-        rarest = max(lit, key=_rank)
-        if _rank(rarest) >= _SELDOM:
-            anchor_of[lit] = rarest
-        else:
-            left[lit] = {ch for ch in lit if _rank(ch) >= _FREQUENT} or {rarest}
-    while left:
-        counts: dict[str, int] = {}
-        for chars in left.values():
-            for ch in chars:
-                counts[ch] = counts.get(ch, 0) + 1
-        best = max(counts, key=lambda ch: (counts[ch], _rank(ch)))
-        for lit in [lit for lit, chars in left.items() if best in chars]:
-            anchor_of[lit] = best
-            del left[lit]
-    groups: dict[str, list[str]] = {}
-    for lit in sorted(literals):
-        anchor = anchor_of[lit]
-        at = lit.index(anchor)
-        behind = f"(?<={re.escape(lit)})" if at else ""
-        groups.setdefault(anchor, []).append(re.escape(lit[at + 1 :]) + behind)
-    return tuple(  # (the anchor as an int: a one-byte search)
-        (
-            ord(a),
-            re.compile(
-                f"{re.escape(a)}(?:{'|'.join(sorted(alts, key=len, reverse=True))})".encode()
-            ),
-        )
-        for a, alts in sorted(groups.items())
+
+#: (exact, lowered) literals with their anchors, made on first use (import stays light)
+_LITERALS: list[tuple[tuple[int, bytes], ...]] = []
+
+
+def _present(data: bytes) -> tuple[set[bytes], set[bytes]]:
+    """The detectors' literals in ``data`` (a text's UTF-8), and their lowered ones in its
+    lower case (ASCII letters lowered, as the detectors do)."""
+    low = data.lower()
+    if not _LITERALS:
+        _LITERALS[:] = [_literals(False), _literals(True)]
+    exact, lowered = _LITERALS
+    return (
+        {lit for ch, lit in exact if ch in data and lit in data},
+        {lit for ch, lit in lowered if ch in low and lit in low},
     )
-
-
-def _screen() -> list[_Anchors]:
-    """The detectors' exact and lowered literals as few searches (made from
-    :data:`_DETECTORS`, so they cannot drift): a literal that holds another is
-    found by that one."""
-    if not _SCREEN:
-        exact = {lit for d in _DETECTORS for lit in d[4]}
-        lowered = {lit for d in _DETECTORS for lit in d[5]}
-        _SCREEN[:] = [
-            _anchored({w for w in group if not any(v != w and v in w for v in group)})
-            for group in (exact, lowered)
-        ]
-    return _SCREEN
 
 
 def _may_hold(text: str) -> bool:
     """Whether ``text`` holds a literal some detector needs."""
-    return _holds(_utf8(text))
-
-
-def _holds(data: bytes, *, exact: bool = True, lowered: bool = True) -> bool:
-    """Whether ``data`` holds an exact literal (``exact``) or a lowered one (``lowered``)."""
-    exacts, lows = _screen()
-    if exact and any(anchor in data and pattern.search(data) for anchor, pattern in exacts):
-        return True
-    data = data.lower() if lowered else b""  # (lowers ASCII letters as the detectors do)
-    return any(anchor in data and pattern.search(data) for anchor, pattern in lows)
+    return any(_present(_utf8(text)))
