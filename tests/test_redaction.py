@@ -327,6 +327,8 @@ def test_guard_modes() -> None:
         with pytest.raises(SecretError):
             guard(_Store(mode), "n.md", text, remote=False, strict=True)
     assert guard(_Store(allow=(AWS_KEY,)), "n.md", text, remote=True) == text
+    with pytest.raises(SecretError):  # (a caller that does not say: remote, the refusing side)
+        guard(_Store("warn"), "n.md", text)
     with pytest.raises(ValueError, match="redact must be one of"):
         Policy(mode="maybe")
 
