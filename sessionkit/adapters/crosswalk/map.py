@@ -34,8 +34,6 @@ notes under ``carried``.
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import hashlib
 import json
 import re
@@ -44,11 +42,9 @@ from typing import Any, TypeGuard
 
 import attrs
 
-from .. import _fastpaths
-from .._lines import Joined, same_spans, spans
-from ..document import Document, parse, parse_pieces, same_text
-from ..errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
-from ..model import (
+from ...document import Document, parse
+from ...errors import FormatError, SessionKitError, UnsupportedFormatError, ValidationError
+from ...model import (
     Block,
     ExtraSection,
     Link,
@@ -56,21 +52,18 @@ from ..model import (
     Session,
     Status,
 )
-from .profiles import AIWIKI as AW_PROFILE
-from .profiles import BASIC_MEMORY as BM_PROFILE
-from .profiles import aiwiki_filename
+from ..profiles import AIWIKI as AW_PROFILE
+from ..profiles import BASIC_MEMORY as BM_PROFILE
+from ..profiles import aiwiki_filename
 
 __all__ = [
     "AIWIKI",
     "BASIC_MEMORY",
     "Converted",
-    "WordCheck",
-    "chain_notes",
-    "convert_chain",
-    "convert_doc",
     "derived_title",
     "detect_family",
     "note_family",
+    "observation_text",
     "pivot_from_aiwiki",
     "pivot_from_bm",
     "today_utc",
@@ -173,7 +166,7 @@ class _Pivot:
 
     def dump(self) -> str:
         """The whole pivot as one JSON text (the fallback carrier)."""
-        from ..serialize import to_dict
+        from ...serialize import to_dict
 
         data: dict[str, Any] = {
             "session": to_dict(self.session),
@@ -192,7 +185,7 @@ class _Pivot:
 
 
 def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessions") -> _Pivot:
-    from ..serialize import from_dict
+    from ...serialize import from_dict
 
     if "text" in data:
         text, key, home = data.get("text"), data.get("key"), data.get("home")
@@ -264,7 +257,7 @@ def _unescape_title(title: str, prefix: str) -> str:
 
 
 def _aiwiki_adapter(doc: Document) -> Any:
-    from ..adapters import get_adapter
+    from .. import get_adapter
 
     try:
         version = doc.meta.get("schema_version")
@@ -274,7 +267,7 @@ def _aiwiki_adapter(doc: Document) -> Any:
 
 
 def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
-    from ..adapters._bm_grammar import parse_facts
+    from .._bm_grammar import parse_facts
 
     facts = parse_facts(body.split("\n")) if body else None
     if facts is None:
@@ -284,7 +277,7 @@ def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
 
 def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     """Read an aiwiki page and undo the carriers a conversion put there."""
-    from ..adapters._aiwiki_parse import read_page
+    from .._aiwiki_parse import read_page
 
     # both aiwiki adapters read with read_page (they differ only in the origin they add)
     session, layout = read_page(doc)
@@ -329,7 +322,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
             raw = extra["bm_" + name]
             fields[name] = None if raw is None else str(raw)
     if "bm_tags" in extra:
-        from ..adapters.basic_memory import parse_bm_tags
+        from ..basic_memory import parse_bm_tags
 
         fields["tags"] = parse_bm_tags(extra["bm_tags"])
     title: str | None = None
@@ -346,7 +339,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     relations: list[Link] = []
     summary: str | None = None
     context: list[str] = []
-    from ..adapters.basic_memory import _link_of, _observation_of
+    from ..basic_memory import _link_of, _observation_of
 
     for sec in session.sections:
         if sec.title == AW_OBSERVATIONS:
@@ -416,7 +409,7 @@ def _aiwiki_date(value: str | None) -> str | None:
 
 
 def _bm_fact_lines(session: Session) -> tuple[list[str], list[str]]:
-    from ..adapters.basic_memory import (
+    from ..basic_memory import (
         _render_category,
         _render_observation,
         _render_relation,
@@ -508,7 +501,7 @@ def _date_in(text: str | None) -> str | None:
 
 def _render_aiwiki(session: Session, key: str | None = None) -> tuple[str, Pieces]:
     """(key, the page's text in pieces: its frontmatter and body held apart when big)."""
-    from ..adapters import get_adapter
+    from .. import get_adapter
 
     pieces = get_adapter(AIWIKI).write(session).pieces
     return key or aiwiki_filename(session.started, session.id), pieces
@@ -539,9 +532,9 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
     to hold (a read-back's source): a list of its equal to that session's is
     that session's tuple, held once.
     """
-    from ..adapters._bm_permalink import generate_permalink
-    from ..adapters.basic_memory import _session_fields, note_path, split_lead
-    from ..model import list_blocks
+    from ...model import list_blocks
+    from .._bm_permalink import generate_permalink
+    from ..basic_memory import _session_fields, note_path, split_lead
 
     lead, note = split_lead(doc)
     try:
@@ -693,7 +686,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
 
 
 def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> Session:
-    from ..adapters._aiwiki_parse import read_page
+    from .._aiwiki_parse import read_page
 
     text = (
         "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
@@ -717,7 +710,7 @@ def _aiwiki_parts(
     read alone by :func:`_aiwiki_part`.  ``block``: what makes each block (see
     :func:`~sessionkit.adapters._aiwiki_parse.read_page`).
     """
-    from ..adapters._aiwiki_parse import read_page
+    from .._aiwiki_parse import read_page
 
     if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
         return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
@@ -741,7 +734,7 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
     """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank
     lines: the whole page is rendered and the section cut out of it as a reader sees it.
     """
-    from ..adapters import get_adapter
+    from .. import get_adapter
 
     text = str(get_adapter(AIWIKI).write(session).text)
     doc = parse(text)
@@ -883,8 +876,8 @@ def _item_plans(
     thousand paragraphs has one entry, not a list each to decode).  One scan of the
     candidate lines for all the lists, as in :func:`_lists_as_observations`.
     """
-    from ..adapters._bm_grammar import parse_facts
-    from ..model import list_blocks
+    from ...model import list_blocks
+    from .._bm_grammar import parse_facts
 
     lines: list[str] = []
     wanted: list[tuple[str, int, str]] = []  # (category, line, text) of each candidate
@@ -1099,7 +1092,7 @@ def _lists_as_observations(session: Session) -> set[str]:
     (it starts ``- [``, so it neither continues nor opens another block), so
     it reads the same beside the other lists' lines as alone.
     """
-    from ..adapters._bm_grammar import parse_facts
+    from .._bm_grammar import parse_facts
 
     ok: set[str] = set()
     lines: list[str] = []
@@ -1134,7 +1127,7 @@ def _render_bm(
     session: Session, word: Any, folder: str, key: str | None = None
 ) -> tuple[str, Pieces]:
     """(key, the note's frontmatter and body): see :func:`_render_note`."""
-    from ..adapters.basic_memory import _render_note
+    from ..basic_memory import _render_note
 
     if word is _ABSENT:
         path, text = _render_note(session, folder=folder, implied=False)
@@ -1234,120 +1227,22 @@ def _natural(
     pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
 ) -> tuple[str, Pieces]:
     """The target text without the whole-session fallback: (key, its pieces)."""
-    return next(_naturals(pivot, family, project=project, folder=folder, today=today))
-
-
-#: every aiwiki list field
-_ALL_LISTS = frozenset(_LIST_CATEGORIES)
-
-
-def _naturals(
-    pivot: _Pivot, family: str, *, project: str | None, folder: str, today: str
-) -> Iterator[tuple[str, Pieces]]:
-    """The target texts to try, without the whole-session fallback, best first:
-    (key, the text's pieces).
-
-    aiwiki has one.  Basic Memory's first puts every aiwiki list in the
-    observations, as nearly every note has them; only when
-    :func:`_lists_as_observations` keeps a list out of them is that rendering
-    offered next.  A list item that does not read back as its own observation
-    line fails the caller's read-back check of the first (its list comes back
-    different), so callers end with the text the precise check alone gives,
-    without parsing every note's list lines for it first (a big note's lists
-    are not held twice).  That first try is the ``bm-lists-first`` fast lane.
-    """
     if family == "aiwiki":
-        yield _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
-        return
-    if not _fastpaths.enabled("bm-lists-first"):
-        precise = _lists_as_observations(pivot.session)
-        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
-        return
-    failed: SessionKitError | None = None
-    try:
-        first = _render_bm(*_to_bm_session(pivot, project, _ALL_LISTS), folder, pivot.bm_key)
-    except SessionKitError as exc:
-        failed = exc
-    else:
-        _fastpaths.answered("bm-lists-first")
-        yield first
+        return _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
     precise = _lists_as_observations(pivot.session)
-    if precise != _ALL_LISTS:
-        yield _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
-    elif failed is not None:
-        raise failed
-
-
-def _plain(
-    doc: Document, family: str, session: Session | None = None, like: Session | None = None
-) -> bytes:
-    """The source adapter's own reading of a note (``session`` when already read),
-    as a comparable digest.  ``like``: an aiwiki session the page was rendered
-    from, whose equal blocks the read takes instead of making its own (see
-    :class:`_Reuse`; the adapter's read is :func:`read_page`'s, origin aside)."""
-    from ..adapters import get_adapter
-
-    if family == "aiwiki":
-        if session is None and like is not None and like.blocks:
-            from ..adapters._aiwiki_parse import read_page
-
-            session = read_page(doc, _Reuse.every(like))[0]
-        return _json_digest(session if session is not None else _aiwiki_adapter(doc).read(doc))
-    status = doc.meta.get("status", _ABSENT)
-    if session is None:
-        session = get_adapter(BASIC_MEMORY).read(doc)
-    carrier = session.extra.get(BM_META)
-    canonical = _canonical_carrier(carrier)
-    if canonical != carrier:  # (a layout written a carried block an entry)
-        extra = {**session.extra, BM_META: canonical}
-        session = attrs.evolve(session, extra=extra, origin=None)
-    return _json_digest(session, repr("<absent>" if status is _ABSENT else status))
+    return _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
 
 
 def _json_digest(session: Session, tail: str = "") -> bytes:
     """The SHA-256 of ``to_json`` without indentation (and ``tail``): the same facts,
     made JSON a batch of items at a time (a big session is never one dict or text)."""
-    from ..serialize import iter_json
+    from ...serialize import iter_json
 
     digest = hashlib.sha256()
     for piece in iter_json(session, indent=None):
         digest.update(piece.encode("utf-8", "surrogatepass"))
     digest.update(tail.encode("utf-8", "surrogatepass"))
     return digest.digest()
-
-
-#: what :func:`_faithful` found: not faithful, the same session, or the same words too
-_NOT_FAITHFUL, _SAME_SESSION, _SAME_TEXT = 0, 1, 2
-
-
-def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> int:
-    """Whether the pivot writes back into its own format as the same session.
-
-    :data:`_SAME_TEXT` when the rendering reads as the same session and holds
-    every word of the note's body (:class:`WordCheck`): then the model holds
-    every word of the note; :data:`_SAME_SESSION` when it only reads as the
-    same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.  The rendering
-    that is the note's own text is :data:`_SAME_TEXT` without a second read.
-    """
-    project = None
-    if family == BASIC_MEMORY:
-        value = doc.meta.get("project")
-        project = None if value is None else str(value)
-    want: bytes | None = None
-    try:
-        for _, pieces in _naturals(pivot, family, project=project, folder=folder, today=today):
-            if same_text(doc.text, pieces):  # the same text reads the same: no second parse
-                return _SAME_TEXT
-            again = parse_pieces(pieces, doc.path)
-            if want is None:
-                want = _plain(doc, family, pivot.read)
-            if _plain(again, family, like=pivot.read) == want:
-                if WordCheck(doc, family).kept(pieces, family):
-                    return _SAME_TEXT
-                return _SAME_SESSION
-        return _NOT_FAITHFUL
-    except SessionKitError:
-        return _NOT_FAITHFUL
 
 
 def _strip_folder(key: str, folder: str) -> str:
@@ -1358,323 +1253,7 @@ def _strip_folder(key: str, folder: str) -> str:
     return key[len(prefix) :] if key.startswith(prefix) else key
 
 
-def convert_doc(
-    doc: Document, src: str, dst: str, *, project: str | None, folder: str, today: str
-) -> Converted:
-    """Convert one note (``src`` and ``dst``: ``aiwiki`` or ``basic-memory``).
-
-    The target is read back and mapped home before it is returned: it must
-    give the same facts (the model and what the carriers hold) and hold every
-    word of the source's body (:class:`WordCheck`).  The first rendering
-    that does wins: the natural one, then the whole session as JSON in the
-    ``*_sessionkit`` carrier (``carried``), then the source's exact text there.
-
-    Raises:
-        FormatError: unusable input (a bad carrier), with path and line.
-    """
-    pivot = _read_pivot(doc, src, folder)
-    if pivot.original is not None and pivot.home == dst:
-        key = pivot.original_key
-        if key is None:
-            key = _natural(pivot, dst, project=None, folder=folder, today=today)[0]
-        return Converted(key=_strip_folder(key, folder), pieces=(pivot.original,), carried=False)
-    faithful = _SAME_SESSION if pivot.from_carrier else _faithful(pivot, doc, src, folder, today)
-    if pivot.layout is not None:  # (only _faithful reads it: a big page's spans go now)
-        pivot = attrs.evolve(pivot, layout=None)
-    if not faithful:
-        pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
-    # The model renders the note's own words again (_SAME_TEXT), and a target that reads
-    # back as that model holds them; otherwise the target's words are counted.
-    words = WordCheck(doc, src, trusted=faithful == _SAME_TEXT)
-    want: list[bytes] = []  # pivot.key(), once needed
-    if pivot.original is None:
-        with contextlib.suppress(FormatError):
-            for key, pieces in _naturals(pivot, dst, project=project, folder=folder, today=today):
-                try:
-                    again = parse_pieces(pieces, key)
-                    back = _read_pivot(again, dst, folder, like=pivot.session)
-                except FormatError:
-                    continue
-                if _same_facts(back, pivot, want) and words.kept(pieces, dst):
-                    return Converted(key=key, pieces=pieces, carried=False)
-    for last in (False, True):
-        if last:
-            if pivot.original is not None:
-                break
-            # the model does not hold every word: the source's exact text travels
-            pivot = attrs.evolve(pivot, original=doc.text, original_key=doc.path, home=src)
-            want = []
-        if dst == "aiwiki":
-            key, pieces = _render_aiwiki(_fallback_aiwiki(pivot, today), pivot.aw_key)
-        else:
-            key, pieces = _render_bm(*_fallback_bm(pivot, project), folder, pivot.bm_key)
-        back = _read_pivot(parse_pieces(pieces, key), dst, folder)
-        if _same_facts(back, pivot, want) and (
-            pivot.original is not None or words.kept(pieces, dst)
-        ):
-            return Converted(key=key, pieces=pieces, carried=True)
-    raise FormatError(
-        f"cannot convert to {dst} without losing data (please report this note)", path=doc.path
-    )
-
-
-def convert_chain(notes: Sequence[tuple[str, str]]) -> Converted:
-    """A chain of Basic Memory ``coding_session`` checkpoints as one aiwiki page.
-
-    ``notes``: ``(key, text)`` in chain order
-    (:func:`sessionkit.adapters.coding_session.chains`).  The page is
-    :func:`~sessionkit.adapters.coding_session.chain_page`'s, named
-    ``{date_start}-{id7}.md`` after the agent session; it is checked to give
-    the notes back byte for byte (:func:`chain_notes`).
-
-    Raises:
-        FormatError: a note without usable frontmatter, or a page that would
-            not give the notes back.
-    """
-    from .coding_session import chain_page, split_chain_page
-
-    page = chain_page(notes)
-    if split_chain_page(page) != [(k, t) for k, t in notes]:
-        raise FormatError(
-            "the chain's page does not give its checkpoint notes back (please report this)",
-            path=notes[0][0] if notes else None,
-        )
-    session = _aiwiki_adapter(parse(page)).read(parse(page))
-    return Converted(
-        key=aiwiki_filename(session.started, session.id), pieces=(page,), carried=False
-    )
-
-
-def chain_notes(doc: Document) -> list[Converted] | None:
-    """The Basic Memory notes an aiwiki chain page holds; ``None`` for any other
-    page (then :func:`convert_doc` converts it).
-
-    A page that is what its notes make gives them back byte for byte; an
-    edited one gives them with its edits carried in, each as a minimal edit of
-    the note it belongs to
-    (:func:`sessionkit.adapters.coding_session.page_notes`).
-
-    Raises:
-        FormatError: an edit no checkpoint note can carry (each is named), or
-            damaged note blocks (with the page's path); nothing is converted.
-    """
-    import hashlib
-
-    from .coding_session import CHAIN_KEY, edited_blocks, page_notes, split_chain_page
-
-    if CHAIN_KEY not in doc.text:
-        return None
-    try:
-        if CHAIN_KEY not in doc.meta:
-            return None
-    except SessionKitError:
-        return None
-    notes = page_notes(doc.text, doc.path)
-    if not notes:
-        raise FormatError("a chain page without checkpoint notes", path=doc.path)
-    edited = set(edited_blocks(doc.text, doc.path))
-    held = {  # the notes the page was made from, where their blocks say so
-        key: hashlib.sha256(text.encode("utf-8")).hexdigest()
-        for key, text in split_chain_page(doc.text, doc.path)
-        if key not in edited
-    }
-    return [
-        Converted(key=key, pieces=(text,), carried=False, was=held.get(key)) for key, text in notes
-    ]
-
-
-_WORD = re.compile(r"\w+")
-_HEADINGS = (
-    r"(?:Checkpoints|Files touched|Decisions made|Gotchas surfaced|Open questions|"
-    r"Next steps|Observations|Relations)"
-)
-#: lines of a body that are the format's own structure, not a person's words (and,
-#: in Basic Memory, the ``[category]`` of an observation line: the format's word)
-_STRUCTURE = {
-    "aiwiki": re.compile(
-        rf"^[ \t]*(?:#{{1,2}}[ \t]+(?:bm: )?{_HEADINGS}[ \t#]*|\(filled by /wrap\))[ \t]*\r?$",
-        re.MULTILINE,
-    ),
-    BASIC_MEMORY: re.compile(
-        rf"^[ \t]*#{{1,2}}[ \t]+(?:aiwiki: )?{_HEADINGS}[ \t#]*\r?$"
-        r"|^[ \t]*[-*+][ \t]+\[[^\]\n]*\]",
-        re.MULTILINE,
-    ),
-}
-
-
-class WordCheck:
-    """Whether a conversion kept every word of a note's body.
-
-    The source's words are its body's words (``\\w+`` runs, counted), less
-    the format's own structure: the known section headings (and the
-    ``aiwiki: `` / ``bm: `` carrier prefixes), aiwiki's placeholder and the
-    ``[category]`` of Basic Memory observation lines.  A target keeps them
-    when its text, with the JSON strings of its ``*_sessionkit`` carrier
-    decoded, has each at least as often.  ``trusted``: the source's model was
-    found to render the source's own text again (see :func:`convert_doc`).
-    """
-
-    def __init__(self, doc: Document, family: str, *, trusted: bool = False) -> None:
-        self._doc = doc
-        self._family = family
-        self._trusted = trusted
-        self._source: Any = None
-
-    def _source_words(self) -> Any:
-        if self._source is None:
-            from .basic_memory import split_lead
-
-            doc = split_lead(self._doc)[1] if self._family == BASIC_MEMORY else self._doc
-            body = _STRUCTURE[self._family].sub("", doc.body)
-            self._source = _word_counts(body)
-        return self._source
-
-    def kept(self, pieces: Pieces, family: str) -> bool:
-        """Whether the target text in ``pieces`` (of format ``family``, each piece
-        whole lines but the last) holds every source word.
-
-        ``trusted`` (the source's model renders its very words again, and the
-        caller checks that the target reads back as that model): true at once.
-        """
-        doc = self._doc
-        if self._trusted or _holds_body(pieces, spans(doc.lines, doc.body_start)):
-            return True
-        need = self._source_words()
-        if not need:
-            return True
-        # the source's counts less the target's words (a copy shares the words: the
-        # target's are not held beside them, only looked up)
-        left = need.copy()
-        missing = left.total()
-        for piece in pieces:  # (a word never spans a line end, nor two pieces)
-            missing = _take_words(left, piece, missing)
-        if not missing:
-            return True
-        # a JSON carrier spells line breaks as \n: count its strings decoded
-        meta_key = BM_META if family == BASIC_MEMORY else AW_META
-        try:
-            value = parse_pieces(pieces).meta.get(meta_key)
-            data = json.loads(value) if isinstance(value, str) else None
-        except (SessionKitError, ValueError):
-            return False
-        for s in _strings(data):
-            missing = _take_words(left, s, missing)
-        return not missing
-
-
-def _holds_body(pieces: Pieces, body: Sequence[tuple[str, int, int]]) -> bool:
-    """Whether the text in ``pieces`` holds the body given as spans (its CRLF line
-    ends made LF) whole, as words: then it holds every word of it, and counting
-    them would hold a big note's words for nothing (a page whose frontmatter
-    alone is spelled anew, a CRLF page, a page rendered again with placeholder
-    sections around the body or without its trailing blank lines).  The body is
-    looked for where its first characters are (a few places, each within one
-    piece), then as the text's end, blank space aside; neither text is joined."""
-    source = Joined(body)
-    if any(text.find("\r\n", a, b) >= 0 for text, a, b in body):
-        lf = source.cut(0, len(source)).replace("\r\n", "\n")
-        source = Joined([(lf, 0, len(lf))])
-    size = len(source)
-    if not size:
-        return False
-    target = Joined((piece, 0, len(piece)) for piece in pieces)
-    if size <= len(target):
-        for at in target.find(source.cut(0, min(size, 256)), 4):
-            end = at + size
-            if (
-                end <= len(target)
-                and same_spans(target.spans(at, end), source.spans(0, size))
-                and _apart(target, at, end, source)
-            ):
-                return True
-    # the text's end (blank space after the last word aside)
-    size = source.words_end()
-    end = target.words_end()
-    before = end - size
-    return (
-        size > 0
-        and before >= 0
-        and same_spans(target.spans(before, end), source.spans(0, size))
-        and _apart(target, before, -1, source)
-    )
-
-
-def _apart(target: Joined, at: int, end: int, source: Joined) -> bool:
-    """Whether the source's words at ``target[at:end]`` are words there: no word
-    character just before or (``end`` not -1) just after them joins one of them."""
-    if at and _WORD.fullmatch(target.char(at - 1) + source.char(0)) is not None:
-        return False
-    return (
-        end < 0
-        or end == len(target)
-        or _WORD.fullmatch(source.char(len(source) - 1) + target.char(end)) is None
-    )
-
-
-def _take_words(left: collections.Counter[str], text: str, missing: int | None = None) -> int:
-    """Count each word of ``text`` off ``left`` (never below zero) and return how
-    many source words are still missing (``missing``: that count before, when known)."""
-    if missing is None:
-        missing = left.total()
-    if not missing:
-        return 0
-    for words in _word_blocks(text):
-        for word in words:
-            n = left.get(word)
-            if n:
-                left[word] = n - 1
-                missing -= 1
-                if not missing:
-                    return 0
-    return missing
-
-
-def _word_counts(text: str) -> collections.Counter[str]:
-    """How often each word (``\\w+`` run) occurs in ``text``, found a block of lines
-    at a time: a word never spans a line break, and a big note's words are never
-    all strings in one list at once (0.6 M of them, ~30 MB, in 4 MB of prose)."""
-    counts: collections.Counter[str] = collections.Counter()
-    for words in _word_blocks(text):
-        counts.update(words)
-    return counts
-
-
-def _word_blocks(text: str) -> Iterator[list[str]]:
-    """The words of ``text``, a list for each block of lines (see :func:`_word_counts`)."""
-    start, size = 0, len(text)
-    while start < size:
-        end = text.find("\n", start + _WORD_BLOCK)
-        end = size if end < 0 else end
-        yield _WORD.findall(text, start, end)
-        start = end
-
-
-#: characters of text (then up to the end of the line) whose words are found at once
-_WORD_BLOCK = 1 << 16
-
-
-def _strings(value: Any) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            yield v
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-
-
-def _same_facts(back: _Pivot, pivot: _Pivot, want: list[bytes]) -> bool:
-    """``back.key() == pivot.key()``; ``want`` caches ``pivot.key()``."""
-    if not want:
-        want.append(pivot.key())
-    return back.key() == want[0]
-
-
 def detect_family(doc: Document) -> str:
-    from ..adapters import detect_format
+    from .. import detect_format
 
     return note_family(detect_format(doc))
