@@ -731,17 +731,13 @@ def _aiwiki_parts(
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
-    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank
-    lines: the whole page is rendered and the section cut out of it as a reader sees it.
-    """
-    from .. import get_adapter
+    """The body aiwiki's writer gives section ``title`` of ``session``, trimmed of blank lines."""
+    from .._aiwiki_write import checkpoints_lines, list_section_lines
 
-    text = str(get_adapter(AIWIKI).write(session).text)
-    doc = parse(text)
-    sec = doc.section(title)
-    if sec is None:
-        return ""
-    body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
+    if title == "Checkpoints":
+        body = checkpoints_lines(session)
+    else:
+        body = list_section_lines(session, title)
     while body and not body[0].strip():
         body.pop(0)
     while body and not body[-1].strip():
