@@ -228,9 +228,8 @@ class ConversionReport:
 
 
 def _sha(text: str | Sequence[str]) -> str:
-    """SHA-256 of ``text`` (or of the join of its pieces) as UTF-8, hashed a block at
-    a time (:func:`~sessionkit.document.encode_blocks`: a big note is not held a
-    second time)."""
+    """SHA-256 of ``text`` (or of the join of its pieces) as UTF-8, hashed a block at a time
+    (:func:`~sessionkit.document.encode_blocks`: a big note is not held a second time)."""
     sha = hashlib.sha256()
     for piece in (text,) if isinstance(text, str) else text:
         for block in encode_blocks(piece):
@@ -325,12 +324,8 @@ def _record(store: Store) -> Any:
 
 
 def _is_session_note(text: str, family: str, doc: Document | None = None) -> bool:
-    """Whether a source note is a session (every aiwiki page is; a Basic Memory
-    note is when its frontmatter says so, read as :func:`read_frontmatter` reads it).
-
-    ``doc``: the note already parsed (blank lines before its frontmatter are
-    passed over, as Basic Memory reads it).
-    """
+    """Whether a source note is a session (every aiwiki page is; a Basic Memory note is when its
+    frontmatter says so, read as :func:`read_frontmatter` reads it)."""
     if family != BASIC_MEMORY:
         return True
     from ..adapters.basic_memory import SESSION_TYPES, split_lead
@@ -346,13 +341,7 @@ def _is_session_note(text: str, family: str, doc: Document | None = None) -> boo
 
 @attrs.frozen(kw_only=True)
 class _Job:
-    """What every note of one :func:`convert` run shares (sent to workers once per chunk).
-
-    ``target``: the target store (its secrets policy and paths: each converted
-    note is checked for secrets where it is made).  ``source``: the source
-    store when the workers read the notes themselves (a local aiwiki wiki;
-    its items then come without their text).
-    """
+    """What every note of one :func:`convert` run shares (sent to workers once per chunk)."""
 
     src: str
     dst: str
@@ -447,12 +436,7 @@ def _checked(target: Store, result: Converted | str) -> Converted | str:
 def _convert_item(
     job: _Job, item: tuple[str, str | _Unreadable | _Chain]
 ) -> tuple[str, Converted | list[Converted] | str | None]:
-    """Convert one source note ``(key, text)``.
-
-    Returns ``(key, result)``: the converted note (a chain of checkpoints gives
-    one page, a chain page its notes), ``None`` for a note that is not a
-    session (skipped), or the error as text.
-    """
+    """Convert one source note ``(key, text)``."""
     key, text = item
     if isinstance(text, _Unreadable):
         return key, text.message
@@ -528,15 +512,9 @@ def _sources(source: Store, keys: Sequence[str]) -> Iterator[tuple[str, str | _U
 def _with_chains(
     items: Iterable[tuple[str, str | _Unreadable]], sizes: dict[str, int]
 ) -> Iterator[tuple[str, str | _Unreadable | _Chain]]:
-    """Basic Memory source notes with each chain of checkpoints (one agent
-    session, linked by ``continues``: :func:`~sessionkit.adapters.coding_session.chains`)
-    as one :class:`_Chain` item.
-
-    The checkpoints are held back until every note is read (a chain is known
-    only then) and come last, in source order, a chain in the place of its
-    first note listed; ``sizes`` gets each chain's item key (its first
-    checkpoint) and how many notes it stands for.
-    """
+    """Basic Memory source notes with each chain of checkpoints (one agent session, linked by
+    ``continues``: :func:`~sessionkit.adapters.coding_session.chains`) as one :class:`_Chain`
+    item."""
     from ..adapters.coding_session import chains, may_chain
 
     held: dict[str, str] = {}
@@ -735,13 +713,7 @@ def _redacted_sources(
 
 
 def _redacted_source(target: Any, source: Store, key: str, text: str) -> str | _Unreadable:
-    """A source note with its secrets redacted before it is converted.
-
-    Under the target's policy (``secrets.redact``): so titles, permalinks and
-    file names made from a note's text never carry a secret either.  Under
-    ``warn`` and ``off`` a note with a secret is refused (a failure, nothing
-    written for it).
-    """
+    """A source note with its secrets redacted before it is converted."""
     from ..redaction import SecretError, guard
 
     path_of = getattr(source, "path_of", None)
@@ -757,12 +729,7 @@ def _size(result: Converted) -> int:
 
 
 def _without_secrets(target: Store, result: Converted) -> Converted:
-    """The note as the target may hold it: secrets redacted, or :class:`SecretError`.
-
-    Done before the note is compared and recorded, so the manifest's SHA is
-    that of the text written (a second run writes nothing); a conversion
-    refuses a note with a secret when ``secrets.redact`` is ``warn`` or ``off``.
-    """
+    """The note as the target may hold it: secrets redacted, or :class:`SecretError`."""
     from ..redaction import guard_pieces
 
     path_of = getattr(target, "path_of", None)
@@ -779,17 +746,7 @@ _FOLD_LIMIT = 2 << 20
 
 
 class _Run:
-    """The writing side of one :func:`convert`: notes in groups, the record write-ahead.
-
-    For each group of converted notes: decide what each needs (create, update,
-    nothing, conflict); merge into the record, under the target's lock, an
-    entry for each note about to be written holding the new digest and the
-    digest it has now (``was``), together with the confirmations of the
-    previous group; write the group's notes in one store batch (durable when
-    it exits); confirm.  A kill at any moment leaves each note with a digest
-    its record entry accepts, so the next run never calls it edited by hand;
-    concurrent runs merge their entries instead of overwriting each other's.
-    """
+    """The writing side of one :func:`convert`: notes in groups, the record write-ahead."""
 
     def __init__(
         self,
@@ -969,9 +926,8 @@ class _Run:
         return key, result, now
 
     def _write_all(self, plans: Sequence[tuple[str, Converted, str | None]]) -> set[str]:
-        """Write a group's planned notes (new ones together, then the updates
-        together: on a local disk their flushes overlap); report each, in the
-        group's order; the target keys written."""
+        """Write a group's planned notes (new ones together, then the updates together: on a local
+        disk their flushes overlap); report each, in the group's order; the target keys written."""
         creates = [n for n, plan in enumerate(plans) if plan[2] is None]
         updates = [n for n, plan in enumerate(plans) if plan[2] is not None]
         outcome: dict[int, SessionKitError | bool | None] = {}
@@ -1058,14 +1014,8 @@ class _Run:
             return False
 
     def _digest(self, tkey: str) -> str:
-        """The SHA-256 of the target note's text, from its bytes in the built-in
-        stores (checked to be UTF-8 a block at a time: a big note is never held
-        as a string).
-
-        Raises:
-            NotFoundError: no such note.
-            SessionKitError: it cannot be read, or is not UTF-8 (with its line).
-        """
+        """The SHA-256 of the target note's text, from its bytes in the built-in stores (checked to
+        be UTF-8 a block at a time: a big note is never held as a string)."""
         store = self.file_store
         if store is None:
             return _sha(self.target.read_text(tkey))

@@ -223,12 +223,7 @@ def unified_diff(old: str, new: str, path: str) -> str:
 
 
 def _save_backup(store: Store, backup: Path, path: str, text: str) -> None:
-    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace).
-
-    The backup keeps the original as it was, secrets included (the user asked
-    for it): its permission bits are never wider than the note's (a 0600 note,
-    a 0600 backup), from its first byte on.
-    """
+    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace)."""
     target = backup.joinpath(*path.split("/"))
     try:
         mode = _note_mode(store, path)
@@ -310,9 +305,8 @@ def _migrate_keys(
     store: Store, to: str, dry_run: bool, backup: str | None, keys: list[str]
 ) -> list[FileResult]:
     """Worker entry point for the pool: a chunk of pages migrated together
-    (:meth:`Store.update_texts`: on a local disk the new pages are written and
-    synced concurrently and the folder's lock is taken once), each with the
-    secrets its write redacted."""
+    (:meth:`Store.update_texts`: on a local disk the new pages are written and synced concurrently
+    and the folder's lock is taken once), each with the secrets its write redacted."""
     if dry_run or len(keys) < 2:
         return [_migrate_key(store, to, dry_run, backup, key) for key in keys]
     from .._api import read_document

@@ -43,10 +43,8 @@ __all__ = ["WordCheck", "chain_notes", "convert_chain", "convert_doc"]
 def _plain(
     doc: Document, family: str, session: Session | None = None, like: Session | None = None
 ) -> bytes:
-    """The source adapter's own reading of a note (``session`` when already read),
-    as a comparable digest.  ``like``: an aiwiki session the page was rendered
-    from, whose equal blocks the read takes instead of making its own (see
-    :class:`_Reuse`; the adapter's read is :func:`read_page`'s, origin aside)."""
+    """The source adapter's own reading of a note (``session`` when already read), as a comparable
+    digest."""
     from .. import get_adapter
 
     if family == "aiwiki":
@@ -71,14 +69,7 @@ _NOT_FAITHFUL, _SAME_SESSION, _SAME_TEXT = 0, 1, 2
 
 
 def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str) -> int:
-    """Whether the pivot writes back into its own format as the same session.
-
-    :data:`_SAME_TEXT` when the rendering reads as the same session and holds
-    every word of the note's body (:class:`WordCheck`): then the model holds
-    every word of the note; :data:`_SAME_SESSION` when it only reads as the
-    same session; :data:`_NOT_FAITHFUL` (``0``) otherwise.  The rendering
-    that is the note's own text is :data:`_SAME_TEXT` without a second read.
-    """
+    """Whether the pivot writes back into its own format as the same session."""
     project = None
     if family == BASIC_MEMORY:
         value = doc.meta.get("project")
@@ -98,17 +89,7 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
 def convert_doc(
     doc: Document, src: str, dst: str, *, project: str | None, folder: str, today: str
 ) -> Converted:
-    """Convert one note (``src`` and ``dst``: ``aiwiki`` or ``basic-memory``).
-
-    The target is read back and mapped home before it is returned: it must
-    give the same facts (the model and what the carriers hold) and hold every
-    word of the source's body (:class:`WordCheck`).  The first rendering
-    that does wins: the natural one, then the whole session as JSON in the
-    ``*_sessionkit`` carrier (``carried``), then the source's exact text there.
-
-    Raises:
-        FormatError: unusable input (a bad carrier), with path and line.
-    """
+    """Convert one note (``src`` and ``dst``: ``aiwiki`` or ``basic-memory``)."""
     pivot = _read_pivot(doc, src, folder)
     if pivot.original is not None and pivot.home == dst:
         key = pivot.original_key
@@ -155,18 +136,7 @@ def convert_doc(
 
 
 def convert_chain(notes: Sequence[tuple[str, str]]) -> Converted:
-    """A chain of Basic Memory ``coding_session`` checkpoints as one aiwiki page.
-
-    ``notes``: ``(key, text)`` in chain order
-    (:func:`sessionkit.adapters.coding_session.chains`).  The page is
-    :func:`~sessionkit.adapters.coding_session.chain_page`'s, named
-    ``{date_start}-{id7}.md`` after the agent session; it is checked to give
-    the notes back byte for byte (:func:`chain_notes`).
-
-    Raises:
-        FormatError: a note without usable frontmatter, or a page that would
-            not give the notes back.
-    """
+    """A chain of Basic Memory ``coding_session`` checkpoints as one aiwiki page."""
     from ..coding_session import chain_page, split_chain_page
 
     page = chain_page(notes)
@@ -182,18 +152,8 @@ def convert_chain(notes: Sequence[tuple[str, str]]) -> Converted:
 
 
 def chain_notes(doc: Document) -> list[Converted] | None:
-    """The Basic Memory notes an aiwiki chain page holds; ``None`` for any other
-    page (then :func:`convert_doc` converts it).
-
-    A page that is what its notes make gives them back byte for byte; an
-    edited one gives them with its edits carried in, each as a minimal edit of
-    the note it belongs to
-    (:func:`sessionkit.adapters.coding_session.page_notes`).
-
-    Raises:
-        FormatError: an edit no checkpoint note can carry (each is named), or
-            damaged note blocks (with the page's path); nothing is converted.
-    """
+    """The Basic Memory notes an aiwiki chain page holds; ``None`` for any other page (then
+    :func:`convert_doc` converts it)."""
     import hashlib
 
     from ..coding_session import CHAIN_KEY, edited_blocks, page_notes, split_chain_page
@@ -240,16 +200,7 @@ _STRUCTURE = {
 
 
 class WordCheck:
-    """Whether a conversion kept every word of a note's body.
-
-    The source's words are its body's words (``\\w+`` runs, counted), less
-    the format's own structure: the known section headings (and the
-    ``aiwiki: `` / ``bm: `` carrier prefixes), aiwiki's placeholder and the
-    ``[category]`` of Basic Memory observation lines.  A target keeps them
-    when its text, with the JSON strings of its ``*_sessionkit`` carrier
-    decoded, has each at least as often.  ``trusted``: the source's model was
-    found to render the source's own text again (see :func:`convert_doc`).
-    """
+    """Whether a conversion kept every word of a note's body."""
 
     def __init__(self, doc: Document, family: str, *, trusted: bool = False) -> None:
         self._doc = doc
@@ -267,12 +218,8 @@ class WordCheck:
         return self._source
 
     def kept(self, pieces: Pieces, family: str) -> bool:
-        """Whether the target text in ``pieces`` (of format ``family``, each piece
-        whole lines but the last) holds every source word.
-
-        ``trusted`` (the source's model renders its very words again, and the
-        caller checks that the target reads back as that model): true at once.
-        """
+        """Whether the target text in ``pieces`` (of format ``family``, each piece whole lines but
+        the last) holds every source word."""
         doc = self._doc
         if self._trusted or _holds_body(pieces, spans(doc.lines, doc.body_start)):
             return True
@@ -300,13 +247,10 @@ class WordCheck:
 
 
 def _holds_body(pieces: Pieces, body: Sequence[tuple[str, int, int]]) -> bool:
-    """Whether the text in ``pieces`` holds the body given as spans (its CRLF line
-    ends made LF) whole, as words: then it holds every word of it, and counting
-    them would hold a big note's words for nothing (a page whose frontmatter
-    alone is spelled anew, a CRLF page, a page rendered again with placeholder
-    sections around the body or without its trailing blank lines).  The body is
-    looked for where its first characters are (a few places, each within one
-    piece), then as the text's end, blank space aside; neither text is joined."""
+    """Whether the text in ``pieces`` holds the body given as spans (its CRLF line ends made LF)
+    whole, as words: then it holds every word of it, and counting them would hold a big note's words
+    for nothing (a page whose frontmatter alone is spelled anew, a CRLF page, a page rendered again
+    with placeholder sections around the body or without its trailing blank lines)."""
     source = Joined(body)
     if any(text.find("\r\n", a, b) >= 0 for text, a, b in body):
         lf = source.cut(0, len(source)).replace("\r\n", "\n")

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeGuard
 
@@ -52,6 +51,7 @@ from ...model import (
     Session,
     Status,
 )
+from ...text.grammar import DATE
 from ..profiles import AIWIKI as AW_PROFILE
 from ..profiles import BASIC_MEMORY as BM_PROFILE
 from ..profiles import aiwiki_filename
@@ -109,8 +109,6 @@ _LIST_CATEGORIES: dict[str, tuple[str, str]] = {
 }
 #: Basic Memory sections carrying an aiwiki list Basic Memory cannot hold as observations
 _BM_LIST_CARRIERS = {BM_SECTION + title: name for name, (_, title) in _LIST_CATEGORIES.items()}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _ABSENT: Any = object()
 _TITLE_FOCUS_MAX = 80
 
@@ -120,14 +118,7 @@ _TITLE_FOCUS_MAX = 80
 
 @attrs.frozen(kw_only=True)
 class _Pivot:
-    """A session in format-neutral form: the model plus what the model cannot say.
-
-    ``session.extra`` is empty; unknown frontmatter keys are split by home
-    format (``aw_extra`` read from aiwiki, ``bm_extra`` read from Basic
-    Memory) so each goes back to its own format under its own name.
-    ``bm_status`` is Basic Memory's status word when it is not the one
-    :data:`_BM_WORD` gives (``resumed``), or ``None`` when the note had none.
-    """
+    """A session in format-neutral form: the model plus what the model cannot say."""
 
     session: Session
     aw_extra: Mapping[str, Any] = attrs.field(factory=dict)
@@ -227,12 +218,7 @@ def _meta_json(value: Any, key: str, path: str | None) -> dict[str, Any]:
 
 
 def derived_title(session: Session) -> str:
-    """The title a note gets in Basic Memory when the session has none.
-
-    ``Session {start} {id7} — {focus}``: start date or time, the short id,
-    then the focus (whitespace folded, clipped to 80 characters; left out
-    when it is ``unset`` or empty).
-    """
+    """The title a note gets in Basic Memory when the session has none."""
     parts = ["Session"]
     if session.started:
         parts.append(session.started.replace("T", " ").rstrip("Z")[:19])
@@ -400,12 +386,8 @@ def _bm_strip(path: str | None, folder: str) -> str | None:
 
 
 def _aiwiki_date(value: str | None) -> str | None:
-    if value is None:
-        return None
-    if _DATE.match(value):
-        return value
-    m = _DATE_PREFIX.match(value)
-    return m.group(1) if m else None
+    m = None if value is None else DATE.match(value)
+    return None if m is None else m.group(0)
 
 
 def _bm_fact_lines(session: Session) -> tuple[list[str], list[str]]:
@@ -493,9 +475,7 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
 
 
 def _date_in(text: str | None) -> str | None:
-    if not text:
-        return None
-    m = re.search(r"\d{4}-\d{2}-\d{2}", text)
+    m = DATE.search(text) if text else None
     return m.group(0) if m else None
 
 
@@ -524,14 +504,7 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 
 
 def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None = None) -> _Pivot:
-    """Read a Basic Memory note and undo the carriers a conversion put there.
-
-    Facts are taken from the ``## Observations`` and ``## Relations``
-    sections only; facts Basic Memory finds in prose stay in their section.
-    ``like``: the session the note is expected
-    to hold (a read-back's source): a list of its equal to that session's is
-    that session's tuple, held once.
-    """
+    """Read a Basic Memory note and undo the carriers a conversion put there."""
     from ...model import list_blocks
     from .._bm_permalink import generate_permalink
     from ..basic_memory import _session_fields, note_path, split_lead
@@ -701,15 +674,7 @@ def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> 
 def _aiwiki_parts(
     parts: Sequence[tuple[str, str]], path: str | None, block: Any = None
 ) -> dict[str, Session]:
-    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title.
-
-    The sections are read together as one page (one read instead of one per
-    section) when that page's level-1/2 headings are exactly the carriers'
-    titles, so every section holds exactly its body and reads as it would
-    alone; otherwise, or on any error (for its own message), each section is
-    read alone by :func:`_aiwiki_part`.  ``block``: what makes each block (see
-    :func:`~sessionkit.adapters._aiwiki_parse.read_page`).
-    """
+    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title."""
     from .._aiwiki_parse import read_page
 
     if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
@@ -748,15 +713,7 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
 def _to_bm_session(
     pivot: _Pivot, project: str | None, as_observations: Collection[str] | None = None
 ) -> tuple[Session, Any]:
-    """The session to hand Basic Memory's writer, and the status word to splice in.
-
-    ``as_observations`` names the aiwiki lists written as observations (by
-    default those :func:`_lists_as_observations` finds safe); the others
-    travel as ``## aiwiki: <Section>`` sections.
-
-    Its observations and relations are the lines of the fact sections (facts in
-    prose stay in their section), so it is rendered with ``implied=False``.
-    """
+    """The session to hand Basic Memory's writer, and the status word to splice in."""
     s = pivot.session
     extra: dict[str, Any] = dict(pivot.bm_extra)
     for key, value in pivot.aw_extra.items():
@@ -857,21 +814,8 @@ def observation_text(text: str) -> str:
 def _item_plans(
     session: Session, names: Sequence[str]
 ) -> dict[str, tuple[list[str], list[Block], list[Any]]]:
-    """How each list of ``names`` goes to Basic Memory, item by item:
-    ``{name: (observation texts, carried blocks, layout)}``.
-
-    An item whose text folded to one line (:func:`observation_text`) reads
-    back from ``- [category] <text>`` as that very observation becomes one;
-    every other block (an item Basic Memory refuses, such as one ending in a
-    Markdown link, and prose, fences, quotes, tables, sub-headings and
-    comments) is carried, by itself, in the ``## aiwiki: <Section>`` section.
-    The layout (one entry per block, in order) puts each back in its place:
-    ``["o", gap, marker]`` or ``["o", gap, marker, exact text]`` for an
-    observation, ``["c", gap]`` for the next carried block, ``["c", gap, n]`` for
-    the next ``n`` carried blocks with that gap (a run: a section of a hundred
-    thousand paragraphs has one entry, not a list each to decode).  One scan of the
-    candidate lines for all the lists, as in :func:`_lists_as_observations`.
-    """
+    """How each list of ``names`` goes to Basic Memory, item by item: ``{name: (observation texts,
+    carried blocks, layout)}``."""
     from ...model import list_blocks
     from .._bm_grammar import parse_facts
 
@@ -953,9 +897,8 @@ def _add_carried(layout: list[Any], gap: int, count: int = 1) -> None:
 
 
 def _canonical_carrier(value: Any) -> Any:
-    """The conversion carrier ``value`` (JSON text) as :func:`_item_plans` writes it
-    now: a note written before its layouts had runs (``["c", 1]`` a carried block)
-    reads as the same note.  Anything else is left as it is."""
+    """The conversion carrier ``value`` (JSON text) as :func:`_item_plans` writes it now: a note
+    written before its layouts had runs (``["c", 1]`` a carried block) reads as the same note."""
     if not isinstance(value, str) or '"layout"' not in value:
         return value
     try:
@@ -975,14 +918,9 @@ def _canonical_carrier(value: Any) -> Any:
 
 
 class _Reuse:
-    """Makes the blocks of a second read: a block equal to the next block expected of
-    some list is that block, so the read does not hold a second copy of every
-    block (a section of a hundred thousand paragraphs).  Any other block is made
-    new; only equal blocks are shared, so a note edited since reads as it says.
-
-    ``expected``: each list's blocks in the order the read meets them
-    (:meth:`carried`, :meth:`every`).
-    """
+    """Makes the blocks of a second read: a block equal to the next block expected of some list is
+    that block, so the read does not hold a second copy of every block (a section of a hundred
+    thousand paragraphs)."""
 
     __slots__ = ("heads",)
 
@@ -1042,13 +980,8 @@ def _placed(
     path: str | None,
     like: Sequence[Block] = (),
 ) -> list[Block]:
-    """The blocks of a list put back from a note's observations (``texts``, in
-    order), its carried blocks and the layout :func:`_item_plans` wrote.
-
-    Observations beyond the layout's (added in Basic Memory since) come last,
-    as ``-`` items.  ``like``: the blocks expected (a read-back's source); a
-    block equal to the one at its place there is that block, held once.
-    """
+    """The blocks of a list put back from a note's observations (``texts``, in order), its carried
+    blocks and the layout :func:`_item_plans` wrote."""
 
     def shared(block: Block) -> Block:
         at = len(out)
@@ -1082,12 +1015,7 @@ def _placed(
 
 
 def _lists_as_observations(session: Session) -> set[str]:
-    """The list fields whose every item reads back from a ``- [category] text`` line.
-
-    One scan for all four lists: each line is a one-line list item of its own
-    (it starts ``- [``, so it neither continues nor opens another block), so
-    it reads the same beside the other lists' lines as alone.
-    """
+    """The list fields whose every item reads back from a ``- [category] text`` line."""
     from .._bm_grammar import parse_facts
 
     ok: set[str] = set()
