@@ -249,76 +249,22 @@ def _note_mode(store: Store, path: str) -> int | None:
         return None
 
 
-def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | None) -> FileResult:
-    """Migrate one page (or, in a dry run, diff it); never raises for bad input."""
-    from .._api import read_document
-    from ..adapters.aiwiki import migrate_document
-
-    path = _path_of(store, key)
-    changed: list[tuple[str, str]] = []
-
-    def transform(text: str | None) -> str | None:
-        changed.clear()
-        if text is None:
-            raise NotFoundError("the page disappeared during the migration", path=path)
-        doc = read_document(text, path)
-        new = migrate_document(doc, to=to)
-        if new is doc or new.text == text:
-            return None
-        changed.append((text, new.text))
-        if dry_run:
-            return None
-        if backup is not None:
-            _save_backup(store, backup, path, text)
-        return str(new.text)
-
-    try:
-        if dry_run:
-            transform(store.read_text(key))
-        else:
-            store.update_text(key, transform)
-    except SessionKitError as exc:
-        return FileResult(
-            key=key,
-            path=path,
-            outcome=Outcome.FAILED,
-            line=exc.line,
-            reason=exc.message,
-        )
-    if not changed:
-        return FileResult(key=key, path=path, outcome=Outcome.CURRENT)
-    diff = unified_diff(changed[0][0], changed[0][1], path) if dry_run else None
-    return FileResult(key=key, path=path, outcome=Outcome.MIGRATED, diff=diff)
-
-
-def _migrate_key(store: Store, to: str, dry_run: bool, backup: str | None, key: str) -> FileResult:
-    """:func:`_migrate_one` with picklable arguments, and the secrets its write
-    redacted (which a worker process cannot report itself)."""
-    from ..redaction import collect
-
-    with collect() as found:
-        result = _migrate_one(store, key, to, dry_run, None if backup is None else Path(backup))
-    return attrs.evolve(result, redacted=tuple(found)) if found else result
-
-
 def _migrate_keys(
     store: Store, to: str, dry_run: bool, backup: str | None, keys: list[str]
 ) -> list[FileResult]:
-    """Worker entry point for the pool: a chunk of pages migrated together
-    (:meth:`Store.update_texts`: on a local disk the new pages are written and synced concurrently
-    and the folder's lock is taken once), each with the secrets its write redacted."""
-    if dry_run or len(keys) < 2:
-        return [_migrate_key(store, to, dry_run, backup, key) for key in keys]
+    """Worker entry point for the pool: a chunk of pages migrated in one store batch (on a local
+    disk written and synced together under one lock), each with the secrets its write redacted
+    (which a worker process cannot report itself)."""
     from .._api import read_document
     from ..adapters.aiwiki import migrate_document
     from ..redaction import collect
 
     folder = None if backup is None else Path(backup)
     paths = {key: _path_of(store, key) for key in keys}
-    changed: set[str] = set()
+    changed: dict[str, tuple[str, str]] = {}
 
     def transform(key: str, text: str | None) -> str | None:
-        changed.discard(key)
+        changed.pop(key, None)
         path = paths[key]
         if text is None:
             raise NotFoundError("the page disappeared during the migration", path=path)
@@ -326,13 +272,21 @@ def _migrate_keys(
         new = migrate_document(doc, to=to)
         if new is doc or new.text == text:
             return None
-        changed.add(key)
+        changed[key] = (text, str(new.text))
+        if dry_run:
+            return None
         if folder is not None:
             _save_backup(store, folder, path, text)
         return str(new.text)
 
+    def read(key: str) -> str | SessionKitError | None:
+        try:
+            return transform(key, store.read_text(key))
+        except SessionKitError as exc:
+            return exc
+
     with collect() as found:
-        got = store.update_texts(keys, transform)
+        got = [read(key) for key in keys] if dry_run else store.update_texts(keys, transform)
     secrets: dict[str, list[Finding]] = {}
     for finding in dict.fromkeys(found):  # (a page written again after a race: once)
         secrets.setdefault(finding.path or "", []).append(finding)
@@ -348,11 +302,10 @@ def _migrate_keys(
                 reason=outcome.message,
             )
         elif key in changed:
+            diff = unified_diff(*changed[key], path) if dry_run else None
+            redacted = tuple(secrets.get(path, ()))
             result = FileResult(
-                key=key,
-                path=path,
-                outcome=Outcome.MIGRATED,
-                redacted=tuple(secrets.get(path, ())),
+                key=key, path=path, outcome=Outcome.MIGRATED, diff=diff, redacted=redacted
             )
         else:
             result = FileResult(key=key, path=path, outcome=Outcome.CURRENT)
