@@ -16,15 +16,14 @@ from ...document import Document, parse, parse_pieces, same_text
 from ...errors import FormatError, SessionKitError
 from ...model import Session
 from ..profiles import aiwiki_filename
+from .layout import BM_META, _canonical_carrier, _Reuse
 from .map import (
     _ABSENT,
     AW_META,
     BASIC_MEMORY,
-    BM_META,
     Converted,
     Pieces,
     _aiwiki_adapter,
-    _canonical_carrier,
     _fallback_aiwiki,
     _fallback_bm,
     _json_digest,
@@ -33,7 +32,6 @@ from .map import (
     _read_pivot,
     _render_aiwiki,
     _render_bm,
-    _Reuse,
     _strip_folder,
 )
 

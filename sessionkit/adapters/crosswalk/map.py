@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeGuard
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -55,6 +55,15 @@ from ...text.grammar import DATE
 from ..profiles import AIWIKI as AW_PROFILE
 from ..profiles import BASIC_MEMORY as BM_PROFILE
 from ..profiles import aiwiki_filename
+from .layout import (
+    _LIST_CATEGORIES,
+    BM_META,
+    _item_plans,
+    _lists_as_observations,
+    _placed,
+    _Reuse,
+    observation_text,
+)
 
 __all__ = [
     "AIWIKI",
@@ -78,7 +87,6 @@ BASIC_MEMORY = "basic-memory"
 BM_SIDE = AW_PROFILE.key_prefix
 AW_SIDE = BM_PROFILE.key_prefix
 #: the JSON carrier of restore information
-BM_META = BM_SIDE + "sessionkit"
 AW_META = AW_SIDE + "sessionkit"
 #: section-title prefixes for carried and escaped sections
 BM_SECTION = AW_PROFILE.section_prefix
@@ -98,14 +106,6 @@ _BM_KNOWN = ("Observations", "Relations")
 #: ``aiwiki_status``: the Session schema's words are open, resumed and closed)
 _BM_WORD: dict[Status, str] = {
     s: w for s, w in BM_PROFILE.status_write.items() if s is not Status.ABANDONED
-}
-#: aiwiki list fields and the observation category and aiwiki section of each:
-#: the two profiles' tables, joined on the Session field
-_LIST_CATEGORIES: dict[str, tuple[str, str]] = {
-    field: (category, title)
-    for title, field in AW_PROFILE.sections.items()
-    for category, other in BM_PROFILE.sections.items()
-    if other == field
 }
 #: Basic Memory sections carrying an aiwiki list Basic Memory cannot hold as observations
 _BM_LIST_CARRIERS = {BM_SECTION + title: name for name, (_, title) in _LIST_CATEGORIES.items()}
@@ -802,249 +802,6 @@ def _to_bm_session(
         **lists,
     )
     return session, word
-
-
-def observation_text(text: str) -> str:
-    """An item's text as one observation line holds it: its lines stripped and
-    joined by single spaces (soft wraps, hard breaks, trailing spaces and
-    nested lines fold into the line; the exact text rides in the layout)."""
-    return " ".join(part for part in (line.strip() for line in text.split("\n")) if part)
-
-
-def _item_plans(
-    session: Session, names: Sequence[str]
-) -> dict[str, tuple[list[str], list[Block], list[Any]]]:
-    """How each list of ``names`` goes to Basic Memory, item by item: ``{name: (observation texts,
-    carried blocks, layout)}``."""
-    from ...model import list_blocks
-    from .._bm_grammar import parse_facts
-
-    lines: list[str] = []
-    wanted: list[tuple[str, int, str]] = []  # (category, line, text) of each candidate
-    # a row each block: (block, line, text) of a candidate, the block alone otherwise
-    laid: dict[str, list[Block | tuple[Block, int, str]]] = {}
-    for name in names:
-        category = _LIST_CATEGORIES[name][0]
-        rows: list[Block | tuple[Block, int, str]] = []
-        for b in list_blocks(session, name):
-            if b.is_item:
-                text = observation_text(b.text)
-                if text and not any(c in text for c in "\r\x00"):
-                    rows.append((b, len(lines), text))
-                    wanted.append((category, len(lines), text))
-                    lines.append(f"- [{category}] {text}")
-                    continue
-            rows.append(b)
-        laid[name] = rows
-    found: dict[int, tuple[str | None, str]] = {}
-    if lines:
-        for obs in parse_facts(lines).observations:
-            found.setdefault(obs.line, (obs.category, obs.text))
-    ok = {line for category, line, text in wanted if found.get(line) == (category, text)}
-    out: dict[str, tuple[list[str], list[Block], list[Any]]] = {}
-    for name, rows in laid.items():
-        texts: list[str] = []
-        carried: list[Block] = []
-        layout: list[Any] = []
-        for row in rows:
-            b, line, text = (row, None, "") if isinstance(row, Block) else row
-            if line is not None and line in ok:
-                texts.append(text)
-                entry: list[Any] = ["o", b.gap, b.marker]
-                if text != b.text:
-                    entry.append(b.text)
-                layout.append(entry)
-            else:
-                gap = 1 if carried else 0  # (the block itself when its gap is that already)
-                carried.append(b if b.gap == gap else attrs.evolve(b, gap=gap))
-                _add_carried(layout, b.gap)
-        out[name] = (texts, carried, layout)
-    return out
-
-
-def _run(entry: Any) -> int:
-    """How many carried blocks a layout entry ``["c", gap]`` or ``["c", gap, n]``
-    places (see :func:`_item_plans`); ``ValueError`` for a count below 1."""
-    run = int(entry[2]) if len(entry) > 2 else 1
-    if run < 1:
-        raise ValueError(run)
-    return run
-
-
-def _is_run(entry: Any) -> TypeGuard[list[Any]]:
-    """Whether ``entry`` is a carried-blocks entry exactly as :func:`_add_carried`
-    writes it (JSON ints, a count of 1 or more)."""
-    return (
-        isinstance(entry, list)
-        and len(entry) in (2, 3)
-        and entry[0] == "c"
-        and type(entry[1]) is int
-        and (len(entry) == 2 or (type(entry[2]) is int and entry[2] >= 1))
-    )
-
-
-def _add_carried(layout: list[Any], gap: int, count: int = 1) -> None:
-    """Put ``count`` carried blocks after ``gap`` blank lines at the end of ``layout``:
-    into its last entry when that is carried blocks with that gap (``["c", gap, n]``,
-    ``n`` left out when 1), else as a new entry (see :func:`_item_plans`)."""
-    last = layout[-1] if layout else None
-    if _is_run(last) and last[1] == gap:
-        if len(last) == 2:
-            last.append(1)
-        last[2] += count
-    else:
-        layout.append(["c", gap] if count == 1 else ["c", gap, count])
-
-
-def _canonical_carrier(value: Any) -> Any:
-    """The conversion carrier ``value`` (JSON text) as :func:`_item_plans` writes it now: a note
-    written before its layouts had runs (``["c", 1]`` a carried block) reads as the same note."""
-    if not isinstance(value, str) or '"layout"' not in value:
-        return value
-    try:
-        data = json.loads(value)
-        layouts = data["layout"]
-        for name, layout in layouts.items():
-            out: list[Any] = []
-            for entry in layout:
-                if _is_run(entry):
-                    _add_carried(out, entry[1], _run(entry))
-                else:
-                    out.append(entry)
-            layouts[name] = out
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return value
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-class _Reuse:
-    """Makes the blocks of a second read: a block equal to the next block expected of some list is
-    that block, so the read does not hold a second copy of every block (a section of a hundred
-    thousand paragraphs)."""
-
-    __slots__ = ("heads",)
-
-    def __init__(self, expected: Iterable[Iterator[Block]]) -> None:
-        self.heads: list[tuple[Block | None, Iterator[Block]]] = [
-            (next(blocks, None), blocks) for blocks in expected
-        ]
-
-    @classmethod
-    def carried(cls, like: Session, layouts: Mapping[str, Any]) -> _Reuse:
-        """For a read-back's carrier sections: the carried blocks of each list of the
-        source session ``like``, as each list's layout places them."""
-        return cls(
-            _carried_of(like.blocks.get(name, ()), layout) for name, layout in layouts.items()
-        )
-
-    @classmethod
-    def every(cls, like: Session) -> _Reuse:
-        """For a page rendered again from ``like``: every block of each of its lists."""
-        return cls(iter(blocks) for blocks in like.blocks.values())
-
-    def __call__(self, *, text: str, marker: str | None = None, gap: int = 0) -> Block:
-        heads = self.heads
-        for n, (want, rest) in enumerate(heads):
-            if want is not None and want.text == text and want.marker == marker and want.gap == gap:
-                heads[n] = (next(rest, None), rest)
-                return want
-        return Block(text=text, marker=marker, gap=gap)
-
-
-def _carried_of(blocks: Sequence[Block], layout: Any) -> Iterator[Block]:
-    """The blocks of a list its carrier section holds, in order, as :func:`_item_plans`
-    wrote them (each a carried block of ``blocks``, whose layout is ``layout``,
-    the first after no blank line, the others after one); nothing more once the
-    layout is not one it wrote (:func:`_placed` says so)."""
-    at = 0
-    first = True
-    try:
-        for entry in layout:
-            if entry[0] == "o":
-                at += 1
-                continue
-            for _ in range(_run(entry)):
-                if at >= len(blocks):
-                    return
-                b, at = blocks[at], at + 1
-                gap, first = 0 if first else 1, False
-                yield b if b.gap == gap else attrs.evolve(b, gap=gap)
-    except (TypeError, ValueError, IndexError, KeyError):
-        return
-
-
-def _placed(
-    layout: Any,
-    texts: Sequence[str],
-    carried: Sequence[Block],
-    path: str | None,
-    like: Sequence[Block] = (),
-) -> list[Block]:
-    """The blocks of a list put back from a note's observations (``texts``, in order), its carried
-    blocks and the layout :func:`_item_plans` wrote."""
-
-    def shared(block: Block) -> Block:
-        at = len(out)
-        return like[at] if at < len(like) and like[at] == block else block
-
-    if not isinstance(layout, list):
-        raise FormatError(f"{BM_META}: a list layout is not a list", path=path, line=1)
-    out: list[Block] = []
-    oi = ci = 0
-    try:
-        for entry in layout:
-            kind, gap = entry[0], int(entry[1])
-            if kind == "o":
-                if oi >= len(texts):
-                    continue  # removed in Basic Memory since
-                text = texts[oi]
-                if len(entry) > 3 and observation_text(str(entry[3])) == text:
-                    text = entry[3]  # the exact text, while the observation still says it
-                oi += 1
-                out.append(shared(Block(text=str(text), marker=str(entry[2]), gap=gap)))
-            else:  # "c"
-                run = _run(entry)
-                for block in carried[ci : ci + run]:
-                    out.append(shared(block if block.gap == gap else attrs.evolve(block, gap=gap)))
-                ci = min(ci + run, len(carried))
-    except (TypeError, ValueError, IndexError, SessionKitError):
-        raise FormatError(f"{BM_META}: unusable list layout", path=path, line=1) from None
-    out.extend(Block(text=t, marker="-") for t in texts[oi:])
-    out.extend(carried[ci:])
-    return out
-
-
-def _lists_as_observations(session: Session) -> set[str]:
-    """The list fields whose every item reads back from a ``- [category] text`` line."""
-    from .._bm_grammar import parse_facts
-
-    ok: set[str] = set()
-    lines: list[str] = []
-    spans: list[tuple[str, str, int, tuple[str, ...]]] = []
-    for name, (category, _) in _LIST_CATEGORIES.items():
-        texts: tuple[str, ...] = getattr(session, name)
-        if name in session.blocks:  # laid out with more than its items: travels whole
-            continue
-        if not texts:
-            ok.add(name)
-            continue
-        if any(
-            not text or text != text.strip() or any(c in text for c in "\n\r\x00") for text in texts
-        ):
-            continue
-        spans.append((name, category, len(lines), texts))
-        lines.extend(f"- [{category}] {text}" for text in texts)
-    if not spans:
-        return ok
-    found = parse_facts(lines).observations
-    for name, category, start, texts in spans:
-        mine = [obs for obs in found if start <= obs.line < start + len(texts)]
-        if len(mine) == len(texts) and all(
-            obs.line == start + i and obs.category == category and obs.text == text
-            for i, (obs, text) in enumerate(zip(mine, texts, strict=True))
-        ):
-            ok.add(name)
-    return ok
 
 
 def _render_bm(
