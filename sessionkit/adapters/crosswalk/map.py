@@ -299,11 +299,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
             aw_extra[key] = value
     if "bm_status" in extra:
         bm_status = extra["bm_status"]
-    for name in ("started", "ended"):
-        if "bm_" + name in extra:
-            raw = extra["bm_" + name]
-            fields[name] = None if raw is None else str(raw)
-    for name in ("project", "cwd"):
+    for name in ("started", "ended", "project", "cwd"):
         if "bm_" + name in extra:
             raw = extra["bm_" + name]
             fields[name] = None if raw is None else str(raw)
@@ -741,27 +737,10 @@ def _to_bm_session(
     if rest and rest[0].title == "":
         sections.append(rest.pop(0))
     if s.checkpoints or "checkpoints" in s.blocks:
-        body = _aiwiki_section_body(
-            Session(
-                focus="x",
-                started="2000-01-01",
-                checkpoints=s.checkpoints,
-                blocks={k: v for k, v in s.blocks.items() if k == "checkpoints"},
-            ),
-            "Checkpoints",
-        )
+        body = _aiwiki_section_body(s, "Checkpoints")
         sections.append(ExtraSection(title=BM_CHECKPOINTS, body=body))
     if s.files_touched:
-        body = _aiwiki_section_body(
-            Session(
-                focus="x",
-                started="2000-01-01",
-                files_touched=s.files_touched,
-                blocks={k: v for k, v in s.blocks.items() if k == "files_touched"},
-            ),
-            "Files touched",
-        )
-        sections.append(ExtraSection(title=BM_FILES, body=body))
+        sections.append(ExtraSection(title=BM_FILES, body=_aiwiki_section_body(s, "Files touched")))
     lists: dict[str, Any] = {}
     if as_observations is None:
         as_observations = _lists_as_observations(s)
