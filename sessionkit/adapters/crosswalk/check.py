@@ -11,7 +11,6 @@ from typing import Any
 
 import attrs
 
-from ..._lines import Joined, same_spans, spans
 from ...document import Document, parse, parse_pieces, same_text
 from ...errors import FormatError, SessionKitError
 from ...model import Session
@@ -218,9 +217,10 @@ class WordCheck:
     def kept(self, pieces: Pieces, family: str) -> bool:
         """Whether the target text in ``pieces`` (of format ``family``, each piece whole lines but
         the last) holds every source word."""
-        doc = self._doc
-        if self._trusted or _holds_body(pieces, spans(doc.lines, doc.body_start)):
+        if self._trusted:
             return True
+        if isinstance(pieces, str):  # (one text)
+            pieces = (pieces,)
         need = self._source_words()
         if not need:
             return True
@@ -242,52 +242,6 @@ class WordCheck:
         for s in _strings(data):
             missing = _take_words(left, s, missing)
         return not missing
-
-
-def _holds_body(pieces: Pieces, body: Sequence[tuple[str, int, int]]) -> bool:
-    """Whether the text in ``pieces`` holds the body given as spans (its CRLF line ends made LF)
-    whole, as words: then it holds every word of it, and counting them would hold a big note's words
-    for nothing (a page whose frontmatter alone is spelled anew, a CRLF page, a page rendered again
-    with placeholder sections around the body or without its trailing blank lines)."""
-    source = Joined(body)
-    if any(text.find("\r\n", a, b) >= 0 for text, a, b in body):
-        lf = source.cut(0, len(source)).replace("\r\n", "\n")
-        source = Joined([(lf, 0, len(lf))])
-    size = len(source)
-    if not size:
-        return False
-    target = Joined((piece, 0, len(piece)) for piece in pieces)
-    if size <= len(target):
-        for at in target.find(source.cut(0, min(size, 256)), 4):
-            end = at + size
-            if (
-                end <= len(target)
-                and same_spans(target.spans(at, end), source.spans(0, size))
-                and _apart(target, at, end, source)
-            ):
-                return True
-    # the text's end (blank space after the last word aside)
-    size = source.words_end()
-    end = target.words_end()
-    before = end - size
-    return (
-        size > 0
-        and before >= 0
-        and same_spans(target.spans(before, end), source.spans(0, size))
-        and _apart(target, before, -1, source)
-    )
-
-
-def _apart(target: Joined, at: int, end: int, source: Joined) -> bool:
-    """Whether the source's words at ``target[at:end]`` are words there: no word
-    character just before or (``end`` not -1) just after them joins one of them."""
-    if at and _WORD.fullmatch(target.char(at - 1) + source.char(0)) is not None:
-        return False
-    return (
-        end < 0
-        or end == len(target)
-        or _WORD.fullmatch(source.char(len(source) - 1) + target.char(end)) is None
-    )
 
 
 def _take_words(left: collections.Counter[str], text: str, missing: int | None = None) -> int:
