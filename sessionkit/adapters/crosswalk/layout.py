@@ -235,36 +235,3 @@ def _placed(
     out.extend(Block(text=t, marker="-") for t in texts[oi:])
     out.extend(carried[ci:])
     return out
-
-
-def _lists_as_observations(session: Session) -> set[str]:
-    """The list fields whose every item reads back from a ``- [category] text`` line."""
-    from .._bm_grammar import parse_facts
-
-    ok: set[str] = set()
-    lines: list[str] = []
-    spans: list[tuple[str, str, int, tuple[str, ...]]] = []
-    for name, (category, _) in _LIST_CATEGORIES.items():
-        texts: tuple[str, ...] = getattr(session, name)
-        if name in session.blocks:  # laid out with more than its items: travels whole
-            continue
-        if not texts:
-            ok.add(name)
-            continue
-        if any(
-            not text or text != text.strip() or any(c in text for c in "\n\r\x00") for text in texts
-        ):
-            continue
-        spans.append((name, category, len(lines), texts))
-        lines.extend(f"- [{category}] {text}" for text in texts)
-    if not spans:
-        return ok
-    found = parse_facts(lines).observations
-    for name, category, start, texts in spans:
-        mine = [obs for obs in found if start <= obs.line < start + len(texts)]
-        if len(mine) == len(texts) and all(
-            obs.line == start + i and obs.category == category and obs.text == text
-            for i, (obs, text) in enumerate(zip(mine, texts, strict=True))
-        ):
-            ok.add(name)
-    return ok

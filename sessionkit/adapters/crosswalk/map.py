@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -59,7 +59,6 @@ from .layout import (
     _LIST_CATEGORIES,
     BM_META,
     _item_plans,
-    _lists_as_observations,
     _placed,
     _Reuse,
     observation_text,
@@ -706,9 +705,7 @@ def _aiwiki_section_body(session: Session, title: str) -> str:
     return "\n".join(body)
 
 
-def _to_bm_session(
-    pivot: _Pivot, project: str | None, as_observations: Collection[str] | None = None
-) -> tuple[Session, Any]:
+def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     """The session to hand Basic Memory's writer, and the status word to splice in."""
     s = pivot.session
     extra: dict[str, Any] = dict(pivot.bm_extra)
@@ -742,14 +739,11 @@ def _to_bm_session(
     if s.files_touched:
         sections.append(ExtraSection(title=BM_FILES, body=_aiwiki_section_body(s, "Files touched")))
     lists: dict[str, Any] = {}
-    if as_observations is None:
-        as_observations = _lists_as_observations(s)
-    pending = [name for name in _LIST_CATEGORIES if name not in as_observations]
-    plans = _item_plans(s, pending) if pending else {}
     layouts: dict[str, list[Any]] = {}
-    for name in pending:
+    for name, (texts, carried, layout) in _item_plans(s, list(_LIST_CATEGORIES)).items():
+        if name not in s.blocks and not carried and all(len(e) == 3 for e in layout):
+            continue  # every item is its observation, as written: nothing to lay out
         title = _LIST_CATEGORIES[name][1]
-        texts, carried, layout = plans[name]
         if carried:
             fields: dict[str, Any] = {
                 name: tuple(b.text for b in carried if b.is_item),
@@ -889,8 +883,7 @@ def _natural(
     """The target text without the whole-session fallback: (key, its pieces)."""
     if family == "aiwiki":
         return _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
-    precise = _lists_as_observations(pivot.session)
-    return _render_bm(*_to_bm_session(pivot, project, precise), folder, pivot.bm_key)
+    return _render_bm(*_to_bm_session(pivot, project), folder, pivot.bm_key)
 
 
 def _json_digest(session: Session, tail: str = "") -> bytes:
