@@ -670,24 +670,7 @@ def _aiwiki_parts(
     parts: Sequence[tuple[str, str]], path: str | None, block: Any = None
 ) -> dict[str, Session]:
     """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title."""
-    from .._aiwiki_parse import read_page
-
-    if len(parts) < 2 or len({title for title, _ in parts}) != len(parts):
-        return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
-    text = (
-        "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
-        "date_start: 2000-01-01\nfocus: x\n---\n"
-        + "".join(f"\n## {title}\n\n{body}\n" for title, body in parts)
-    )
-    doc = parse(text, path)
-    tops = [h.title for h in doc.headings if h.level <= 2]
-    if tops != [title for title, _ in parts]:  # a body holds a heading or opens a fence
-        return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
-    try:
-        whole = read_page(doc, block)[0]
-    except SessionKitError:
-        return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
-    return {title: whole for title, _ in parts}
+    return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
