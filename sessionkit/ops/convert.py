@@ -1,23 +1,13 @@
 """Converting every session note of a store into another store.
 
-:func:`convert` plans the run over the source's notes, converts each one
-(in worker processes with ``jobs``) through the note-level crosswalk
-(:func:`sessionkit.adapters.crosswalk.convert_doc`, where the field mapping
-and the carriers are described), writes the results and returns a
-:class:`ConversionReport`.  It is idempotent (a second run writes nothing)
-and never overwrites a target note edited by hand since the last conversion
-unless ``force=True``.  :func:`convert_text` converts one note's text.
-
-The checkpoints of Basic Memory's agent plugins (``coding_session`` notes
-of one agent session, linked by ``continues``; a lone one too) convert
-together into one aiwiki page, and such a page back into the very same
-notes, an edited page with its edits carried into the notes they belong to
-(:func:`~sessionkit.adapters.crosswalk.convert_chain`,
-:func:`~sessionkit.adapters.crosswalk.chain_notes`).
-
-Idempotence and conflicts use a manifest dotfile in the target's notes folder
-(``.sessionkit-convert.json``; dotfiles are ignored by Basic Memory and by
-sessionkit listings) recording the SHA-256 of every note the converter wrote.
+:func:`convert` plans the run over the source's notes, converts each one (in worker processes
+with ``jobs``) through the note-level crosswalk (:mod:`sessionkit.adapters.crosswalk`), writes
+the results and returns a :class:`ConversionReport`.  It is idempotent (a second run writes
+nothing) and never overwrites a target note edited by hand since the last conversion unless
+``force=True``; a manifest dotfile in the target's notes folder (``.sessionkit-convert.json``)
+records the SHA-256 of every note it wrote.  Basic Memory's ``coding_session`` checkpoints of
+one agent session convert together into one aiwiki page, and back into the very same notes.
+:func:`convert_text` converts one note's text.
 """
 
 from __future__ import annotations
@@ -350,8 +340,7 @@ class _Job:
     today: str
     target: Any = None
     source: Any = None
-    #: the target's :class:`~sessionkit.redaction.Policy`, for a worker that redacts
-    #: what it reads without the target (``warn`` refuses a secret on every store)
+    #: the target's redaction policy, for a worker that redacts what it reads without the target
     policy: Any = None
 
 
@@ -373,12 +362,10 @@ class _Chain:
 #: a source note the worker reads itself (:attr:`_Job.source`)
 _READ_THERE: None = None
 
-#: what one source item converts into: a note, the notes of a chain page (each, or
-#: why it cannot be written), ``None`` (not a session: skipped) or why it failed
+#: a source item's result: a note, a chain page's notes, ``None`` (skipped) or why it failed
 _Result = Converted | list[Converted | str] | str | None
 
-#: a source item: ``(key, text)``, the text read by this process (or why it could
-#: not be), a chain, or :data:`_READ_THERE`
+#: a source item: ``(key, text, why it is unreadable, a chain, or :data:`_READ_THERE`)``
 _Item = tuple[str, str | _Unreadable | _Chain | None]
 
 
@@ -394,9 +381,7 @@ class _Done:
 
 
 def _convert_job(job: _Job, item: _Item) -> _Done:
-    """Convert one source item (in a worker when ``jobs > 1``): read it when the
-    worker reads (:attr:`_Job.source`), redact its secrets, convert it, and check
-    the result for secrets as the target would hold it (:func:`_without_secrets`)."""
+    """Convert one source item (in a worker when ``jobs > 1``), with the secrets found."""
     from ..redaction import collect
 
     with collect() as found:
@@ -476,8 +461,7 @@ def _run_jobs(job: _Job, items: Iterable[_Item], jobs: int | None) -> Iterator[_
     from ._parallel import ordered_map
 
     one = functools.partial(_convert_job, job)
-    # chunks sent ahead: the workers keep converting while this process writes a
-    # group (up to _READ_BATCH notes) and merges the record
+    # (chunks sent ahead: the workers keep converting while this process writes a group)
     ahead = max(3, -(-2 * _READ_BATCH // _CHUNK))
     if jobs is None:  # every core, for runs big enough to pay for a pool
         return ordered_map(one, items, jobs=None, chunk_size=_CHUNK, in_flight=ahead)
@@ -488,15 +472,13 @@ def _run_jobs(job: _Job, items: Iterable[_Item], jobs: int | None) -> Iterator[_
     )
 
 
-#: a group of converted notes is written once it holds this many characters (a few
-#: big notes are written as they come, not held until the group is full)
+#: a group of converted notes is written once it holds this many characters (big notes soon)
 _GROUP_CHARS = 1 << 20
 
 #: source notes per task sent to a worker
 _CHUNK = 32
 
-#: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores);
-#: also the largest group of target notes written at once (the record is merged once a group)
+#: source notes per :meth:`Store.read_many` call, and the largest group of notes written at once
 _READ_BATCH = 256
 
 
@@ -647,8 +629,7 @@ def convert(
         run.checked = job.target is not None
         run.list_notes = list_notes
         here = os.getpid()
-        # (a worker's result names its note with a string of its own: in key order,
-        # this process's string is kept instead, and the worker's is let go)
+        # (a worker's key string is let go for this process's own, in key order)
         own = iter(keys) if reads_there else None
         log = getattr(target, "redactions", None)
         done = 0
@@ -666,8 +647,6 @@ def convert(
 
         group: list[tuple[str, Converted | str | None]] = []
         # groups grow 8, 16, 32 … up to the read batch: the first notes land soon
-        # (and a small run is written in more than one go), a big run merges its
-        # record about once per 256 notes
         size = min(8, _READ_BATCH)
         held = 0  # characters of the group's converted notes
         for item in _run_jobs(job, items, jobs):
@@ -704,8 +683,7 @@ class _PolicyOnly:
 def _redacted_sources(
     target: Store, source: Store, items: Iterable[tuple[str, str | _Unreadable]]
 ) -> Iterator[tuple[str, str | _Unreadable]]:
-    """Source notes with their secrets redacted before they are converted
-    (:func:`_redacted_source`)."""
+    """Source notes with their secrets redacted before they are converted."""
     for key, text in items:
         if isinstance(text, str):
             text = _redacted_source(target, source, key, text)
@@ -740,8 +718,7 @@ def _without_secrets(target: Store, result: Converted) -> Converted:
     return Converted(key=result.key, pieces=pieces, carried=result.carried)
 
 
-#: a journal of at most this many bytes (or at most the record's size) is folded
-#: into the record when a run ends; a larger one, by the next run that reads it
+#: a journal up to this size is folded into the record when a run ends (a larger one, later)
 _FOLD_LIMIT = 2 << 20
 
 
@@ -764,8 +741,7 @@ class _Run:
         self.dry_run, self.force = dry_run, force
         from ..backends._filestore import FileStore
 
-        #: the target when it is a built-in store: notes written to it in pieces, and
-        #: the notes there judged by their bytes (never held as strings)
+        #: a built-in target: notes written in pieces, and judged by their bytes
         self.file_store: FileStore | None = target if isinstance(target, FileStore) else None
         #: record changes waiting for the next merge (confirmations)
         self.pending: dict[str, Any] = {}
@@ -781,6 +757,12 @@ class _Run:
         self.report.counts[what] += 1
         if self.list_notes:
             getattr(self.report, what).append(key)
+
+    def _issue(self, kind: str, source: str, target: str | None, message: str) -> None:
+        """Report a note under ``kind`` (``failures`` or ``conflicts``)."""
+        getattr(self.report, kind).append(
+            ConversionIssue(source=source, target=target, message=message)
+        )
 
     def _merge(self, changes: Mapping[str, Any]) -> str | None:
         """Add changes to the record (:meth:`Record.append`: on a local disk a line of
@@ -818,14 +800,8 @@ class _Run:
         if problem is not None:
             self.report.record_error = problem
             for source_key, result, _ in plans:
-                self.report.failures.append(
-                    ConversionIssue(
-                        source=source_key,
-                        target=result.key,
-                        message=f"not written: the convert record could not be updated first "
-                        f"({problem})",
-                    )
-                )
+                why = f"not written: the convert record could not be updated first ({problem})"
+                self._issue("failures", source_key, result.key, why)
             yield from (k for k, _ in items)
             return
         written: set[str] = set()
@@ -856,28 +832,23 @@ class _Run:
         """Report what needs no write; return ``(source, result, current sha)`` for a write."""
         from ..backends._record import entry_accepts
 
-        report = self.report
         if result is None:
             self._add("skipped", key)
             return None
         if isinstance(result, str):
-            report.failures.append(ConversionIssue(source=key, target=None, message=result))
+            self._issue("failures", key, None, result)
             return None
         if not self.checked:
             try:
                 result = _without_secrets(self.target, result)
             except SessionKitError as exc:
-                report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
+                self._issue("failures", key, None, str(exc))
                 return None
         tkey, pieces = result.key, result.pieces
         mark = _mark(tkey)
         if mark in self.seen:
-            report.failures.append(
-                ConversionIssue(
-                    source=key,
-                    target=tkey,
-                    message=f"maps to the same target note as {self.seen[mark]!r}",
-                )
+            self._issue(
+                "failures", key, tkey, f"maps to the same target note as {self.seen[mark]!r}"
             )
             return None
         self.seen[mark] = key
@@ -892,9 +863,7 @@ class _Run:
             except NotFoundError:
                 now = None
             except SessionKitError as exc:
-                report.failures.append(
-                    ConversionIssue(source=key, target=tkey, message=f"not written: {exc}")
-                )
+                self._issue("failures", key, tkey, f"not written: {exc}")
                 return None
         if now is None:
             if self.dry_run:
@@ -907,17 +876,14 @@ class _Run:
             if recorded != entry:
                 self.pending[tkey] = entry
             return None
-        # a note still as the source was made from it (a chain page's unedited block)
-        # takes the source's edit; one edited by hand since is a conflict
+        # a note still as the source was made from it takes the edit; one edited by hand, not
         if not entry_accepts(recorded, now) and now != result.was and not self.force:
             why = (
                 "edited by hand since the last conversion"
                 if recorded
                 else "exists and was not written by sessionkit convert"
             )
-            report.conflicts.append(
-                ConversionIssue(source=key, target=tkey, message=f"{tkey}: {why}")
-            )
+            self._issue("conflicts", key, tkey, f"{tkey}: {why}")
             return None
         if self.dry_run:
             self._add("updated", tkey)
@@ -976,7 +942,7 @@ class _Run:
         """Report one planned note's write (``outcome``: ``None`` a new note
         written, ``True``/``False`` an update made or found changed meanwhile, or
         the error); whether the note now holds what was converted."""
-        report, tkey = self.report, result.key
+        tkey = result.key
         if outcome is None:
             self._add("created", tkey)
             return True
@@ -984,25 +950,16 @@ class _Run:
             self._add("updated", tkey)
             return True
         if outcome is False:
-            report.conflicts.append(
-                ConversionIssue(
-                    source=source_key,
-                    target=tkey,
-                    message=f"{tkey}: changed by someone else while converting",
-                )
-            )
+            why = f"{tkey}: changed by someone else while converting"
+            self._issue("conflicts", source_key, tkey, why)
             return False
         if isinstance(outcome, ConflictError):
             if now is None and self._same(tkey, result.sha or _sha(result.pieces)):
                 self._add("unchanged", tkey)
                 return True
-            report.conflicts.append(
-                ConversionIssue(source=source_key, target=tkey, message=str(outcome))
-            )
+            self._issue("conflicts", source_key, tkey, str(outcome))
             return False
-        report.failures.append(
-            ConversionIssue(source=source_key, target=tkey, message=f"not written: {outcome}")
-        )
+        self._issue("failures", source_key, tkey, f"not written: {outcome}")
         return False
 
     def _same(self, tkey: str, sha: str) -> bool:
