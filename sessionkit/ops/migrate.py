@@ -1,24 +1,12 @@
 """Migrate every page of an aiwiki store between schema versions (v1 ⇄ v2).
 
-:func:`migrate` applies the pure transform
-:func:`sessionkit.adapters.aiwiki.migrate_document` to each session page of a
-store and writes the result back through the store, one file at a time:
-
-* **minimal**: only the frontmatter lines the schema asks for change
-  (``schema_version``, ``session_id: ~``); every other byte stays;
-* **atomic**: each page is replaced through :meth:`Store.update_text`; on a
-  local disk that is a temporary dotfile in the same folder, ``fsync`` and
-  :func:`os.replace`, under the folder's lock file, so a crash leaves the old
-  or the new page, never a mix;
-* **no lost edits**: the new text is computed from the text read under the
-  store's lock (or compare-and-swap), so a concurrent edit is never clobbered;
-* **safe on bad input**: a page that cannot be read or migrated is reported
-  (path, line, reason) and never written;
-* **idempotent**: a page already at the target version is left alone, so a
-  rerun after a crash finishes the job and a rerun after success changes
-  nothing.
-
-The function never prints; progress goes to an optional callback.
+:func:`migrate` applies :func:`sessionkit.adapters.aiwiki.migrate_document` to each session
+page and writes the result back through the store.  It is **minimal** (only the frontmatter
+lines the schema names change), **atomic** (temporary file, ``fsync``, :func:`os.replace`,
+under the folder's lock: a crash leaves the old or the new page), loses **no edits** (the new
+text is made from the text read under the lock), **safe on bad input** (a page that cannot be
+migrated is reported with path, line and reason, never written) and **idempotent** (a rerun
+finishes an interrupted run).  It never prints; progress goes to an optional callback.
 """
 
 from __future__ import annotations

@@ -235,3 +235,36 @@ def _placed(
     out.extend(Block(text=t, marker="-") for t in texts[oi:])
     out.extend(carried[ci:])
     return out
+
+
+#: observation lines checked at once (each line is a list item of its own, so it reads the
+#: same in a batch as alone, and a big list's lines and facts are never all held)
+_BATCH = 4096
+
+
+def _lists_as_observations(session: Session) -> set[str]:
+    """The list fields whose every item reads back from its ``- [category] text`` line."""
+    ok: set[str] = set()
+    for name, (category, _) in _LIST_CATEGORIES.items():
+        texts: tuple[str, ...] = getattr(session, name)
+        if (
+            name not in session.blocks
+            and all(  # (one laid out with more than items: carried)
+                _observed(category, texts[at : at + _BATCH]) for at in range(0, len(texts), _BATCH)
+            )
+        ):
+            ok.add(name)
+    return ok
+
+
+def _observed(category: str, texts: Sequence[str]) -> bool:
+    """Whether each of ``texts`` reads back as its own ``[category]`` observation."""
+    from .._bm_grammar import parse_facts
+
+    if any(not t or t != t.strip() or any(c in t for c in "\n\r\x00") for t in texts):
+        return False
+    found = parse_facts([f"- [{category}] {t}" for t in texts]).observations
+    return len(found) == len(texts) and all(
+        obs.line == i and obs.category == category and obs.text == t
+        for i, (obs, t) in enumerate(zip(found, texts, strict=True))
+    )

@@ -1,35 +1,14 @@
-"""The note-level crosswalk between aiwiki session pages and Basic Memory session notes.
+"""How the fields of an aiwiki session page and a Basic Memory session note map onto each other.
 
-:mod:`sessionkit.ops.convert` plans a conversion over stores (jobs, the
-manifest, the report); this module converts *one* note, through the two
-formats' public profiles (:mod:`sessionkit.adapters.profiles`).  Its entry
-point is :func:`convert_doc`.
-
-How a field maps (the full table is in ``docs/converting.md``):
-
-* what both formats hold maps onto its counterpart (``session_id`` ↔
-  ``claude_session_id``, decisions ↔ ``[decision]`` observations, …);
-* what only one format holds travels in a **namespaced carrier** in the other
-  and comes back when converting back: frontmatter keys ``bm_*`` in aiwiki
-  pages (``bm_title``, ``bm_status``, ``bm_started``, ``bm_project``, …, and
-  ``bm_<key>`` for every other Basic Memory key), sections ``## bm:
-  Observations`` / ``## bm: Relations``; in Basic Memory notes frontmatter
-  keys ``aiwiki_*`` (``aiwiki_status``, ``aiwiki_<key>`` for unknown aiwiki
-  keys) and sections ``## aiwiki: Checkpoints`` / ``## aiwiki: Files
-  touched``;
-* a value the converter had to invent for the target to be valid (Basic
-  Memory's required ``project``, aiwiki's required ``focus``…) is recorded
-  in ``aiwiki_sessionkit`` / ``bm_sessionkit`` (JSON) and dropped on the way
-  back.
-
-Every conversion is checked before it is written.  First the source's model
-must write back into its own format as the same session; when it does not (an
-aiwiki page with a section twice, a Basic Memory note without frontmatter) the
-source's exact text rides along in the ``*_sessionkit`` carrier.  Then the
-target is read back and mapped home again; when that does not give the same
-facts (a heading Basic Memory reads as a tag…) the whole session rides along
-as JSON in that carrier.  Either way nothing is lost; the report lists such
-notes under ``carried``.
+The full table is in ``docs/converting.md``.  What both formats hold maps onto its counterpart
+(``session_id`` ↔ ``claude_session_id``, decisions ↔ ``[decision]`` observations, …); what only
+one holds travels in a **namespaced carrier** in the other and comes back when converting back
+(frontmatter keys ``bm_*`` and sections ``## bm: Observations`` / ``## bm: Relations`` in aiwiki
+pages; keys ``aiwiki_*`` and sections ``## aiwiki: Checkpoints`` / ``## aiwiki: Files touched``
+in Basic Memory notes).  A value invented for the target to be valid (Basic Memory's
+``project``, aiwiki's ``focus``…) is recorded in the ``aiwiki_sessionkit`` / ``bm_sessionkit``
+JSON carrier and dropped on the way back; that carrier also holds the whole session, or the
+source's exact text, when the mapping alone would lose something (:mod:`.check` decides).
 """
 
 from __future__ import annotations
@@ -59,6 +38,7 @@ from .layout import (
     _LIST_CATEGORIES,
     BM_META,
     _item_plans,
+    _lists_as_observations,
     _placed,
     _Reuse,
     observation_text,
@@ -722,10 +702,10 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     if s.files_touched:
         sections.append(ExtraSection(title=BM_FILES, body=_aiwiki_section_body(s, "Files touched")))
     lists: dict[str, Any] = {}
+    observed = _lists_as_observations(s)
+    pending = [name for name in _LIST_CATEGORIES if name not in observed]
     layouts: dict[str, list[Any]] = {}
-    for name, (texts, carried, layout) in _item_plans(s, list(_LIST_CATEGORIES)).items():
-        if name not in s.blocks and not carried and all(len(e) == 3 for e in layout):
-            continue  # every item is its observation, as written: nothing to lay out
+    for name, (texts, carried, layout) in (_item_plans(s, pending) if pending else {}).items():
         title = _LIST_CATEGORIES[name][1]
         if carried:
             fields: dict[str, Any] = {
