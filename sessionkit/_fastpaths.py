@@ -37,10 +37,6 @@ LANES = {
     ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "bm-lists-first": (
-        "a Basic Memory target rendered with every aiwiki list as observations, taken "
-        "without the precise list check (crosswalk)"
-    ),
     "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (
