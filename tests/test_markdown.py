@@ -4,8 +4,7 @@ For generated text over the block grammar's alphabet and for hand-picked
 pages, :func:`sessionkit.markdown.tokenize` must find the blocks markdown-it
 finds: the same kinds, nesting and line ranges (``token.map``), headings'
 levels and text, paragraphs' text, lists' markers, numbers and looseness,
-fences' info strings.  This is the one oracle test of the tokenizer, run with
-the fast lanes on and off through the public switch.
+fences' info strings.  This is the one oracle test of the tokenizer.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from markdown_it import MarkdownIt
 from sessionkit import markdown
 from sessionkit.document import split_lines
 from sessionkit.markdown import Block, flat_leaves, tokenize, top_headings, walk
-from tests.lanes import general_paths
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -175,9 +173,6 @@ def check(text: str) -> None:
         oracle = _oracle(text, tables)
         assert _ours(text, tables) == oracle, (text, tables)
         _covers(text, tables)
-        with general_paths():
-            assert _ours(text, tables) == oracle, (text, tables, "general")
-            _covers(text, tables)
 
 
 # --------------------------------------------------------------------------
@@ -490,15 +485,13 @@ def test_flat_leaves_are_the_leaves_of_the_block_tree(
     leaves = flat_leaves(lines, tables=tables)
     if leaves is None:
         return
-    with general_paths():
-        assert flat_leaves(lines, tables=tables) is None  # a fast lane: off with the switch
-        want = []
-        stack: list[bool] = []
-        for block, depth in walk(tokenize(lines, tables=tables)):
-            del stack[depth:]
-            stack.append(block.kind == "item")
-            if block.kind in ("heading", "paragraph", "hr"):
-                want.append((block.kind, block.start, block.end, block.content, any(stack)))
+    want = []
+    stack: list[bool] = []
+    for block, depth in walk(tokenize(lines, tables=tables)):
+        del stack[depth:]
+        stack.append(block.kind == "item")
+        if block.kind in ("heading", "paragraph", "hr"):
+            want.append((block.kind, block.start, block.end, block.content, any(stack)))
     assert list(leaves) == want
 
 
