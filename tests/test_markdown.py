@@ -23,6 +23,7 @@ from sessionkit.document import split_lines
 from sessionkit.markdown import Block, flat_leaves, tokenize, top_headings, walk
 
 CORPUS = Path(__file__).parent / "corpus"
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 _MD = {
     False: MarkdownIt("commonmark", {"inline_definitions": True}),
@@ -290,13 +291,51 @@ HAND_PICKED = [
 ]
 
 
+#: the page shapes people have: the hook's checkpoint with its fenced manifest,
+#: directives, citations, wiki links, nested lists, a table, Basic Memory facts
+PAGE = """## Checkpoints
+
+### PreCompact at 2026-05-18T10:45:00Z
+
+Active work: feature/rename
+Manifest: .forge/work/feature/rename/manifest.yaml
+
+Phase status (from manifest):
+```yaml
+status: in-progress
+artifacts.codify.locked_at: ~
+```
+
+**Dream directive (unconsumed):**
+
+- Scope: `aiwiki/raw/`, recently-touched typed pages
+- Status: unconsumed
+
+---
+
+## Files touched
+
+- `src/a.py:10-20@b0a2a38` — writer lock
+- [[adr-0080]] checkpoint parser
+  - nested [[x|label]]
+    1. deeper
+- [decision] use Postgres #db
+- relates_to [[Other note]]
+
+| a | b |
+|---|---|
+| 1 | 2 |
+"""
+HAND_PICKED += [PAGE, PAGE.replace("\n", "\r\n"), "- a\n- b" * 3, "> " + PAGE.replace("\n", "\n> ")]
+
+
 @pytest.mark.parametrize("text", HAND_PICKED)
 def test_hand_picked_blocks_agree_with_markdown_it(text: str) -> None:
     check(text)
 
 
 def _corpus() -> list[Path]:
-    return sorted(CORPUS.rglob("*.md"))
+    return sorted(CORPUS.rglob("*.md")) + sorted(EXAMPLES.rglob("*.md"))
 
 
 def test_corpus_pages_agree_with_markdown_it() -> None:
@@ -336,6 +375,36 @@ def test_ranges_are_into_the_given_lines() -> None:
     lines = split_lines("---\na: 1\n---\n## A\ntext\n")
     blocks = tokenize(lines, 3)
     assert [(b.kind, b.start, b.end) for b in blocks] == [("heading", 3, 4), ("paragraph", 4, 5)]
+
+
+_ITEM_LINE = st.tuples(
+    st.sampled_from(["", " ", "  ", "   ", "    ", "\t", "> ", ">  ", "> - "]),
+    st.sampled_from(["- ", "* ", "+ ", "1. ", "2) ", "10. ", "-", "- - -", ""]),
+    st.sampled_from(["a", "`c`", "```", "[[w]] x", "[a]: /u", "**b**", "# h", "*", "", "|a|"]),
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ITEM_LINE, max_size=10), st.booleans())
+@example(["- a", "", "", "  b"], True)
+@example(["1.   a", "    - x"], True)
+@example(["- a", "- - -", "* b"], True)
+def test_list_pages_agree_with_markdown_it(lines: list[str], last_eol: bool) -> None:
+    """Lists and items (one-line, nested, loose, lazy, in quotes) as markdown-it reads them."""
+    check("\n".join(lines) + ("\n" if last_eol else ""))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TEXT, st.data())
+def test_a_range_reads_as_its_own_page(text: str, data: st.DataObject) -> None:
+    """``tokenize(lines, start, end)`` is the page ``lines[start:end]``, its line numbers
+    counted from the whole."""
+    lines = split_lines(text)
+    start = data.draw(st.integers(0, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    whole = _dump(tokenize(lines, start, end))
+    alone = _dump(tokenize(lines[start:end]))
+    assert [(d, k, s - start, e - start, *r) for d, k, s, e, *r in whole] == alone
 
 
 # --------------------------------------------------------------------------
