@@ -60,7 +60,8 @@ from ._lazyre import lazy
 from ._markdown_legacy import flat_leaves as flat_leaves
 from ._markdown_legacy import may_open_block as may_open_block
 from ._markdown_legacy import plain_outline as plain_outline
-from .text.grammar import TRIM, atx_heading, thematic_break
+from .text.grammar import TRIM, thematic_break
+from .text.grammar import atx_heading as atx_heading
 
 __all__ = [
     *("KINDS", "MAX_NESTING", "Block", "atx_heading", "flat_leaves", "is_bullet_item_start"),
