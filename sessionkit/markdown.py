@@ -60,7 +60,7 @@ from ._lazyre import lazy
 from ._markdown_legacy import flat_leaves as flat_leaves
 from ._markdown_legacy import may_open_block as may_open_block
 from ._markdown_legacy import plain_outline as plain_outline
-from .text.grammar import TRIM, thematic_break
+from .text.grammar import TRIM, fence_closes, fence_open, thematic_break
 from .text.grammar import atx_heading as atx_heading
 
 __all__ = [
@@ -415,45 +415,28 @@ def _code(st: _State, start: int, end: int, out: list[Block]) -> None:
 
 
 def _fence(st: _State, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
-    s = st.src[start]
-    pos = st.b[start] + st.t[start]
-    if st.s[start] - st.blk >= 4 or pos + 3 > len(s):
-        return False
-    marker = s[pos]
-    mem = pos
-    while pos < len(s) and s[pos] == marker:
-        pos += 1
-    length = pos - mem
-    params = s[pos:]
-    if length < 3 or (marker == "`" and "`" in params):
-        return False
-    if silent:
-        return True
+    opened = fence_open(_rest(st, start)) if st.s[start] - st.blk < 4 else None
+    if opened is None or silent:
+        return opened is not None
+    run = opened[1]
     src, b, t, sc, blk = st.src, st.b, st.t, st.s, st.blk
-    nxt = start
+    nxt = start + 1
     closed = False
-    while True:
-        nxt += 1
-        if nxt >= end:
-            break
+    while nxt < end:
         text = src[nxt]
-        pos = mem2 = b[nxt] + t[nxt]
-        if pos >= len(text):
-            continue
-        if sc[nxt] < blk:
-            break
-        if text[pos] != marker or sc[nxt] - blk >= 4:
-            continue
-        while pos < len(text) and text[pos] == marker:
-            pos += 1
-        if pos - mem2 >= length and not text[pos:].strip(" \t"):
-            closed = True
-            break
+        pos = b[nxt] + t[nxt]
+        if pos < len(text):
+            if sc[nxt] < blk:
+                break
+            if text[pos] == run[0] and sc[nxt] - blk < 4 and fence_closes(text[pos:], run):
+                closed = True
+                break
+        nxt += 1
     st.line = nxt + 1 if closed else nxt
     st.steps += nxt - start
     if out is not None:
-        block = Block("fence", start + st.off, st.line + st.off, (), "", s[mem : mem + length])
-        block.info = params
+        block = Block("fence", start + st.off, st.line + st.off, (), "", run)
+        block.info = opened[2]
         block.closed = closed
         out.append(block)
     return True
@@ -562,51 +545,40 @@ def _table(st: _State, start: int, end: int, silent: bool, out: list[Block] | No
 
 
 def _paragraph(st: _State, start: int, end: int, out: list[Block]) -> None:
-    """The setext heading rule, then the paragraph rule, in one pass over the lines."""
+    """The setext heading rule, then the paragraph rule, in one pass over the lines: a
+    setext underline is looked for up to ``end``, the paragraph's end up to the state's."""
     old_para, st.para = st.para, True
     blk = st.blk
-    nxt = start + 1
     src, b, ts, scount = st.src, st.b, st.t, st.s
-    at_end = True
-    if scount[start] - blk < 4:  # (a setext heading never starts in code)
-        while nxt < end:
-            t = src[nxt]
-            pos = b[nxt] + ts[nxt]
-            if pos >= len(t):
-                break  # a blank line
-            sc = scount[nxt]
-            if sc - blk > 3:
-                nxt += 1
-                continue
-            if sc >= blk:
-                c = t[pos]
-                if (c == "-" or c == "=") and not t[pos:].rstrip(" \t").strip(c):
-                    content = _get_lines(st, start, nxt, blk)
-                    st.line = nxt + 1
-                    st.steps += nxt - start
-                    level = 1 if c == "=" else 2
-                    out.append(
-                        Block("heading", start + st.off, nxt + 1 + st.off, (), content, c, level)
-                    )
-                    st.para = old_para
-                    return
-            if sc >= 0 and _terminated(st, _T_PARAGRAPH, nxt, end):
+    setext = scount[start] - blk < 4  # (never in code)
+    limit = end if setext else st.line_max
+    nxt = start + 1
+    while True:
+        if nxt >= limit:
+            if limit == st.line_max:
                 break
+            limit = st.line_max
+            setext = False
+            continue
+        t = src[nxt]
+        pos = b[nxt] + ts[nxt]
+        if pos >= len(t):
+            break  # a blank line
+        sc = scount[nxt]
+        if sc - blk > 3:
             nxt += 1
-        at_end = nxt >= end
-    if at_end:
-        # the paragraph rule looks up to the end of the state, not of the range
-        limit = st.line_max
-        while nxt < limit:
-            if b[nxt] + ts[nxt] >= len(src[nxt]):
-                break
-            sc = scount[nxt]
-            if sc - blk > 3 or sc < 0:
-                nxt += 1
-                continue
-            if _terminated(st, _T_PARAGRAPH, nxt, limit):
-                break
-            nxt += 1
+            continue
+        c = t[pos]
+        if setext and sc >= blk and (c == "-" or c == "=") and not t[pos:].rstrip(" \t").strip(c):
+            content = _get_lines(st, start, nxt, blk)
+            st.line = nxt + 1
+            out.append(Block("heading", start + st.off, nxt + 1 + st.off, (), content, c))
+            out[-1].level = 1 if c == "=" else 2
+            st.para = old_para
+            return
+        if sc >= 0 and _terminated(st, _T_PARAGRAPH, nxt, limit):
+            break
+        nxt += 1
     st.line = nxt
     st.steps += nxt - start
     content = _get_lines(st, start, nxt, blk)
