@@ -1,8 +1,9 @@
 """Byte- and line-level shortcuts kept for callers not yet moved onto the tokenizer (private).
 
-``flat_leaves``, ``may_open_block`` and ``plain_outline`` answer questions the
-block tokenizer (:mod:`sessionkit.markdown`) answers in general, for the aiwiki
-reader and quick lint; ``tests/test_markdown.py`` holds them to markdown-it.
+``flat_leaves``, ``may_open_block``, ``plain_outline``, ``is_thematic_break`` and
+``is_bullet_item_start`` answer questions the block tokenizer
+(:mod:`sessionkit.markdown`, which re-exports them) answers in general, for the
+aiwiki reader and quick lint; ``tests/test_markdown.py`` holds them to markdown-it.
 This module goes when those callers stop using them.
 """
 
@@ -14,7 +15,10 @@ from collections.abc import Callable, Iterator, Sequence
 from ._lazyre import lazy
 from .text.grammar import TRIM, atx_heading, thematic_break
 
-__all__ = ["flat_leaves", "may_open_block", "plain_outline"]
+__all__ = [
+    *("flat_leaves", "is_bullet_item_start", "is_thematic_break", "may_open_block"),
+    "plain_outline",
+]
 
 
 _BLANK, _HEAD, _PLAIN, _ITEM, _RULE = 0, 1, 2, 3, 4
@@ -324,3 +328,41 @@ def plain_outline(probe: bytes, indented: bool | None = None) -> list[tuple[int,
         if not blocks or not any(start < at < end for start, end in blocks):
             return None
     return blocks
+
+
+def is_thematic_break(line: str | bytes) -> bool:
+    """Whether ``line`` (no line end) is a thematic break outside any container.
+
+    At most three spaces, then three or more of one of ``*``, ``-``, ``_``
+    with only spaces and tabs besides: ``---``, ``***``, ``- - -``, ``-- -``,
+    ``*\t*\t*``.  A break wins over a list item (``- - -`` and ``* * *`` open
+    no item).  Under a paragraph line ``---`` (any run of ``-`` alone) is that
+    paragraph's setext underline instead, which this does not judge.  Bytes
+    are read as their ASCII characters.
+    """
+    text = line.decode("latin-1") if isinstance(line, bytes) else line
+    rest = text.lstrip(" ")
+    return len(text) - len(rest) < 4 and thematic_break(rest)
+
+
+def is_bullet_item_start(line: str | bytes, *, after_paragraph: bool = False) -> bool:
+    """Whether ``line`` (no line end) opens a bullet list item outside any container.
+
+    At most three spaces, ``-``, ``*`` or ``+``, then a space, a tab or the
+    line's end, and not a thematic break (:func:`is_thematic_break`).
+    ``after_paragraph``: the line follows a line of a paragraph, which an
+    item with nothing after its marker does not interrupt (``-`` alone then
+    underlines the paragraph, ``* `` continues it).  A line at the start of
+    a list's item column continues that item instead: callers that keep every
+    line at column 0 need not ask.  Bytes are read as their ASCII characters.
+    """
+    text = line.decode("latin-1") if isinstance(line, bytes) else line
+    rest = text.lstrip(" ")
+    mark = rest[:1]
+    if len(text) - len(rest) > 3 or (mark != "-" and mark != "*" and mark != "+"):
+        return False
+    if rest[1:2] not in ("", " ", "\t"):
+        return False
+    if after_paragraph and not rest[1:].strip(" \t"):
+        return False
+    return not thematic_break(rest)

@@ -58,6 +58,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from ._lazyre import lazy
 from ._markdown_legacy import flat_leaves as flat_leaves
+from ._markdown_legacy import is_bullet_item_start as is_bullet_item_start
+from ._markdown_legacy import is_thematic_break as is_thematic_break
 from ._markdown_legacy import may_open_block as may_open_block
 from ._markdown_legacy import plain_outline as plain_outline
 from .text.grammar import TRIM, fence_closes, fence_open, thematic_break
@@ -174,17 +176,15 @@ _HTML_OPEN = [
 ]
 _DELIM_CELL = lazy(r"^:?-+:?$")
 _CELL_SPLIT = lazy(r"(?<!\\)\|")
+_ANGLED = lazy(r"<(?:[^<>\n\\]|\\[\s\S])*>")
+_TASK = lazy(r"\[[ xX]\][ \t]")
 _BAD_PROTOCOL = lazy(r"^(?:vbscript|javascript|file|data):", re.IGNORECASE)
 _GOOD_DATA = lazy(r"^data:image/(?:gif|png|jpeg|webp);", re.IGNORECASE)
 _WS_RUN = lazy(r"\s+")
 
-# markdown-it's terminator lists (which rules may end a block of each kind):
-#: table, fence, blockquote, hr, list, html, heading (paragraphs and references)
-_T_PARAGRAPH = 0
-#: the same without table (block quotes and table rows)
-_T_BLOCKQUOTE = 1
-#: fence, blockquote, hr (list items)
-_T_LIST = 2
+# markdown-it's terminator lists: what ends a paragraph or reference (table, fence,
+# blockquote, hr, list, html, heading), a quote or table row (the same less table), an item
+_T_PARAGRAPH, _T_BLOCKQUOTE, _T_LIST = 0, 1, 2
 
 #: the line visits of every tokenize so far (see :func:`steps`)
 _steps = [0]
@@ -206,21 +206,12 @@ class _State:
         tshift = [0] * (n + 1)
         scount = [0] * (n + 1)
         for k, line in enumerate(src):
-            last = line[-1:]
-            if last == "\r":
+            if line[-1:] == "\r":
                 src[k] = line = line[:-1]
             first = line[:1]
             if first == " " or first == "\t":
-                rest = line.lstrip(" \t")
-                shift = len(line) - len(rest)
-                tshift[k] = shift
-                if "\t" in line[:shift]:
-                    col = 0
-                    for ch in line[:shift]:
-                        col += 4 - col % 4 if ch == "\t" else 1
-                    scount[k] = col
-                else:
-                    scount[k] = shift
+                shift = tshift[k] = len(line) - len(line.lstrip(" \t"))
+                scount[k] = len(line[:shift].expandtabs(4))
         src.append("")
         self.src = src
         self.b = [0] * (n + 1)
@@ -446,15 +437,10 @@ def _html(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
     if st.s[start] - st.blk >= 4:
         return False
     text = _rest(st, start)
-    kind = 0
-    closer: re.Pattern[str] | None = None
-    for k, (opener, close) in enumerate(_HTML_OPEN):
-        if opener.search(text):
-            kind = k + 1
-            closer = close
-            break
-    if not kind:
+    found = [(k, close) for k, (opener, close) in enumerate(_HTML_OPEN, 1) if opener.search(text)]
+    if not found:
         return False
+    kind, closer = found[0]
     if silent:
         return kind != 7
     nxt = start + 1
@@ -504,17 +490,12 @@ def _table(st: _State, start: int, end: int, silent: bool, out: list[Block] | No
         return False
     if delim.strip("|-: \t"):
         return False
-    columns = delim.split("|")
-    ncols = 0
-    for i, col in enumerate(columns):
-        c = col.strip(TRIM)
-        if not c:
-            if i == 0 or i == len(columns) - 1:
-                continue
-            return False
-        if not _DELIM_CELL.match(c):
-            return False
-        ncols += 1
+    columns = [col.strip(TRIM) for col in delim.split("|")]
+    del columns[: not columns[0]]  # (an empty first and last column are no columns)
+    del columns[len(columns) - (bool(columns) and not columns[-1]) :]
+    if not all(_DELIM_CELL.match(col) for col in columns):
+        return False
+    ncols = len(columns)
     head = _rest(st, start).strip(TRIM)
     if "|" not in head or st.s[start] - st.blk >= 4:
         return False
@@ -692,15 +673,8 @@ def _link_destination(text: str, pos: int) -> int:
     """End of a link destination starting at ``pos`` (markdown-it's rule), or -1."""
     n = len(text)
     if pos < n and text[pos] == "<":
-        pos += 1
-        while pos < n:
-            ch = text[pos]
-            if ch == "\n" or ch == "<":
-                return -1
-            if ch == ">":
-                return pos + 1
-            pos += 2 if ch == "\\" and pos + 1 < n else 1
-        return -1
+        angled = _ANGLED.match(text, pos)
+        return angled.end() if angled else -1
     start = pos
     depth = 0
     while pos < n:
@@ -965,14 +939,7 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
             item.ordered = True
             item.number = int(s[b[start] + t[start] : after - 1])
         items.append(item)
-        if (
-            content_start + 4 <= mx
-            and s[content_start] == "["
-            and s[content_start + 2] == "]"
-            and s[content_start + 1] in " xX"
-            and s[content_start + 3] in " \t"
-            and offset - indent < 4
-        ):
+        if offset - indent < 4 and _TASK.match(s, content_start):
             item.task = s[content_start + 1] != " "
         fast = -1
         if content_start < mx:
@@ -1046,8 +1013,7 @@ def tokenize(
     if not last.endswith("\n") and last and not last.strip(" \t"):
         tail -= 1  # markdown-it drops a last line of blanks without a line end
     out: list[Block] = []
-    # The blocks make no reference cycles: the cycle collector, left on, would
-    # walk the growing heap again and again while a page of many blocks is built.
+    # (blocks make no cycles: the collector would only walk the growing heap again)
     paused = gc.isenabled()
     if paused:
         gc.disable()
@@ -1067,11 +1033,7 @@ def tokenize(
 
 
 def steps() -> int:
-    """How many line visits the tokenizer has made in this process (never reset).
-
-    A work counter for tests and benchmarks: the linearity test compares its
-    growth with the input's.
-    """
+    """How many line visits the tokenizer has made in this process (a work counter)."""
     return _steps[0]
 
 
@@ -1090,41 +1052,3 @@ def top_headings(
     """
     found = blocks() if blocks is not None else tokenize(lines, start, end, tables=False)
     return [(b.level, b.content, b.start) for b in found if b.kind == "heading" and b.marker == "#"]
-
-
-def is_thematic_break(line: str | bytes) -> bool:
-    """Whether ``line`` (no line end) is a thematic break outside any container.
-
-    At most three spaces, then three or more of one of ``*``, ``-``, ``_``
-    with only spaces and tabs besides: ``---``, ``***``, ``- - -``, ``-- -``,
-    ``*\t*\t*``.  A break wins over a list item (``- - -`` and ``* * *`` open
-    no item).  Under a paragraph line ``---`` (any run of ``-`` alone) is that
-    paragraph's setext underline instead, which this does not judge.  Bytes
-    are read as their ASCII characters.
-    """
-    text = line.decode("latin-1") if isinstance(line, bytes) else line
-    rest = text.lstrip(" ")
-    return len(text) - len(rest) < 4 and thematic_break(rest)
-
-
-def is_bullet_item_start(line: str | bytes, *, after_paragraph: bool = False) -> bool:
-    """Whether ``line`` (no line end) opens a bullet list item outside any container.
-
-    At most three spaces, ``-``, ``*`` or ``+``, then a space, a tab or the
-    line's end, and not a thematic break (:func:`is_thematic_break`).
-    ``after_paragraph``: the line follows a line of a paragraph, which an
-    item with nothing after its marker does not interrupt (``-`` alone then
-    underlines the paragraph, ``* `` continues it).  A line at the start of
-    a list's item column continues that item instead: callers that keep every
-    line at column 0 need not ask.  Bytes are read as their ASCII characters.
-    """
-    text = line.decode("latin-1") if isinstance(line, bytes) else line
-    rest = text.lstrip(" ")
-    mark = rest[:1]
-    if len(text) - len(rest) > 3 or (mark != "-" and mark != "*" and mark != "+"):
-        return False
-    if rest[1:2] not in ("", " ", "\t"):
-        return False
-    if after_paragraph and not rest[1:].strip(" \t"):
-        return False
-    return not thematic_break(rest)

@@ -283,6 +283,8 @@ HAND_PICKED = [
     "## 見出し\r\n\r\n- 項目\r\n- 二つ目\r\n",
     "- [ ] open\n- [x] done\n- [X] also\n- [y] not\n",
     "[ref]: /url 'title'\n\n[x]:\n/next\n\n[bad] no\n",
+    "[a]: <b\\>c>\n[b]: <b\\\n[c]: <x y> \"t\"\n[d]: <x<y>\n[e]: /u (t)\n[f]: a(b(c)) 't\n' x\n",
+    "| a \\| b | c |\n|:-|--:|\n| 1 |\n\t\n  a\tb\n\t- c\n",
     "    code\n\n    more\n\ntext\n",
     "* a\n\n* b\n",
     "- a\n\n  b\n- c\n",
