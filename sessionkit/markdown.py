@@ -177,6 +177,9 @@ _HTML_OPEN = [
 _DELIM_CELL = lazy(r"^:?-+:?$")
 _CELL_SPLIT = lazy(r"(?<!\\)\|")
 _ANGLED = lazy(r"<(?:[^<>\n\\]|\\[\s\S])*>")
+#: a bullet, or one to nine digits and ``.`` or ``)``, then a blank or the line's end
+_BULLET = lazy(r"[*+-](?=[ \t]|\Z)")
+_ORDERED = lazy(r"[0-9]{1,9}[.)](?=[ \t]|\Z)")
 _TASK = lazy(r"\[[ xX]\][ \t]")
 _BAD_PROTOCOL = lazy(r"^(?:vbscript|javascript|file|data):", re.IGNORECASE)
 _GOOD_DATA = lazy(r"^data:image/(?:gif|png|jpeg|webp);", re.IGNORECASE)
@@ -799,34 +802,14 @@ def _blockquote(st: _State, start: int, end: int, out: list[Block]) -> None:
     st.para = old_para
     block.end = st.line + st.off
     for line, b0, bs0, t0, s0 in saved:
-        st.b[line] = b0
-        st.bs[line] = bs0
-        st.t[line] = t0
-        st.s[line] = s0
+        st.b[line], st.bs[line], st.t[line], st.s[line] = b0, bs0, t0, s0
     st.blk = old_indent
 
 
 def _marker_end(st: _State, line: int, ordered: bool) -> int:
-    """The position after a list marker opening ``line`` (a bullet, or one to nine
-    digits and ``.`` or ``)``), followed by a blank or the end; else -1."""
-    s = st.src[line]
-    start = pos = st.b[line] + st.t[line]
-    mx = len(s)
-    if pos >= mx:
-        return -1
-    if not ordered:
-        if s[pos] not in "*-+":
-            return -1
-        pos += 1
-    else:
-        while pos < mx and "0" <= s[pos] <= "9":
-            pos += 1
-        if pos == start or pos - start > 9 or pos >= mx or s[pos] not in ").":
-            return -1
-        pos += 1
-    if pos < mx and s[pos] != " " and s[pos] != "\t":
-        return -1
-    return pos
+    """The position after a list marker opening ``line``, else -1."""
+    found = (_ORDERED if ordered else _BULLET).match(st.src[line], st.b[line] + st.t[line])
+    return found.end() if found else -1
 
 
 def _one_line_item(
