@@ -1,11 +1,9 @@
 """The one Markdown block tokenizer: every block of a note, with its lines.
 
-sessionkit reads Markdown the way markdown-it (and so Basic Memory) reads it.
-This module is the only place that knows the CommonMark block grammar; every
-reader (document sections, the aiwiki reader and linter, the Basic Memory
-grammar, conversion) works on the :class:`Block` tokens it yields.  The line
-rules it shares with the readers of raw text (the ATX heading, the thematic
-break, a code fence's lines, markdown-it's trim) are :mod:`sessionkit.text.grammar`'s.
+It reads blocks as markdown-it (and so Basic Memory) does, and is the only place
+that knows the CommonMark block grammar: every reader works on its :class:`Block`
+tokens.  The line rules it shares with raw-text readers (ATX heading, thematic
+break, fence lines, markdown-it's trim) are :mod:`sessionkit.text.grammar`'s.
 
 API: :func:`tokenize` (the blocks of ``lines[start:end]``, containers holding
 their inner blocks; ``tables=False`` reads as markdown-it's ``commonmark`` preset,
@@ -17,26 +15,20 @@ outside any container: :func:`atx_heading`, :func:`is_thematic_break`,
 exclusive, like markdown-it's ``token.map``):
 
 =============  =================================================================
-``kind``       one of :data:`KINDS`: ``heading``, ``paragraph``, ``fence``,
-               ``code`` (indented), ``blockquote``, ``list``, ``item``,
-               ``table``, ``html``, ``hr``, ``reference`` (a link reference
-               definition), ``blank`` (a run of blank lines), ``nested`` (lines
-               nested deeper than :data:`MAX_NESTING`, which markdown-it skips)
+``kind``       one of :data:`KINDS`; ``code`` is indented code, ``reference`` a link
+               reference definition, ``blank`` a run of blank lines, ``nested``
+               lines nested deeper than :data:`MAX_NESTING` (markdown-it skips them)
 ``start/end``  the line range (``token.map`` of the markdown-it token)
 ``children``   inner blocks of ``blockquote``, ``list`` (its items) and ``item``
 ``level``      heading level 1-6
 ``content``    heading and paragraph text as markdown-it's inline token holds it
-               (container markers and indents removed, stripped, lines joined
-               by ``\\n``)
 ``marker``     heading: ``#``, ``=`` or ``-`` (setext); list and item: the
                marker character (``-``, ``*``, ``+``, ``.``, ``)``); fence: the
                opening run (```````` ``` ```````` or ``~~~``)
 ``ordered``    list and item: ordered (``1.`` / ``1)``)
 ``number``     ordered item: its number; ordered list: its first number
-``indent``     item: the column where its content starts (the indent a line
-               needs to continue it)
-``task``       item: ``None`` without a task box, ``False`` for ``[ ]``,
-               ``True`` for ``[x]`` / ``[X]`` (a box followed by a blank)
+``indent``     item: the column its content starts at (a continuing line's indent)
+``task``       item: ``None``, or ``False`` / ``True`` for ``[ ]`` / ``[x]`` then a blank
 ``tight``      list: ``True`` when tight (markdown-it hides its paragraphs)
 ``info``       fence: the info string after the opening run, as written
 ``closed``     fence: a closing fence was found (else it runs to its container's end)
@@ -85,11 +77,7 @@ MAX_NESTING = 20
 
 
 class Block:
-    """One block of a note; see the module docstring for the fields.
-
-    The rarer fields keep their class defaults until set; a leaf's
-    ``children`` is an empty tuple.
-    """
+    """One block of a note (fields: see the module docstring; a leaf's ``children`` is ``()``)."""
 
     __slots__ = (
         *("__dict__", "children", "content", "end", "indent", "kind", "level", "marker"),
@@ -362,32 +350,21 @@ def _block(st: _State, line: int, end: int, out: list[Block]) -> None:
     pos = st.b[line] + st.t[line]
     ch = s[pos] if pos < len(s) else ""
     off = st.off
-    if ch == "" or (ch.isalnum() and not ("0" <= ch <= "9")):
-        pass  # no rule but the paragraph starts with a letter
-    elif ch == "`" or ch == "~":
-        if _fence(st, line, end, False, out):
-            return
-    elif ch == ">":
+    if ch == ">":
         _blockquote(st, line, end, out)
-        return
     elif (ch == "*" or ch == "-" or ch == "_") and thematic_break(s[pos:]):
         out.append(Block("hr", line + off, line + 1 + off, (), "", ch))
         st.line = line + 1
-        return
-    elif ch in "*-+" or "0" <= ch <= "9":
-        if _list(st, line, end, False, out):
-            return
-    elif ch == "[":
-        if _reference(st, line, out):
-            return
-    elif ch == "<":
-        if _html(st, line, end, False, out):
-            return
     elif ch == "#" and (head := atx_heading(s[pos:])) is not None:
         out.append(Block("heading", line + off, line + 1 + off, (), head[1], "#", head[0]))
         st.line = line + 1
-        return
-    _paragraph(st, line, end, out)
+    elif (ch.isalnum() and not "0" <= ch <= "9") or not (  # (a letter: a paragraph)
+        (ch in "`~" and _fence(st, line, end, False, out))
+        or ((ch in "*-+" or "0" <= ch <= "9") and _list(st, line, end, False, out))
+        or (ch == "[" and _reference(st, line, out))
+        or (ch == "<" and _html(st, line, end, False, out))
+    ):
+        _paragraph(st, line, end, out)
 
 
 # ---------------------------------------------------------------- leaf rules
@@ -395,14 +372,10 @@ def _block(st: _State, line: int, end: int, out: list[Block]) -> None:
 
 def _code(st: _State, start: int, end: int, out: list[Block]) -> None:
     last = nxt = start + 1
-    while nxt < end:
-        if _empty(st, nxt):
-            nxt += 1
-        elif st.s[nxt] - st.blk >= 4:
-            nxt += 1
+    while nxt < end and (_empty(st, nxt) or st.s[nxt] - st.blk >= 4):
+        nxt += 1
+        if not _empty(st, nxt - 1):
             last = nxt
-        else:
-            break
     st.line = last
     st.steps += nxt - start
     out.append(Block("code", start + st.off, last + st.off))
@@ -761,9 +734,8 @@ def _blockquote(st: _State, start: int, end: int, out: list[Block]) -> None:
         if last_empty:
             break
         if st.s[nxt] == -1 and st.blk == 0:
-            # A lazy line of an outer quote: its verdict depends only on its
-            # text from its line start, so a run of them judged at one level
-            # is skipped whole at the deeper ones (their state stays as it is).
+            # A lazy line of an outer quote: its verdict depends on its text only, so
+            # a run of them judged at one level is skipped whole at the deeper ones.
             run = st.lazy_runs.get(nxt)
             if run is None or run[0] != st.b[nxt]:
                 stop = nxt
@@ -828,8 +800,7 @@ def _one_line_item(
     ):
         return -1
     nxt = start + 1
-    b, t, sc = st.b, st.t, st.s
-    src = st.src
+    b, t, sc, src = st.b, st.t, st.s, st.src
     if st.level + 1 >= MAX_NESTING or "\x00" in text or nxt > end or (nxt == end < st.line_max):
         return -1
     skip = nxt
@@ -932,13 +903,9 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
                 tight = False
         else:
             st.level += 1
-            old_tight, old_list_indent = st.tight, st.list_indent
-            old_tshift, old_scount = t[start], sc[start]
-            st.list_indent = st.blk
-            st.blk = indent
-            st.tight = True
-            t[start] = content_start - b[start]
-            sc[start] = offset
+            saved = st.tight, st.list_indent, t[start], sc[start]
+            st.tight, st.list_indent, st.blk = True, st.blk, indent
+            t[start], sc[start] = content_start - b[start], offset
             if content_start >= mx and _empty(st, start + 1):
                 st.line = min(st.line + 2, end)
                 if st.line > start + 1:
@@ -948,10 +915,7 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
             if not st.tight or prev_empty_end:
                 tight = False
             st.blk = st.list_indent
-            st.list_indent = old_list_indent
-            t[start] = old_tshift
-            sc[start] = old_scount
-            st.tight = old_tight
+            st.tight, st.list_indent, t[start], sc[start] = saved
             st.level -= 1
         line = st.line
         prev_empty_end = line - start > 1 and b[line - 1] + t[line - 1] >= len(src[line - 1])
@@ -984,10 +948,8 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
 def tokenize(
     lines: Sequence[str], start: int = 0, end: int | None = None, *, tables: bool = True
 ) -> list[Block]:
-    """The blocks of ``lines[start:end]`` as markdown-it finds them (see the module doc).
-
-    Never raises; every line of the range is in exactly one top-level block.
-    """
+    """The blocks of ``lines[start:end]`` as markdown-it finds them (see the module doc);
+    every line of the range is in exactly one top-level block.  Never raises."""
     stop = len(lines) if end is None else min(end, len(lines))
     if stop <= start:
         return []
