@@ -215,8 +215,7 @@ class _State:
         self.tight = self.para = False
         self.list_indent = -1
         self.tables = tables
-        #: runs of lazy lines already judged: first line -> (its line start, run end)
-        self.lazy_runs: dict[int, tuple[int, int]] = {}
+        self.lazy_runs: dict[int, tuple[int, int]] = {}  # lazy line -> (its start, run end)
 
 
 def _rest(st: _State, line: int) -> str:
@@ -862,9 +861,7 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
         lst.number = value
     out.append(lst)
     st.level += 1
-    nxt = start
-    prev_empty_end = False
-    tight = True
+    nxt, prev_empty_end, tight = start, False, True
     old_para, st.para = st.para, False
     b, t, sc, bs = st.b, st.t, st.s, st.bs
     while nxt < end:
@@ -893,7 +890,8 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
             item.ordered = True
             item.number = int(s[b[start] + t[start] : after - 1])
         items.append(item)
-        if offset - indent < 4 and _TASK.match(s, content_start):
+        box = s[content_start : content_start + 4]
+        if box[:1] == "[" and offset - indent < 4 and _TASK.match(box):
             item.task = s[content_start + 1] != " "
         fast = -1
         if content_start < mx:
@@ -925,7 +923,8 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
             break
         if fast > 0:  # (the next line's marker is known: only a break may take it first)
             after = fast
-            if src[nxt][after - 1] in "-*" and thematic_break(_rest(st, nxt)):
+            mark = src[nxt][after - 1]
+            if mark in "-*" and src[nxt].count(mark) > 2 and thematic_break(_rest(st, nxt)):
                 break
         elif _terminated(st, _T_LIST, nxt, end):
             break
