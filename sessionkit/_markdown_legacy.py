@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from ._lazyre import lazy
-from .text.grammar import TRIM, atx_heading, thematic_break
+from ._lines import spans as _spans
+from .text.grammar import TRIM, atx_heading, strip_eol, thematic_break
 
 __all__ = [
     *("flat_leaves", "is_bullet_item_start", "is_thematic_break", "may_open_block"),
-    "plain_outline",
+    *("plain_headings", "plain_outline"),
 ]
 
 
@@ -366,3 +367,37 @@ def is_bullet_item_start(line: str | bytes, *, after_paragraph: bool = False) ->
     if after_paragraph and not rest[1:].strip(" \t"):
         return False
     return not thematic_break(rest)
+
+
+def plain_headings(
+    lines: Sequence[str], start: int, stop: int
+) -> list[tuple[int, str, int]] | None:
+    """:func:`sessionkit.markdown.top_headings` of lines none of which may open a
+    block (:func:`may_open_block`), without the tokenizer (a big note costs no
+    block tree); ``None`` for other lines.
+
+    No indented code, fence or HTML block can start on such lines, and a line
+    starting with ``#`` cannot continue a container (a heading ends a
+    paragraph, a quote and a list item that does not indent it), so the
+    headings are exactly the lines starting with ``#`` that are headings by
+    themselves; string searches find them without a walk over every line.
+    """
+    found: list[tuple[int, str, int]] = []
+    first = start  # the first line of the span
+    # (a big note's own text, a piece at a time: nothing copied, nothing joined)
+    for text, a, b in _spans(lines, start, stop):
+        if may_open_block(text, a, b):
+            return None
+        i = first
+        last = a
+        # the first line that starts with "#" (-1: none does)
+        at = a if text.startswith("#", a, b) else text.find("\n#", a, b) + 1 or -1
+        while at >= 0:
+            i += text.count("\n", last, at)
+            last = at
+            head = atx_heading(strip_eol(lines[i]))
+            if head is not None:
+                found.append((head[0], head[1], i))
+            at = text.find("\n#", at, b) + 1 or -1
+        first += text.count("\n", a, b)  # (every span but the last ends a line)
+    return found

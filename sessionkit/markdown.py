@@ -53,6 +53,7 @@ from ._markdown_legacy import flat_leaves as flat_leaves
 from ._markdown_legacy import is_bullet_item_start as is_bullet_item_start
 from ._markdown_legacy import is_thematic_break as is_thematic_break
 from ._markdown_legacy import may_open_block as may_open_block
+from ._markdown_legacy import plain_headings
 from ._markdown_legacy import plain_outline as plain_outline
 from .text.grammar import TRIM, fence_closes, fence_open, thematic_break
 from .text.grammar import atx_heading as atx_heading
@@ -177,8 +178,7 @@ _WS_RUN = lazy(r"\s+")
 # blockquote, hr, list, html, heading), a quote or table row (the same less table), an item
 _T_PARAGRAPH, _T_BLOCKQUOTE, _T_LIST = 0, 1, 2
 
-#: the line visits of every tokenize so far (see :func:`steps`)
-_steps = [0]
+_steps = [0]  # (see steps)
 
 
 class _State:
@@ -218,8 +218,7 @@ class _State:
         self.lazy_runs: dict[int, tuple[int, int]] = {}  # lazy line -> (its start, run end)
 
 
-def _rest(st: _State, line: int) -> str:
-    """A line from its first non-blank character ('' when blank)."""
+def _rest(st: _State, line: int) -> str:  # (from its first non-blank character)
     return st.src[line][st.b[line] + st.t[line] :]
 
 
@@ -786,10 +785,9 @@ def _marker_end(st: _State, line: int, ordered: bool) -> int:
 def _one_line_item(
     st: _State, start: int, end: int, text: str, kids: list[Block], indent: int
 ) -> int:
-    """The blocks of an item whose content (from column ``indent``) is one line of
-    paragraph text ended by a blank line or the next item's marker: what
-    :func:`_tokenize` would find, without the state's changes.  The position after
-    that marker (0 after a blank line), or -1 for any other item."""
+    """An item's blocks when its content (from column ``indent``) is one line of text
+    ended by a blank line or the next item's marker, as :func:`_tokenize` finds them:
+    the position after that marker (0 after a blank line); else -1."""
     c = text[0]
     if c in _NOT_PLAIN and not (
         (c == "`" and text[:3] != "```")
@@ -894,7 +892,7 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
         if box[:1] == "[" and offset - indent < 4 and _TASK.match(box):
             item.task = s[content_start + 1] != " "
         fast = -1
-        if content_start < mx:
+        if content_start < mx and offset - indent < 4:  # (else indented code)
             fast = _one_line_item(st, start, end, s[content_start:], kids, indent)
         if fast >= 0:
             if prev_empty_end:
@@ -992,7 +990,10 @@ def top_headings(
 
     Headings inside code, HTML blocks, quotes and list items are not top-level.
     ``blocks``, when given, returns ``tokenize(lines, start, end, tables=False)``
-    (a caller that keeps those blocks for other uses, so they are made once).
+    (a caller that keeps them for other uses).
     """
+    plain = plain_headings(lines, start, len(lines) if end is None else end)
+    if plain is not None:
+        return plain
     found = blocks() if blocks is not None else tokenize(lines, start, end, tables=False)
     return [(b.level, b.content, b.start) for b in found if b.kind == "heading" and b.marker == "#"]

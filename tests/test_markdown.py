@@ -391,6 +391,7 @@ _ITEM_LINE = st.tuples(
 @example(["- a", "", "", "  b"], True)
 @example(["1.   a", "    - x"], True)
 @example(["- a", "- - -", "* b"], True)
+@example(["-      five spaces", "1.\t\t\tx"], True)
 def test_list_pages_agree_with_markdown_it(lines: list[str], last_eol: bool) -> None:
     """Lists and items (one-line, nested, loose, lazy, in quotes) as markdown-it reads them."""
     check("\n".join(lines) + ("\n" if last_eol else ""))
