@@ -125,15 +125,15 @@ def flat_leaves(
 ) -> Iterator[tuple[str, int, int, str, bool]] | None:
     """The leaf blocks of a flat ``lines[start:end]`` one at a time, or ``None``.
 
-    For a range that :func:`tokenize` reads in its fast lane (top-level
+    For a flat range (top-level
     headings, paragraphs, one-line bullet items, breaks, blanks), an iterator
     of ``(kind, start, end, content, in_item)`` for each ``"heading"``,
     ``"paragraph"`` and ``"hr"`` block of :func:`tokenize`'s tree, in document
     order, with their ``start``, ``end`` and ``content`` (``""`` for a break)
     and whether the block is an item's paragraph (an item's paragraph is its
     one line); the tree itself is never built, so a note of a million
-    bullets costs one byte a line here.  ``None`` for any other range (and
-    when the fast paths are off): then walk :func:`tokenize`'s blocks.
+    bullets costs one byte a line here.  ``None`` for any other range: then
+    walk :func:`tokenize`'s blocks.
     """
     stop = len(lines) if end is None else min(end, len(lines))
     if stop <= start:
@@ -193,7 +193,7 @@ def may_open_block(text: str, start: int = 0, end: int | None = None) -> bool:
     When this is False, none of those blocks opens at the top level of
     ``text`` (inside a container one still may: ``- `````), so whether a line
     starting with ``#`` is a top-level ATX heading (:func:`atx_heading`)
-    depends on that line alone: the fast lane of :func:`top_headings` and
+    depends on that line alone: :func:`plain_headings` and
     conversion's shortcuts for plain sections rest on that.  This is the one
     table of what may open such a block outside the tokenizer's own rules;
     ``tests/test_markdown.py`` holds it to markdown-it.

@@ -472,7 +472,7 @@ def test_heading_titles_cut_their_tail_as_markdown_it_does(rest: str, opening: s
 def test_may_open_block_agrees_with_markdown_it(text: str) -> None:
     """When no line may open indented code, a fence or an HTML block, markdown-it
     opens none at the top level, and its ``#`` headings are the lines that read as
-    headings by themselves (what the heading lane and conversion rely on)."""
+    headings by themselves (what top_headings' string search and conversion rely on)."""
     if markdown.may_open_block(text) or "\r" in text.replace("\r\n", "") or "\x00" in text:
         return  # (markdown-it splits on a lone CR)
     tokens = _parse(_MD[False], text)
@@ -508,7 +508,7 @@ def test_may_open_block_cases(text: str, may: bool) -> None:
 
 
 # --------------------------------------------------------------------------
-# flat pages (and flat_leaves, a fast lane: the leaves without the block tree)
+# flat pages (and flat_leaves: their leaves without the block tree)
 
 _FLAT_PIECES = [
     *("# Title", "## Section", "### Sub ###", "#tag line", "text", "more text  ", "漢字"),
