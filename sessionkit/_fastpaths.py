@@ -26,9 +26,6 @@ ENV = "SESSIONKIT_FAST_PATHS"
 
 #: the fast lanes, by the names :func:`taken` counts them under
 LANES = {
-    "headings": "top-level ATX headings found by string search (markdown.top_headings)",
-    "flat-blocks": "a flat page tokenized in one pass (markdown.tokenize)",
-    "flat-leaves": "a flat body's leaf blocks without its block tree (markdown.flat_leaves)",
     "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
     "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
     "clean-verdict": (

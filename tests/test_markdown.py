@@ -4,8 +4,7 @@ For generated text over the block grammar's alphabet and for hand-picked
 pages, :func:`sessionkit.markdown.tokenize` must find the blocks markdown-it
 finds: the same kinds, nesting and line ranges (``token.map``), headings'
 levels and text, paragraphs' text, lists' markers, numbers and looseness,
-fences' info strings.  This is the one oracle test of the tokenizer, run with
-the fast lanes on and off through the public switch.
+fences' info strings.  This is the one oracle test of the tokenizer.
 """
 
 from __future__ import annotations
@@ -22,9 +21,9 @@ from markdown_it import MarkdownIt
 from sessionkit import markdown
 from sessionkit.document import split_lines
 from sessionkit.markdown import Block, flat_leaves, tokenize, top_headings, walk
-from tests.lanes import general_paths
 
 CORPUS = Path(__file__).parent / "corpus"
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 _MD = {
     False: MarkdownIt("commonmark", {"inline_definitions": True}),
@@ -175,9 +174,6 @@ def check(text: str) -> None:
         oracle = _oracle(text, tables)
         assert _ours(text, tables) == oracle, (text, tables)
         _covers(text, tables)
-        with general_paths():
-            assert _ours(text, tables) == oracle, (text, tables, "general")
-            _covers(text, tables)
 
 
 # --------------------------------------------------------------------------
@@ -287,6 +283,8 @@ HAND_PICKED = [
     "## 見出し\r\n\r\n- 項目\r\n- 二つ目\r\n",
     "- [ ] open\n- [x] done\n- [X] also\n- [y] not\n",
     "[ref]: /url 'title'\n\n[x]:\n/next\n\n[bad] no\n",
+    "[a]: <b\\>c>\n[b]: <b\\\n[c]: <x y> \"t\"\n[d]: <x<y>\n[e]: /u (t)\n[f]: a(b(c)) 't\n' x\n",
+    "| a \\| b | c |\n|:-|--:|\n| 1 |\n\t\n  a\tb\n\t- c\n",
     "    code\n\n    more\n\ntext\n",
     "* a\n\n* b\n",
     "- a\n\n  b\n- c\n",
@@ -295,13 +293,51 @@ HAND_PICKED = [
 ]
 
 
+#: the page shapes people have: the hook's checkpoint with its fenced manifest,
+#: directives, citations, wiki links, nested lists, a table, Basic Memory facts
+PAGE = """## Checkpoints
+
+### PreCompact at 2026-05-18T10:45:00Z
+
+Active work: feature/rename
+Manifest: .forge/work/feature/rename/manifest.yaml
+
+Phase status (from manifest):
+```yaml
+status: in-progress
+artifacts.codify.locked_at: ~
+```
+
+**Dream directive (unconsumed):**
+
+- Scope: `aiwiki/raw/`, recently-touched typed pages
+- Status: unconsumed
+
+---
+
+## Files touched
+
+- `src/a.py:10-20@b0a2a38` — writer lock
+- [[adr-0080]] checkpoint parser
+  - nested [[x|label]]
+    1. deeper
+- [decision] use Postgres #db
+- relates_to [[Other note]]
+
+| a | b |
+|---|---|
+| 1 | 2 |
+"""
+HAND_PICKED += [PAGE, PAGE.replace("\n", "\r\n"), "- a\n- b" * 3, "> " + PAGE.replace("\n", "\n> ")]
+
+
 @pytest.mark.parametrize("text", HAND_PICKED)
 def test_hand_picked_blocks_agree_with_markdown_it(text: str) -> None:
     check(text)
 
 
 def _corpus() -> list[Path]:
-    return sorted(CORPUS.rglob("*.md"))
+    return sorted(CORPUS.rglob("*.md")) + sorted(EXAMPLES.rglob("*.md"))
 
 
 def test_corpus_pages_agree_with_markdown_it() -> None:
@@ -341,6 +377,37 @@ def test_ranges_are_into_the_given_lines() -> None:
     lines = split_lines("---\na: 1\n---\n## A\ntext\n")
     blocks = tokenize(lines, 3)
     assert [(b.kind, b.start, b.end) for b in blocks] == [("heading", 3, 4), ("paragraph", 4, 5)]
+
+
+_ITEM_LINE = st.tuples(
+    st.sampled_from(["", " ", "  ", "   ", "    ", "\t", "> ", ">  ", "> - "]),
+    st.sampled_from(["- ", "* ", "+ ", "1. ", "2) ", "10. ", "-", "- - -", ""]),
+    st.sampled_from(["a", "`c`", "```", "[[w]] x", "[a]: /u", "**b**", "# h", "*", "", "|a|"]),
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ITEM_LINE, max_size=10), st.booleans())
+@example(["- a", "", "", "  b"], True)
+@example(["1.   a", "    - x"], True)
+@example(["- a", "- - -", "* b"], True)
+@example(["-      five spaces", "1.\t\t\tx"], True)
+def test_list_pages_agree_with_markdown_it(lines: list[str], last_eol: bool) -> None:
+    """Lists and items (one-line, nested, loose, lazy, in quotes) as markdown-it reads them."""
+    check("\n".join(lines) + ("\n" if last_eol else ""))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TEXT, st.data())
+def test_a_range_reads_as_its_own_page(text: str, data: st.DataObject) -> None:
+    """``tokenize(lines, start, end)`` is the page ``lines[start:end]``, its line numbers
+    counted from the whole."""
+    lines = split_lines(text)
+    start = data.draw(st.integers(0, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    whole = _dump(tokenize(lines, start, end))
+    alone = _dump(tokenize(lines[start:end]))
+    assert [(d, k, s - start, e - start, *r) for d, k, s, e, *r in whole] == alone
 
 
 # --------------------------------------------------------------------------
@@ -405,7 +472,7 @@ def test_heading_titles_cut_their_tail_as_markdown_it_does(rest: str, opening: s
 def test_may_open_block_agrees_with_markdown_it(text: str) -> None:
     """When no line may open indented code, a fence or an HTML block, markdown-it
     opens none at the top level, and its ``#`` headings are the lines that read as
-    headings by themselves (what the heading lane and conversion rely on)."""
+    headings by themselves (what top_headings' string search and conversion rely on)."""
     if markdown.may_open_block(text) or "\r" in text.replace("\r\n", "") or "\x00" in text:
         return  # (markdown-it splits on a lone CR)
     tokens = _parse(_MD[False], text)
@@ -441,7 +508,7 @@ def test_may_open_block_cases(text: str, may: bool) -> None:
 
 
 # --------------------------------------------------------------------------
-# flat pages (and flat_leaves, a fast lane: the leaves without the block tree)
+# flat pages (and flat_leaves: their leaves without the block tree)
 
 _FLAT_PIECES = [
     *("# Title", "## Section", "### Sub ###", "#tag line", "text", "more text  ", "漢字"),
@@ -490,15 +557,13 @@ def test_flat_leaves_are_the_leaves_of_the_block_tree(
     leaves = flat_leaves(lines, tables=tables)
     if leaves is None:
         return
-    with general_paths():
-        assert flat_leaves(lines, tables=tables) is None  # a fast lane: off with the switch
-        want = []
-        stack: list[bool] = []
-        for block, depth in walk(tokenize(lines, tables=tables)):
-            del stack[depth:]
-            stack.append(block.kind == "item")
-            if block.kind in ("heading", "paragraph", "hr"):
-                want.append((block.kind, block.start, block.end, block.content, any(stack)))
+    want = []
+    stack: list[bool] = []
+    for block, depth in walk(tokenize(lines, tables=tables)):
+        del stack[depth:]
+        stack.append(block.kind == "item")
+        if block.kind in ("heading", "paragraph", "hr"):
+            want.append((block.kind, block.start, block.end, block.content, any(stack)))
     assert list(leaves) == want
 
 
