@@ -43,11 +43,6 @@ LANES = {
     ),
     "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
     "hook-root": "the hooks' repository root found without importing the configuration module",
-    "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
-    "permalink": (
-        "Basic Memory permalinks and project slugs remembered, the slug's shortcuts "
-        "(profiles.generate_permalink, normalize_project_name)"
-    ),
 }
 
 _forced_general = 0

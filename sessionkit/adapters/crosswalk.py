@@ -274,7 +274,7 @@ def _aiwiki_adapter(doc: Document) -> Any:
 
 
 def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
-    from ..adapters._bm_grammar import parse_facts
+    from ..adapters.basic_memory.grammar import parse_facts
 
     facts = parse_facts(body.split("\n")) if body else None
     if facts is None:
@@ -346,7 +346,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     relations: list[Link] = []
     summary: str | None = None
     context: list[str] = []
-    from ..adapters.basic_memory import _link_of, _observation_of
+    from ..adapters.basic_memory.read import _link_of, _observation_of
 
     for sec in session.sections:
         if sec.title == AW_OBSERVATIONS:
@@ -416,7 +416,7 @@ def _aiwiki_date(value: str | None) -> str | None:
 
 
 def _bm_fact_lines(session: Session) -> tuple[list[str], list[str]]:
-    from ..adapters.basic_memory import (
+    from ..adapters.basic_memory.write import (
         _render_category,
         _render_observation,
         _render_relation,
@@ -539,8 +539,9 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
     to hold (a read-back's source): a list of its equal to that session's is
     that session's tuple, held once.
     """
-    from ..adapters._bm_permalink import generate_permalink
-    from ..adapters.basic_memory import _session_fields, note_path, split_lead
+    from ..adapters.basic_memory.permalink import generate_permalink
+    from ..adapters.basic_memory.read import _session_fields, split_lead
+    from ..adapters.basic_memory.write import note_path
     from ..model import list_blocks
 
     lead, note = split_lead(doc)
@@ -883,7 +884,7 @@ def _item_plans(
     thousand paragraphs has one entry, not a list each to decode).  One scan of the
     candidate lines for all the lists, as in :func:`_lists_as_observations`.
     """
-    from ..adapters._bm_grammar import parse_facts
+    from ..adapters.basic_memory.grammar import parse_facts
     from ..model import list_blocks
 
     lines: list[str] = []
@@ -1099,7 +1100,7 @@ def _lists_as_observations(session: Session) -> set[str]:
     (it starts ``- [``, so it neither continues nor opens another block), so
     it reads the same beside the other lists' lines as alone.
     """
-    from ..adapters._bm_grammar import parse_facts
+    from ..adapters.basic_memory.grammar import parse_facts
 
     ok: set[str] = set()
     lines: list[str] = []
@@ -1134,7 +1135,7 @@ def _render_bm(
     session: Session, word: Any, folder: str, key: str | None = None
 ) -> tuple[str, Pieces]:
     """(key, the note's frontmatter and body): see :func:`_render_note`."""
-    from ..adapters.basic_memory import _render_note
+    from ..adapters.basic_memory.write import _render_note
 
     if word is _ABSENT:
         path, text = _render_note(session, folder=folder, implied=False)

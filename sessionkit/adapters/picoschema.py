@@ -24,7 +24,7 @@ The Basic Memory plugin's ``Session`` schema ships with sessionkit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -316,7 +316,7 @@ def _inline_schema(declarations: Mapping[str, Any], meta: Mapping[str, Any]) -> 
 
 
 def _slug(text: str) -> str:
-    from ._bm_permalink import normalize_project_name
+    from .basic_memory.permalink import normalize_project_name
 
     return normalize_project_name(text)
 
@@ -429,8 +429,8 @@ def _check_frontmatter(f: SchemaField, meta: Mapping[str, Any]) -> FieldResult:
 def validate(
     identifier: str,
     schema: Schema,
-    observations: Sequence[tuple[str, str]],
-    relations: Sequence[tuple[str, str]],
+    observations: Iterable[tuple[str, str]],
+    relations: Iterable[tuple[str, str]],
     frontmatter: Mapping[str, Any] | None = None,
 ) -> ValidationResult:
     """Validate a note's facts against ``schema``, as Basic Memory does.

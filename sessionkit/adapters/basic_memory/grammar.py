@@ -30,7 +30,7 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from ..markdown import Block, flat_leaves, tokenize
+from ...markdown import Block, tokenize
 
 __all__ = [
     "BMObservation",
@@ -124,27 +124,15 @@ def scan_inline_runs(lines: Sequence[str], start: int = 0) -> list[InlineRun]:
     return [InlineRun(*run) for run in _scan(lines, start)]
 
 
-def _scan(lines: Sequence[str], start: int) -> Iterator[_Run]:
-    """:func:`scan_inline_runs` as plain tuples, one at a time.
-
-    The blocks are :func:`sessionkit.markdown.tokenize`'s, read as Basic
-    Memory's markdown-it (the commonmark preset: no tables); the walk keeps
-    Basic Memory's flags: ``in_list_item`` is set when an item opens and reset
-    when any item closes (a nested one too), ``in_blockquote`` while a quote
-    is open.  A flat body (:func:`sessionkit.markdown.flat_leaves`) is read
-    without building its block tree: its items never nest, so a paragraph is
-    in a list item exactly when it is an item's.
-    """
-    leaves = flat_leaves(lines, start, tables=False)
-    if leaves is not None:
-        for kind, first, end, content, in_item in leaves:
-            text = content.strip()
-            if text:
-                yield text, first, end, kind, in_item, False
-        return
+def _scan(lines: Sequence[str], start: int) -> list[_Run]:
+    """:func:`scan_inline_runs` as plain tuples: the blocks of
+    :func:`sessionkit.markdown.tokenize` read as Basic Memory's markdown-it (the
+    commonmark preset: no tables), with Basic Memory's flags: ``in_list_item`` set
+    when an item opens and reset when any item closes (a nested one too),
+    ``in_blockquote`` while a quote is open."""
     runs: list[_Run] = []
     _runs(tokenize(lines, start, tables=False), runs, False, 0)
-    yield from runs
+    return runs
 
 
 def _runs(blocks: Sequence[Block], runs: list[_Run], in_item: bool, quotes: int) -> bool:
@@ -212,17 +200,7 @@ def _has_tag(text: str) -> bool:
 
 def is_observation(content: str) -> bool:
     """Whether an inline run's text is an observation for Basic Memory."""
-    text, _ = _strip_directive(content.strip())
-    if not text:
-        return False
-    if text.startswith(("[ ]", "[x]", "[-]")):
-        return False
-    if text[0] == "[":
-        if _LINK_ONLY.match(text) or _WIKI_ONLY.match(text):
-            return False
-        if _category_match(text):
-            return True
-    return _has_tag(text)
+    return _observation(content, 0) is not None
 
 
 def parse_tags(content: str) -> tuple[str, ...]:
@@ -268,12 +246,7 @@ def _split_observation(text: str, m: re.Match[str] | None, line: int) -> BMObser
 
 
 def _observation(content: str, line: int) -> BMObservation | None:
-    """``parse_observation(content, line)`` if ``is_observation(content)``, else ``None``.
-
-    One pass: the stripping, the directive and the category match are done
-    once for both (``tests/adapters/test_bm_fastpath.py`` checks the two ways
-    agree).
-    """
+    """``parse_observation(content, line)`` if the text is an observation, else ``None``."""
     text, _ = _strip_directive(content.strip())
     if not text:
         return None
