@@ -136,10 +136,7 @@ def _scan(lines: Sequence[str], start: int) -> list[_Run]:
 
 
 def _runs(blocks: Sequence[Block], runs: list[_Run], in_item: bool, quotes: int) -> bool:
-    """Append the runs of ``blocks`` to ``runs``; the ``in_list_item`` flag after them.
-
-    A recursion, as deep as the blocks nest (the tokenizer stops at its nesting cap).
-    """
+    """Append the runs of ``blocks`` to ``runs``; the ``in_list_item`` flag after them."""
     for block in blocks:
         kind = block.kind
         if kind == "paragraph" or kind == "heading":
@@ -416,15 +413,8 @@ def inline_relations(content: str, line: int = 0, source: str | None = None) -> 
 
 
 def _closing_brackets(content: str, pos: int) -> int:
-    """Index of the ``]]`` that closes a ``[[`` opened just before ``pos``, or -1.
-
-    Unescaped ``[[`` and ``]]`` nest; a pair taken moves past both of its
-    characters, an escaped one past its first only.  Only where a ``[[`` or
-    a ``]]`` starts can anything happen, so the search jumps from one to the
-    next (``str.find``) rather than stepping a character at a time.  The next
-    ``]]`` is searched again only once ``pos`` has passed it: searching it anew
-    after every ``[[`` made ``[[[[…]]]]`` quadratic (100 KB: 0.87 s).
-    """
+    """Index of the ``]]`` closing a ``[[`` opened just before ``pos``, or -1 (pairs
+    nest; jumps bracket to bracket, so ``[[[[…]]]]`` stays linear)."""
     depth = 1
     close = -1
     while True:

@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from ..._lines import spanned
 from ...document import Document, Section, parse
 from ...errors import SessionKitError
 from ...model import ExtraSection, Link, LinkStyle, Observation, Session, Status
@@ -257,15 +256,8 @@ class _Pos(NamedTuple):
 
 
 class _Layout:
-    """Where each model list item sits in a document (for minimal edits).
-
-    ``lists`` maps a list attribute (``decisions``, ``observations``,
-    ``relations``…) to the positions of its items in order.  The reader
-    records only each item's line (:class:`_Filing`, four bytes an item);
-    the positions are worked out on first use: only edits with a base
-    document ask for them, and a plain read (every conversion reads each
-    note) does not.
-    """
+    """Where each model list item sits (for minimal edits): ``lists`` maps a list
+    attribute to its items' positions, worked out on first use (only edits ask)."""
 
     def __init__(self, lines: Sequence[str], filing: _Filing) -> None:
         self._lines = lines
@@ -295,11 +287,7 @@ class _Layout:
 
 
 def _is_item(line: str) -> bool:
-    """Whether ``line`` is a ``- ``, ``* `` or ``+ `` list item line.
-
-    The line end need not be cut off first: it can only change the first two
-    characters of a line too short to be an item either way.
-    """
+    """Whether ``line`` (its end kept or not) is a ``- ``, ``* `` or ``+ `` list item line."""
     return line.lstrip(" ")[:2] in _ITEM_MARKS
 
 
@@ -333,13 +321,8 @@ def _observation_of(obs: BMObservation) -> Observation:
 
 
 def _file(obs: BMObservation, have_summary: bool) -> tuple[str, Any]:
-    """Where :meth:`BasicMemoryAdapter.read` files an observation: ``(attribute, value)``.
-
-    The first ``[summary]`` (``have_summary`` false) is ``summary``;
-    ``[context]``, ``[decision]``… go to their list field as text; every
-    other observation (a second summary too) is an
-    :class:`~sessionkit.model.Observation`.
-    """
+    """Where an observation is filed, ``(attribute, value)``: the first ``[summary]`` to
+    ``summary``, ``[context]``… to their list field as text, any other to ``observations``."""
     target = _CATEGORY_FIELDS.get(obs.category or "")
     if target is None or (have_summary and target == "summary"):
         return "observations", _observation_of(obs)
@@ -359,16 +342,9 @@ def _filed(observations: Iterable[BMObservation]) -> Iterator[tuple[str, Any]]:
 def _sections_of(
     doc: Document, placed: bytearray | None = None
 ) -> list[tuple[ExtraSection, int, int]]:
-    """Prose sections: (section, first line, end) — the preamble has title ``""``.
-
-    A section's body is its lines from the first non-blank one to the last,
-    without line ends, joined with ``\\n`` (:func:`_joined`).  A fact section
-    (``## Observations``, ``## Relations``) is here too when it holds lines that
-    are the line of no fact (``placed``, a byte a line, non-zero on a fact's
-    line; read from ``doc`` when not given: prose, a fence, a lazy or nested
-    line under an item): its body is those lines (:func:`_loose_lines`), so
-    the model holds every word of the note.
-    """
+    """Prose sections ``(section, first line, end)`` (the preamble titled ``""``), and
+    the lines of a fact section that are no fact's (``placed``: a byte a line, set on a
+    fact's line), so the model holds every word of the note."""
     out: list[tuple[ExtraSection, int, int]] = []
     lines = doc.lines
     sections = doc.sections
@@ -431,18 +407,8 @@ def _loose_body(lines: Sequence[str], loose: Sequence[int]) -> str:
 
 
 def _joined(lines: Sequence[str], a: int, b: int) -> str:
-    """``"\\n".join`` of ``lines[a:b]`` without their line ends.
-
-    Every line but a document's last ends with ``\\n`` (lines are split on
-    ``\\n`` only), so where the text has no ``\\r`` it is the lines as they
-    are, less the last line's ``\\n``.
-    """
-    whole, start, end = spanned(lines, a, b)  # (the note's own text when lines are offsets)
-    if whole.find("\r", start, end) >= 0:
-        return "\n".join([strip_eol(line) for line in lines[a:b]])
-    if end > start and whole[end - 1] == "\n":
-        end -= 1  # (one cut of the text, not a cut and then a copy less its last character)
-    return whole[start:end]
+    """``"\\n".join`` of ``lines[a:b]`` without their line ends."""
+    return "\n".join([strip_eol(line) for line in lines[a:b]])
 
 
 def _classify(doc: Document) -> tuple[Session, _Layout]:
@@ -452,18 +418,10 @@ def _classify(doc: Document) -> tuple[Session, _Layout]:
 
 
 class _Filing:
-    """The facts of a body filed as :meth:`BasicMemoryAdapter.read` files them,
-    one at a time as :func:`~.grammar.iter_facts` makes
-    them (no fact object outlives its line).
-
-    Besides the session's values it keeps, compactly, where they came from:
-    ``where`` maps each attribute (``summary``, ``decisions``…,
-    ``observations``, ``relations``) to the lines of its items in order (an
-    ``array`` of ints), ``explicit`` a byte a relation (a ``type [[T]]`` list
-    item), ``placed`` a byte a line of the document (bit 1: an observation's
-    line, bit 2: a relation's).  ``picked``: the text and line of the first
-    ``[summary]`` on a line of ``only`` (see :func:`_picked`).
-    """
+    """The facts of a body filed one at a time (no fact object outlives its line), with
+    where they came from: ``where`` (attribute -> its items' lines), ``explicit`` (a byte
+    a relation), ``placed`` (a byte a line: 1 observation, 2 relation) and ``picked``
+    (the first ``[summary]`` on a line of ``only``, see :func:`_picked`)."""
 
     __slots__ = (
         "explicit",
@@ -523,13 +481,8 @@ class _Filing:
 
 
 class _Following:
-    """A list of a note's values that, while they are those of ``like`` (a tuple the
-    reader expects: the session a note was rendered from), holds only how many.
-
-    :meth:`values` is the tuple of the values appended, ``like`` itself when they
-    are all of ``like``: a read-back of a note of a million observations makes
-    no list and no second tuple of them.  Equal strings are interchangeable.
-    """
+    """A list that, while its values are those of ``like`` (what the reader expects),
+    holds only how many: a read-back makes no second tuple of a big list."""
 
     __slots__ = ("count", "items", "like")
 
@@ -615,11 +568,8 @@ def _session_fields(
     only: Iterable[range] | None = None,
     like: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[dict[str, Any], _Layout, _Picked | None]:
-    """The session's fields as keyword arguments, where its list items sit, and
-    with ``only`` (ranges of line numbers) the facts on those lines
-    (:class:`_Picked`; read even when ``bm_parse_semantics`` is off and the
-    session has none).  ``like``: lists the note is expected to hold
-    (attribute -> tuple); a list equal to its expected one is that tuple."""
+    """The session's fields (keyword arguments), its list layout and with ``only`` (line
+    ranges) the facts on those lines; ``like``: lists the note is expected to hold."""
     meta = doc.meta  # raises ParseError with a line for unusable frontmatter
     semantics = _semantics_on(meta)
     mask: bytearray | None = None

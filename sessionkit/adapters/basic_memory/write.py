@@ -185,19 +185,9 @@ def _multiset_remove(items: Sequence[Any], implied: Iterable[Any]) -> list[Any]:
 
 
 def _render_body(session: Session, *, implied: bool = True) -> list[str | Iterator[str]]:
-    """The note's body: prose sections, then ``## Observations``, then ``## Relations``,
-    as parts to join (:func:`_pieces`): a fact section's lines are an iterator of
-    batches of lines joined (:func:`~sessionkit._lines.batched`), made as the
-    note is joined, so a million observations are never a million strings, nor
-    a second copy of their text, at once.
-
-    With ``implied`` (the default) the session's facts are all the facts of
-    the note, as :meth:`BasicMemoryAdapter.read` returns them: facts the
-    prose already holds (``- [decision] …`` lines, ``[[links]]``) and links
-    inside observation lines are not written a second time.  Without it the
-    session's observations and relations are exactly the lines to add below
-    the prose.
-    """
+    """The body as parts to join (:func:`_pieces`): prose sections, ``## Observations``,
+    ``## Relations``, fact lines made in batches as the note is joined.  ``implied``: facts
+    the prose (or an observation line) already holds are not written again."""
     blocks: list[list[str | Iterator[str]]] = []  # a prose section's parts (not copied)
     loose: dict[str, list[str]] = {}  # the no-fact lines of the fact sections
     for sec in session.sections:
@@ -285,11 +275,16 @@ def _observations_apart(text: str, relations: list[BMRelation]) -> Iterator[BMOb
             relations.append(fact)
 
 
+#: a new note's observation categories in the order the plugins' notes have them
+_FIRST = {"summary": 0, "context": 1, "problem": 2, "decision": 3}
+_WRITE_ORDER = sorted(_CATEGORY_FIELDS.items(), key=lambda item: _FIRST.get(item[0], 4))
+
+
 def _observation_lines(summary: str | None, lists: dict[str, Sequence[Any]]) -> Iterator[str]:
     """The observation lines of ``## Observations``, in order."""
     if summary is not None:
         yield _render_category("summary", summary)
-    for category, attr in _CATEGORY_FIELDS.items():
+    for category, attr in _WRITE_ORDER:
         if attr != "summary":
             for text in lists[attr]:
                 yield _render_category(category, text)
@@ -328,11 +323,8 @@ def _render_note(
     implied: bool = True,
     status: Any = _OWN_STATUS,
 ) -> tuple[str, tuple[str, ...]]:
-    """:func:`render_note`, with ``status`` the ``status`` key's value as written in
-    place of the session's own word (``None``: no ``status`` key), for a value the
-    session's status does not give (a converted note's original word); the text in
-    pieces, the frontmatter (fences included) and the body's (cut where its width
-    changes), each as wide as its own characters (see
+    """:func:`render_note` with ``status`` the ``status`` value to write (``None``: no key),
+    as pieces (frontmatter, then the body cut where its width changes; see
     :func:`~sessionkit.document.parse_pieces`)."""
     session = _normalize(session)
     meta = _frontmatter(session, folder, project if project is not None else session.project)
@@ -526,10 +518,8 @@ def _edit_list(
 
 
 def _item_span(doc: Document, pos: _Pos) -> tuple[int, int]:
-    """Lines ``start:end`` of the outermost list item ``pos`` is a line of (its
-    continuation and lazy lines and its sub-items; trailing blank lines left
-    out), as :func:`sessionkit.markdown.tokenize` reads the section; ``pos``'s
-    own lines when it is in no top-level list of the section."""
+    """Lines ``start:end`` of the outermost list item ``pos`` is a line of (continuation,
+    lazy lines and sub-items, trailing blanks out); ``pos``'s own lines outside a list."""
     section = next((s for s in doc.sections if s.start <= pos.start < s.end), None)
     start, stop = (section.start, section.end) if section else (doc.body_start, len(doc.lines))
     for block in tokenize(doc.lines, start, stop, tables=False):
