@@ -34,11 +34,7 @@ if TYPE_CHECKING:
         status_of,
         status_word_of,
     )
-    from .write import (
-        dump_yaml,
-        note_path,
-        render_note,
-    )
+    from .write import dump_yaml, note_path, render_note
 
 __all__ = [
     "BASIC_MEMORY",
@@ -58,24 +54,14 @@ __all__ = [
     "status_word_of",
 ]
 
-#: name -> the module that defines it
-_WHERE = {
-    "BASIC_MEMORY": "adapter",
-    "BasicMemoryAdapter": "adapter",
-    **dict.fromkeys(
-        ("DEFAULT_FOLDER", "PROFILE", "SESSION_TYPES", "BMView", "bm_view", "parse_bm_tags"),
-        "read",
-    ),
-    **dict.fromkeys(("session_id_of", "split_lead", "status_of", "status_word_of"), "read"),
-    **dict.fromkeys(("dump_yaml", "note_path", "render_note"), "write"),
-}
-
 
 def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
+    if name in __all__:
+        from importlib import import_module
 
-    value = globals()[name] = getattr(import_module(f"{__name__}.{where}"), name)
-    return value
+        for where in ("read", "write", "adapter"):
+            module = import_module(f"{__name__}.{where}")
+            if name in module.__all__:
+                value = globals()[name] = getattr(module, name)
+                return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

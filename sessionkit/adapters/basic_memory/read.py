@@ -49,7 +49,6 @@ _KEY_FIELDS: dict[str, str] = {
 }
 #: observation category -> Session attribute (tuple fields; summary is a str)
 _CATEGORY_FIELDS: dict[str, str] = dict(PROFILE.sections)
-_STATUS_READ = PROFILE.status_words
 _STATUS_WRITE = PROFILE.status_write
 
 
