@@ -9,12 +9,11 @@ Basic Memory runs a CommonMark parser over a note's body and looks at every
   ``(context)`` is an explicit relation; every other ``[[Target]]`` and every
   Markdown link to a relative path is a ``links_to`` relation.
 
-This module reproduces those rules without a Markdown library: the block
-tokenizer (:mod:`sessionkit.markdown`, which reads blocks as markdown-it does)
-yields the inline runs, and the functions below apply Basic Memory's rules to
-them.  Every rule has a
-golden test in ``tests/golden/basic-memory/`` and the whole is checked against
-basic-memory 0.24.1 in ``tests/interop``.
+The block tokenizer (:mod:`sessionkit.markdown`, which reads blocks as
+markdown-it does) yields the inline runs; the functions below apply Basic
+Memory's rules to them.  Every rule has a golden test in
+``tests/golden/basic-memory/``; the whole is checked against basic-memory
+0.24.1 in ``tests/interop``.
 
 Known differences (documented in ``docs/basic-memory.md``): temporal qualifiers
 (``- [decision] @2026-07-27 text``) are not peeled off the content, and

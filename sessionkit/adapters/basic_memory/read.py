@@ -229,8 +229,7 @@ def bm_view(doc: Document) -> BMView:
         start = doc.body_start
     except SessionKitError:
         meta, ok, start = {}, False, 0
-    lines = [line.replace("\x00", "") for line in doc.lines] if _has_nul(doc) else doc.lines
-    facts = parse_facts(lines, start) if _semantics_on(meta) else Facts()
+    facts = parse_facts(_body_lines(doc), start) if _semantics_on(meta) else Facts()
     type_value = meta.get("type")
     return BMView(
         metadata=meta,
