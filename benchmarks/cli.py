@@ -19,7 +19,9 @@ process the same way):
   ``os.replace``), each on a fresh copy made outside the timed region;
 * ``convert DIR DST --to basic-memory`` (default options) against the same
   floor writing into a fresh folder; the target is removed and the removal
-  flushed (``os.sync``) outside the timed region;
+  flushed (``os.sync``) outside the timed region; on ``mix`` both convert the
+  corpus with each example page once (:func:`convert_source`: its copies are
+  the same sessions, which convert refuses to map onto one note);
 * ``hook session-start`` and ``hook pre-compact`` in a wiki of ``--hook-size``
   pages against ``python -c pass``, without a configuration file and with a
   project one (``.sessionkit.toml``, as hooks pointed at a store have).
@@ -81,25 +83,28 @@ print(keys)
 '''
 
 FLOOR_SCRIPT = '''\
-"""Read every page of SRC and write it atomically into DST (temp, fsync, replace)."""
+"""Read every page under SRC and write it atomically into DST (temp, fsync, replace)."""
 import os, sys
 
 src, dst = sys.argv[1], sys.argv[2]
-os.makedirs(dst, exist_ok=True)
-for name in sorted(os.listdir(src)):
-    if not name.endswith(".md") or name.startswith("."):
-        continue
-    with open(os.path.join(src, name), "rb") as fh:
-        data = fh.read()
-    tmp = os.path.join(dst, "." + name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, os.path.join(dst, name))
-fd = os.open(dst, os.O_RDONLY)
-os.fsync(fd)
-os.close(fd)
+for top, dirs, files in os.walk(src):
+    dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    out = os.path.join(dst, os.path.relpath(top, src))
+    os.makedirs(out, exist_ok=True)
+    for name in sorted(files):
+        if not name.endswith(".md") or name.startswith("."):
+            continue
+        with open(os.path.join(top, name), "rb") as fh:
+            data = fh.read()
+        tmp = os.path.join(out, "." + name + ".tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, os.path.join(out, name))
+    fd = os.open(out, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
 '''
 
 
@@ -359,8 +364,39 @@ def bench_migrate(bench: Bench, base_dir: Path, size: int, rounds: int) -> list[
     return [row]
 
 
+def convert_source(root: Path) -> Path:
+    """``root`` as a wiki a user converts: each example page once (made once, then reused).
+
+    The ``mix`` corpus copies the example wiki's pages verbatim into folders of their own, so
+    the same session appears many times; ``convert`` rightly refuses two pages that map to one
+    target note, and a user would drop the copies before converting.  Every other page is the
+    corpus's own file (a hard link).
+    """
+    src = root.parent / f"{root.name}-convert-src"
+    if (src / ".complete").exists():
+        return src
+    shutil.rmtree(src, ignore_errors=True)
+    seen: set[str] = set()
+    for top, dirs, files in os.walk(root):
+        dirs.sort()
+        rel = Path(top).relative_to(root)
+        for name in sorted(files):
+            if name == ".complete":
+                continue
+            if rel.name.startswith("x") and rel.parent.name == "sessions":
+                if name in seen:
+                    continue
+                seen.add(name)
+            (src / rel).mkdir(parents=True, exist_ok=True)
+            os.link(Path(top) / name, src / rel / name)
+        (src / rel).mkdir(parents=True, exist_ok=True)
+    (src / ".complete").write_text("")
+    return src
+
+
 def bench_convert(bench: Bench, root: Path, size: int, corpus: str, rounds: int) -> list[Row]:
     dst = root.parent / f"{root.name}-converted"
+    root = convert_source(root)
     row = Row("convert --to basic-memory", size, corpus, "floor", "floor", "")
     if size >= 10_000:
         row.target = "<=2x"

@@ -1,23 +1,11 @@
-"""Durable, atomic replacement of one local file, and the temp files it uses.
+"""Durable, atomic replacement of one local file, its temp files and the folder lock.
 
-The new content goes to a temp dotfile in the same folder
-(``.NAME.<12 hex>.tmp``: hidden from the wiki's glob and ignored by Basic
-Memory), is fsynced, moved over the target with :func:`os.replace`, and the
-folder is fsynced.  A crash at any moment leaves the old file or the new one,
-never a mix.  Stores use their own, locked variant (``backends/_storage.py``)
-built on the same temp files; this one serves config files, Claude Code
-settings, migration backups and ``lint --fix``.
-
-**Modes.** A replaced file keeps its permission bits (and its owner and group
-where the process may set them); a new one gets ``0666`` less the umask.  A
-file without any write bit was made read-only on purpose: :func:`check_writable`
-refuses to replace it.
-
-**Stale temp files.** While a temp file is being written its writer holds an
-exclusive ``flock`` on it; a process killed mid-write loses the lock with its
-life.  :func:`sweep_temps` removes the temp files of this naming that nobody
-holds (never another writer's file in flight), so a rerun cleans up what a
-``kill -9`` left behind.
+The new content goes to a temp dotfile beside the target (``.NAME.<12 hex>.tmp``,
+held under an ``flock`` while written), is fsynced, moved over the target and the
+folder fsynced: a crash leaves the old file or the new one.  A replaced file keeps
+its mode (and owner where allowed); one without a write bit is refused.  Stale temp
+files (no writer holds their lock: a ``kill -9``) are swept by the next write.
+Stores use their own, locked variant (``backends/_storage.py``) on the same temps.
 """
 
 from __future__ import annotations
@@ -72,11 +60,8 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
 
 
 def check_writable(st: os.stat_result, shown: str) -> None:
-    """Raise :class:`PermissionError` when a file's mode has no write bit.
-
-    A note the user made read-only (``chmod a-w``) is not rewritten, not even
-    by a process (such as root) that could.
-    """
+    """Raise :class:`PermissionError` when a file's mode has no write bit (a note made
+    read-only on purpose is not rewritten, not even by root)."""
     if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222:
         raise PermissionError(
             13,
@@ -88,13 +73,11 @@ def check_writable(st: os.stat_result, shown: str) -> None:
 def make_temp(
     full: str, data: bytes, *, like: os.stat_result | None = None, sync: bool = True
 ) -> tuple[str, int]:
-    """Write ``data`` to a new synced temp file next to ``full``; returns ``(path, fd)``.
+    """Write ``data`` to a new temp file next to ``full``; returns ``(path, fd)``.
 
-    The caller keeps ``fd`` open (it holds the temp file's ``flock``) until
-    the temp file is renamed or removed, then closes it.  ``like``: the stat
-    of the file being replaced, whose mode (and owner where allowed) the
-    temp file takes.  ``sync=False``: the caller fsyncs ``fd`` itself before
-    the temp file is moved into place (to overlap several files' flushes).
+    The caller keeps ``fd`` (it holds the ``flock``) open until the temp file is
+    renamed or removed.  ``like``: the replaced file's stat, whose mode (and owner
+    where allowed) it takes.  ``sync=False``: the caller fsyncs ``fd`` itself.
     """
     folder, name = os.path.split(full)
     tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")  # (secrets.token_hex)
@@ -126,13 +109,8 @@ def make_temp(
 
 
 def sweep_temps(folder: str | os.PathLike[str], name: str | None = None) -> int:
-    """Remove the stale temp files (``.NAME.<hex>.tmp``) in ``folder``; returns how many.
-
-    A temp file counts as stale when no process holds its ``flock`` (its
-    writer died: a writer holds it from creating the file until renaming
-    it).  ``name``: only the temp files of that target.  Without ``flock``
-    (Windows) nothing is removed.  Errors are ignored: this is housekeeping.
-    """
+    """Remove the temp files (``.NAME.<hex>.tmp``) in ``folder`` whose ``flock`` no
+    process holds (``name``: only that target's); returns how many.  Errors are ignored."""
     if fcntl is None:  # pragma: no cover
         return 0
     removed = 0
@@ -171,12 +149,8 @@ def sweep_temps(folder: str | os.PathLike[str], name: str | None = None) -> int:
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` (text is written as UTF-8, line ends untouched).
-
-    The folder is created when missing; an existing file's permission bits
-    (and owner where allowed) are kept; stale temp files of the same target
-    are removed first.  On failure the temp file is removed and the error
-    propagates.
+    """Replace ``path`` with ``data`` (text as UTF-8, line ends untouched); the folder is
+    made when missing, the file's mode kept, stale temp files of the target swept.
 
     Raises:
         PermissionError: the existing file has no write bit (see :func:`check_writable`).
@@ -219,12 +193,9 @@ def lock_timeout_text(timeout: float, shown: str) -> str:
 
 
 def lock_file(path: str, timeout: float) -> Callable[[], None]:
-    """Take the exclusive lock on the lock file ``path`` (created if missing),
-    waiting up to ``timeout`` seconds; returns the function that releases it.
-
-    An ``flock`` on the file, as :mod:`filelock` takes it on POSIX (the two
-    exclude each other); where ``flock`` is missing (Windows, or a filesystem
-    without it) :mod:`filelock` itself.
+    """Take the exclusive lock on the lock file ``path`` (made if missing) within
+    ``timeout`` seconds; returns its release.  An ``flock``, as :mod:`filelock` takes
+    it on POSIX; where ``flock`` is missing, :mod:`filelock` itself.
 
     Raises:
         TimeoutError: the lock was not free within ``timeout``.

@@ -1,14 +1,6 @@
-"""Whether any configuration source exists, found without the configuration module.
-
-:func:`sessionkit.config.load_config` reads the environment, the project file
-``.sessionkit.toml`` above the start folder and the user file; with none of
-them it returns the built-in defaults.  A command that only needs a default or
-two (``lint`` of local paths: the size limit and the secrets allowlist) asks
-:func:`config_sources_exist` first and imports the configuration module (and
-the TOML reader) only when a source exists.  With no source, the default store
-is the repository root (:func:`repository_root`), found here too (the hooks and
-``lint`` with no path ask it).
-"""
+"""Whether any configuration source exists, and the repository root, found without the
+configuration module (which asks these too): the hooks and ``lint`` import it only when
+a source exists."""
 
 from __future__ import annotations
 

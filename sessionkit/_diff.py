@@ -1,12 +1,6 @@
-"""The one sequence diff the writers use: :func:`opcodes`, difflib's, trimmed first.
-
-:class:`difflib.SequenceMatcher` looks for the longest matching block among
-every pair of equal elements: on a list of thousands of identical items (the
-same bullet 8,000 times) that is quadratic.  An edit changes a few items of a
-long list, so the common head and tail are matched here first, element by
-element, and only the middle that differs is given to difflib: appending one
-item to 8,000 equal ones is then linear.
-"""
+"""The one sequence diff the writers use: difflib's opcodes of the part between the
+common head and tail (difflib is quadratic on thousands of equal items; an edit changes
+a few items of a long list)."""
 
 from __future__ import annotations
 

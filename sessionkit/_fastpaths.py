@@ -37,12 +37,7 @@ LANES = {
     ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "bm-lists-first": (
-        "a Basic Memory target rendered with every aiwiki list as observations, taken "
-        "without the precise list check (crosswalk)"
-    ),
     "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
-    "hook-root": "the hooks' repository root found without importing the configuration module",
 }
 
 _forced_general = 0

@@ -1,14 +1,7 @@
-"""Keep sessionkit's own files out of ``git status``.
-
-A local store keeps a lock file (``.sessionkit.lock``) beside its notes, and
-convert and sync keep state files (``.sessionkit-convert.json``,
-``.sessionkit-sync.json``, ``.sessionkit-sync.lock``).  None of them is a
-note, and none belongs in a commit, so the first time sessionkit makes one in
-a folder inside a git work tree it adds that folder's names to the
-repository's ``info/exclude`` (git's own per-clone ignore file, never
-committed): nothing shows up as untracked, and no ``.gitignore`` appears
-either.  Never raises; a read-only repository just keeps the noise.
-"""
+"""Keep sessionkit's lock and state files (``.sessionkit.lock``, ``.sessionkit-*``) out
+of ``git status``: the first time one is made in a folder of a git work tree, the
+folder's names go into the repository's ``info/exclude`` (never committed; no
+``.gitignore`` appears).  Never raises."""
 
 from __future__ import annotations
 

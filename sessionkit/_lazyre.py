@@ -1,18 +1,6 @@
-"""Regular expressions compiled on first use, not at import.
-
-The hooks run on every agent start and compaction, and every module they
-import is paid for in each run; a pattern ``re.compile`` builds at import
-costs its compile even in a run that never matches it.  :func:`lazy` gives an
-object that stands for the compiled pattern and compiles it the first time
-one of its methods or attributes is used; from then on those are the
-compiled pattern's own (bound methods kept on the object), so a call costs
-what a call on the compiled pattern costs.
-
->>> from sessionkit._lazyre import lazy
->>> DATE = lazy(r"\\d{4}-\\d{2}-\\d{2}")
->>> DATE.search("at 2026-05-18").group(0)
-'2026-05-18'
-"""
+"""Regular expressions compiled on first use, not at import (the hooks import modules
+whose patterns a run may never use): after the first use, the compiled pattern's own
+bound methods sit on the object."""
 
 from __future__ import annotations
 
@@ -21,7 +9,7 @@ import re
 __all__ = ["lazy"]
 
 #: the compiled pattern's names an object of :func:`lazy` answers for it
-_NAMES = (
+_NAMES: tuple[str, ...] = (
     "match",
     "fullmatch",
     "search",
@@ -30,12 +18,8 @@ _NAMES = (
     "split",
     "findall",
     "finditer",
-    "scanner",
-    "pattern",
-    "flags",
-    "groups",
-    "groupindex",
 )
+_NAMES += ("scanner", "pattern", "flags", "groups", "groupindex")
 
 
 class _Lazy:
@@ -44,8 +28,7 @@ class _Lazy:
     def __init__(self, pattern: str, flags: int) -> None:
         self._source = (pattern, flags)
 
-    def __getattr__(self, name: str) -> object:
-        # called only for names not yet on the object: the first use
+    def __getattr__(self, name: str) -> object:  # (only for names not yet set: first use)
         if name not in _NAMES:
             raise AttributeError(name)
         compiled = re.compile(*self._source)

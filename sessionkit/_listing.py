@@ -1,11 +1,5 @@
-"""One listing of a notes folder, searched as one string (the hooks' light lanes).
-
-The hooks look at one folder of up to tens of thousands of notes on every run:
-:func:`note_names` lists it once (by its descriptor, no stat) and says when it
-holds anything but plain files, and :func:`names_with` finds names by a part
-of them in the names joined by NUL (:func:`joined`), searched in C rather
-than name by name.
-"""
+"""One listing of a notes folder, searched as one string: the newest-note rule every
+aiwiki store and the hooks share."""
 
 from __future__ import annotations
 
@@ -17,6 +11,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NO_ID",
+    "folder_latest",
     "is_day",
     "is_note_name",
     "is_unknown",
@@ -33,10 +28,8 @@ NO_ID = "0000000"
 
 
 def note_names(folder: str) -> list[str] | None:
-    """Every name in ``folder`` when each is a regular file (dotfiles too), else ``None``.
-
-    ``None`` also for a missing folder: a subfolder or a symlink is a case for
-    the store's own walk.  One directory listing, no stat.
+    """Every name in ``folder`` when each is a regular file (dotfiles too), else ``None``
+    (a missing folder, a subfolder or a symlink: the store's walk decides); no stat.
     """
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
@@ -80,8 +73,7 @@ def names_with(text: str, part: str) -> list[str]:
 
 
 def is_day(text: str) -> bool:
-    r"""Whether ``text`` is a date as note names spell it: ``re.fullmatch(r"\d{4}-\d{2}-\d{2}",
-    text)`` (a digit being any decimal digit, as ``re`` reads ``\d``), without compiling it."""
+    r"""Whether ``text`` is ``YYYY-MM-DD`` (decimal digits, as ``re``'s ``\d``)."""
     return (
         len(text) == 10
         and text[4] == "-"
@@ -91,8 +83,7 @@ def is_day(text: str) -> bool:
 
 
 def note_day(name: str) -> str | None:
-    r"""The date a note's file name starts with: what ``re.match(r"^(\d{4}-\d{2}-\d{2})
-    (?:-(.+))?\.md$", name)`` dates, read without compiling the pattern."""
+    """The date a note's file name starts with (``YYYY-MM-DD[-rest].md``), else ``None``."""
     day = name[:10]
     if not name.endswith(".md") or not is_day(day):
         return None
@@ -120,8 +111,9 @@ def is_note_name(key: str) -> bool:
 
 
 def _newest_day_keys(keys: Sequence[str]) -> list[str]:
-    """The keys :func:`latest_note` chooses between: the newest date's (unknown notes
-    left out), else, when no other key is dated, every undated note."""
+    """The keys :func:`latest_note` chooses between: the newest date's (unknown notes left
+    out), else, when no key is dated, every undated note.
+    """
     text = joined(keys)
     if "/" in text:  # (notes in subfolders)
         return _by_days(keys)
@@ -156,16 +148,12 @@ def _by_days(keys: Sequence[str]) -> list[str]:
 
 
 def latest_note(keys: Sequence[str], mtime: Callable[[str], float | None]) -> str | None:
-    """The newest session note among ``keys`` (paths below ``aiwiki/sessions``, or the
-    names a listing of that folder gives: dotfiles, ``INDEX.md`` and other files are
-    no notes), or ``None``.
+    """The newest session note among ``keys`` (paths below ``aiwiki/sessions``), or ``None``.
 
-    The rule of every aiwiki store (``AiwikiStore.latest``, the hooks): the newest
-    date in the file names, then the newest modification time (``mtime(key)``,
-    asked only of that date's notes), then the greatest key; names without a date
-    count only when no name has one.  The note of checkpoints without a session id
-    (``YYYY-MM-DD-0000000.md``, :func:`is_unknown`) is never the latest: it holds
-    no session of anyone's.  No page is read.
+    The rule of every aiwiki store and the hooks: the newest date in the file names,
+    then the newest ``mtime(key)`` (asked only of that date's notes), then the greatest
+    key; undated names count only when none is dated; dotfiles, ``INDEX.md`` and the
+    note of checkpoints without a session id (:func:`is_unknown`) never count.
     """
     pool = _newest_day_keys(keys)
     if not pool:
@@ -184,3 +172,26 @@ def unknown_notes(keys: Sequence[str], since: str | None = None) -> list[str]:
         (k for k in found if is_unknown(k) and (day is None or k.rpartition("/")[2] >= day)),
         reverse=True,
     )
+
+
+def folder_latest(folder: str) -> tuple[str | None, list[str]] | None:
+    """:func:`latest_note` over one listing of a local sessions folder (only the newest
+    date's notes stat-ed), and the :func:`unknown_notes` dated on or after it;
+    ``None`` when the folder or its parent is a symlink, or it holds anything but
+    plain files (the store's own walk decides then)."""
+    if not os.path.isdir(folder):
+        return None, []
+    if os.path.islink(folder) or os.path.islink(os.path.dirname(folder)):
+        return None
+    names = note_names(folder)
+    if names is None:
+        return None
+
+    def when(name: str) -> float:
+        try:
+            return os.stat(os.path.join(folder, name)).st_mtime
+        except OSError:
+            return 0.0
+
+    chosen = latest_note(names, when)
+    return chosen, unknown_notes(names, chosen)

@@ -1,12 +1,6 @@
-"""File names as messages show them: the one escape every message and listing uses.
-
-A name read from a disk may hold bytes that are not UTF-8 (Python keeps them as
-lone surrogates, ``\udcff`` for the byte ``0xff``) or control characters (a
-newline).  Printed as they are, the first stop an output stream with
-``UnicodeEncodeError`` and the second break a one-line message.  :func:`shown`
-spells such a name with escapes (``\xff``, ``\n``); :func:`escape_streams` makes
-stdout and stderr spell any such text the same way instead of failing.
-"""
+"""File names as messages show them: bytes that were not UTF-8 (lone surrogates) and
+control characters escaped (``\xff``, ``\n``), in a name (:func:`shown`) and in
+anything written to stdout and stderr (:func:`escape_streams`)."""
 
 from __future__ import annotations
 

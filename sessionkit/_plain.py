@@ -1,13 +1,5 @@
-"""A base for small value classes on the hook path (no attrs there).
-
-``attrs`` costs more to import than the whole of a hook run may take, so the
-classes the agent hooks build (a page's parts and layout, the context, a
-redaction finding) derive from :class:`Plain`: each lists its fields in
-``__slots__`` and sets them in its own ``__init__``; equality, hash and repr
-come from those fields, in that order.  :class:`Frozen` values (lint's
-findings and the aiwiki schema, on ``sessionkit lint``'s path) cannot be
-changed once made: :meth:`Frozen.replace` makes a changed copy.
-"""
+"""Small value classes without attrs (too costly to import on the hook path):
+equality, hash and repr from ``__slots__``; :class:`Frozen` values cannot change."""
 
 from __future__ import annotations
 

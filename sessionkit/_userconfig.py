@@ -1,13 +1,5 @@
-"""Where the user configuration file is, without importing platformdirs.
-
-The hooks look for configuration files on every run and read them only when
-they exist, so finding the user file must cost nothing: on Linux (and other
-Unix) and macOS this is platformdirs' own rule for ``user_config_dir``
-(``$XDG_CONFIG_HOME`` when it is an absolute path, else ``~/.config``; on
-macOS ``~/Library/Application Support``), written out; anywhere else, or
-when the home folder is not a plain absolute ``$HOME``, platformdirs itself
-decides.  ``tests/test_config.py`` checks the two against each other.
-"""
+"""Where the user configuration file is: platformdirs' rule written out where it is
+plain (Linux, BSD, macOS), platformdirs itself anywhere else."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """The ``sessionkit`` command: a thin entry point.
 
-:func:`console` is the console script (the whole process); :func:`main` runs
-the command line for a program that calls it and returns the exit code.
-Neither imports anything heavy itself: the agent hooks (``sessionkit hook
-...``) run on every compaction and session start, so they are dispatched to
-:mod:`sessionkit.hooks` before click is imported.  Every other command lives
+:func:`console` is the console script; :func:`main` runs a command line and returns
+its exit code (0 ok, 1 findings, 2 unusable input or usage).  ``sessionkit hook ...``
+goes to :mod:`sessionkit.hooks` before click is imported; every other command lives
 in :mod:`sessionkit._cli` (click).
-
-Exit codes: 0 ok, 1 findings of error severity, 2 unusable input or usage.
-Errors are one line on stderr, ``sessionkit: path:line: message``; no
-traceback reaches a user.
 """
 
 from __future__ import annotations
@@ -36,11 +30,8 @@ def _hook_main() -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit code.
-
-    Args:
-        argv: the full argument vector, program name first (default: ``sys.argv``).
-    """
+    """Run the command line ``argv`` (program name first; default ``sys.argv``) and
+    return its exit code."""
     args = list(sys.argv if argv is None else argv)
     if args[1:2] == ["hook"]:
         try:
@@ -59,13 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console() -> int:
-    """The ``sessionkit`` console script (and ``python -m sessionkit``): :func:`main`
-    for this process's arguments, run as the whole of this process.
-
-    A hook run is a short process that makes many small objects (its modules'
-    functions, a folder's names) and no garbage worth a collector's pass over
-    them: the garbage collector stays off.
-    """
+    """The ``sessionkit`` console script (and ``python -m sessionkit``); a hook run, a
+    short process with no garbage worth collecting, runs with the collector off."""
     command = sys.argv[1:2]
     if command == ["hook"]:
         import gc

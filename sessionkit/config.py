@@ -1,27 +1,19 @@
 """Configuration: where sessions live by default, set once for hooks, scripts and the CLI.
 
-A :class:`Config` is a plain frozen value.  The library never reads a file
-behind a caller's back: build one yourself (``Config(store="wiki")``) or ask
-for the effective one with :func:`load_config`, which reads, most specific
-first:
-
-1. ``overrides`` (the CLI's flags),
-2. the environment (``SESSIONKIT_STORE``, ``SESSIONKIT_FORMAT``, … see
-   :data:`SETTINGS`),
-3. the project file ``.sessionkit.toml``, found by walking up from
-   ``start_dir`` (the working directory, or a hook payload's ``cwd``),
-4. the user file ``config.toml`` in ``platformdirs.user_config_dir("sessionkit")``
-   (or the file named by ``$SESSIONKIT_CONFIG``),
-5. built-in defaults (the aiwiki store at the repository root: the nearest
-   ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
+A :class:`Config` is a plain frozen value.  The library never reads a file behind
+a caller's back: build one (``Config(store="wiki")``) or ask :func:`load_config` for
+the effective one, which reads, most specific first: 1. ``overrides`` (the CLI's
+flags); 2. the environment (``SESSIONKIT_STORE``, … see :data:`SETTINGS`); 3. the
+project file ``.sessionkit.toml``, found walking up from ``start_dir`` (the working
+directory, or a hook payload's ``cwd``); 4. the user file ``config.toml`` in
+``platformdirs.user_config_dir("sessionkit")`` (or ``$SESSIONKIT_CONFIG``); 5. the
+defaults (the aiwiki store at the repository root: the nearest ancestor of
+``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
 
 Every effective value remembers where it came from (:class:`Source`).  A
-malformed file (bad TOML, unknown key, wrong type) raises :class:`ConfigError`
-naming the file, line and key; nothing falls back silently.
-
-Credentials never belong here: fsspec and the cloud SDKs have their own
-sources (environment, ``~/.aws/credentials``, profiles).  :func:`set_value`
-refuses secret-looking keys and :func:`describe` masks them.
+malformed file raises :class:`ConfigError` naming the file, line and key.
+Credentials never belong here (fsspec and the cloud SDKs have their own):
+:func:`set_value` refuses secret-looking keys and :func:`describe` masks them.
 """
 
 from __future__ import annotations
@@ -31,7 +23,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._config_sources import PROJECT_FILE  # (the name of the project configuration file)
+from ._config_sources import PROJECT_FILE, check_budget, project_file
+from ._config_sources import repository_root as _root
 from ._plain import Frozen
 from .errors import SessionKitError
 
@@ -40,32 +33,12 @@ if TYPE_CHECKING:
     from pathlib import Path  # (imported where a Path is returned: hooks read a file without it)
 
 __all__ = [
-    "PROJECT_FILE",
-    "SETTINGS",
-    "Config",
-    "ConfigError",
-    "HookConfig",
-    "Limits",
-    "SecretsConfig",
-    "Setting",
-    "Source",
-    "config_file",
-    "default_store",
-    "describe",
-    "effective_store_url",
-    "find_project_file",
-    "format_config",
-    "hook_store_url",
-    "is_secret_key",
-    "load_config",
-    "mask_url",
-    "parse_key",
-    "read_config_text",
-    "repository_root",
-    "set_value",
-    "storage_options_for",
-    "user_config_path",
-]
+    "PROJECT_FILE", "SETTINGS", "Config", "ConfigError", "HookConfig", "Limits", "SecretsConfig",
+    "Setting", "Source", "config_file", "default_store", "describe", "effective_store_url",
+    "find_project_file", "format_config", "hook_store_url", "is_secret_key", "load_config",
+    "mask_url", "parse_key", "read_config_text", "repository_root", "set_value",
+    "storage_options_for", "user_config_path",
+]  # fmt: skip
 
 #: where credentials should come from instead (used in refusal messages)
 _CREDENTIAL_HINT = (
@@ -82,19 +55,15 @@ class ConfigError(SessionKitError):
         key: the dotted key concerned (``hooks.context_budget``), when it is one key's value.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        line: int | None = None,
-        key: str | None = None,
-    ) -> None:
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 key: str | None = None) -> None:  # fmt: skip
         super().__init__(message, path=path, line=line)
         self.key = key
 
 
-# -- the model ----------------------------------------------------------------
+def _fields(values: dict[str, Any]) -> dict[str, Any]:
+    """An ``__init__``'s arguments from its ``locals()``, for :meth:`Frozen._set`."""
+    return {name: value for name, value in values.items() if name != "self"}
 
 
 class Source(Frozen):
@@ -107,30 +76,20 @@ class Source(Frozen):
         name: the flag or environment variable, for those kinds.
     """
 
-    # (the fields in their order: repr, equality and hash take them so)
-    __slots__ = ("kind", "file", "line", "name")  # noqa: RUF023
     kind: str
     file: str | None
     line: int | None
     name: str | None
+    __slots__ = tuple(__annotations__)  # (in this order: repr, equality and hash take it)
 
-    def __init__(
-        self,
-        *,
-        kind: str,
-        file: str | None = None,
-        line: int | None = None,
-        name: str | None = None,
-    ) -> None:
-        self._set(kind=kind, file=file, line=line, name=name)
+    def __init__(self, *, kind: str, file: str | None = None, line: int | None = None,
+                 name: str | None = None) -> None:  # fmt: skip
+        self._set(**_fields(locals()))
 
     def __str__(self) -> str:
         if self.file is not None:
-            where = self.file if self.line is None else f"{self.file}:{self.line}"
-            return f"{self.kind} {where}"
-        if self.name is not None:
-            return f"{self.kind} {self.name}"
-        return self.kind
+            return f"{self.kind} {self.file if self.line is None else f'{self.file}:{self.line}'}"
+        return self.kind if self.name is None else f"{self.kind} {self.name}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape: ``{"kind", "file", "line", "name"}``."""
@@ -141,38 +100,22 @@ _DEFAULT = Source(kind="default")
 
 
 class HookConfig(Frozen):
-    """How the agent hooks behave (a frozen value).
+    """How the agent hooks behave (a frozen value): the ``hooks.*`` keys of :data:`SETTINGS`.
 
     Attributes:
         store: the store the hooks write to; ``None`` means the default store.
-        directive_kind: kind of the directive a pre-compact checkpoint carries
-            (``"Dream"``).
+        directive_kind: kind of the directive a pre-compact checkpoint carries (``"Dream"``).
         directive_scope: its ``Scope:`` item.
         directive_action: its ``Action:`` item.
-        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``,
-            the default) or ``"plain"`` text.
-        deadline_ms: time budget of one hook run, in milliseconds (5000): on the
-            deadline the hook exits 0 and says why (see ``docs/hooks.md``).
-        context_budget: the most the session-start context may measure
-            (in ``context_unit``; 9000); see :mod:`sessionkit.context`.
+        session_start_output: ``"json"`` (Claude Code's ``hookSpecificOutput``) or ``"plain"``.
+        deadline_ms: time budget of one hook run, in ms (5000; see ``docs/hooks.md``).
+        context_budget: the most the session-start context may measure (9000; 0: no limit).
         context_unit: ``"chars"`` (the default) or ``"tokens"`` (an estimate).
 
     Raises:
-        ConfigError: ``session_start_output`` or the context budget is not one
-            the hooks can use.
+        ConfigError: ``session_start_output`` or the context budget is unusable.
     """
 
-    # (the fields in their order: repr, equality and hash take them so)
-    __slots__ = (  # noqa: RUF023
-        "store",
-        "directive_kind",
-        "directive_scope",
-        "directive_action",
-        "session_start_output",
-        "deadline_ms",
-        "context_budget",
-        "context_unit",
-    )
     store: str | None
     directive_kind: str
     directive_scope: str
@@ -181,37 +124,20 @@ class HookConfig(Frozen):
     deadline_ms: int
     context_budget: int
     context_unit: str
+    __slots__ = tuple(__annotations__)
 
-    def __init__(
-        self,
-        *,
-        store: str | None = None,
-        directive_kind: str = "Dream",
-        directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages",
-        directive_action: str = "invoke `support-dream` skill before resuming other work",
-        session_start_output: str = "json",
-        deadline_ms: int = 5000,
-        context_budget: int = 9000,
-        context_unit: str = "chars",
-    ) -> None:
-        if session_start_output not in ("json", "plain"):
-            shown = repr(session_start_output)
-            raise ConfigError(f"hooks.session_start_output must be 'json' or 'plain', not {shown}")
-        from ._config_sources import check_budget
-
-        problem = check_budget(context_budget, context_unit)
-        if problem is not None:
-            raise ConfigError(f"hooks.context_budget {problem}")
-        self._set(
-            store=store,
-            directive_kind=directive_kind,
-            directive_scope=directive_scope,
-            directive_action=directive_action,
-            session_start_output=session_start_output,
-            deadline_ms=deadline_ms,
-            context_budget=context_budget,
-            context_unit=context_unit,
-        )
+    def __init__(self, *, store: str | None = None, directive_kind: str = "Dream",
+                 directive_scope: str = "`aiwiki/raw/`, recently-touched typed pages",
+                 directive_action: str = "invoke `support-dream` skill before resuming other work",
+                 session_start_output: str = "json", deadline_ms: int = 5000,
+                 context_budget: int = 9000, context_unit: str = "chars") -> None:  # fmt: skip
+        self._set(**_fields(locals()))
+        for key in ("hooks.session_start_output", "hooks.context_budget"):
+            problem = _check_scalar(_BY_KEY[key], getattr(self, key[6:]))
+            if problem is None and key == "hooks.context_budget":
+                problem = check_budget(context_budget, context_unit)
+            if problem is not None:
+                raise ConfigError(f"{key} {problem}", key=key)
 
 
 class SecretsConfig(Frozen):
@@ -224,9 +150,9 @@ class SecretsConfig(Frozen):
         allow: known-safe values never redacted, separated by commas or blanks.
     """
 
-    __slots__ = ("redact", "allow")  # noqa: RUF023
     redact: str
     allow: str
+    __slots__ = tuple(__annotations__)
 
     def __init__(self, *, redact: str = "on", allow: str = "") -> None:
         self._set(redact=redact, allow=allow)
@@ -244,9 +170,9 @@ class Limits(Frozen):
         max_payload_bytes: largest hook payload read from stdin, in bytes (1 MiB).
     """
 
-    __slots__ = ("max_note_bytes", "max_payload_bytes")
     max_note_bytes: int
     max_payload_bytes: int
+    __slots__ = tuple(__annotations__)
 
     def __init__(
         self, *, max_note_bytes: int = 8 * 1024 * 1024, max_payload_bytes: int = 1024 * 1024
@@ -254,44 +180,24 @@ class Limits(Frozen):
         self._set(max_note_bytes=max_note_bytes, max_payload_bytes=max_payload_bytes)
 
 
-def _options(value: Mapping[str, Mapping[str, Any]] | None) -> Mapping[str, Mapping[str, Any]]:
-    return {prefix: dict(opts) for prefix, opts in (value or {}).items()}
-
-
 class Config(Frozen):
     """The effective configuration (a frozen value; building one reads nothing;
     :meth:`~sessionkit._plain.Frozen.replace` makes a changed copy).
 
     Attributes:
-        store: default store URL or path; ``None`` means the repository root
-            (see :func:`effective_store_url`).
-        layout: store layout (``aiwiki``, ``basic-memory``), ``None`` to let
-            the store decide.
-        format: note format new notes are written in, ``None`` for the
-            layout's default.
-        storage_options: fsspec options per URL prefix
-            (``{"s3://team-notes": {"endpoint_url": ..., "profile": ...}}``;
-            not hashed).
-        bm_project: Basic Memory project name, ``None`` for its default project.
+        store: default store URL or path; ``None``: the repository root (see
+            :func:`effective_store_url`).
+        layout: store layout (``aiwiki``, ``basic-memory``); ``None``: the store decides.
+        format: note format new notes are written in; ``None``: the layout's default.
+        storage_options: fsspec options per URL prefix (``{"s3://team-notes":
+            {"endpoint_url": ..., "profile": ...}}``; not hashed).
+        bm_project: Basic Memory project name; ``None``: its default project.
         hooks: hook behaviour.
         secrets: secret redaction on write.
         limits: input size limits.
-        sources: where each value came from, by dotted key (not compared, not
-            hashed, not shown by ``repr``).
+        sources: where each value came from, by dotted key (not compared, hashed or shown).
     """
 
-    # (the fields in their order: repr and equality take them so, but for sources)
-    __slots__ = (  # noqa: RUF023
-        "store",
-        "layout",
-        "format",
-        "storage_options",
-        "bm_project",
-        "hooks",
-        "secrets",
-        "limits",
-        "sources",
-    )
     store: str | None
     layout: str | None
     format: str | None
@@ -301,43 +207,33 @@ class Config(Frozen):
     secrets: SecretsConfig
     limits: Limits
     sources: Mapping[str, Source]
+    __slots__ = tuple(__annotations__)
 
-    def __init__(
-        self,
-        *,
-        store: str | None = None,
-        layout: str | None = None,
-        format: str | None = None,
-        storage_options: Mapping[str, Mapping[str, Any]] | None = None,
-        bm_project: str | None = None,
-        hooks: HookConfig | None = None,
-        secrets: SecretsConfig | None = None,
-        limits: Limits | None = None,
-        sources: Mapping[str, Source] | None = None,
-    ) -> None:
+    def __init__(self, *, store: str | None = None, layout: str | None = None,
+                 format: str | None = None,
+                 storage_options: Mapping[str, Mapping[str, Any]] | None = None,
+                 bm_project: str | None = None, hooks: HookConfig | None = None,
+                 secrets: SecretsConfig | None = None, limits: Limits | None = None,
+                 sources: Mapping[str, Source] | None = None) -> None:  # fmt: skip
+        self._set(**_fields(locals()))
         self._set(
-            store=store,
-            layout=layout,
-            format=format,
-            storage_options=_options(storage_options),
-            bm_project=bm_project,
-            hooks=HookConfig() if hooks is None else hooks,
-            secrets=SecretsConfig() if secrets is None else secrets,
-            limits=Limits() if limits is None else limits,
-            sources={} if sources is None else sources,
+            storage_options={
+                prefix: dict(opts) for prefix, opts in (storage_options or {}).items()
+            },
+            hooks=hooks or HookConfig(),
+            secrets=secrets or SecretsConfig(),
+            limits=limits or Limits(),
+            sources=sources or {},
         )
-
-    def _compared(self) -> tuple[Any, ...]:
-        return self._values()[:-1]  # (all but sources)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._compared() == other._compared()
+        return self._values()[:-1] == other._values()[:-1]  # (all but sources)
 
     def __hash__(self) -> int:
-        compared = self._compared()
-        return hash(compared[:3] + compared[4:])  # (nor storage_options: a dict)
+        values = self._values()
+        return hash(values[:3] + values[4:-1])  # (nor storage_options: a dict)
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__[:-1])
@@ -349,19 +245,18 @@ class Config(Frozen):
 
 
 class Setting(NamedTuple):
-    """One configuration key.
+    """One configuration key: the one place its value is checked (every source's).
 
     Attributes:
         key: dotted key as written in TOML (``store.url``).
         attr: where it lives on :class:`Config` (``store``, ``hooks.store``).
         type: ``str`` or ``int``.
         env: the environment variable that sets it, if any.
-        help: one line for the docs and ``config show``.
+        help: one line for the docs.
         choices: allowed values, if restricted.
         path_like: a store location (relative paths in a file are relative to that file).
         minimum: the least value of an integer.
-        registry: ``"layout"`` or ``"format"``: the value names a registered store
-            backend or note format (the built-in ones, or a plugin's).
+        registry: ``"layout"`` or ``"format"``: a registered store backend or note format.
         one_line: a string without line breaks or other control characters.
     """
 
@@ -377,148 +272,61 @@ class Setting(NamedTuple):
     one_line: bool = True
 
 
+def _setting(
+    key: str, env: str, help: str, attr: str = "", kind: type = str, **more: Any
+) -> Setting:
+    return Setting(key, attr or key, kind, env, help, **more)
+
+
 #: every scalar configuration key (storage options are free-form, per URL prefix)
 SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        key="store.url",
-        attr="store",
-        type=str,
-        env="SESSIONKIT_STORE",
-        path_like=True,
-        help="default store: a path or fsspec URL (default: the repository root)",
-    ),
-    Setting(
-        key="store.layout",
-        attr="layout",
-        type=str,
-        env="SESSIONKIT_LAYOUT",
-        registry="layout",
-        help="store layout: aiwiki or basic-memory",
-    ),
-    Setting(
-        key="store.format",
-        attr="format",
-        type=str,
-        env="SESSIONKIT_FORMAT",
-        registry="format",
-        help="format of new notes: aiwiki-v2, aiwiki-v1, basic-memory",
-    ),
-    Setting(
-        key="basic_memory.project",
-        attr="bm_project",
-        type=str,
-        env="SESSIONKIT_BM_PROJECT",
-        help="Basic Memory project name (default: Basic Memory's default project)",
-    ),
-    Setting(
-        key="hooks.store",
-        attr="hooks.store",
-        type=str,
-        env="SESSIONKIT_HOOK_STORE",
-        path_like=True,
-        help="store the hooks write to (default: the default store)",
-    ),
-    Setting(
-        key="hooks.directive_kind",
-        attr="hooks.directive_kind",
-        type=str,
-        env="SESSIONKIT_DIRECTIVE_KIND",
-        help="kind of the directive a pre-compact checkpoint carries",
-    ),
-    Setting(
-        key="hooks.directive_scope",
-        attr="hooks.directive_scope",
-        type=str,
-        env="SESSIONKIT_DIRECTIVE_SCOPE",
-        help="Scope: item of that directive",
-    ),
-    Setting(
-        key="hooks.directive_action",
-        attr="hooks.directive_action",
-        type=str,
-        env="SESSIONKIT_DIRECTIVE_ACTION",
-        help="Action: item of that directive",
-    ),
-    Setting(
-        key="hooks.session_start_output",
-        attr="hooks.session_start_output",
-        type=str,
-        env="SESSIONKIT_HOOK_OUTPUT",
-        choices=("json", "plain"),
-        help="session-start prints Claude Code JSON or plain text",
-    ),
-    Setting(
-        key="hooks.context_budget",
-        attr="hooks.context_budget",
-        type=int,
-        env="SESSIONKIT_CONTEXT_BUDGET",
-        minimum=0,  # (0: no limit; else at least 1000 chars or 350 tokens, with the unit)
-        help="most the session-start context may measure (default 9000; 0: no limit; else "
-        "at least 1000 chars or 350 tokens)",
-    ),
-    Setting(
-        key="hooks.context_unit",
-        attr="hooks.context_unit",
-        type=str,
-        env="SESSIONKIT_CONTEXT_UNIT",
-        choices=("chars", "tokens"),
-        help="unit of hooks.context_budget: chars, or tokens (one per three UTF-8 bytes)",
-    ),
-    Setting(
-        key="hooks.deadline_ms",
-        attr="hooks.deadline_ms",
-        type=int,
-        env="SESSIONKIT_HOOK_DEADLINE_MS",
-        help="time budget of one hook run, in milliseconds (default 5000)",
-    ),
-    Setting(
-        key="secrets.redact",
-        attr="secrets.redact",
-        type=str,
-        env="SESSIONKIT_REDACT",
-        choices=("on", "warn", "off"),
-        help="secrets in what is written: on (redact), warn (report), off (do not look)",
-    ),
-    Setting(
-        key="secrets.allow",
-        attr="secrets.allow",
-        type=str,
-        env="SESSIONKIT_REDACT_ALLOW",
-        one_line=False,
-        help="known-safe values never redacted (separated by commas or blanks)",
-    ),
-    Setting(
-        key="limits.max_note_bytes",
-        attr="limits.max_note_bytes",
-        type=int,
-        env="SESSIONKIT_MAX_NOTE_BYTES",
-        help="largest note read, in bytes",
-    ),
-    Setting(
-        key="limits.max_payload_bytes",
-        attr="limits.max_payload_bytes",
-        type=int,
-        env="SESSIONKIT_MAX_PAYLOAD_BYTES",
-        help="largest hook payload read from stdin, in bytes",
-    ),
-)
+    _setting("store.url", "SESSIONKIT_STORE", "default store: a path or fsspec URL "
+             "(default: the repository root)", "store", path_like=True),
+    _setting("store.layout", "SESSIONKIT_LAYOUT", "store layout: aiwiki or basic-memory",
+             "layout", registry="layout"),
+    _setting("store.format", "SESSIONKIT_FORMAT",
+             "format of new notes: aiwiki-v2, aiwiki-v1, basic-memory", "format",
+             registry="format"),
+    _setting("basic_memory.project", "SESSIONKIT_BM_PROJECT",
+             "Basic Memory project name (default: Basic Memory's default project)", "bm_project"),
+    _setting("hooks.store", "SESSIONKIT_HOOK_STORE",
+             "store the hooks write to (default: the default store)", path_like=True),
+    _setting("hooks.directive_kind", "SESSIONKIT_DIRECTIVE_KIND",
+             "kind of the directive a pre-compact checkpoint carries"),
+    _setting("hooks.directive_scope", "SESSIONKIT_DIRECTIVE_SCOPE",
+             "Scope: item of that directive"),
+    _setting("hooks.directive_action", "SESSIONKIT_DIRECTIVE_ACTION",
+             "Action: item of that directive"),
+    _setting("hooks.session_start_output", "SESSIONKIT_HOOK_OUTPUT",
+             "session-start prints Claude Code JSON or plain text", choices=("json", "plain")),
+    _setting("hooks.context_budget", "SESSIONKIT_CONTEXT_BUDGET", "most the session-start "
+             "context may measure (default 9000; 0: no limit; else at least 1000 chars or 350 "
+             "tokens)", kind=int, minimum=0),  # (the least besides 0 is checked with the unit)
+    _setting("hooks.context_unit", "SESSIONKIT_CONTEXT_UNIT", "unit of hooks.context_budget: "
+             "chars, or tokens (one per three UTF-8 bytes)", choices=("chars", "tokens")),
+    _setting("hooks.deadline_ms", "SESSIONKIT_HOOK_DEADLINE_MS",
+             "time budget of one hook run, in milliseconds (default 5000)", kind=int),
+    _setting("secrets.redact", "SESSIONKIT_REDACT", "secrets in what is written: on (redact), "
+             "warn (report), off (do not look)", choices=("on", "warn", "off")),
+    _setting("secrets.allow", "SESSIONKIT_REDACT_ALLOW",
+             "known-safe values never redacted (separated by commas or blanks)", one_line=False),
+    _setting("limits.max_note_bytes", "SESSIONKIT_MAX_NOTE_BYTES", "largest note read, in bytes",
+             kind=int),
+    _setting("limits.max_payload_bytes", "SESSIONKIT_MAX_PAYLOAD_BYTES",
+             "largest hook payload read from stdin, in bytes", kind=int),
+)  # fmt: skip
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TABLES = {s.key.partition(".")[0] for s in SETTINGS} | {"storage_options"}
 _SO = "storage_options"
 
-
-# -- secrets ------------------------------------------------------------------
 
 _SECRET_WORDS = ("secret", "password", "passwd", "token", "credential", "apikey", "passphrase")
 _SECRET_PARTS = {"key", "pwd", "auth", "private", "pass", "sig", "signature"}
 
 
 def is_secret_key(name: str) -> bool:
-    """Whether a key name looks like it holds a secret.
-
-    ``secret``, ``password``, ``token``, ``credential`` anywhere in the name,
-    or a word ``key`` / ``auth`` / ``pwd`` (``access_key``, ``api-key``, ``key``).
-    """
+    """Whether a key name looks like it holds a secret: ``secret``, ``password``, ``token``,
+    ``credential`` anywhere, or a word ``key`` / ``auth`` / ``pwd`` (``api-key``, ``key``)."""
     low = name.lower()
     if any(word in low for word in _SECRET_WORDS):
         return True
@@ -533,34 +341,15 @@ def mask_url(url: str) -> str:
     return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", url)
 
 
-def _has_url_password(url: str) -> bool:
-    return _USERINFO.match(url) is not None
-
-
-# -- locating files -------------------------------------------------------------
-
-
 def _start(start_dir: str | os.PathLike[str] | None) -> str:
     return os.path.abspath(os.fspath(start_dir) if start_dir is not None else os.getcwd())
-
-
-def _project_file(start_dir: str | os.PathLike[str] | None) -> str | None:
-    from ._config_sources import project_file
-
-    return project_file(_start(start_dir))
-
-
-def _repository_root(start_dir: str | os.PathLike[str] | None) -> str:
-    from ._config_sources import repository_root
-
-    return repository_root(_start(start_dir))
 
 
 def find_project_file(start_dir: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest ``.sessionkit.toml`` at or above ``start_dir`` (default: cwd), if any."""
     from pathlib import Path
 
-    found = _project_file(start_dir)
+    found = project_file(_start(start_dir))
     return None if found is None else Path(found)
 
 
@@ -568,7 +357,7 @@ def repository_root(start_dir: str | os.PathLike[str] | None = None) -> Path:
     """The nearest ancestor of ``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``."""
     from pathlib import Path
 
-    return Path(_repository_root(start_dir))
+    return Path(_root(_start(start_dir)))
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -580,166 +369,65 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(user_config_file(env))
 
 
-# -- a small line-based TOML scanner (for the line numbers of values) -----------
+# -- where each key is: line numbers for messages and sources (tomllib reads the values) --
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def _parse_dotted(s: str, i: int = 0) -> tuple[tuple[str, ...], int]:
-    """Parse a TOML dotted key at ``s[i]``; return its parts and the index after it."""
-    import tomllib
-
-    parts: list[str] = []
-    n = len(s)
-    while True:
-        while i < n and s[i] in " \t":
-            i += 1
-        if i < n and s[i] == '"':
-            j = i + 1
-            while j < n and s[j] != '"':
-                j += 2 if s[j] == "\\" else 1
-            if j >= n:
-                raise ValueError("unclosed quoted key")
-            parts.append(tomllib.loads(f"k = {s[i : j + 1]}")["k"])
-            i = j + 1
-        elif i < n and s[i] == "'":
-            j = s.find("'", i + 1)
-            if j < 0:
-                raise ValueError("unclosed quoted key")
-            parts.append(s[i + 1 : j])
-            i = j + 1
-        else:
-            m = _BARE_KEY.match(s, i)
-            if m is None:
-                raise ValueError("not a key")
-            parts.append(m.group())
-            i = m.end()
-        while i < n and s[i] in " \t":
-            i += 1
-        if i < n and s[i] == ".":
-            i += 1
-            continue
-        return tuple(parts), i
-
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-
-
-def _toml_string(value: str) -> str:
-    """A TOML basic string that reads back as ``value`` (control characters escaped)."""
-    out = []
-    for ch in value:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
 def _render_key(parts: tuple[str, ...]) -> str:
-    return ".".join(p if _BARE_KEY.fullmatch(p) else _toml_string(p) for p in parts)
+    """A TOML dotted key (a part that is not bare as a basic string that reads back)."""
+    import json
+
+    quoted = (json.dumps(p, ensure_ascii=False).replace("\x7f", "\\u007f") for p in parts)
+    return ".".join(p if _BARE_KEY.fullmatch(p) else q for p, q in zip(parts, quoted, strict=True))
 
 
-class _Entry(NamedTuple):
-    """A table header or a ``key = value`` line of a TOML text (0-based lines)."""
-
-    kind: str  # "table", "array" or "key"
-    path: tuple[str, ...]  # full path of the table or key
-    table: tuple[str, ...]  # the header the entry sits under (for keys)
-    start: int
-    end: int  # exclusive
-    value_col: int = 0  # column where a key's value starts
-
-
-def _split(text: str) -> list[str]:
-    """Lines as TOML sees them: split on ``\\n`` only, line ends kept."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _parses(value_text: str) -> bool:
+def _key_path(fragment: str) -> tuple[str, ...] | None:
+    """The dotted key a one-key TOML ``fragment`` (``a."b" = 0``, ``[a.b]``) sets, if it is one."""
     import tomllib
 
     try:
-        tomllib.loads(f"v = {value_text}")
+        node: Any = tomllib.loads(fragment)
     except tomllib.TOMLDecodeError:
-        return False
-    return True
+        return None
+    parts: list[str] = []
+    while isinstance(node, dict) and len(node) == 1:
+        name, node = next(iter(node.items()))
+        parts.append(name)
+        node = node[-1] if isinstance(node, list) and node else node  # ([[array]] of tables)
+    return tuple(parts) or None
 
 
-def _scan(lines: list[str]) -> list[_Entry]:
-    """Table headers and key lines of a TOML text that tomllib accepts."""
-    entries: list[_Entry] = []
+def _key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """The 1-based line of each table header and ``key = value`` of a TOML text that
+    tomllib accepts, by full path (the first one's, lines split on ``\\n`` as TOML does)."""
+    found: dict[tuple[str, ...], int] = {}
     table: tuple[str, ...] = ()
+    rows = text.split("\n")
     i = 0
-    while i < len(lines):
-        raw = lines[i].rstrip("\r\n")
+    while i < len(rows):
+        raw = rows[i].rstrip("\r")
+        i += 1
         stripped = raw.strip()
         if not stripped or stripped.startswith("#"):
-            i += 1
             continue
         if stripped.startswith("["):
-            is_array = stripped.startswith("[[")
-            start = raw.index("[") + (2 if is_array else 1)
-            try:
-                path, _ = _parse_dotted(raw, start)
-            except ValueError:
-                i += 1
-                continue
-            table = path
-            entries.append(
-                _Entry(
-                    kind="array" if is_array else "table", path=path, table=(), start=i, end=i + 1
-                )
-            )
-            i += 1
+            header = _key_path(stripped)
+            if header is not None:
+                table = header
+                found.setdefault(header, i)
             continue
-        try:
-            parts, j = _parse_dotted(raw)
-        except ValueError:
-            i += 1
-            continue
-        if j >= len(raw) or raw[j] != "=":
-            i += 1
-            continue
-        col = j + 1
-        while col < len(raw) and raw[col] in " \t":
-            col += 1
-        value = raw[col:]
-        end = i + 1
-        while not _parses(value) and end < len(lines):
-            value += "\n" + lines[end].rstrip("\r\n")
-            end += 1
-        entries.append(
-            _Entry(kind="key", path=table + parts, table=table, start=i, end=end, value_col=col)
-        )
-        i = end
-    return entries
-
-
-def _line_of(entries: list[_Entry], path: tuple[str, ...]) -> int | None:
-    """1-based line of a key (or of the nearest table that holds it)."""
-    for entry in entries:
-        if entry.path == path:
-            return entry.start + 1
-    for size in range(len(path) - 1, 0, -1):
-        for entry in entries:
-            if entry.path == path[:size]:
-                return entry.start + 1
-    return None
+        # the key: the shortest part before an "=" that reads as one (a quoted key may hold "=")
+        for eq in (k for k, ch in enumerate(raw) if ch == "="):
+            path = _key_path(raw[:eq] + "= 0")
+            if path is not None:
+                found.setdefault(table + path, i)
+                value = raw[eq + 1 :]
+                while not _key_path("v = " + value) and i < len(rows):  # (a multi-line value)
+                    value += "\n" + rows[i].rstrip("\r")
+                    i += 1
+                break
+    return found
 
 
 # -- reading and validating -------------------------------------------------------
@@ -750,24 +438,20 @@ _TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 def _toml_error(exc: tomllib.TOMLDecodeError, text: str, file: str) -> ConfigError:
     msg = str(exc)
     m = _TOML_ERROR_LINE.search(msg)
+    line: int | None = None
     if m:
-        line: int | None = int(m.group(1))
-        msg = msg[: m.start()].rstrip()
+        line, msg = int(m.group(1)), msg[: m.start()].rstrip()
     elif "end of document" in msg:
         line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
-    else:
-        line = None
     return ConfigError(f"bad TOML: {msg}", path=file, line=line)
 
 
 def _is_plain(value: Any, depth: int = 0) -> bool:
     if isinstance(value, str | int | float | bool):
         return True
-    if depth > 4:
-        return False
-    if isinstance(value, list):
+    if isinstance(value, list) and depth <= 4:
         return all(_is_plain(v, depth + 1) for v in value)
-    if isinstance(value, dict):
+    if isinstance(value, dict) and depth <= 4:
         return all(isinstance(k, str) and _is_plain(v, depth + 1) for k, v in value.items())
     return False
 
@@ -803,24 +487,19 @@ def _registered(registry: str) -> list[str]:
 
 
 def _check_scalar(setting: Setting, value: Any) -> str | None:
-    """A problem with ``value`` for ``setting`` (its type and range), or ``None``."""
-    want = "string" if setting.type is str else "integer"
+    """A problem with ``value`` for ``setting`` (its type and range), or ``None``: the one
+    check of every value, from a file, a variable, a flag, ``config set`` or Python."""
     if setting.type is int and (isinstance(value, bool) or not isinstance(value, int)):
-        return f"must be an {want}, not {_type_name(value)}"
+        return f"must be an integer, not {_type_name(value)}"
     if setting.type is str and not isinstance(value, str):
-        return f"must be a {want}, not {_type_name(value)}"
-    if setting.type is int and value < setting.minimum:
+        return f"must be a string, not {_type_name(value)}"
+    if setting.type is int and value < setting.minimum:  # (the budget's: with its unit)
         if setting.minimum == 1:
             return f"must be a positive integer, not {value}"
         return f"must be at least {setting.minimum}, not {value}"
-    # (hooks.context_budget's least value depends on hooks.context_unit: _check_together)
     if setting.choices is not None and value not in setting.choices:
         return f"must be one of {', '.join(setting.choices)}, not {value!r}"
-    if (
-        setting.type is str
-        and setting.one_line
-        and any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)
-    ):
+    if setting.type is str and setting.one_line and any(c < " " or c == "\x7f" for c in value):
         return "must be one line (no line break or other control character)"
     if setting.registry is not None and value not in _BUILTIN_NAMES[setting.registry]:
         known = _registered(setting.registry)
@@ -829,18 +508,27 @@ def _check_scalar(setting: Setting, value: Any) -> str | None:
     return None
 
 
+def _from_text(setting: Setting, raw: Any, origin: str) -> Any:
+    """A value given as text (a variable, a flag, ``config set``): converted, checked."""
+    value = raw
+    if setting.type is int and isinstance(raw, str):
+        try:
+            value = int(raw.strip().replace("_", ""))
+        except ValueError:
+            problem: str | None = f"must be an integer, not {raw!r}"
+        else:
+            problem = _check_scalar(setting, value)
+    else:
+        problem = _check_scalar(setting, value)
+    if problem is not None:
+        raise ConfigError(f"{origin}: {setting.key} {problem}", key=setting.key)
+    return value
+
+
 def _resolve_path(value: str, base: str) -> str:
-    """A store location from a file: ``~`` expanded, a relative path joined to ``base``
-    (the file's folder).
-
-    The rule of ``--store`` on the command line (``local_path`` in
-    ``sessionkit.backends._storage``, written here without importing the stores, which
-    the hooks do not load): a relative path must stay inside ``base``, symlinks
-    followed; an absolute path (or ``~``) means exactly that folder; a URL is kept.
-
-    Raises:
-        ConfigError: a relative path leads outside ``base`` (``../victim``).
-    """
+    """A store location from a file, by the rule of ``--store`` (``backends._storage``'s
+    ``local_path``, without importing the stores): ``~`` expanded, a URL or an absolute
+    path kept, a relative one joined to ``base`` and refused if it leads outside it."""
     if "://" in value:
         return value
     expanded = os.path.expanduser(value)
@@ -871,11 +559,8 @@ def _strict(problem: ConfigError) -> None:
 def read_config_text(
     text: str, file: str, kind: str = "project", *, on_problem: OnProblem | None = None
 ) -> _Layer:
-    """Validate a config file's text; return ``{dotted key: (value, Source)}``.
-
-    Every value is checked against its key's type and range (docs/configuration.md).
-    With ``on_problem``, each bad value is handed to it and left out (a file that is
-    not TOML gives one problem and no values) instead of raised.
+    """Validate a config file's text; return ``{dotted key: (value, Source)}``. With
+    ``on_problem``, each bad value is handed to it and left out instead of raised.
 
     Raises:
         ConfigError: bad TOML, unknown table or key, wrong type or range (file, line,
@@ -889,23 +574,37 @@ def read_config_text(
     except tomllib.TOMLDecodeError as exc:
         report(_toml_error(exc, text, file))
         return {}
-    entries = _scan(_split(text))
-    base = os.path.dirname(file)  # ("" for a bare name: the working directory)
+    lines = _key_lines(text)
     layer: _Layer = {}
+
+    def line_of(path: tuple[str, ...]) -> int | None:  # (of the key, or of its nearest table)
+        return next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
 
     def fail(path: tuple[str, ...], message: str) -> None:
         key = ".".join(path) if len(path) == 2 and path[0] != _SO else None
-        report(
-            ConfigError(
-                f"{_render_key(path)}: {message}",
-                path=file,
-                line=_line_of(entries, path),
-                key=key,
-            )
-        )
+        where = line_of(path)
+        report(ConfigError(f"{_render_key(path)}: {message}", path=file, line=where, key=key))
 
-    def src(path: tuple[str, ...]) -> Source:
-        return Source(kind=kind, file=file, line=_line_of(entries, path))
+    def add(path: tuple[str, ...], value: Any) -> None:
+        if path[0] == _SO:
+            if not _is_plain(value):
+                return fail(path, f"{_type_name(value)} cannot be a storage option")
+            key = f"{_SO}.{_render_key(path[1:])}"
+        else:
+            key = ".".join(path)
+            setting = _BY_KEY.get(key)
+            if setting is None:
+                known = ", ".join(s.key for s in SETTINGS if s.key.startswith(path[0] + "."))
+                return fail(path, f"unknown key (known in [{path[0]}]: {known})")
+            problem = _check_scalar(setting, value)
+            if problem is None and setting.path_like:
+                try:  # ("" for a bare file name: the working directory)
+                    value = _resolve_path(value, os.path.dirname(file))
+                except ConfigError as exc:
+                    problem = exc.message
+            if problem is not None:
+                return fail(path, problem)
+        layer[key] = (value, Source(kind=kind, file=file, line=line_of(path)))
 
     for table, content in data.items():
         if table not in _TABLES:
@@ -914,48 +613,22 @@ def read_config_text(
         if not isinstance(content, dict):
             fail((table,), f"must be a table, not {_type_name(content)}")
             continue
-        if table == _SO:
-            for prefix, options in content.items():
-                if not isinstance(options, dict):
-                    fail(
-                        (table, prefix),
-                        "must be a table of options for the URL prefix "
-                        f'(write [storage_options."{prefix}"]), not {_type_name(options)}',
-                    )
-                    continue
-                for name, value in options.items():
-                    if not _is_plain(value):
-                        shown = _type_name(value)
-                        fail((table, prefix, name), f"{shown} cannot be a storage option")
-                        continue
-                    key = f"{_SO}.{_render_key((prefix, name))}"
-                    layer[key] = (value, src((table, prefix, name)))
-            continue
         for name, value in content.items():
-            dotted = f"{table}.{name}"
-            setting = _BY_KEY.get(dotted)
-            if setting is None:
-                known = ", ".join(s.key for s in SETTINGS if s.key.startswith(table + "."))
-                fail((table, name), f"unknown key (known in [{table}]: {known})")
-                continue
-            problem = _check_scalar(setting, value)
-            if problem is not None:
-                fail((table, name), problem)
-                continue
-            if setting.path_like:
-                try:
-                    value = _resolve_path(value, base)
-                except ConfigError as exc:
-                    fail((table, name), exc.message)
-                    continue
-            layer[dotted] = (value, src((table, name)))
+            if table != _SO:
+                add((table, name), value)
+            elif not isinstance(value, dict):
+                fail(
+                    (table, name),
+                    "must be a table of options for the URL prefix "
+                    f'(write [storage_options."{name}"]), not {_type_name(value)}',
+                )
+            else:
+                for option, v in value.items():
+                    add((table, name, option), v)
     return layer
 
 
-def _read_file(
-    path: str | os.PathLike[str], kind: str, on_problem: OnProblem | None = None
-) -> _Layer:
-    file = os.fspath(path)
+def _read_file(file: str, kind: str, on_problem: OnProblem | None = None) -> _Layer:
     report = on_problem or _strict
     try:
         with open(file, "rb") as handle:
@@ -974,112 +647,21 @@ def _read_file(
     return read_config_text(text, file, kind, on_problem=on_problem)
 
 
-def _coerce(setting: Setting, raw: Any, origin: str) -> Any:
-    """Convert a string from the environment or a flag to the setting's type, checked."""
-    value = raw
-    if setting.type is int and isinstance(raw, str):
-        try:
-            value = int(raw.strip().replace("_", ""))
-        except ValueError:
-            raise ConfigError(
-                f"{origin}: {setting.key} must be an integer, not {raw!r}", key=setting.key
-            ) from None
-    problem = _check_scalar(setting, value)
-    if problem is not None:
-        raise ConfigError(f"{origin}: {setting.key} {problem}", key=setting.key)
-    return value
-
-
-def _env_layer(env: Mapping[str, str], on_problem: OnProblem | None = None) -> _Layer:
+def _text_layer(given: dict[str, tuple[Any, Source]], on_problem: OnProblem) -> _Layer:
+    """Values given as text, by dotted key (variables, flags), checked by the table."""
     layer: _Layer = {}
-    for setting in SETTINGS:
-        if setting.env is None:
-            continue
-        raw = env.get(setting.env)
-        if raw is None or raw == "":
-            continue
+    for key, (raw, source) in given.items():
         try:
-            value = _coerce(setting, raw, f"${setting.env}")
+            if key.startswith(_SO + "."):
+                layer[f"{_SO}.{_render_key(_split_option_key(key))}"] = (raw, source)
+            elif key not in _BY_KEY:
+                raise ConfigError(f"unknown configuration key {key!r}")
+            else:
+                origin = f"${source.name}" if source.kind == "env" else f"override {key}"
+                layer[key] = (_from_text(_BY_KEY[key], raw, origin), source)
         except ConfigError as exc:
-            (on_problem or _strict)(exc)
-            continue
-        layer[setting.key] = (value, Source(kind="env", name=setting.env))
+            on_problem(exc)
     return layer
-
-
-def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
-    layer: _Layer = {}
-    for key, raw in overrides.items():
-        if raw is None:
-            continue
-        if key.startswith(_SO + "."):
-            prefix, name = _split_option_key(key)
-            layer[f"{_SO}.{_render_key((prefix, name))}"] = (raw, Source(kind="flag", name=key))
-            continue
-        setting = _BY_KEY.get(key)
-        if setting is None:
-            raise ConfigError(f"unknown configuration key {key!r}")
-        layer[key] = (_coerce(setting, raw, f"override {key}"), Source(kind="flag", name=key))
-    return layer
-
-
-def _where(source: Source) -> str:
-    """Where a value was set, as an error names it: ``file:line: `` or ``$VAR: ``."""
-    if source.file is not None:
-        return ""  # (the error's path and line say it)
-    if source.kind == "env" and source.name:
-        return f"${source.name}: "
-    return f"{source.kind} {source.name}: " if source.name else ""
-
-
-def _check_together(merged: _Layer, on_problem: OnProblem | None = None) -> None:
-    """Check the values that depend on each other (the context budget and its unit);
-    with ``on_problem``, a bad budget is reported and left out (the default applies)."""
-    budget = merged.get("hooks.context_budget")
-    unit = merged.get("hooks.context_unit")
-    if budget is None and unit is None:
-        return
-    try:
-        HookConfig(
-            context_budget=budget[0] if budget else 9000,
-            context_unit=unit[0] if unit else "chars",
-        )
-    except ConfigError as exc:
-        source = (budget or unit or (None, _DEFAULT))[1]
-        error = ConfigError(
-            f"{_where(source)}{exc.message}",
-            path=source.file,
-            line=source.line,
-            key="hooks.context_budget",
-        )
-        (on_problem or _strict)(error)
-        merged.pop("hooks.context_budget", None)
-
-
-def _build(merged: _Layer) -> Config:
-    values: dict[str, Any] = {}
-    hooks: dict[str, Any] = {}
-    secrets: dict[str, Any] = {}
-    limits: dict[str, Any] = {}
-    options: dict[str, dict[str, Any]] = {}
-    sources: dict[str, Source] = {}
-    for key, (value, source) in merged.items():
-        sources[key] = source
-        if key.startswith(_SO + "."):
-            prefix, name = _split_option_key(key)
-            options.setdefault(prefix, {})[name] = value
-            continue
-        attr = _BY_KEY[key].attr
-        group, _, name = attr.rpartition(".")
-        {"": values, "hooks": hooks, "secrets": secrets, "limits": limits}[group][name] = value
-    return Config(
-        **values,
-        storage_options=options,
-        hooks=HookConfig(**hooks),
-        secrets=SecretsConfig(**secrets),
-        limits=Limits(**limits),
-        sources=sources,
-    )
 
 
 def _merged(
@@ -1094,19 +676,31 @@ def _merged(
     from ._userconfig import user_config_file
 
     merged: _Layer = {}
-    files = {"user": user_config_file(env), "project": _project_file(start_dir)}
+    files = {"user": user_config_file(env), "project": project_file(_start(start_dir))}
     if text_of is not None:
         files[text_of[2]] = text_of[0]
     for kind, file in files.items():
-        if file is None:
-            continue
         if text_of is not None and file == text_of[0]:
             merged.update(read_config_text(text_of[1], file, kind, on_problem=on_problem))
-        else:
+        elif file is not None:
             merged.update(_read_file(file, kind, on_problem))
-    merged.update(_env_layer(env, on_problem))
-    merged.update(_override_layer(overrides or {}))
-    _check_together(merged, on_problem)
+    variables = {s.key: (env.get(s.env or ""), Source(kind="env", name=s.env)) for s in SETTINGS}
+    merged.update(_text_layer({k: v for k, v in variables.items() if v[0]}, on_problem or _strict))
+    flags = {k: (v, Source(kind="flag", name=k)) for k, v in (overrides or {}).items()}
+    merged.update(_text_layer({k: v for k, v in flags.items() if v[0] is not None}, _strict))
+    # the values that depend on each other, the context budget and its unit: a bad budget
+    # is reported (by its source) and left out, so its default applies
+    budget, unit = merged.get("hooks.context_budget"), merged.get("hooks.context_unit")
+    problem = check_budget(budget[0] if budget else 9000, unit[0] if unit else "chars")
+    if problem is not None:
+        source = (budget or unit or (None, _DEFAULT))[1]
+        where = f"${source.name}: " if source.kind == "env" else f"{source}: "
+        where = "" if source.file is not None or source.name is None else where
+        (on_problem or _strict)(
+            ConfigError(f"{where}hooks.context_budget {problem}", path=source.file,
+                        line=source.line, key="hooks.context_budget")
+        )  # fmt: skip
+        merged.pop("hooks.context_budget", None)
     return merged
 
 
@@ -1120,28 +714,41 @@ def load_config(
     """Read the effective configuration from every source.
 
     Args:
-        start_dir: where to look for ``.sessionkit.toml`` and the repository
-            root (default: the working directory; hooks pass the payload's ``cwd``).
+        start_dir: where to look for ``.sessionkit.toml`` and the repository root
+            (default: the working directory; hooks pass the payload's ``cwd``).
         env: environment variables (default: ``os.environ``).
-        overrides: dotted keys set by the caller (the CLI's flags), most
-            specific of all; ``None`` values are ignored.
-        on_problem: lenient reading (what the hooks do: a hook must record
-            whatever the configuration says): each bad value, file or variable
-            is handed to it as a :class:`ConfigError` (file and line, or the
-            variable, named; ``key`` set when it is one key's value) and left
-            out, so that key's default (or a less specific source) applies.
-            Without it the first problem is raised.
+        overrides: dotted keys set by the caller (the CLI's flags), most specific of
+            all; ``None`` values are ignored.
+        on_problem: lenient reading (the hooks'): each bad value, file or variable is
+            handed to it as a :class:`ConfigError` (file and line, or the variable,
+            named; ``key`` set for one key's value) and left out, so a less specific
+            source or the default applies.  Without it the first problem is raised.
 
-    The result has :attr:`Config.store` filled in (the repository root when
-    nothing sets it) and :attr:`Config.sources` telling where each value came from.
+    The result has :attr:`Config.store` filled in (the repository root when nothing
+    sets it) and :attr:`Config.sources` telling where each value came from.
 
     Raises:
-        ConfigError: a file or environment value is malformed or out of range
-            (without ``on_problem``).
+        ConfigError: a file or variable is malformed or out of range (no ``on_problem``).
     """
     env = os.environ if env is None else env
     merged = _merged(start_dir, env, overrides, on_problem)
-    config = _build(merged)
+    groups: dict[str, dict[str, Any]] = {"": {}, "hooks": {}, "secrets": {}, "limits": {}}
+    options: dict[str, dict[str, Any]] = {}
+    for key, (value, _) in merged.items():
+        if key.startswith(_SO + "."):
+            prefix, name = _split_option_key(key)
+            options.setdefault(prefix, {})[name] = value
+        else:
+            group, _, name = _BY_KEY[key].attr.rpartition(".")
+            groups[group][name] = value
+    config = Config(
+        **groups[""],
+        storage_options=options,
+        hooks=HookConfig(**groups["hooks"]),
+        secrets=SecretsConfig(**groups["secrets"]),
+        limits=Limits(**groups["limits"]),
+        sources={key: source for key, (_, source) in merged.items()},
+    )
     url = effective_store_url(config, start_dir)
     if url != config.store:
         sources = dict(config.sources)
@@ -1152,24 +759,17 @@ def load_config(
     return config
 
 
-# -- using a configuration ----------------------------------------------------------
-
-
 def effective_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
-    """The store URL ``config`` points at.
-
-    Its :attr:`~Config.store` when set; else ``bm://<basic_memory.project>``
-    when the layout is ``basic-memory``; else the repository root of
-    ``start_dir`` (default: the working directory).  A bare ``bm://`` store is
-    completed with :attr:`~Config.bm_project` when that is set.
-    """
+    """The store URL ``config`` points at: its :attr:`~Config.store` (a bare ``bm://``
+    completed with :attr:`~Config.bm_project`); else ``bm://<basic_memory.project>`` for
+    the ``basic-memory`` layout; else the repository root of ``start_dir`` (default: cwd)."""
     if config.store:
         if config.store == "bm://" and config.bm_project:
             return f"bm://{config.bm_project}"
         return config.store
     if config.layout == "basic-memory":
         return f"bm://{config.bm_project or ''}"
-    return _repository_root(start_dir)
+    return _root(_start(start_dir))
 
 
 def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = None) -> str:
@@ -1177,44 +777,31 @@ def hook_store_url(config: Config, start_dir: str | os.PathLike[str] | None = No
     return config.hooks.store if config.hooks.store else effective_store_url(config, start_dir)
 
 
-def _prefix_matches(url: str, prefix: str) -> bool:
-    if not url.startswith(prefix):
-        return False
-    return len(url) == len(prefix) or prefix.endswith(("/", ":")) or url[len(prefix)] in "/?#"
-
-
 def storage_options_for(config: Config, url: str) -> dict[str, Any]:
     """The fsspec options configured for ``url``: every matching prefix, longest last."""
     merged: dict[str, Any] = {}
     for prefix in sorted(config.storage_options, key=len):
-        if _prefix_matches(url, prefix):
+        if url.startswith(prefix) and (
+            len(url) == len(prefix) or prefix.endswith(("/", ":")) or url[len(prefix)] in "/?#"
+        ):
             merged.update(config.storage_options[prefix])
     return merged
 
 
 def default_store(start_dir: str | os.PathLike[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """Load the effective configuration; return the default store URL and its storage options.
-
-    This is what ``sessionkit.open_store()`` with no argument uses.  The
-    configured layout and format are ``load_config(start_dir).layout`` / ``.format``.
-    """
+    """The default store URL and its storage options, from :func:`load_config` (what
+    ``sessionkit.open_store()`` with no argument uses)."""
     config = load_config(start_dir)
     url = effective_store_url(config, start_dir)
     return url, storage_options_for(config, url)
-
-
-# -- showing ---------------------------------------------------------------------------
 
 
 def _split_option_key(key: str) -> tuple[str, str]:
     """``storage_options.<prefix>.<name>`` (TOML quoting optional) -> (prefix, name)."""
     rest = key[len(_SO) + 1 :]
     if rest.startswith(('"', "'")):
-        try:
-            parts, end = _parse_dotted(rest)
-        except ValueError:
-            parts, end = (), 0
-        if len(parts) == 2 and end == len(rest):
+        parts = _key_path(rest + " = 0")
+        if parts is not None and len(parts) == 2:
             return parts[0], parts[1]
     prefix, _, name = rest.rpartition(".")
     if not prefix or not name:
@@ -1225,11 +812,8 @@ def _split_option_key(key: str) -> tuple[str, str]:
 
 
 def parse_key(key: str) -> tuple[str, ...]:
-    """A dotted key as the CLI takes it -> TOML path.
-
-    ``store.url`` -> ``("store", "url")``; storage options take the URL prefix
-    as is or TOML-quoted: ``storage_options.s3://bucket.endpoint_url`` or
-    ``storage_options."s3://bucket".endpoint_url``.
+    """A dotted key as the CLI takes it -> TOML path: ``store.url`` -> ``("store", "url")``;
+    a storage option's URL prefix as is or quoted (``storage_options."s3://b".profile``).
 
     Raises:
         ConfigError: not a known key.
@@ -1263,63 +847,31 @@ def describe(config: Config) -> list[dict[str, Any]]:
     (the ``sessionkit config show --json`` shape), settings first, then
     storage options by URL prefix.
     """
-    rows: list[dict[str, Any]] = []
-    for setting in SETTINGS:
-        obj: Any = config
-        for part in setting.attr.split("."):
-            obj = getattr(obj, part)
-        rows.append(
-            {
-                "key": setting.key,
-                "value": _shown(setting.key, obj),
-                "source": config.source(setting.key).to_dict(),
-            }
-        )
+    from operator import attrgetter
+
+    values = [(setting.key, attrgetter(setting.attr)(config)) for setting in SETTINGS]
     for prefix in sorted(config.storage_options):
         for name, value in config.storage_options[prefix].items():
-            key = f"{_SO}.{_render_key((prefix, name))}"
-            rows.append(
-                {
-                    "key": key,
-                    "value": _shown(key, value),
-                    "source": config.source(key).to_dict(),
-                }
-            )
-    return rows
-
-
-def _json_text(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
+            values.append((f"{_SO}.{_render_key((prefix, name))}", value))
+    return [
+        {"key": key, "value": _shown(key, value), "source": config.source(key).to_dict()}
+        for key, value in values
+    ]
 
 
 def format_config(config: Config) -> str:
     """``config show`` text: ``key = value  # source`` per line, secrets masked."""
-    out = []
-    for row in describe(config):
-        value = row["value"]
-        shown = "(unset)" if value is None else _json_text(value)
-        source = Source(**row["source"])
-        out.append(f"{row['key']} = {shown}  # {source}")
-    return "\n".join(out) + "\n"
+    import json
+
+    return "".join(
+        f"{row['key']} = "
+        f"{'(unset)' if row['value'] is None else json.dumps(row['value'], ensure_ascii=False)}"
+        f"  # {Source(**row['source'])}\n"
+        for row in describe(config)
+    )
 
 
 # -- writing ----------------------------------------------------------------------------
-
-
-def _convert_cli_value(path: tuple[str, ...], raw: str) -> Any:
-    import tomllib
-
-    if path[0] == _SO:
-        # a TOML literal (true, 42, "quoted") when it is one, else the string itself
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            return raw
-        return value if isinstance(value, str | int | float | bool) else raw
-    setting = _BY_KEY[".".join(path)]
-    return _coerce(setting, raw, "config set")
 
 
 def config_file(
@@ -1327,11 +879,8 @@ def config_file(
     start_dir: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Path:
-    """The file ``config set`` writes for ``scope`` (``"project"`` or ``"user"``).
-
-    The project file is the nearest existing ``.sessionkit.toml``, else a new
-    one at the repository root.
-    """
+    """The file ``config set`` writes for ``scope``: ``"user"``, or ``"project"`` (the nearest
+    ``.sessionkit.toml``, else a new one at the repository root)."""
     if scope == "user":
         return user_config_path(env)
     if scope != "project":
@@ -1348,25 +897,31 @@ def set_value(
     start_dir: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Path:
-    """Set ``key`` to ``value`` in the project or user file as a minimal edit.
+    """Set ``key`` to ``value`` in the project or user file as a minimal edit; returns it.
 
-    ``value`` is converted to the key's type and checked against its range
-    (storage options: a TOML literal such as ``true`` or ``42`` when it is
-    one, else a string).  The file is edited with tomlkit: only the key's
-    line changes, or one line is added (a missing table is appended);
-    comments, order and the newline style survive.  A refused value writes
-    nothing.  Returns the file written.
+    ``value`` is converted and checked as the key's (a storage option: a TOML literal
+    such as ``true`` or ``42``, else a string).  tomlkit edits the file: only the key's
+    line changes or one is added; comments, order and line ends survive.  A refused
+    value writes nothing.
 
     Raises:
-        ConfigError: unknown key, bad value, a secret-looking key or URL
-            password (credentials belong to fsspec and the cloud SDKs), or the
-            existing file is malformed.
+        ConfigError: unknown key, bad value, a secret-looking key or URL password
+            (credentials belong to fsspec and the cloud SDKs), or a malformed file.
     """
+    import tomllib
+
     path = parse_key(key)
     if is_secret_key(path[-1]):
         raise ConfigError(f"refusing to store {key!r}: it looks like a secret; {_CREDENTIAL_HINT}")
-    converted = _convert_cli_value(path, value)
-    if isinstance(converted, str) and _has_url_password(converted):
+    if path[0] != _SO:
+        converted: Any = _from_text(_BY_KEY[key], value, "config set")
+    else:  # a TOML literal (true, 42, "quoted") when it is one, else the string itself
+        try:
+            converted = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            converted = value
+        converted = converted if isinstance(converted, str | int | float | bool) else value
+    if isinstance(converted, str) and _USERINFO.match(converted):
         raise ConfigError(
             f"refusing to store a password inside a URL for {key!r}; {_CREDENTIAL_HINT}"
         )
@@ -1383,21 +938,19 @@ def set_value(
         if problem.key is None or problem.key != dotted:
             raise problem
     new_text = _edited(text, path, converted, file)
-    # the new text as every command will read it, and the values that depend on each
-    # other (the context budget and its unit) as every source will give them then
+    # the new text as every source will give it, with the values that depend on each other
+    # (the context budget and its unit); a bad value elsewhere is that file's to fix,
+    # unless this one now clashes with it
     found.clear()
-    read_config_text(new_text, file, scope, on_problem=found.append)
-    env = os.environ if env is None else env
-    _merged(start_dir, env, None, found.append, text_of=(file, new_text, scope))
+    _merged(
+        start_dir, os.environ if env is None else env, None, found.append, (file, new_text, scope)
+    )
     budget = dotted in ("hooks.context_budget", "hooks.context_unit")
     for problem in found:
-        # (a bad value elsewhere is that file's to fix, unless this one now clashes with it)
         if problem.path == file or (budget and problem.key == "hooks.context_budget"):
-            elsewhere = problem.path not in (None, file)  # (the value it now clashes with)
-            where = f"{problem.path}:{problem.line}: " if elsewhere else ""
+            where = f"{problem.path}:{problem.line}: " if problem.path not in (None, file) else ""
             raise ConfigError(
-                f"config set: {where}{problem.message}; nothing written to {file}",
-                key=problem.key,
+                f"config set: {where}{problem.message}; nothing written to {file}", key=problem.key
             )
     from ._atomic import write_atomic  # (tempfile, shutil: only when a file is written)
 

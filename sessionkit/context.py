@@ -1,27 +1,14 @@
 """The session-start context: what an agent is told about the last session, within a budget.
 
-Claude Code moves any hook output over 10,000 characters to a file and shows
-the model a short preview; other agents cut long hook output too.  So the
-context has a hard budget (``hooks.context_budget``, 9,000 characters by
-default, or an estimate in tokens) that the text never exceeds, and it is
-laid out most important first:
-
-1. one line about the note: key, day, status, focus (clipped, never left out);
-2. the number of unconsumed directives (never left out);
-3. each unconsumed directive's action, oldest first (in note order);
-4. the instruction that marks them consumed (never left out);
-5. for ``source = "compact"``: the checkpoint pre-compact just recorded
-   (its heading never left out, then its lines);
-6. the session's next steps, then its open questions;
-7. when anything did not fit: one last line saying how much was left out
-   and the command that prints all of it.
-
-When everything fits the text is exactly the full rendering.  When it does
-not, identical directives (same kind and action, as repeated compactions
-write) are first folded into one line listing their numbers, and then each
-part keeps the longest prefix of its items that fits.
-
-This module imports nothing heavy: the hooks import it on every session start.
+Agents cut long hook output (Claude Code past 10,000 characters), so the context
+has a hard budget (``hooks.context_budget``, 9,000 characters by default, or an
+estimate in tokens) and is laid out most important first: the note's line (key,
+day, status, focus), the count of unconsumed directives, each of them oldest first,
+the instruction that marks them consumed, for ``source = "compact"`` the checkpoint
+just recorded, the next steps, the open questions; then, when anything did not
+fit, one line saying how much was left out and the command that prints it all.
+When it does not fit, identical directives are folded into one line first, then
+each part keeps its longest prefix that fits.  Imports nothing heavy (the hooks).
 """
 
 from __future__ import annotations

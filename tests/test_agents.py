@@ -64,6 +64,7 @@ def repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         XDG_CONFIG_HOME=str(tmp_path / "xdg"),
         XDG_STATE_HOME=str(tmp_path / "state"),
         SESSIONKIT_CACHE_DIR=str(tmp_path / "cache"),
+        SESSIONKIT_HOOK_DEADLINE_MS="600000",  # (the machine's load never decides a test)
     )
     return root, env
 
@@ -290,6 +291,7 @@ def test_a_new_users_walk_with_claude_code_and_codex(tmp_path: Path) -> None:
         XDG_CONFIG_HOME=str(tmp_path / "xdg"),
         XDG_STATE_HOME=str(tmp_path / "state"),
         SESSIONKIT_CACHE_DIR=str(tmp_path / "cache"),
+        SESSIONKIT_HOOK_DEADLINE_MS="600000",  # (the machine's load never decides a test)
     )
 
     def sk(*args: str) -> subprocess.CompletedProcess[str]:

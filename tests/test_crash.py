@@ -33,7 +33,7 @@ import pytest
 import sessionkit
 from sessionkit.diagnostics import Severity
 
-TRIALS = 30
+TRIALS = 20
 SEED = 20261130
 CORPUS = Path(__file__).parent / "corpus"
 SESSION_ID = "c0ffee12-3456-4789-abcd-ef0123456789"

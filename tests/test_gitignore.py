@@ -65,10 +65,18 @@ def test_lock_and_state_files_are_not_untracked_noise(
     assert "sessionkit.toml" not in exclude  # the project's configuration is never hidden
 
 
-def test_outside_git_nothing_is_written(tmp_path: Path) -> None:
-    from sessionkit._gitignore import exclude_in_git
-
+def test_outside_git_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in list(os.environ):
+        if name.startswith("SESSIONKIT_") or name == "CLAUDE_PROJECT_DIR":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     folder = tmp_path / "plain" / "notes"
-    folder.mkdir(parents=True)
-    exclude_in_git(str(folder))
+    (folder / "aiwiki" / "sessions").mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    payload = {"session_id": "a1b2c3d4-0000-4000-8000-000000000000", "cwd": str(folder)}
+    assert hook(["pre-compact"], stdin=io.BytesIO(json.dumps(payload).encode())) == 0
+    capsys.readouterr()
+    assert (folder / "aiwiki" / "sessions" / ".sessionkit.lock").exists()
     assert list(tmp_path.rglob("exclude")) == []

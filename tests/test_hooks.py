@@ -512,30 +512,21 @@ def test_a_configured_hook_applies_its_configuration(tmp_path: Path, home: Path)
     assert "**Plan directive (unconsumed" in pages(repo)[0].read_text(encoding="utf-8")
 
 
-# -- the light session-start path agrees with the store path ------------------------------------
+# -- which note session-start reads ---------------------------------------------------------
 
 
-def _session_start_both_ways(
+def _session_start(
     start: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> str:
-    """``sessionkit hook session-start --plain`` run from ``start``, with the fast lanes
-    on (the light local path) and off (the store path): the same output, returned."""
+    """``sessionkit hook session-start --plain`` run from ``start``: its output."""
     import io
 
     from sessionkit.hooks import main
-    from tests import lanes as fastpaths
 
     monkeypatch.chdir(start)
     payload = json.dumps({"cwd": str(start)}).encode()
-    before = fastpaths.taken()["session-start"]
     assert main(["session-start", "--plain"], io.BytesIO(payload)) == 0
-    light = capsys.readouterr().out
-    assert fastpaths.taken()["session-start"] == before + 1  # the light path answered
-    with fastpaths.general_paths():
-        assert main(["session-start", "--plain"], io.BytesIO(payload)) == 0
-    assert capsys.readouterr().out == light
-    assert fastpaths.taken()["session-start"] == before + 1  # and was off
-    return light
+    return capsys.readouterr().out
 
 
 def test_light_session_start_matches_the_store_path(
@@ -550,21 +541,21 @@ def test_light_session_start_matches_the_store_path(
     root = tmp_path / "wiki"
     folder = root / "aiwiki" / "sessions"
     folder.mkdir(parents=True)
-    assert _session_start_both_ways(root, capsys, monkeypatch) == ""
+    assert _session_start(root, capsys, monkeypatch) == ""
     store = open_store(str(root), layout="aiwiki")
     names = sorted(p.name for p in EXAMPLE.parent.glob("2026-*.md"))
     for name in names:
         shutil.copyfile(EXAMPLE.parent / name, folder / name)
-        out = _session_start_both_ways(root, capsys, monkeypatch)
+        out = _session_start(root, capsys, monkeypatch)
         assert out.startswith(f"Latest session note {name}")
     record_checkpoint(store, {"session_id": "7e8a3f2"})  # a third checkpoint on the newest
-    assert "[3] Dream directive" in _session_start_both_ways(root, capsys, monkeypatch)
+    assert "[3] Dream directive" in _session_start(root, capsys, monkeypatch)
     # same-date pages: the newest modification time wins, in both paths
     (folder / "2026-05-18-aaaaaaa.md").write_text(
         (folder / "2026-05-16-c41d9e0.md").read_text(encoding="utf-8"), encoding="utf-8"
     )
     os.utime(folder / "2026-05-18-aaaaaaa.md", (2_000_000_000, 2_000_000_000))
-    out = _session_start_both_ways(root, capsys, monkeypatch)
+    out = _session_start(root, capsys, monkeypatch)
     assert out.startswith("Latest session note 2026-05-18-aaaaaaa.md")
 
 
@@ -584,7 +575,7 @@ def test_light_repository_root_matches_config(
     older = sorted(EXAMPLE.parent.glob("2026-05-1[0-7]*.md"))[0]
     shutil.copyfile(older, tmp_path / "a" / "b" / "aiwiki" / "sessions" / older.name)
     seen = {
-        start: _session_start_both_ways(tmp_path / start, capsys, monkeypatch).split(":")[0]
+        start: _session_start(tmp_path / start, capsys, monkeypatch).split(":")[0]
         for start in ("a", "a/b/c", "a/b")
     }
     assert seen == {
@@ -762,3 +753,21 @@ def test_pre_compact_on_a_v1_page_with_that_short_id(repo: Path, home: Path) -> 
     s = sessionkit.loads(page.read_text(encoding="utf-8"))
     assert len(s.checkpoints) == 1 and s.id == "5d6a0f3-1111-2222"
     assert_lints_clean(page)
+
+
+def test_the_deadline_runs_on_an_injected_clock() -> None:
+    from sessionkit.hooks import DeadlineExceeded
+    from sessionkit.hooks.common import Deadline
+
+    now = [100.0]
+    deadline = Deadline(1.0, clock=lambda: now[0])
+    deadline.enter("reading stdin")
+    now[0] += 0.5
+    assert 0.3 < deadline.remaining() < 0.4  # (less the exit's reserve)
+    deadline.reset(5.0)
+    now[0] += 2.0
+    deadline.enter("writing the store")
+    now[0] += 3.0
+    with pytest.raises(DeadlineExceeded) as info:
+        deadline.enter("recording the checkpoint")
+    assert (info.value.stage, info.value.seconds) == ("recording the checkpoint", 5.0)

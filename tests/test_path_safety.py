@@ -23,8 +23,6 @@ import pytest
 import sessionkit
 from sessionkit import hooks
 from sessionkit.backends import check_key
-from sessionkit.backends._storage import LocalStorage
-from sessionkit.backends.basic_memory import BasicMemoryStore
 from sessionkit.errors import PathSafetyError, SessionKitError, StoreError
 from sessionkit.model import Session
 from sessionkit.ops.lifecycle import record_checkpoint
@@ -175,7 +173,7 @@ def test_basic_memory_titles_make_safe_file_names(sandbox: Path) -> None:
 def test_notes_folder_names_are_refused(sandbox: Path, folder: str) -> None:
     before = snapshot(sandbox)
     try:
-        store = BasicMemoryStore(LocalStorage(sandbox / "bm"), folder=folder)
+        store = sessionkit.open_store(str(sandbox / "bm"), layout="basic-memory", folder=folder)
     except PathSafetyError:
         refused = True
     else:  # only "/abs": the leading "/" is dropped, the folder is "abs" inside the root

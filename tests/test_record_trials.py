@@ -24,11 +24,12 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import sessionkit
 from sessionkit.backends._record import Record
-from sessionkit.backends._storage import LocalStorage
 from sessionkit.ops.convert import MANIFEST_NAME, convert
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "wiki" / "aiwiki" / "sessions"
@@ -47,6 +48,11 @@ print("go", flush=True)
 report = convert(sys.argv[1], sys.argv[2], to="basic-memory", progress=progress)
 print("done", report.ok, len(report.conflicts), flush=True)
 """
+
+
+def _storage(root: Path | str, **options: Any) -> Any:
+    """The byte layer of a local store at ``root`` (what ``open_store`` opens)."""
+    return sessionkit.open_store(str(root), layout="aiwiki", **options).storage
 
 
 def _source(root: Path, tag: str, count: int, version: int = 1) -> None:
@@ -158,11 +164,11 @@ def test_kill_during_an_updating_convert_never_gives_false_conflicts(tmp_path: P
 
 
 def test_record_merges_concurrent_writers(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     errors: list[BaseException] = []
 
     def writer(name: str) -> None:
-        record = Record(LocalStorage(tmp_path), "sessions/.state.json")
+        record = Record(_storage(tmp_path), "sessions/.state.json")
         try:
             for i in range(40):
                 record.merge({f"{name}-{i}": {"sha256": str(i)}})
@@ -195,7 +201,6 @@ def test_record_merges_concurrent_writers_on_s3() -> None:
     """On S3 each merge is a compare-and-swap: concurrent writers keep every entry."""
     pytest.importorskip("moto.server", reason="needs moto[server]")
     pytest.importorskip("s3fs", reason="needs s3fs")
-    from sessionkit.backends._storage import open_storage
     from sessionkit.testing.s3 import moto_s3
 
     with moto_s3() as server:
@@ -203,7 +208,7 @@ def test_record_merges_concurrent_writers_on_s3() -> None:
         errors: list[BaseException] = []
 
         def writer(name: str) -> None:
-            storage = open_storage(f"{url}/wiki", **server.storage_options)
+            storage = _storage(f"{url}/wiki", **server.storage_options)
             try:
                 for i in range(8):
                     Record(storage, "sessions/.state.json").merge({f"{name}-{i}": {"n": i}})
@@ -216,5 +221,5 @@ def test_record_merges_concurrent_writers_on_s3() -> None:
         for t in threads:
             t.join()
         assert errors == []
-        storage = open_storage(f"{url}/wiki", **server.storage_options)
+        storage = _storage(f"{url}/wiki", **server.storage_options)
         assert len(Record(storage, "sessions/.state.json").read()) == 16

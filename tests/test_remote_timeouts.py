@@ -5,8 +5,7 @@ listening socket on loopback: :func:`sessionkit.testing.s3.silent_endpoint`)
 used to hang ``ls``, ``lint``, ``add``, ``status`` and ``convert`` for minutes
 with no output.  With the read timeout set small (the configuration's storage
 options, or ``SESSIONKIT_READ_TIMEOUT``), each ends with exit 2 and one line
-naming the store.  The wall bound is generous: it proves the command ends, not
-how fast.
+naming the store (a command that hung would hit the subprocess's own timeout).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,8 +21,6 @@ pytest.importorskip("s3fs")
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "import sys; from sessionkit.cli import main; sys.exit(main())"
-#: generous: two tries of a 1 s read, the imports and the client's set-up on a loaded machine
-BOUND = 60.0
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
@@ -41,9 +37,8 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _run(repo: Path, args: list[str], **env: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    start = time.monotonic()
-    proc = subprocess.run(
+def _run(repo: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-c", SCRIPT, *args],
         capture_output=True,
         text=True,
@@ -51,7 +46,6 @@ def _run(repo: Path, args: list[str], **env: str) -> tuple[subprocess.CompletedP
         env=_env(repo.parent / "home", **env),
         timeout=300,  # (the old code: 150 s and more; fails here instead of hanging)
     )
-    return proc, time.monotonic() - start
 
 
 @pytest.fixture
@@ -82,11 +76,10 @@ def test_a_silent_endpoint_fails_within_the_configured_timeout(repo: Path, comma
             "connect_timeout = 1\nread_timeout = 1\n",
             encoding="utf-8",
         )
-        proc, took = _run(repo, COMMANDS[command])
+        proc = _run(repo, COMMANDS[command])
     assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
     assert "cannot reach s3://notes: no answer (read timed out)" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert took < BOUND, (command, took)
     assert not (repo / "out").exists()
 
 
@@ -95,10 +88,10 @@ def test_the_timeouts_come_from_the_environment_too(repo: Path) -> None:
 
     with silent_endpoint() as endpoint:
         args = ["ls", "s3://notes/wiki", "-o", f"endpoint_url={endpoint}"]
-        proc, took = _run(repo, args, SESSIONKIT_READ_TIMEOUT="1", SESSIONKIT_CONNECT_TIMEOUT="1")
-        assert proc.returncode == 2 and took < BOUND, (took, proc.stderr)
+        proc = _run(repo, args, SESSIONKIT_READ_TIMEOUT="1", SESSIONKIT_CONNECT_TIMEOUT="1")
+        assert proc.returncode == 2, proc.stderr
         assert "cannot reach s3://notes: no answer (read timed out)" in proc.stderr
-        proc, _ = _run(repo, args, SESSIONKIT_READ_TIMEOUT="soon")
+        proc = _run(repo, args, SESSIONKIT_READ_TIMEOUT="soon")
     assert proc.returncode == 2
     assert "SESSIONKIT_READ_TIMEOUT must be a positive number of seconds" in proc.stderr
 
@@ -119,7 +112,6 @@ def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> No
         args += ["-o", f"endpoint_url={s3.endpoint_url}"]
         env = _env(repo.parent / "home", SESSIONKIT_READ_TIMEOUT="20")
         master, slave = pty.openpty()
-        start = time.monotonic()
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, cwd=repo, env=env)
         os.close(slave)
         shown = b""
@@ -133,10 +125,20 @@ def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> No
             shown += chunk
         out, _ = proc.communicate(timeout=300)
         os.close(master)
-        took = time.monotonic() - start
-        quiet, _ = _run(repo, args[3:], SESSIONKIT_READ_TIMEOUT="20")
-    assert proc.returncode == 0 and took < 240, (proc.returncode, took, shown)
+        quiet = _run(repo, args[3:], SESSIONKIT_READ_TIMEOUT="20")
+    assert proc.returncode == 0, (proc.returncode, shown)
     assert out.count(b"\n") == 300
     assert b"sessionkit: reading s3://notes/wiki: 256/300 notes" in shown, shown
     assert b"read s3://notes/wiki: 300 notes" in shown
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def test_gcs_requests_get_the_same_deadlines() -> None:
+    pytest.importorskip("gcsfs")
+    import sessionkit
+
+    store = sessionkit.open_store(
+        "gcs://notes/wiki", layout="aiwiki", token="anon", connect_timeout=2, read_timeout=3
+    )
+    timeout = store.storage.fs.requests_timeout  # type: ignore[attr-defined]
+    assert (timeout.connect, timeout.sock_read) == (2, 3)

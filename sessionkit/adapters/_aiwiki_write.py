@@ -26,6 +26,7 @@ from ..model import (
     Session,
     list_blocks,
 )
+from ..text.grammar import DATE
 from ._aiwiki_parse import (
     CHECKPOINTS,
     KEY_FIELDS,
@@ -82,12 +83,6 @@ def _double_quoted(text: str) -> str:
     return "".join(out)
 
 
-#: yaml_text of plain strings (keys and values such as ``bm_trigger``, ``auto``, ``bench``
-#: recur page after page); a full memo starts again, so it stays bounded
-_STR_TEXTS: dict[str, str] = {}
-_STR_TEXTS_LIMIT = 4096
-
-
 def _str_text(value: str) -> str:
     """:func:`yaml_text` of a string."""
     if _YAML_PRINTABLE.search(value) or _LINE_SEPARATORS.search(value):
@@ -97,14 +92,6 @@ def _str_text(value: str) -> str:
 
 def yaml_text(value: Any) -> str:
     """One-line YAML for ``value`` that the strict loader reads back as ``value``."""
-    if type(value) is str:  # (a str subclass, such as an enum, goes the plain way)
-        text = _STR_TEXTS.get(value)
-        if text is None:
-            text = _str_text(value)  # a pure function of the string: safe to remember
-            if len(_STR_TEXTS) >= _STR_TEXTS_LIMIT:
-                _STR_TEXTS.clear()
-            _STR_TEXTS[value] = text
-        return text
     if isinstance(value, str):
         return _str_text(value)
     if isinstance(value, (list, tuple)):
@@ -114,21 +101,11 @@ def yaml_text(value: Any) -> str:
     return _yaml.scalar(value)
 
 
-_PLAIN_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
 def key_text(key: str, value: Any, schema: Schema) -> str:
-    """One-line YAML for the value of frontmatter key ``key``.
-
-    A valid ``YYYY-MM-DD`` value of a key whose schema type is ``date`` is
-    written plain (``date_start: 2026-05-18``), as the schema's skeleton and
-    the example pages write it; the loader reads it back as the same string.
-    ``last_commit`` is always single-quoted; anything else (ids, other strings) is
-    :func:`yaml_text`.
-    """
+    """One-line YAML for the value of frontmatter key ``key``."""
     if key == "last_commit" and type(value) is str and "'" not in value and value.isprintable():
         return f"'{value}'"  # a SHA is always written quoted (a reader may take 1e10 for a number)
-    if isinstance(value, str) and _PLAIN_DATE.fullmatch(value):
+    if isinstance(value, str) and DATE.fullmatch(value):
         rule = schema.key(key)
         if rule is not None and rule.type == "date":
             try:

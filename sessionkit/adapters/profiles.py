@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 
 from ..model import Status
+from ..text.grammar import dated_key
 from . import _aiwiki_words
 from .basic_memory.permalink import filename_for_title, generate_permalink, normalize_project_name
 
@@ -183,7 +184,7 @@ def safe_id7(session_id: str | None) -> str:
 
 def aiwiki_filename(started: str | None, session_id: str | None) -> str:
     """An aiwiki page's file name: ``{date_start}-{id7}.md``."""
-    return f"{started}-{safe_id7(session_id)}.md"
+    return dated_key(str(started), safe_id7(session_id))
 
 
 def bm_filename(title: str) -> str:

@@ -49,13 +49,7 @@ _loaded: dict[str, BackendFactory] = {}
 _entry_points_read = False
 
 #: options sessionkit itself understands (the rest go to fsspec)
-_OWN_OPTIONS = (
-    "single_writer",
-    "lock_timeout",
-    "max_attempts",
-    "connect_timeout",
-    "read_timeout",
-)
+_OWN_OPTIONS = ("single_writer", "lock_timeout", "max_attempts", "connect_timeout", "read_timeout")
 
 
 def register_backend(name: str, factory: str | BackendFactory, *, replace: bool = False) -> None:
@@ -147,12 +141,8 @@ def _configured(
     layout: str | None, format: str | None, storage_options: dict[str, Any]
 ) -> tuple[str, str | None, str | None, dict[str, Any]]:
     """The store URL (and layout, format, options) from the effective configuration."""
-    # Hook for the configuration module (sessionkit/config.py): when present,
-    # it decides the default store; otherwise the current directory is used.
-    try:
-        from ..config import effective_store_url, load_config, storage_options_for
-    except ImportError:  # pragma: no cover - config ships with sessionkit
-        return os.getcwd(), layout, format, storage_options
+    from ..config import effective_store_url, load_config, storage_options_for
+
     config = load_config()
     url = effective_store_url(config)
     options = {**storage_options_for(config, url), **storage_options}
@@ -162,11 +152,10 @@ def _configured(
 def detect_layout(url: str, **storage_options: Any) -> str:
     """Guess the layout of the store at ``url`` (``aiwiki`` or ``basic-memory``).
 
-    ``aiwiki`` when the URL ends in ``aiwiki`` or ``aiwiki/sessions`` or the
-    root holds an ``aiwiki/`` folder; ``basic-memory`` for ``bm://`` URLs and
-    for a folder that holds ``sessions/`` or a ``.basic-memory`` marker but no
-    ``aiwiki/``.  ``aiwiki`` when nothing tells (a new, empty store).  Costs
-    at most one listing of the root.
+    ``aiwiki`` when the URL ends in ``aiwiki`` or ``aiwiki/sessions`` or the root
+    holds ``aiwiki/``; ``basic-memory`` for ``bm://`` and a folder holding
+    ``sessions/`` or ``.basic-memory`` but no ``aiwiki/``; else ``aiwiki``.
+    Costs at most one listing of the root.
     """
     from ._storage import open_storage, split_url
 
@@ -180,8 +169,7 @@ def detect_layout(url: str, **storage_options: Any) -> str:
     ):
         return "aiwiki"
     own = {k: storage_options.pop(k) for k in _OWN_OPTIONS if k in storage_options}
-    storage = open_storage(url, **own, **storage_options)
-    names = _top_names(storage)
+    names = open_storage(url, **own, **storage_options).names()
     if "aiwiki" in names:
         return "aiwiki"
     if "sessions" in names or ".basic-memory" in names:
@@ -192,40 +180,6 @@ def detect_layout(url: str, **storage_options: Any) -> str:
         if is_bm_project(rest):
             return "basic-memory"
     return "aiwiki"
-
-
-def _top_names(storage: Any) -> set[str]:
-    """Names directly under a storage root (one listing; empty when missing)."""
-    from ._storage import LocalStorage
-
-    if isinstance(storage, LocalStorage):
-        try:
-            return set(os.listdir(storage.root))
-        except OSError:
-            return set()
-    fs, root = storage.fs, storage.root
-    try:
-        with _suppress():
-            fs.invalidate_cache(root)
-        listed = fs.ls(root, detail=False)
-    except (FileNotFoundError, NotADirectoryError):
-        return set()
-    except Exception as exc:
-        from ._netfail import reach_error
-
-        plain = reach_error(exc, storage.url)  # a refused or silent endpoint, named plainly
-        if plain is not None:
-            raise plain from None
-        if isinstance(exc, OSError):
-            raise StoreError(f"cannot list {storage.url!r}: {exc}") from None
-        raise
-    return {str(p).rstrip("/").rsplit("/", 1)[-1] for p in listed}
-
-
-def _suppress() -> Any:
-    import contextlib
-
-    return contextlib.suppress(Exception)
 
 
 def open_store(
@@ -240,23 +194,19 @@ def open_store(
     """Open a store at a path or URL.
 
     Args:
-        url: a plain path, ``file://…``, ``memory://…``, ``s3://bucket/prefix``,
-            ``gcs://…`` (any fsspec URL), ``bm://PROJECT`` or ``bm:///path``;
-            a scheme registered as a backend is handled by it.  ``None`` uses
-            the effective configuration (``sessionkit/config.py``): the
-            configured store, else the repository root.
+        url: a plain path, ``file://…``, any fsspec URL (``s3://bucket/prefix``,
+            ``memory://…``), ``bm://PROJECT`` or ``bm:///path``; a scheme registered
+            as a backend is handled by it.  ``None``: the configured store, else
+            the repository root.
         layout: ``aiwiki``, ``basic-memory`` or a registered backend name;
             detected when ``None`` (see :func:`detect_layout`).
         format: format of new notes (the layout's default when ``None``).
-        base: the folder a relative local path or ``file://`` URL is
-            resolved against (default: the working directory; the hooks pass
-            the payload's ``cwd``).  A relative path that leads outside it
-            (``..``, a symlink) is refused; ``/``, ``//`` and ``file:///x``
-            mean exactly those absolute paths.
+        base: the folder a relative local path is resolved against (default: the
+            working directory); one leading outside it (``..``, a symlink) is
+            refused; ``/``, ``//`` and ``file:///x`` mean those absolute paths.
         must_exist: raise :class:`~sessionkit.errors.NotFoundError` unless the
-            store is there (its root and its notes folder): what reading
-            commands ask for, so that a mistyped path is an error rather than
-            an empty store, and nothing is created by reading.
+            store (its root and notes folder) is there: a mistyped path is an
+            error rather than an empty store, and reading creates nothing.
         **storage_options: passed to the fsspec filesystem (``endpoint_url``,
             ``anon``, ``key``…) except sessionkit's own: ``single_writer``
             (opt in to unguarded writes where no lock or conditional write
@@ -310,11 +260,8 @@ def open_store(
 
 
 def check_store(store: Store, shown: str | None = None, *, must_exist: bool = False) -> None:
-    """Refuse a store whose root is a file; with ``must_exist``, one that is not there.
-
-    A local store is there when its root folder and its notes folder
-    (``aiwiki/sessions/``, ``sessions/``) exist; a remote one when its notes
-    folder (prefix) holds anything.  Costs one ``stat`` or one listing.
+    """Refuse a store whose root is a file; with ``must_exist``, one that is not there
+    (local: its root and notes folders exist; remote: its notes folder does).
 
     Raises:
         StoreError: the root is a file.
@@ -337,20 +284,9 @@ def check_store(store: Store, shown: str | None = None, *, must_exist: bool = Fa
             raise NotFoundError(
                 f"{shown}: not {_a(store.layout)} store (it has no {folder}/ folder)", path=None
             )
-    elif isinstance(storage, FsspecStorage) and must_exist:
-        full = storage.full(folder) if folder else storage.root
-        try:
-            with _suppress():
-                storage.fs.invalidate_cache(full)
-            there = bool(storage.fs.exists(full))
-        except OSError as exc:
-            from ._netfail import reach_error
-
-            plain = reach_error(exc, storage.url)  # (no answer, refused: named plainly)
-            raise plain or StoreError(f"cannot reach {shown}: {exc}") from None
-        if not there:
-            what = f"nothing under {folder}/" if folder else "nothing there"
-            raise NotFoundError(f"{shown}: not {_a(store.layout)} store ({what})", path=None)
+    elif isinstance(storage, FsspecStorage) and must_exist and not storage.exists(folder):
+        what = f"nothing under {folder}/" if folder else "nothing there"
+        raise NotFoundError(f"{shown}: not {_a(store.layout)} store ({what})", path=None)
 
 
 def _a(word: str) -> str:

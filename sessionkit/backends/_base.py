@@ -1,24 +1,20 @@
-"""The store interface: session notes under a root, addressed by key.
+"""The store and storage interfaces: session notes under a root, addressed by key.
 
-A *key* is the note's path relative to the store's notes folder, with ``/``
-separators (``2026-05-18-7e8a3f2.md`` in an aiwiki store,
-``Session 2026-05-18 14-23-00.md`` in a Basic Memory store).  Keys never
-contain ``..``, a leading ``/``, a backslash or a NUL; every backend checks
-this with :func:`check_key` before touching storage.
-
-Subclasses implement six primitives (:meth:`Store.keys`, :meth:`Store.read_text`,
-:meth:`Store.write_text`, :meth:`Store.update_text`, :meth:`Store.delete`,
-:meth:`Store.key_for`); everything else (model-level ``get``/``put``/``update``,
-``read_many``, ``list``, ``latest``) is derived here and may be overridden for
-speed.  The built-in stores (:class:`~sessionkit.backends.aiwiki.AiwikiStore`,
-:class:`~sessionkit.backends.basic_memory.BasicMemoryStore`) implement the
-primitives on an fsspec byte layer (``_storage.py``).  A third-party store
-proves itself with the conformance suite in :mod:`sessionkit.testing`.
+A *key* is a note's path relative to the store's notes folder, ``/``-separated;
+every backend checks it with :func:`check_key` before touching storage.  A
+:class:`Store` implements six primitives (``keys``, ``read_text``,
+``write_text``, ``update_text``, ``delete``, ``key_for``) and derives the rest;
+a :class:`Storage` is the byte layer the built-in stores run on (local disk in
+``_local.py``, fsspec in ``_remote.py``).  A third-party store proves itself
+with :mod:`sessionkit.testing.conformance`.
 """
 
 from __future__ import annotations
 
 import abc
+import builtins
+import collections
+import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -27,10 +23,10 @@ from typing import Any
 
 import attrs
 
-from ..errors import PathSafetyError, SessionKitError
+from ..errors import PathSafetyError, SessionKitError, StoreError
 from ..model import Session, Status
 
-__all__ = ["NoteInfo", "Store", "check_key"]
+__all__ = ["FileEntry", "NoteInfo", "Storage", "Store", "check_key"]
 
 _WINDOWS_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
 MAX_NAME = 255
@@ -142,6 +138,17 @@ def as_status(value: Status | str | None) -> Status | None:
         raise ValidationError(f"status {value!r} is not one of {allowed}") from None
 
 
+def _each(items: Iterable[Any], call: Callable[[Any], Any]) -> list[Any]:
+    """``call`` of each item, in order; a :class:`SessionKitError` is kept, not raised."""
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(call(item))
+        except SessionKitError as exc:
+            out.append(exc)
+    return out
+
+
 class Store(abc.ABC):
     """A collection of session notes (abstract).
 
@@ -170,11 +177,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
-        """Read-modify-write without lost updates (lock or compare-and-swap).
-
-        ``fn`` gets the current text (``None`` when absent) and returns the new
-        text (``None``: leave as is). It may be called more than once.
-        """
+        """Read-modify-write without lost updates (lock or compare-and-swap): ``fn`` gets
+        the text (``None``: absent), returns the new one (``None``: leave it); maybe twice."""
 
     @abc.abstractmethod
     def delete(self, key: str) -> None:
@@ -192,43 +196,19 @@ class Store(abc.ABC):
     def write_texts(
         self, items: Sequence[tuple[str, str]], *, create: bool = False
     ) -> list[SessionKitError | None]:
-        """:meth:`write_text` of several notes, each with its guarantees: per note,
-        in order, ``None`` when it was written or the error that stopped it.
-
-        Stores that can overlap the writes do (the built-in stores on a local
-        disk, inside :meth:`batch`).
-        """
-        out: list[SessionKitError | None] = []
-        for key, text in items:
-            try:
-                self.write_text(key, text, create=create)
-            except SessionKitError as exc:
-                out.append(exc)
-            else:
-                out.append(None)
-        return out
+        """:meth:`write_text` of several notes, each with its guarantees: per note, in
+        order, ``None`` or the error that stopped it (built-in stores overlap them)."""
+        return _each(items, lambda item: self.write_text(item[0], item[1], create=create))
 
     def update_texts(
         self, keys: Sequence[str], fn: Callable[[str, str | None], str | None]
     ) -> list[str | SessionKitError | None]:
-        """:meth:`update_text` of several notes, ``fn(key, current)`` for each: per
-        note, in order, its text afterwards (``None`` if it does not exist) or the
-        error that stopped it (raised by the store or by ``fn``).  ``fn`` may be
-        called more than once for a note.
-        """
-        out: list[str | SessionKitError | None] = []
-        for key in keys:
-            try:
-                out.append(self.update_text(key, functools.partial(fn, key)))
-            except SessionKitError as exc:
-                out.append(exc)
-        return out
+        """:meth:`update_text` of several notes, ``fn(key, current)`` for each (maybe more
+        than once): per note, in order, its text afterwards or the error that stopped it."""
+        return _each(keys, lambda key: self.update_text(key, functools.partial(fn, key)))
 
     def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
-        """(key, text) for each key, in order; errors are yielded, not raised.
-
-        Stores on remote filesystems override this to read in batches.
-        """
+        """(key, text) for each key, in order; errors are yielded, not raised."""
         for key in keys:
             try:
                 yield key, self.read_text(key)
@@ -279,15 +259,9 @@ class Store(abc.ABC):
         since: DateLike | None = None,
         until: DateLike | None = None,
     ) -> list[NoteInfo]:
-        """Notes matching every filter given, sorted by key.
-
-        Args:
-            status: keep notes with this status.
-            since: keep notes dated on or after this day.
-            until: keep notes dated on or before this day.
-
-        This generic version parses every note; layouts override it to read
-        names first and only frontmatter heads when a filter needs them.
+        """Notes matching every filter given (``status``; dated on or after ``since``,
+        on or before ``until``), sorted by key.  This generic version parses every
+        note; layouts read names first and frontmatter heads only when needed.
         """
         lo, hi = as_iso_date(since), as_iso_date(until)
         want = as_status(status)
@@ -322,15 +296,9 @@ class Store(abc.ABC):
         since: DateLike | None = None,
         until: DateLike | None = None,
     ) -> Iterator[tuple[str, Session]]:
-        """``(key, session)`` for every note matching the filters of :meth:`list`, parsed, lazily.
-
-        One call instead of ``keys()`` then ``get()`` one by one: notes are
-        read in batches (:meth:`read_many`) and parsed as the loop asks for
-        them.  A note that cannot be read or parsed raises its error (with
-        path and line) when the loop reaches it.
-
-        Raises:
-            ValidationError: a filter value is not a status or a date.
+        """``(key, session)`` for every note matching the filters of :meth:`list`, read in
+        batches and parsed lazily; a note that cannot be read or parsed raises its
+        error when the loop reaches it (:class:`ValidationError`: a bad filter).
         """
         from .._api import loads
 
@@ -340,6 +308,11 @@ class Store(abc.ABC):
                 if isinstance(text, SessionKitError):
                     raise text
                 yield key, loads(text, path=key)
+
+    def versions(self) -> dict[str, str]:
+        """Every note's key -> a version that changes when the note changes, without
+        reading any note (``""``: unknown, the note must be read to tell)."""
+        return dict.fromkeys(self.keys(), "")
 
     def latest(self) -> str | None:
         """The key of the most recent note (``None`` in an empty store)."""
@@ -352,3 +325,117 @@ class Store(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """A JSON-able description (url, layout, format)."""
         return {"url": self.url, "layout": self.layout, "format": self.format}
+
+
+# --------------------------------------------------------------------------- bytes
+
+Updater = Callable[[bytes | None], bytes | None]
+
+
+@attrs.frozen(kw_only=True)
+class FileEntry:
+    """One file found by a listing: its path below the root (``/``-separated), and
+    its ``mtime`` (POSIX seconds) and ``size`` when the listing gave them for free."""
+
+    path: str
+    mtime: float | None = None
+    size: int | None = None
+
+
+class Storage(abc.ABC):
+    """Files below one root (abstract): the byte layer of the built-in stores.
+
+    Attributes:
+        url: the root, as a path or URL.
+        guarantee: how conditional writes are made safe: ``"lock"``, ``"cas"``,
+            ``"process-lock"``, ``"single-writer"`` or ``"none"``.
+        remote: whether the files leave this machine (redaction refuses clear
+            secrets there whatever ``secrets.redact`` says).
+    """
+
+    url: str
+    guarantee: str
+    remote: bool = True
+
+    @abc.abstractmethod
+    def list(self, folder: str = "") -> builtins.list[FileEntry]:
+        """Every file below ``folder`` (recursively), sorted, from one listing call;
+        dotfiles and dot-folders left out; a missing folder lists as empty."""
+
+    def list_paths(self, folder: str = "", *, relative: bool = False) -> builtins.list[str]:
+        """The paths :meth:`list` gives (``relative``: relative to ``folder``)."""
+        cut = len(folder) + 1 if folder and relative else 0
+        return [entry.path[cut:] for entry in self.list(folder)]
+
+    @abc.abstractmethod
+    def names(self) -> set[str]:
+        """The names directly under the root (one listing; empty when it is missing)."""
+
+    @abc.abstractmethod
+    def read(self, path: str) -> bytes:
+        """The bytes of one file. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StoreError]:
+        """Several files in as few round trips as possible; errors mapped, not raised."""
+
+    def read_each(self, paths: Sequence[str]) -> Iterator[tuple[str, bytes | StoreError]]:
+        """``(path, bytes or error)`` of each path, in order: one :meth:`read_many`
+        batch, each file's bytes let go once yielded."""
+        got = self.read_many(builtins.list(dict.fromkeys(paths)))
+        left = collections.Counter(paths)
+        for path in paths:
+            left[path] -= 1
+            yield path, got[path] if left[path] else got.pop(path)
+
+    @abc.abstractmethod
+    def read_heads(self, paths: Sequence[str], nbytes: int) -> dict[str, bytes | StoreError]:
+        """The first ``nbytes`` of each file (ranged reads where possible), batched."""
+
+    @abc.abstractmethod
+    def write(self, path: str, data: bytes, *, create: bool = False) -> None:
+        """Replace (or create) a file atomically; with ``create``,
+        :class:`ConflictError` when it exists, without touching it."""
+
+    @abc.abstractmethod
+    def update(self, path: str, fn: Updater) -> bytes | None:
+        """Read-modify-write one file without lost updates.
+
+        ``fn`` gets the current bytes (``None``: missing) and returns new bytes or
+        ``None`` (leave it); it may be called more than once.  Returns the bytes
+        afterwards (``None`` if it still does not exist).
+        """
+
+    @abc.abstractmethod
+    def delete(self, path: str) -> None:
+        """Remove a file. Raises :class:`NotFoundError`."""
+
+    @abc.abstractmethod
+    def mtime(self, path: str) -> float | None:
+        """Modification time of one file (one stat), ``None`` if unknown."""
+
+    def readable(self, path: str) -> bool:
+        """Whether ``path`` may be read as a note (local disks tell FIFOs, devices and
+        outside links apart; elsewhere every listed file is one)."""
+        return True
+
+    def write_many(
+        self, items: Sequence[tuple[str, bytes]], *, create: bool = False
+    ) -> builtins.list[SessionKitError | None]:
+        """:meth:`write` of several files; per file, in order, ``None`` or the error."""
+        return _each(items, lambda item: self.write(item[0], item[1], create=create))
+
+    def update_many(
+        self, paths: Sequence[str], fn: Callable[[str, bytes | None], bytes | None]
+    ) -> builtins.list[bytes | SessionKitError | None]:
+        """:meth:`update` of several files, ``fn(path, current)`` each; per file, in
+        order, its bytes afterwards or the error that stopped it."""
+        return _each(paths, lambda path: self.update(path, functools.partial(fn, path)))
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Group many writes made by this thread (local disk: one folder ``fsync``
+        when the block ends); every write is durable when the block exits."""
+        return contextlib.nullcontext()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"

@@ -1,17 +1,10 @@
 """Basic Memory's configuration, read the way Basic Memory reads it (no import of it).
 
-* config dir: ``$BASIC_MEMORY_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/basic-memory``,
-  else ``~/.basic-memory`` (``$HOME``);
-* ``config.json`` there: ``{"default_project": "main", "projects": {"main":
-  {"path": "..."}}}``, or the older form where ``projects`` maps names straight
-  to paths;
-* a project is found by name with Basic Memory's normalisation (names are
-  compared by their permalink slug: ``My Research`` finds ``my-research``);
-* with no name, ``$BASIC_MEMORY_DEFAULT_PROJECT`` or the config's
-  ``default_project`` (else the first project); with no config file or no
-  projects, the ``main`` project at ``$BASIC_MEMORY_HOME`` or ``~/basic-memory``.
-
-Pure: reads one file, never writes, never imports basic-memory.
+The config dir is ``$BASIC_MEMORY_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/basic-memory``,
+else ``~/.basic-memory``; its ``config.json`` maps project names to folders (or to
+``{"path": ...}``); names match by their permalink slug; the default project is
+``$BASIC_MEMORY_DEFAULT_PROJECT``, the config's, else the first; with no projects,
+``main`` at ``$BASIC_MEMORY_HOME`` or ``~/basic-memory``.  Reads one file, writes none.
 """
 
 from __future__ import annotations
@@ -40,13 +33,8 @@ class BMProject:
 
 @attrs.frozen
 class BMConfig:
-    """The parts of ``config.json`` sessionkit needs.
-
-    Attributes:
-        projects: name → folder, in file order.
-        default_project: the configured default, if any.
-        path: the config file read (``None`` when there was none).
-    """
+    """``config.json``'s projects (name -> folder, in file order), default project, and
+    the file read (``None``: none)."""
 
     projects: Mapping[str, Path]
     default_project: str | None
@@ -84,15 +72,8 @@ def _project_path(name: str, entry: Any, cfg: Path) -> Path:
 
 
 def load_config(env: Mapping[str, str] | None = None) -> BMConfig:
-    """Read ``config.json`` from :func:`config_dir` (current and legacy forms).
-
-    A missing file, or one without projects, gives Basic Memory's built-in
-    default: project ``main`` at ``$BASIC_MEMORY_HOME`` or ``~/basic-memory``.
-
-    Raises:
-        ParseError: the file exists but is not a JSON object, or a project
-            entry has no path.
-    """
+    """Read ``config.json`` from :func:`config_dir` (current and legacy forms);
+    :class:`ParseError` when it is not a JSON object or a project has no path."""
     env = os.environ if env is None else env
     path = config_dir(env) / "config.json"
     data: Any = {}
@@ -142,13 +123,8 @@ def _find(projects: Mapping[str, Path], name: str) -> str | None:
 
 
 def resolve_project(name: str | None = None, env: Mapping[str, str] | None = None) -> BMProject:
-    """The project called ``name`` (Basic Memory's name matching), or the default one.
-
-    Raises:
-        NotFoundError: no such project (the message lists the known ones), or
-            no name given and no default project configured.
-        ParseError: an unreadable config file.
-    """
+    """The project called ``name`` (Basic Memory's name matching), or the default one;
+    :class:`NotFoundError` listing the known ones when there is none."""
     cfg = load_config(env)
     where = str(cfg.path) if cfg.path is not None else str(config_dir(env) / "config.json")
     wanted = name if name else cfg.default_project

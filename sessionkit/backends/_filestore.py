@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import re
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .._yaml import load_mapping
 from ..errors import ParseError, SessionKitError, StoreError
-from ._base import Store, check_key
-from ._storage import FileEntry, LocalStorage, Storage
+from ..text.grammar import frontmatter_end, is_fence, split_lines
+from ._base import FileEntry, Storage, Store, check_key
+from ._local import LocalStorage
 
 __all__ = ["FileStore", "read_frontmatter"]
 
 #: how much of a note a filtered listing reads first (frontmatter lives here)
 HEAD_BYTES = 4096
-
-_FENCE = re.compile(r"^---[ \t]*\r?$")
 
 
 def _decode(data: bytes, key: str) -> str:
@@ -32,23 +31,18 @@ def _decode(data: bytes, key: str) -> str:
 
 
 def read_frontmatter(head: str) -> dict[str, Any] | None:
-    """The frontmatter mapping at the start of ``head``.
-
-    Returns ``None`` when the text has no complete frontmatter block (the
-    caller then reads the whole note) and ``{}`` when it is not a mapping
-    or not valid YAML.
-    """
-    text = head[1:] if head.startswith("\ufeff") else head
-    lines = text.split("\n")
-    if not lines or not _FENCE.match(lines[0]):
+    """The frontmatter mapping at the start of ``head``: ``None`` when its block is not
+    complete there (read the whole note), ``{}`` when there is none or it is no mapping."""
+    lines = split_lines(head.removeprefix("\ufeff"))
+    if not lines or not is_fence(lines[0]):
         return {}
-    for i in range(1, len(lines) - 1 if not text.endswith("\n") else len(lines)):
-        if _FENCE.match(lines[i]):
-            try:
-                return dict(load_mapping("\n".join(lines[1:i]) + "\n", line_offset=1))
-            except (SessionKitError, TypeError, ValueError):
-                return {}
-    return None
+    end = frontmatter_end(lines if lines[-1].endswith("\n") else lines[:-1])  # (a cut line)
+    if end is None:
+        return None
+    try:
+        return dict(load_mapping("".join(lines[1:end]) or "\n", line_offset=1))
+    except (SessionKitError, TypeError, ValueError):
+        return {}
 
 
 class FileStore(Store):
@@ -78,8 +72,7 @@ class FileStore(Store):
         self.url = url or storage.url
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickle without the secrets found so far (a copy sent to a worker
-        process starts with none; the caller relays what the worker finds)."""
+        """A copy sent to a worker starts with no findings (the caller relays them)."""
         state = self.__dict__.copy()
         state["redactions"] = []
         return state
@@ -107,6 +100,22 @@ class FileStore(Store):
                 out.append((key, entry))
         return out
 
+    def versions(self) -> dict[str, str]:
+        """Key -> version (see :meth:`Store.versions`): on a local disk the note's
+        ``mtime_ns:size:inode`` (one ``stat``), elsewhere the listing's mtime and size."""
+        if not isinstance(self.storage, LocalStorage):
+            return {k: "" if e.mtime is None else f"{e.mtime}:{e.size}" for k, e in self.entries()}
+        folder = self.storage.resolve(self.folder) if self.folder else self.storage.root
+        out: dict[str, str] = {}
+        for key in self.keys():  # (keys the store's own listing gave: safe to join)
+            try:
+                st = os.stat(f"{folder}/{key}")
+            except OSError:
+                out[key] = "?"
+                continue
+            out[key] = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+        return out
+
     # -- primitives -----------------------------------------------------------
     def keys(self) -> builtins.list[str]:
         """Every note key, sorted, from one listing call (no per-file stat)."""
@@ -125,28 +134,14 @@ class FileStore(Store):
         return self.storage.read(self.path_of(key))
 
     def read_many(self, keys: Iterable[str]) -> Iterator[tuple[str, str | SessionKitError]]:
-        """(key, text) for each key, in order, read in one batch.
-
-        On async filesystems (S3, GCS) the reads run concurrently, and a note's
-        bytes are let go once it is yielded; on a local disk each note is read
-        when it is asked for (a batch of big notes is never held at once).
-        """
+        """(key, text) for each key, in order, read in one batch (see
+        :meth:`Storage.read_each`: concurrent remote reads, lazy local ones)."""
         keys = builtins.list(keys)
         paths = {}
         for key in keys:
             with contextlib.suppress(SessionKitError):
                 paths[key] = self.path_of(key)
-        storage = self.storage
-        wanted = [paths[key] for key in keys if key in paths]  # (in order, repeats too)
-        reads: Iterator[tuple[str, bytes | StoreError]] | None = None
-        got: dict[str, bytes | StoreError] = {}
-        uses: dict[str, int] = {}  # (remote) the keys still to come that read each path
-        if isinstance(storage, LocalStorage):  # read in order as asked for, a folder at a time
-            reads = storage.read_each(wanted)
-        else:
-            got = storage.read_many(builtins.list(dict.fromkeys(wanted)))
-            for path in wanted:
-                uses[path] = uses.get(path, 0) + 1
+        reads = self.storage.read_each([paths[key] for key in keys if key in paths])
         for key in keys:
             if key not in paths:
                 try:
@@ -154,13 +149,7 @@ class FileStore(Store):
                 except SessionKitError as exc:
                     yield key, exc.with_path(key)
                 continue
-            path = paths[key]
-            value: bytes | StoreError
-            if reads is not None:
-                value = next(reads)[1]
-            else:
-                uses[path] -= 1
-                value = got[path] if uses[path] else got.pop(path)
+            value = next(reads)[1]
             if isinstance(value, StoreError):
                 yield key, value
                 continue
@@ -175,17 +164,14 @@ class FileStore(Store):
         self.storage.write(path, self._outgoing(path, text), create=create)
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
-        """Group many writes (see :meth:`Storage.batch`): on local disk the folder
-        is fsynced once when the block exits instead of after every note."""
+        """Group many writes (see :meth:`Storage.batch`)."""
         return self.storage.batch()
 
     def write_texts(
         self, items: Sequence[tuple[str, str | tuple[str, ...]]], *, create: bool = False
     ) -> builtins.list[SessionKitError | None]:
-        """Write several notes (see :meth:`Store.write_texts`); on a local disk,
-        inside :meth:`batch`, new notes are written and synced concurrently.  A
-        text may come in pieces (a tuple of strings, whole lines each but the
-        last), written as their join without joining them."""
+        """Write several notes (see :meth:`Store.write_texts`); a text may come in
+        pieces (a tuple of strings, whole lines each but the last)."""
         out: builtins.list[SessionKitError | None] = [None] * len(items)
         places: builtins.list[int] = []
         pairs: builtins.list[tuple[str, bytes]] = []
@@ -193,10 +179,9 @@ class FileStore(Store):
             try:
                 path = self.path_of(key)
                 pairs.append((path, self._outgoing(path, text)))
+                places.append(i)
             except SessionKitError as exc:
                 out[i] = exc
-                continue
-            places.append(i)
         for i, result in zip(places, self.storage.write_many(pairs, create=create), strict=True):
             out[i] = result
         return out
@@ -206,10 +191,8 @@ class FileStore(Store):
         keys: Sequence[str],
         fn: Callable[[str, str | None], str | tuple[str, ...] | None],
     ) -> builtins.list[str | SessionKitError | None]:
-        """Read-modify-write several notes (see :meth:`Store.update_texts`); on a
-        local disk the new notes are written and synced concurrently and the
-        folder's lock is taken once (:meth:`LocalStorage.update_many`).  ``fn``
-        may give the new text in pieces (as :meth:`write_texts` takes them)."""
+        """Read-modify-write several notes (see :meth:`Store.update_texts`); ``fn`` may
+        give the new text in pieces (as :meth:`write_texts` takes them)."""
 
         def edit(key: str, data: bytes | None) -> str | tuple[str, ...] | None:
             return fn(key, None if data is None else _decode(data, key))
@@ -230,11 +213,8 @@ class FileStore(Store):
         keys: Sequence[str],
         fn: Callable[[str, bytes | None], str | tuple[str, ...] | None],
     ) -> builtins.list[SessionKitError | None]:
-        """:meth:`update_texts` for a caller that judges each note by its bytes:
-        ``fn(key, current)`` gets the note's bytes (``None``: absent), not its
-        text, and the note is not read back as text afterwards, so a big note is
-        never held as a string here.  Per note, in order: ``None``, or the error
-        that stopped it."""
+        """:meth:`update_texts` with ``fn(key, bytes)``, nothing read back as text
+        (a big note is never held as a string); per note ``None`` or its error."""
         got = self._update_bytes(keys, fn)
         return [result if isinstance(result, SessionKitError) else None for result in got]
 
@@ -243,21 +223,17 @@ class FileStore(Store):
         keys: Sequence[str],
         fn: Callable[[str, bytes | None], str | tuple[str, ...] | None],
     ) -> builtins.list[bytes | SessionKitError | None]:
-        """:meth:`Storage.update_many` of the notes ``keys``, ``fn(key, bytes)``
-        giving each new text; per note, its bytes afterwards or the error."""
+        """:meth:`Storage.update_many` of ``keys``; per note its bytes afterwards or error."""
         out: builtins.list[bytes | SessionKitError | None] = [None] * len(keys)
         places: builtins.list[int] = []
         paths: builtins.list[str] = []
-        key_of: dict[str, str] = {}  # storage path -> key
         for i, key in enumerate(keys):
             try:
-                path = self.path_of(key)
+                paths.append(self.path_of(key))
+                places.append(i)
             except SessionKitError as exc:
                 out[i] = exc
-                continue
-            places.append(i)
-            paths.append(path)
-            key_of[path] = key
+        key_of = {path: keys[i] for i, path in zip(places, paths, strict=True)}
 
         def edit(path: str, data: bytes | None) -> bytes | None:
             new = fn(key_of[path], data)
@@ -269,13 +245,8 @@ class FileStore(Store):
         return out
 
     def update_text(self, key: str, fn: Callable[[str | None], str | None]) -> str | None:
-        """Read-modify-write without lost updates (lock or compare-and-swap).
-
-        ``fn`` gets the current text (``None`` when absent) and returns the new
-        text (``None``: leave as is). It may be called more than once.
-        Returns the note's text afterwards (``None`` if it does not exist).
-        """
-
+        """Read-modify-write without lost updates (see :meth:`Store.update_text`);
+        returns the note's text afterwards (``None`` if it does not exist)."""
         path = self.path_of(key)
 
         def edit(data: bytes | None) -> bytes | None:
@@ -305,10 +276,8 @@ class FileStore(Store):
 
     # -- heads ----------------------------------------------------------------
     def frontmatters(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """The frontmatter of each note, reading only the first few KB when that suffices.
-
-        Unreadable notes map to ``{}``.
-        """
+        """The frontmatter of each note from its first few KB when that suffices
+        (unreadable notes: ``{}``)."""
         keys = builtins.list(keys)
         paths = {}
         for key in keys:

@@ -1,12 +1,8 @@
 """Name a remote store's network failures plainly: ``cannot reach s3://bucket: connection refused``.
 
-botocore, aiohttp and fsspec each raise their own exception types for an
-endpoint that refuses, never answers or cannot be resolved; none of them is a
-:class:`~sessionkit.errors.SessionKitError`, so without this they reach the
-user as ``internal error: EndpointConnectionError: ...``.  :func:`unreachable`
-recognises them by class name and errno along the exception chain (nothing
-here imports botocore or aiohttp) and :func:`plain_network_errors` turns them
-into a :class:`~sessionkit.errors.StoreError` naming the store.
+botocore, aiohttp and fsspec raise their own types for an endpoint that refuses,
+never answers or cannot be resolved; they are recognised here by class name and
+errno along the exception chain (nothing here imports botocore or aiohttp).
 """
 
 from __future__ import annotations
@@ -18,13 +14,25 @@ from typing import Any, TypeVar
 
 from ..errors import SessionKitError, StoreError
 
-__all__ = ["http_error", "plain_network_errors", "reach_error", "store_host", "unreachable"]
+__all__ = ["error_code", "http_error", "name_network_failures", "reach_error", "unreachable"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _REFUSED = {errno.ECONNREFUSED}
 _RESET = {errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED}
 _UNREACHABLE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+#: what a failure is called, by the exception class names along its chain (first wins)
+_SOFT = (
+    ("ReadTimeoutError ServerTimeoutError SocketTimeoutError", "no answer (read timed out)"),
+    ("ConnectTimeoutError ConnectionTimeoutError", "connection timed out"),
+    ("ConnectionResetError", "connection reset"),
+    ("ConnectionClosedError ServerDisconnectedError", "the endpoint closed the connection"),
+    ("FSTimeoutError TimeoutError", "timed out"),
+    (
+        "EndpointConnectionError ClientConnectorError ClientOSError ProxyConnectionError",
+        "cannot connect",
+    ),
+)
 
 
 def _names(exc: BaseException) -> set[str]:
@@ -49,13 +57,24 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return out
 
 
+def _responses(exc: BaseException) -> list[dict[str, Any]]:
+    """The server answers along ``exc``'s chain (botocore keeps them in ``response``)."""
+    found = (getattr(cur, "response", None) for cur in _chain(exc))
+    return [r for r in found if isinstance(r, dict)]
+
+
+def error_code(exc: BaseException) -> str | None:
+    """The S3 error code (``PreconditionFailed``) behind ``exc``, if any."""
+    for response in _responses(exc):
+        error = response.get("Error")
+        if isinstance(error, dict) and error.get("Code"):
+            return str(error["Code"])
+    return None
+
+
 def http_error(exc: BaseException) -> str | None:
-    """``HTTP 500 (InternalError: message)`` when a server's answer along ``exc``'s
-    chain was an HTTP error (botocore keeps it in ``response``); else ``None``."""
-    for cur in _chain(exc):
-        response = getattr(cur, "response", None)
-        if not isinstance(response, dict):
-            continue
+    """``the server answered HTTP 500 (InternalError: message)``, else ``None``."""
+    for response in _responses(exc):
         meta = response.get("ResponseMetadata") or {}
         status = meta.get("HTTPStatusCode") if isinstance(meta, dict) else None
         if not isinstance(status, int):
@@ -69,12 +88,8 @@ def http_error(exc: BaseException) -> str | None:
 
 
 def unreachable(exc: BaseException) -> str | None:
-    """Why the network failed, in a few words, when ``exc`` is a network failure; else ``None``.
-
-    ``connection refused``, ``no answer (read timed out)``, ``connection timed
-    out``, ``host not found``, ``connection reset``, ``network unreachable`` or
-    ``cannot connect``.
-    """
+    """Why the network failed in a few words (``connection refused``, ``no answer
+    (read timed out)``, ``host not found``…) when ``exc`` is a network failure."""
     if isinstance(exc, SessionKitError):
         return None
     chain = _chain(exc)
@@ -90,32 +105,10 @@ def unreachable(exc: BaseException) -> str | None:
             return "host not found"
         if code in _UNREACHABLE:
             return "network unreachable"
-        if names & {"ReadTimeoutError", "ServerTimeoutError", "SocketTimeoutError"}:
-            found = found or "no answer (read timed out)"
-        elif names & {"ConnectTimeoutError", "ConnectionTimeoutError"}:
-            found = found or "connection timed out"
-        elif isinstance(cur, ConnectionResetError) or code in _RESET:
-            found = found or "connection reset"
-        elif names & {"ConnectionClosedError", "ServerDisconnectedError"}:
-            found = found or "the endpoint closed the connection"
-        elif names & {"FSTimeoutError", "TimeoutError"} and not found:
-            found = "timed out"
-        elif names & {
-            "EndpointConnectionError",
-            "ClientConnectorError",
-            "ClientOSError",
-            "ProxyConnectionError",
-        }:
-            found = found or "cannot connect"
+        if code in _RESET:
+            names.add("ConnectionResetError")
+        found = found or next((why for kinds, why in _SOFT if names & set(kinds.split())), None)
     return found
-
-
-def store_host(url: str) -> str:
-    """``scheme://bucket`` of a store URL (the part a network failure is about)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    return f"{scheme}://{rest.split('/', 1)[0]}"
 
 
 def reach_error(exc: BaseException, url: str) -> StoreError | None:
@@ -123,23 +116,20 @@ def reach_error(exc: BaseException, url: str) -> StoreError | None:
     why = unreachable(exc)
     if why is None:
         return None
-    return StoreError(f"cannot reach {store_host(url)}: {why}")
+    scheme, sep, rest = url.partition("://")
+    host = f"{scheme}://{rest.split('/', 1)[0]}" if sep else url
+    return StoreError(f"cannot reach {host}: {why}")
 
 
-def plain_network_errors(method: F) -> F:
-    """Decorate a storage method: network failures become :func:`reach_error`'s StoreError.
-
-    The instance must have a ``url`` attribute.  Every other exception passes
-    through unchanged.
-    """
+def _plain_network_errors(method: F) -> F:
+    """A storage method whose network failures become :func:`reach_error`'s StoreError."""
 
     @functools.wraps(method)
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except StoreError as exc:
-            # the storage's own "cannot read 'x': <botocore text>" for an OSError-shaped
-            # timeout: name the network failure instead (the cause is kept as context)
+            # "cannot read 'x': <botocore text>" for a timeout: named plainly instead
             cause = exc.__cause__ or exc.__context__
             plain = (
                 None
@@ -162,6 +152,8 @@ def plain_network_errors(method: F) -> F:
 
 #: the storage methods that talk to the network
 _METHODS = (
+    "names",
+    "exists",
     "list",
     "read",
     "read_many",
@@ -177,9 +169,9 @@ C = TypeVar("C", bound=type)
 
 
 def name_network_failures(cls: C) -> C:
-    """Class decorator: :func:`plain_network_errors` on each storage method ``cls`` defines."""
+    """Class decorator: network failures named plainly by each storage method ``cls`` defines."""
     for name in _METHODS:
         method = cls.__dict__.get(name)
         if callable(method):
-            setattr(cls, name, plain_network_errors(method))
+            setattr(cls, name, _plain_network_errors(method))
     return cls

@@ -1,34 +1,15 @@
 """A small JSON record kept beside a store's notes, safe against races and kills.
 
-Operations that must remember what they wrote (``convert``'s
-``.sessionkit-convert.json``; ``sync``'s state) keep it in a :class:`Record`:
-
-* **locked and merged**: :meth:`Record.merge` applies *changes* (entries to
-  set, or ``None`` to remove) to the record as it is at that moment, inside
-  :meth:`Storage.update` (the folder's lock file on a local disk, a
-  compare-and-swap on S3, the process lock on ``memory://``).  Two processes
-  updating different entries both keep theirs; nobody overwrites a record
-  with a stale copy;
-* **atomic**: each merge replaces the file whole (temp file, fsync, rename),
-  so a ``kill -9`` at any moment leaves the record before or after one merge;
-* **journaled** (local disk): :meth:`Record.append` adds changes to a journal
-  beside the record (``<record>.journal``) under the same lock, one fsynced
-  line a call, so a long run's changes cost what they hold, not what the
-  record holds; the journal is folded into the record (replaced whole) by
-  :meth:`Record.fold`, by a :meth:`Record.merge`, and when a run reads the
-  record (:meth:`Record.read` with ``fold``);
-* **write-ahead**: callers record what they are about to write *before*
-  writing it, with what was there (see :func:`entry_accepts`), and confirm
-  afterwards; then whatever a kill leaves on disk is recognised on the next run.
-
-The file is ``{"version": 1, "<section>": {key: entry, ...}}``; other
-top-level keys are kept as they are.  A record that is not valid JSON (edited
-by hand) reads as empty, and the next merge starts it again.  The journal's
-first line names the record file it continues (device, inode, size and
-modification time); once the record is replaced, the journal no longer
-matches it and is ignored (its lines are in the new record), so a kill between
-the two steps of a fold loses nothing and applies nothing twice.  A line a kill
-cut short is ignored (it was not yet durable, and nothing relied on it).
+``convert``'s ``.sessionkit-convert.json`` and ``sync``'s state are
+:class:`Record` s: each :meth:`Record.merge` applies changes to the record as
+it is at that moment, under the storage's lock or compare-and-swap, and
+replaces the file whole (temp file, fsync, rename).  On a local disk
+:meth:`Record.append` adds changes as one fsynced line to a journal beside it
+(``<record>.journal``), whose header names the record file it continues, so a
+kill between a fold's two steps loses nothing and applies nothing twice; a
+line a kill cut short is ignored.  Callers write ahead: they record what they
+are about to write, with what was there (:func:`entry_accepts`).  A record
+that is not JSON reads as empty.
 """
 
 from __future__ import annotations
@@ -41,13 +22,14 @@ from typing import Any
 
 import attrs
 
+from .._safe_read import read_open
 from ..errors import NotFoundError, StoreError
-from ._storage import LocalStorage, Storage, _os_error
+from ._base import Storage
+from ._local import LocalStorage, _os_error
 
 __all__ = ["Change", "IfStill", "Record", "entry_accepts"]
 
-#: one change to a record: the entry to set, ``None`` to drop it, or a function of the
-#: current entry returning either
+#: the entry to set, ``None`` to drop it, or a function of the current entry giving either
 Change = Mapping[str, Any] | None | Callable[[dict[str, Any] | None], Mapping[str, Any] | None]
 
 #: entry field listing the digests a note may still have while a write is in flight
@@ -56,18 +38,15 @@ WAS = "was"
 #: suffix of a record's journal (``.sessionkit-convert.json.journal``)
 JOURNAL_SUFFIX = ".journal"
 
-#: where :meth:`Record._dump` puts the entries (a value no record holds)
+#: where :meth:`Record._dump` puts the entries
 _MARK = "\x00sessionkit: the entries\x00"
 _MARK_JSON = json.dumps(_MARK)
 _NL, _NL_NESTED = "\n", "\n  "
 
 
 def entry_accepts(entry: Mapping[str, Any] | None, digest: str, field: str = "sha256") -> bool:
-    """Whether a note whose content has ``digest`` is one the record's owner wrote.
-
-    True when ``digest`` is the entry's ``field`` or one of its ``was`` digests
-    (the content before a write that a kill may have interrupted).
-    """
+    """Whether a note whose content has ``digest`` is one the record's owner wrote:
+    the entry's ``field``, or one of its ``was`` digests (a write a kill interrupted)."""
     if not entry:
         return False
     if entry.get(field) == digest:
@@ -79,11 +58,7 @@ def entry_accepts(entry: Mapping[str, Any] | None, digest: str, field: str = "sh
 @attrs.frozen
 class IfStill:
     """A change made only while an entry is still ``expected``: it becomes ``then``
-    (``None`` drops it); an entry someone else has changed meanwhile is kept.
-
-    Callable as a :data:`Change`; unlike any function it can be journaled
-    (:meth:`Record.append`).
-    """
+    (``None`` drops it).  A :data:`Change` that can be journaled."""
 
     expected: Mapping[str, Any] | None
     then: Mapping[str, Any] | None
@@ -114,7 +89,6 @@ class Record:
         self.storage = storage
         self.path = path
         self.section = section
-        #: the journal beside the record (local disks)
         self.journal = path + JOURNAL_SUFFIX
 
     def _load(self, data: bytes | None) -> dict[str, Any]:
@@ -136,11 +110,8 @@ class Record:
         return self.storage if isinstance(self.storage, LocalStorage) else None
 
     def read(self, *, fold: bool = False) -> dict[str, dict[str, Any]]:
-        """The entries as they are now (``{}`` when there is no record yet).
-
-        ``fold``: on a local disk, fold a journal left behind into the record
-        (the whole record is in memory then anyway).
-        """
+        """The entries as they are now (``{}``: no record); ``fold``: fold a local
+        journal left behind into the record."""
         local = self._local()
         if local is None:
             try:
@@ -158,9 +129,8 @@ class Record:
         return os.access(folder, os.W_OK)
 
     def _snapshot(self, local: LocalStorage) -> _Snapshot:
-        """The record and its journal as they are now: read without the lock, again
-        if the record was replaced meanwhile (each file is replaced or appended
-        atomically, so what was read is one moment's state)."""
+        """The record and its journal as they are now, read without the lock (again if
+        the record was replaced meanwhile)."""
         full = local.resolve(self.path)
         journal = local.resolve(self.journal)
         for _ in range(100):
@@ -173,7 +143,7 @@ class Record:
             else:
                 try:
                     st = os.fstat(fd)
-                    data = _read_fd(fd)
+                    data = read_open(fd)
                 except OSError as exc:
                     raise _os_error(exc, f"cannot read {self.path!r}", self.path) from None
                 finally:
@@ -196,9 +166,8 @@ class Record:
         raise StoreError("the record kept changing while it was read", path=self.path)
 
     def _dump(self, whole: dict[str, Any], entries: Mapping[str, Mapping[str, Any]]) -> bytes:
-        """The record's bytes: ``json.dumps(..., indent=1, sort_keys=True)`` of the
-        whole, made entry by entry (no copy of the entries, no text of them all
-        as one string before the bytes)."""
+        """``json.dumps(whole, indent=1, sort_keys=True)``, made entry by entry (the
+        entries' text is never one string: memory)."""
         out = {k: v for k, v in whole.items() if k not in ("version", self.section)}
         out["version"] = self.version
         out[self.section] = _MARK
@@ -224,18 +193,11 @@ class Record:
         return b"".join(parts)
 
     def merge(self, changes: Mapping[str, Change]) -> dict[str, dict[str, Any]]:
-        """Apply ``changes`` to the current record: key -> the entry to set, ``None``
-        to drop it, or a function of the current entry (or ``None``) returning either
-        (to change an entry only if it is still what the caller left).
-
-        Returns the entries after the merge (everyone's, not only these).
-        Nothing is written when the changes change nothing (and no journal is
-        waiting to be folded in).
+        """Apply ``changes`` (key -> :data:`Change`) to the record as it is now and
+        return everyone's entries afterwards; nothing written when nothing changes.
 
         Raises:
-            StoreError: the record cannot be written (the message says why:
-                ``No space left on device``, permission denied…); the record
-                on disk is then as it was.
+            StoreError: the record cannot be written (it is then as it was).
         """
         result: dict[str, dict[str, Any]] = {}
 
@@ -246,12 +208,7 @@ class Record:
             if entries is None:
                 entries = self._entries(whole)
             before = dict(entries)
-            for key, change in changes.items():
-                entry = change(entries.get(key)) if callable(change) else change
-                if entry is None:
-                    entries.pop(key, None)
-                else:
-                    entries[key] = dict(entry)
+            _apply(entries, changes)
             result.clear()
             result.update(entries)
             if entries == before and data is not None:
@@ -291,14 +248,11 @@ class Record:
         return result
 
     def append(self, changes: Mapping[str, Mapping[str, Any] | IfStill | None]) -> None:
-        """Record ``changes`` (entries to set, ``None`` to drop, :class:`IfStill`)
-        without rewriting the record: on a local disk one line appended to the
-        journal under the folder's lock, fsynced before this returns; elsewhere
-        a :meth:`merge`.  What it costs does not grow with the record.
+        """Record ``changes`` without rewriting the record: on a local disk one fsynced
+        journal line under the folder's lock; elsewhere a :meth:`merge`.
 
         Raises:
-            StoreError: the journal cannot be written (the record is then as it
-                was; a line cut short is ignored).
+            StoreError: the journal cannot be written (the record is then as it was).
         """
         if not changes:
             return
@@ -329,12 +283,8 @@ class Record:
                 local._sync_dir(os.path.dirname(journal))
 
     def fold(self, *, limit: int | None = None) -> None:
-        """Fold the journal into the record (replaced whole), if there is one.
-
-        ``limit``: only when the journal holds at most ``max(limit, the record's
-        size)`` bytes, so that a run that never read a large record does not
-        load it all to fold it (the next run that reads it folds it).
-        """
+        """Fold the journal into the record, if there is one (``limit``: only when the
+        journal holds at most ``max(limit, the record's size)`` bytes)."""
         local = self._local()
         if local is None:
             return
@@ -361,13 +311,6 @@ class _Snapshot:
     journal_bytes: int
 
 
-def _read_fd(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _journal_lines(journal: str, ident: str) -> Iterator[bytes]:
     """The complete change lines of ``journal`` when it continues the record ``ident``."""
     try:
@@ -383,10 +326,6 @@ def _journal_lines(journal: str, ident: str) -> Iterator[bytes]:
                 yield line
 
 
-def _header(ident: str) -> bytes:
-    return (json.dumps({"journal": 1, "record": ident}) + "\n").encode()
-
-
 def _header_ident(line: bytes) -> str | None:
     try:
         head = json.loads(line)
@@ -398,6 +337,15 @@ def _header_ident(line: bytes) -> str | None:
     return ident if isinstance(ident, str) else None
 
 
+def _apply(entries: dict[str, dict[str, Any]], changes: Mapping[str, Change]) -> None:
+    for key, change in changes.items():
+        entry = change(entries.get(key)) if callable(change) else change
+        if entry is None:
+            entries.pop(key, None)
+        else:
+            entries[key] = dict(entry)
+
+
 def _apply_line(entries: dict[str, dict[str, Any]], line: bytes, section: str) -> None:
     try:
         body = json.loads(line)
@@ -405,29 +353,21 @@ def _apply_line(entries: dict[str, dict[str, Any]], line: bytes, section: str) -
         return
     if not isinstance(body, dict):
         return
-    plain = body.get(section)
+    plain, cond = body.get(section), body.get("if")
+    changes: dict[str, Change] = {}
     if isinstance(plain, dict):
-        for key, entry in plain.items():
-            if entry is None:
-                entries.pop(key, None)
-            elif isinstance(entry, dict):
-                entries[key] = entry
-    cond = body.get("if")
+        changes.update((k, v) for k, v in plain.items() if v is None or isinstance(v, dict))
     if isinstance(cond, dict):
         for key, pair in cond.items():
-            if not (isinstance(pair, list) and len(pair) == 2):
-                continue
-            expected, then = pair
-            if entries.get(key) == expected:
-                if isinstance(then, dict):
-                    entries[key] = then
-                else:
-                    entries.pop(key, None)
+            if isinstance(pair, list) and len(pair) == 2:
+                then = pair[1] if isinstance(pair[1], dict) else None
+                changes[key] = IfStill(pair[0], then)
+    _apply(entries, changes)
 
 
 def _append_line(journal: str, ident: str, line: bytes) -> bool:
-    """Append ``line`` to ``journal`` (started again when it does not continue the
-    record ``ident``; a torn last line cut off), fsynced; whether the file is new."""
+    """Append ``line`` to ``journal`` (restarted unless it continues ``ident``; a torn
+    last line cut off), fsynced; whether the file is new."""
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(journal, flags, 0o666)
     try:
@@ -441,7 +381,7 @@ def _append_line(journal: str, ident: str, line: bytes) -> bool:
                 keep = _complete(fd, size)  # (a line a kill cut short goes)
         if keep == 0:
             os.ftruncate(fd, 0)
-            out = _header(ident) + line
+            out = (json.dumps({"journal": 1, "record": ident}) + "\n").encode() + line
         else:
             if keep != size:
                 os.ftruncate(fd, keep)

@@ -1,26 +1,17 @@
 """The aiwiki layout: ``{root}/aiwiki/sessions/**/*.md``, one page per session.
 
-* The store root is a repository root (the folder holding ``aiwiki/``); notes
-  are the ``.md`` files below ``aiwiki/sessions/`` except ``INDEX.md``;
-  keys are their paths relative to that folder (``2026-05-18-7e8a3f2.md``).
-* New notes are named ``{date_start}-{id7}.md`` (:meth:`AiwikiStore.key_for`).
-* ``list`` filters by status and date: dates come from the filenames, status
-  from the frontmatter heads (first 4 KB) only when asked for.
-* ``latest`` picks the newest filename date, then the newest modification
-  time among notes of that date, without parsing any page.
-* ``INDEX.md`` is a sortable Markdown table regenerated on demand
-  (:meth:`AiwikiStore.write_index`).
+Keys are paths below ``aiwiki/sessions/`` (``2026-05-18-7e8a3f2.md``); new notes
+are ``{date_start}-{id7}.md``; ``INDEX.md`` is a generated table, never a note.
 """
 
 from __future__ import annotations
 
 import builtins
 import os
-import re
 from datetime import UTC, datetime
 from typing import Any
 
-from .._listing import latest_note
+from .._listing import latest_note, note_day
 from ..adapters.profiles import safe_id7
 from ..errors import SessionKitError
 from ..model import Session, Status
@@ -34,20 +25,12 @@ __all__ = ["NOTES_FOLDER", "AiwikiStore", "repository_of", "safe_id7"]
 NOTES_FOLDER = "aiwiki/sessions"
 #: the generated index page (never a note)
 INDEX_NAME = "INDEX.md"
-#: short id used when a session has none (what the aiwiki hook writes too)
-NO_ID = "0000000"
-
-_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
 
 
 def repository_of(url: str) -> str:
-    """The repository root a store URL names: ``…/aiwiki`` and ``…/aiwiki/sessions``
-    mean the folder above; local paths come back absolute (see
-    :func:`~sessionkit.backends._storage.local_path`).
-
-    ``aiwiki`` and ``aiwiki/sessions`` alone mean the working directory;
-    ``file:///aiwiki`` means ``/``; a remote URL keeps its scheme and bucket
-    (``s3://b/aiwiki`` is ``s3://b``, ``memory://aiwiki`` stays as it is).
+    """The repository root a store URL names: ``…/aiwiki`` and ``…/aiwiki/sessions`` mean
+    the folder above (``aiwiki`` alone: the working directory); local paths come back
+    absolute, a plain relative path as typed, a remote URL keeps its scheme and bucket.
     """
     if is_local(url) and "://" not in url and not os.path.isabs(url):
         # a plain relative path keeps its spelling (reports show what was typed)
@@ -125,22 +108,16 @@ class AiwikiStore(FileStore):
     @staticmethod
     def date_of(key: str) -> str | None:
         """The ``YYYY-MM-DD`` a key's filename starts with, if any."""
-        m = _DATED.match(key.rsplit("/", 1)[-1])
-        return m.group(1) if m else None
+        return note_day(key.rsplit("/", 1)[-1])
 
     def info(self) -> builtins.list[NoteInfo]:
         """Every note with what its name tells (date, short id, mtime when free)."""
         out = []
         for key, entry in self.entries():
-            m = _DATED.match(key.rsplit("/", 1)[-1])
-            out.append(
-                NoteInfo(
-                    key=key,
-                    date=m.group(1) if m else None,
-                    id=m.group(2) if m else None,
-                    mtime=entry.mtime,
-                )
-            )
+            name = key.rsplit("/", 1)[-1]
+            day = note_day(name)
+            short = name[11:-3] if day is not None and len(name) > 13 else None
+            out.append(NoteInfo(key=key, date=day, id=short, mtime=entry.mtime))
         return out
 
     def list(
@@ -150,17 +127,13 @@ class AiwikiStore(FileStore):
         since: DateLike | None = None,
         until: DateLike | None = None,
     ) -> builtins.list[NoteInfo]:
-        """Notes matching every filter, sorted by key, every row filled the same way.
+        """Notes matching every filter, sorted by key, each row filled the same way.
 
-        Whatever the filters, each :class:`NoteInfo` has ``date`` (the
-        filename's, else ``date_start``), ``status``, ``title`` (the
-        ``focus``) and ``id`` (the full ``session_id``, as ``ls --json``
-        prints it; ``None`` when the note has none) from the frontmatter
-        heads, read in one batch of ranged reads (4 KB a note), and
-        ``mtime`` when the listing gave it.  A note whose frontmatter cannot
-        be read has ``status``, ``title`` and ``id`` ``None``.  Dates in
-        names are judged first, so only the heads of notes that can still
-        match are read.
+        Each :class:`NoteInfo` has ``date`` (the name's, else ``date_start``), ``status``,
+        ``title`` (``focus``) and ``id`` (the full ``session_id``; ``None`` when the note has
+        none) from the frontmatter heads (4 KB a note, read in one batch, only of notes
+        whose name's date can still match), and ``mtime`` when the listing gave it; a note
+        whose frontmatter cannot be read has ``status``, ``title`` and ``id`` ``None``.
         """
         lo, hi = as_iso_date(since), as_iso_date(until)
         want = as_status(status)
@@ -201,14 +174,10 @@ class AiwikiStore(FileStore):
         return out
 
     def latest(self) -> str | None:
-        """The key of the newest note: latest filename date, then latest mtime.
-
-        Only the notes sharing the newest date are stat-ed (and only when the
-        listing did not report modification times); no page is parsed.
-        Notes without a dated name count only when no note has one; the note
-        of checkpoints without a session id (``YYYY-MM-DD-0000000.md``) never
-        counts (the rule is :func:`sessionkit._listing.latest_note`, which the
-        hooks use too).
+        """The key of the newest note: latest filename date, then latest mtime, then the
+        greatest key (:func:`sessionkit._listing.latest_note`, the rule the hooks share); no
+        page parsed, a note that cannot be read never chosen, the note of checkpoints
+        without a session id (``YYYY-MM-DD-0000000.md``) never counted.
         """
         entries = dict(self.entries())
 
@@ -229,12 +198,9 @@ class AiwikiStore(FileStore):
     def index_text(self, left_out: builtins.list[tuple[str, str]] | None = None) -> str:
         """The ``INDEX.md`` page: a Markdown table of every note, newest first.
 
-        Columns: date, id, status, focus, link.  Cell text has ``|`` escaped
-        and line breaks folded, so the table always parses.  A note whose name
-        the store refuses (``CON.md``, surrounding spaces, a control character)
-        or that is not UTF-8, and one that cannot be read (a FIFO, a looping
-        link), has no row: ``(key, why)`` is appended to
-        ``left_out`` (when given) and the other notes are indexed.
+        Columns: date, id, status, focus, link; cells escaped so the table always parses.
+        A note whose name the store refuses, that is not UTF-8 or cannot be read has no
+        row: ``(key, why)`` goes to ``left_out`` (when given).
         """
         notes = []
         for n in self.info():

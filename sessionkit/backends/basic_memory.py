@@ -1,14 +1,8 @@
 """The Basic Memory layout: session notes in a project's ``sessions/`` folder.
 
-* The store root is a Basic Memory project folder; notes are the ``.md``
-  files below ``sessions/`` (configurable); keys are paths relative to it
-  (``Session 2026-05-18 14-23-00.md``).
-* Open one by path, by ``bm:///path/to/project-folder``, or by project name
-  ``bm://main`` (resolved from Basic Memory's own configuration).
-* :meth:`BasicMemoryStore.list` keeps notes whose ``type`` is ``session`` or
-  ``coding_session`` and filters by status and by "created in the last N
-  days", reading only frontmatter heads.
-* New notes are named after their title the way Basic Memory names files.
+Open a project by path, ``bm:///path/to/project`` or ``bm://NAME`` (from Basic
+Memory's configuration); keys are paths below the notes folder; new notes are named
+after their title the way Basic Memory names files.
 """
 
 from __future__ import annotations
@@ -80,10 +74,8 @@ def name_stamp(key: str) -> str | None:
 
 
 def _filename_for_title(title: str) -> str:
-    """``{stem}.md`` as Basic Memory names a note, made safe for every platform.
-
-    Empty stems become ``Session``; over-long ones are cut to 200 bytes;
-    Windows reserved names (``CON``…) get a ``-note`` suffix.
+    """``{stem}.md`` as Basic Memory names a note, safe everywhere: an empty stem is
+    ``Session``, a long one cut to 200 bytes, a reserved name (``CON``…) gets ``-note``.
     """
     try:
         from ..adapters.profiles import filename_for_title  # the shared rule
@@ -120,10 +112,9 @@ def resolve_bm_url(url: str) -> str:
 
 
 def project_name(store: Any) -> str | None:
-    """The Basic Memory project name a store's new notes get (their ``project``
-    key and permalink prefix): ``NAME`` for a store opened as ``bm://NAME``,
-    else the name of the project folder (the store's root); ``None`` when
-    neither says.  Used by ``convert`` and ``sync`` alike."""
+    """The project name a store's new notes get (``project`` key, permalink prefix):
+    ``NAME`` of ``bm://NAME``, else the project folder's name; ``None`` when neither says.
+    """
     url = str(getattr(store, "url", "") or "")
     if url.startswith("bm://") and not url.startswith("bm:///"):
         name = url[len("bm://") :].strip("/")
@@ -169,13 +160,8 @@ def _when(value: Any) -> datetime | None:
 
 
 class BasicMemoryStore(FileStore):
-    """Session notes of a Basic Memory project.
-
-    Args:
-        storage: byte layer rooted at the project folder.
-        folder: notes folder inside the project (``sessions``).
-        format: format of new notes (``basic-memory``).
-        url: how the store was opened.
+    """Session notes of a Basic Memory project (``storage`` rooted at the project folder,
+    notes in ``folder``, new notes in ``format``, opened as ``url``).
     """
 
     layout = "basic-memory"
@@ -295,14 +281,9 @@ class BasicMemoryStore(FileStore):
         return out
 
     def latest(self) -> str | None:
-        """The newest session note, by the rule every layout follows (docs/hooks.md).
-
-        The newest date (and time) in the file name — ``Session 2026-05-18
-        14-23-00 — ….md`` — then the newest modification time among the notes
-        of that name date; names without a date count only when no session
-        note's name has one.  A note of checkpoints without a session id
-        (:func:`unknown_title`) is never the latest.  Like is compared with like: never one note's
-        ``started`` with another's modification time.
+        """The newest session note: the newest date (and time) in the file name, then the
+        newest modification time among that name date's notes (undated names count only
+        when none is dated); never a note of checkpoints without a session id.
         """
         found = self._scan(None, None, None, None, SESSION_TYPES, False)
         found = [(note, c) for note, c in found if not is_unknown(note.key)]

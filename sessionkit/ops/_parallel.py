@@ -43,11 +43,7 @@ def default_jobs() -> int:
 def _run_chunk(
     func: Callable[[T], R], chunk: list[T], around: ChunkContext | None = None
 ) -> tuple[list[R], BaseException | None]:
-    """The results of a chunk up to the first failure, and that failure.
-
-    ``around``: the whole chunk runs inside ``around()``, which has exited
-    (for a store batch: every write is durable) before the results are returned.
-    """
+    """The results of a chunk up to the first failure, and that failure."""
     done: list[R] = []
     try:
         with around() if around is not None else contextlib.nullcontext():
@@ -82,32 +78,7 @@ def ordered_map(
     around: ChunkContext | None = None,
     in_flight: int = 3,
 ) -> Iterator[R]:
-    """Yield ``func(item)`` for every item, in input order, over ``jobs`` processes.
-
-    Args:
-        func: a top-level (picklable) function of one item; items and results
-            must pickle too.
-        items: any iterable; read lazily, a chunk at a time.
-        jobs: worker processes (``None``: :func:`default_jobs`); 1 is serial.
-        chunk_size: items per task sent to a worker.
-        min_parallel: with fewer items than this, run serially in-process.
-        around: a picklable factory of a context manager that each chunk of
-            ``chunk_size`` items runs inside (in-process too, chunk by chunk),
-            such as a store's ``batch``; a chunk's results are yielded only
-            after its context has exited.
-        in_flight: chunks sent ahead per worker (the workers keep converting
-            while this process is busy with earlier results; each holds its
-            chunk's results until they are taken).
-
-    An exception raised by ``func``, or by the input itself (a path that is not
-    there, found when its turn comes), is raised here, at that item's place in
-    the order (results before it have been yielded).  A worker process that
-    dies (killed, out of memory) ends the map with an :class:`OSError`
-    (:data:`WORKER_GONE`).
-
-    Raises:
-        ValueError: ``jobs``, ``chunk_size`` or ``in_flight`` is below 1.
-    """
+    """Yield ``func(item)`` for every item, in input order, over ``jobs`` processes."""
     return _ordered(_run_chunk, func, items, jobs, chunk_size, min_parallel, around, in_flight)
 
 
@@ -121,13 +92,9 @@ def ordered_map_chunks(
     around: ChunkContext | None = None,
     in_flight: int = 3,
 ) -> Iterator[R]:
-    """:func:`ordered_map` for a function of a whole chunk: ``func(chunk)`` returns
-    one result per item, in order (so a chunk's work can be done together, such as
-    a store's :meth:`~sessionkit.backends.Store.update_texts`).
-
-    An exception raised by ``func`` is raised here, at the place of its chunk's
-    first item (no result of that chunk is yielded).
-    """
+    """:func:`ordered_map` for a function of a whole chunk: ``func(chunk)`` returns one result per
+    item, in order (so a chunk's work can be done together, such as a store's
+    :meth:`~sessionkit.backends.Store.update_texts`)."""
     return _ordered(_run_whole, func, items, jobs, chunk_size, min_parallel, around, in_flight)
 
 
@@ -246,12 +213,7 @@ def _serial(
 
 
 def _chunks(it: Iterator[T], size: int, workers: int) -> Iterator[list[T]]:
-    """Chunks of ``size`` items, and smaller ones at the end of the input.
-
-    A lookahead of two chunks per worker tells when the input is about to
-    end; what is left then goes out in ``2 * workers`` equal chunks, so that
-    no worker is left with a whole chunk while the others wait.
-    """
+    """Chunks of ``size`` items, and smaller ones at the end of the input."""
     window = size * workers * 2
     ahead: deque[T] = deque(itertools.islice(it, window))
     while ahead:

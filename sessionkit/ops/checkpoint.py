@@ -1,27 +1,11 @@
-"""A PreCompact checkpoint: what it says, and its light lane into a local aiwiki note.
+"""A PreCompact checkpoint: its pieces, and the ``pre-compact`` lane into a local aiwiki note.
 
-Both ways of recording a checkpoint build it from the same pieces, written
-here once: the payload's session id and short id (:func:`payload_ids`), the
-active work item (:func:`find_work`), the entry's body (:func:`checkpoint_body`),
-its directive's items (:func:`directive_items`) and the rule that picks the
-note of a short id (:func:`key_for_id7`).
-
-* The general way is :func:`sessionkit.ops.lifecycle.record_checkpoint`: any
-  store, any layout; the page is read into the model, the checkpoint added,
-  and the adapter splices the difference under the store's lock.
-* The light lane (:func:`record_local`, used by ``sessionkit hook
-  pre-compact``) takes an existing v2 page of a local aiwiki folder, found
-  by one listing of that folder, and splices the same entry at the same
-  place (:func:`sessionkit.adapters.aiwiki_page.checkpoint_lines` after the
-  last entry) under the store's lock file, held as the store holds it
-  (:func:`sessionkit._atomic.lock_file`), then writes it the way the store
-  does (a synced temp file renamed into place, the mode kept, a read-only
-  note refused).  It imports neither the model nor the store, and says
-  ``None`` (take the general way) for anything it does not handle: a new
-  note, a page it cannot read or that is not plainly v2, no ``session_id``
-  on the page while the payload has one, subfolders or symlinks in the folder.
-  ``tests/ops/test_checkpoint_lane.py`` holds its bytes to the general
-  way's through :mod:`sessionkit._fastpaths` (``pre-compact`` lane).
+The pieces are written here once (:func:`payload_ids`, :func:`find_work`,
+:func:`checkpoint_body`, :func:`directive_items`, :func:`key_for_id7`) and used by
+both ways of recording: :func:`sessionkit.ops.lifecycle.record_checkpoint` (any
+store) and :func:`record_local`, the lane ``sessionkit hook pre-compact`` takes
+for an existing plain v2 page of a local aiwiki folder (kept: about 3x on the
+hook; ``tests/ops/test_checkpoint_lane.py`` holds it to the store's bytes).
 """
 
 from __future__ import annotations
@@ -31,7 +15,7 @@ import time
 from collections.abc import Mapping
 
 from .._lazyre import lazy
-from .._listing import is_day, joined, names_with, note_names
+from .._listing import NO_ID, joined, names_with, note_names
 from .._plain import Plain
 
 TYPE_CHECKING = False
@@ -41,7 +25,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "DATED_KEY",
     "NO_ID",
     "UNSAFE_ID",
     "Recorded",
@@ -60,14 +43,10 @@ __all__ = [
     "text_field",
 ]
 
-#: short id used when the payload has no usable session id
-NO_ID = "0000000"
 #: a character that may not be in a session id (ids are UUIDs)
 UNSAFE_ID = lazy(r"[^0-9A-Za-z_-]")
 #: the characters a session id may hold (:data:`UNSAFE_ID` is any other)
 SAFE_ID_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
-#: an aiwiki note's key: its date and its short id
-DATED_KEY = lazy(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
 #: a manifest's ``status`` line, when the manifest is not YAML the loader reads
 _STATUS_LINE = lazy(r"(?m)^status:[ \t]*['\"]?([^'\"#\n]*?)['\"]?[ \t]*(?:#.*)?$")
 #: the most manifests looked at
@@ -86,12 +65,8 @@ def iso_now(now: datetime | None = None) -> str:
 
 
 def safe_short_id(session_id: object) -> str:
-    """The filename id part: the first 7 characters of ``[0-9A-Za-z_-]`` in the id.
-
-    Every other character (``/``, ``.``, spaces, NUL…) is dropped first, so a
-    payload can never steer a path; :data:`NO_ID` when nothing is left or the
-    id is not a string.
-    """
+    """The filename id part: the first 7 characters of ``[0-9A-Za-z_-]`` in the id (any
+    other dropped first: a payload never steers a path); :data:`NO_ID` when none."""
     if not isinstance(session_id, str):
         return NO_ID
     if SAFE_ID_CHARS.issuperset(session_id):  # (the usual id: nothing to drop)
@@ -113,12 +88,9 @@ def one_line(text: str) -> str:
 
 
 def payload_ids(payload: Any) -> tuple[str | None, str, bool, str | None]:
-    """``(session_id, short id, payload_ok, trigger)`` of a PreCompact payload.
-
-    A missing session id, or one with characters outside ``[0-9A-Za-z_-]``,
-    is ``None`` and its short id :data:`NO_ID`; ``payload_ok`` says whether the
-    payload was an object with a usable id.
-    """
+    """``(session_id, short id, payload_ok, trigger)`` of a PreCompact payload; an id
+    missing or with characters outside ``[0-9A-Za-z_-]`` is ``None`` (short id
+    :data:`NO_ID`); ``payload_ok``: an object with a usable id."""
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id = text_field(data, "session_id", 256)
     if session_id is not None and not SAFE_ID_CHARS.issuperset(session_id):
@@ -197,10 +169,9 @@ def _folders(path: str) -> list[str]:
 def find_work(repo_root: str | os.PathLike[str] | None) -> Work | None:
     """The in-progress work item under ``repo_root``, when there is exactly one.
 
-    Looks at ``.forge/work/<type>/<name>/manifest.yaml`` (the first 1,000, in
-    ``<type>``, ``<name>`` order); a manifest counts when its ``status`` is
-    ``in-progress``.  Unreadable manifests, those over 256 KB and anything
-    that is not a regular file (a FIFO, a device) are skipped.
+    Looks at the first 1,000 ``.forge/work/<type>/<name>/manifest.yaml`` (sorted) for
+    ``status: in-progress``; unreadable ones, those over 256 KB and non-regular files
+    are skipped.
     """
     if repo_root is None:
         return None
@@ -264,35 +235,19 @@ def directive_items(scope: str, trigger: str | None, action: str) -> tuple[str, 
     return tuple(items)
 
 
-def _key_day(key: str, id7: str) -> str | None:
-    """The date of ``key`` when it is a note of short id ``id7`` by :data:`DATED_KEY`
-    (``{date}-{id7}.md`` after the last ``/``), else ``None``."""
-    if "\n" in key or not SAFE_ID_CHARS.issuperset(id7):  # (the pattern's own reading)
-        m = DATED_KEY.match(key)
-        return m.group(1) if m is not None and m.group(2) == id7 else None
-    name = key.rsplit("/", 1)[-1]
-    day = name[:10]
-    return day if is_day(day) and name[10:] == f"-{id7}.md" else None
-
-
 def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str | None:
-    """The note of short id ``id7`` among ``keys``: the newest date, then the greatest key.
+    """The note of short id ``id7`` among ``keys``: the newest date, then the greatest key
+    (``today``: only a note of that date, as the short id ``0000000`` has one a day)."""
+    from ..text.grammar import DATED_KEY
 
-    ``today``: only a note of that date counts (the short id ``0000000`` has
-    one page a day).
-    """
     best: tuple[str, str] | None = None
     tail = f"-{id7}.md"
     for key in keys:
-        if not key.endswith(tail):  # a cheap test first: one of 10,000 keys matches
+        m = DATED_KEY.match(key) if key.endswith(tail) else None  # (one of 10,000 keys)
+        if m is None or m.group(2) != id7 or (today is not None and m.group(1) != today):
             continue
-        day = _key_day(key, id7)
-        if day is None:
-            continue
-        if today is not None and day != today:
-            continue
-        if best is None or (day, key) > best:
-            best = (day, key)
+        if best is None or (m.group(1), key) > best:
+            best = (m.group(1), key)
     return None if best is None else best[1]
 
 
@@ -303,7 +258,8 @@ _TEMP_TAIL = ".tmp"
 
 class Recorded(Plain):
     """What :func:`record_local` did: the note, the short id, whether the payload was
-    usable, and the secrets redacted (or warned about) in what it wrote."""
+    usable, the secrets redacted (or warned about).
+    """
 
     __slots__ = ("findings", "key", "payload_ok", "short_id")
 
@@ -329,21 +285,13 @@ def record_local(
     lock_timeout: float,
     redaction: Any = None,
 ) -> Recorded | None:
-    """Record a checkpoint in an existing v2 page of the local aiwiki store at ``root``.
-
-    The light lane of :func:`sessionkit.ops.lifecycle.record_checkpoint` (same
-    note, same bytes); ``None`` when it does not apply and nothing was written.
-
-    Args:
-        root: the store's repository root (the folder holding ``aiwiki/``).
-        payload: the decoded PreCompact payload.
-        repo_root: where to look for the active work item.
-        kind, scope, action: the directive (``hooks.directive_*``).
-        lock_timeout: seconds to wait for the lock (then :class:`ConflictError`).
-        redaction: the store's :class:`~sessionkit.redaction.Policy` (``None``: redact).
+    """Record a checkpoint in an existing plain v2 page of the local aiwiki store at
+    ``root`` (the folder holding ``aiwiki/``), as
+    :func:`sessionkit.ops.lifecycle.record_checkpoint` would (same note, same bytes),
+    under the store's lock; ``None`` when the lane does not apply (nothing written).
 
     Raises:
-        ConflictError: the lock was not free in time.
+        ConflictError: the lock was not free within ``lock_timeout`` seconds.
     """
     from .. import _fastpaths as fastpaths
 
@@ -408,9 +356,8 @@ def _splice(
     redaction: Any,
     head: str | None = None,
 ) -> list[Any] | None:
-    """Under the lock: the page read, the entry spliced in and written; the findings,
-    or ``None`` (nothing written) when the page is not one the lane takes (among them,
-    a page whose ``last_commit`` is not the repository's ``head``: the store sets it)."""
+    """Under the lock: the entry spliced in and written; the findings, or ``None`` (nothing
+    written) for a page the lane does not take (one whose ``last_commit`` is not ``head``)."""
     import stat as _stat
 
     from .._atomic import fsync_dir, make_temp
@@ -493,13 +440,9 @@ def _splice(
 
 
 def _appended_at_end(old: Sequence[Any], entry: Any) -> bool:
-    """Whether the store's way adds ``entry`` after the last entry, as the lane does.
-
-    It diffs the old entries with the new ones (:class:`difflib.SequenceMatcher`);
-    the new list is the old one plus ``entry``, so the old list matches as a
-    whole at the start, unless the matcher's heuristic for long lists drops
-    popular entries: from 200 entries on, one repeated more than 1% of times.
-    """
+    """Whether the store's diff (:class:`difflib.SequenceMatcher`) adds ``entry`` after the
+    last entry, as the lane does: not when its heuristic for long lists (200 entries on)
+    drops an entry repeated more than 1% of times."""
     n = len(old) + 1
     if n < 200:
         return True
@@ -525,9 +468,8 @@ def _guarded(text: str, path: str, redaction: Any, findings: list[Any]) -> str:
 
 
 def head_commit(repo_root: str | None) -> str | None:
-    """The short sha (7 characters) of the commit ``HEAD`` names in ``repo_root``'s
-    ``.git``, read from its files (a branch's ref file, else ``packed-refs``);
-    ``None`` when there is no repository or it cannot tell (never runs git)."""
+    """The short sha of ``HEAD`` in ``repo_root``'s ``.git``, read from its files (never
+    runs git); ``None`` when it cannot tell."""
     if repo_root is None:
         return None
     git = os.path.join(os.fspath(repo_root), ".git")

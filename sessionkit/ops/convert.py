@@ -1,23 +1,13 @@
 """Converting every session note of a store into another store.
 
-:func:`convert` plans the run over the source's notes, converts each one
-(in worker processes with ``jobs``) through the note-level crosswalk
-(:func:`sessionkit.adapters.crosswalk.convert_doc`, where the field mapping
-and the carriers are described), writes the results and returns a
-:class:`ConversionReport`.  It is idempotent (a second run writes nothing)
-and never overwrites a target note edited by hand since the last conversion
-unless ``force=True``.  :func:`convert_text` converts one note's text.
-
-The checkpoints of Basic Memory's agent plugins (``coding_session`` notes
-of one agent session, linked by ``continues``; a lone one too) convert
-together into one aiwiki page, and such a page back into the very same
-notes, an edited page with its edits carried into the notes they belong to
-(:func:`~sessionkit.adapters.crosswalk.convert_chain`,
-:func:`~sessionkit.adapters.crosswalk.chain_notes`).
-
-Idempotence and conflicts use a manifest dotfile in the target's notes folder
-(``.sessionkit-convert.json``; dotfiles are ignored by Basic Memory and by
-sessionkit listings) recording the SHA-256 of every note the converter wrote.
+:func:`convert` plans the run over the source's notes, converts each one (in worker processes
+with ``jobs``) through the note-level crosswalk (:mod:`sessionkit.adapters.crosswalk`), writes
+the results and returns a :class:`ConversionReport`.  It is idempotent (a second run writes
+nothing) and never overwrites a target note edited by hand since the last conversion unless
+``force=True``; a manifest dotfile in the target's notes folder (``.sessionkit-convert.json``)
+records the SHA-256 of every note it wrote.  Basic Memory's ``coding_session`` checkpoints of
+one agent session convert together into one aiwiki page, and back into the very same notes.
+:func:`convert_text` converts one note's text.
 """
 
 from __future__ import annotations
@@ -228,9 +218,8 @@ class ConversionReport:
 
 
 def _sha(text: str | Sequence[str]) -> str:
-    """SHA-256 of ``text`` (or of the join of its pieces) as UTF-8, hashed a block at
-    a time (:func:`~sessionkit.document.encode_blocks`: a big note is not held a
-    second time)."""
+    """SHA-256 of ``text`` (or of the join of its pieces) as UTF-8, hashed a block at a time
+    (:func:`~sessionkit.document.encode_blocks`: a big note is not held a second time)."""
     sha = hashlib.sha256()
     for piece in (text,) if isinstance(text, str) else text:
         for block in encode_blocks(piece):
@@ -325,12 +314,8 @@ def _record(store: Store) -> Any:
 
 
 def _is_session_note(text: str, family: str, doc: Document | None = None) -> bool:
-    """Whether a source note is a session (every aiwiki page is; a Basic Memory
-    note is when its frontmatter says so, read as :func:`read_frontmatter` reads it).
-
-    ``doc``: the note already parsed (blank lines before its frontmatter are
-    passed over, as Basic Memory reads it).
-    """
+    """Whether a source note is a session (every aiwiki page is; a Basic Memory note is when its
+    frontmatter says so, read as :func:`read_frontmatter` reads it)."""
     if family != BASIC_MEMORY:
         return True
     from ..adapters.basic_memory import SESSION_TYPES, split_lead
@@ -346,13 +331,7 @@ def _is_session_note(text: str, family: str, doc: Document | None = None) -> boo
 
 @attrs.frozen(kw_only=True)
 class _Job:
-    """What every note of one :func:`convert` run shares (sent to workers once per chunk).
-
-    ``target``: the target store (its secrets policy and paths: each converted
-    note is checked for secrets where it is made).  ``source``: the source
-    store when the workers read the notes themselves (a local aiwiki wiki;
-    its items then come without their text).
-    """
+    """What every note of one :func:`convert` run shares (sent to workers once per chunk)."""
 
     src: str
     dst: str
@@ -361,8 +340,7 @@ class _Job:
     today: str
     target: Any = None
     source: Any = None
-    #: the target's :class:`~sessionkit.redaction.Policy`, for a worker that redacts
-    #: what it reads without the target (``warn`` refuses a secret on every store)
+    #: the target's redaction policy, for a worker that redacts what it reads without the target
     policy: Any = None
 
 
@@ -384,12 +362,10 @@ class _Chain:
 #: a source note the worker reads itself (:attr:`_Job.source`)
 _READ_THERE: None = None
 
-#: what one source item converts into: a note, the notes of a chain page (each, or
-#: why it cannot be written), ``None`` (not a session: skipped) or why it failed
+#: a source item's result: a note, a chain page's notes, ``None`` (skipped) or why it failed
 _Result = Converted | list[Converted | str] | str | None
 
-#: a source item: ``(key, text)``, the text read by this process (or why it could
-#: not be), a chain, or :data:`_READ_THERE`
+#: a source item: ``(key, text, why it is unreadable, a chain, or :data:`_READ_THERE`)``
 _Item = tuple[str, str | _Unreadable | _Chain | None]
 
 
@@ -405,9 +381,7 @@ class _Done:
 
 
 def _convert_job(job: _Job, item: _Item) -> _Done:
-    """Convert one source item (in a worker when ``jobs > 1``): read it when the
-    worker reads (:attr:`_Job.source`), redact its secrets, convert it, and check
-    the result for secrets as the target would hold it (:func:`_without_secrets`)."""
+    """Convert one source item (in a worker when ``jobs > 1``), with the secrets found."""
     from ..redaction import collect
 
     with collect() as found:
@@ -447,12 +421,7 @@ def _checked(target: Store, result: Converted | str) -> Converted | str:
 def _convert_item(
     job: _Job, item: tuple[str, str | _Unreadable | _Chain]
 ) -> tuple[str, Converted | list[Converted] | str | None]:
-    """Convert one source note ``(key, text)``.
-
-    Returns ``(key, result)``: the converted note (a chain of checkpoints gives
-    one page, a chain page its notes), ``None`` for a note that is not a
-    session (skipped), or the error as text.
-    """
+    """Convert one source note ``(key, text)``."""
     key, text = item
     if isinstance(text, _Unreadable):
         return key, text.message
@@ -492,8 +461,7 @@ def _run_jobs(job: _Job, items: Iterable[_Item], jobs: int | None) -> Iterator[_
     from ._parallel import ordered_map
 
     one = functools.partial(_convert_job, job)
-    # chunks sent ahead: the workers keep converting while this process writes a
-    # group (up to _READ_BATCH notes) and merges the record
+    # (chunks sent ahead: the workers keep converting while this process writes a group)
     ahead = max(3, -(-2 * _READ_BATCH // _CHUNK))
     if jobs is None:  # every core, for runs big enough to pay for a pool
         return ordered_map(one, items, jobs=None, chunk_size=_CHUNK, in_flight=ahead)
@@ -504,15 +472,13 @@ def _run_jobs(job: _Job, items: Iterable[_Item], jobs: int | None) -> Iterator[_
     )
 
 
-#: a group of converted notes is written once it holds this many characters (a few
-#: big notes are written as they come, not held until the group is full)
+#: a group of converted notes is written once it holds this many characters (big notes soon)
 _GROUP_CHARS = 1 << 20
 
 #: source notes per task sent to a worker
 _CHUNK = 32
 
-#: source notes read per :meth:`Store.read_many` call (concurrent reads on remote stores);
-#: also the largest group of target notes written at once (the record is merged once a group)
+#: source notes per :meth:`Store.read_many` call, and the largest group of notes written at once
 _READ_BATCH = 256
 
 
@@ -528,15 +494,9 @@ def _sources(source: Store, keys: Sequence[str]) -> Iterator[tuple[str, str | _U
 def _with_chains(
     items: Iterable[tuple[str, str | _Unreadable]], sizes: dict[str, int]
 ) -> Iterator[tuple[str, str | _Unreadable | _Chain]]:
-    """Basic Memory source notes with each chain of checkpoints (one agent
-    session, linked by ``continues``: :func:`~sessionkit.adapters.coding_session.chains`)
-    as one :class:`_Chain` item.
-
-    The checkpoints are held back until every note is read (a chain is known
-    only then) and come last, in source order, a chain in the place of its
-    first note listed; ``sizes`` gets each chain's item key (its first
-    checkpoint) and how many notes it stands for.
-    """
+    """Basic Memory source notes with each chain of checkpoints (one agent session, linked by
+    ``continues``: :func:`~sessionkit.adapters.coding_session.chains`) as one :class:`_Chain`
+    item."""
     from ..adapters.coding_session import chains, may_chain
 
     held: dict[str, str] = {}
@@ -669,8 +629,7 @@ def convert(
         run.checked = job.target is not None
         run.list_notes = list_notes
         here = os.getpid()
-        # (a worker's result names its note with a string of its own: in key order,
-        # this process's string is kept instead, and the worker's is let go)
+        # (a worker's key string is let go for this process's own, in key order)
         own = iter(keys) if reads_there else None
         log = getattr(target, "redactions", None)
         done = 0
@@ -688,8 +647,6 @@ def convert(
 
         group: list[tuple[str, Converted | str | None]] = []
         # groups grow 8, 16, 32 … up to the read batch: the first notes land soon
-        # (and a small run is written in more than one go), a big run merges its
-        # record about once per 256 notes
         size = min(8, _READ_BATCH)
         held = 0  # characters of the group's converted notes
         for item in _run_jobs(job, items, jobs):
@@ -726,8 +683,7 @@ class _PolicyOnly:
 def _redacted_sources(
     target: Store, source: Store, items: Iterable[tuple[str, str | _Unreadable]]
 ) -> Iterator[tuple[str, str | _Unreadable]]:
-    """Source notes with their secrets redacted before they are converted
-    (:func:`_redacted_source`)."""
+    """Source notes with their secrets redacted before they are converted."""
     for key, text in items:
         if isinstance(text, str):
             text = _redacted_source(target, source, key, text)
@@ -735,13 +691,7 @@ def _redacted_sources(
 
 
 def _redacted_source(target: Any, source: Store, key: str, text: str) -> str | _Unreadable:
-    """A source note with its secrets redacted before it is converted.
-
-    Under the target's policy (``secrets.redact``): so titles, permalinks and
-    file names made from a note's text never carry a secret either.  Under
-    ``warn`` and ``off`` a note with a secret is refused (a failure, nothing
-    written for it).
-    """
+    """A source note with its secrets redacted before it is converted."""
     from ..redaction import SecretError, guard
 
     path_of = getattr(source, "path_of", None)
@@ -757,12 +707,7 @@ def _size(result: Converted) -> int:
 
 
 def _without_secrets(target: Store, result: Converted) -> Converted:
-    """The note as the target may hold it: secrets redacted, or :class:`SecretError`.
-
-    Done before the note is compared and recorded, so the manifest's SHA is
-    that of the text written (a second run writes nothing); a conversion
-    refuses a note with a secret when ``secrets.redact`` is ``warn`` or ``off``.
-    """
+    """The note as the target may hold it: secrets redacted, or :class:`SecretError`."""
     from ..redaction import guard_pieces
 
     path_of = getattr(target, "path_of", None)
@@ -773,23 +718,12 @@ def _without_secrets(target: Store, result: Converted) -> Converted:
     return Converted(key=result.key, pieces=pieces, carried=result.carried)
 
 
-#: a journal of at most this many bytes (or at most the record's size) is folded
-#: into the record when a run ends; a larger one, by the next run that reads it
+#: a journal up to this size is folded into the record when a run ends (a larger one, later)
 _FOLD_LIMIT = 2 << 20
 
 
 class _Run:
-    """The writing side of one :func:`convert`: notes in groups, the record write-ahead.
-
-    For each group of converted notes: decide what each needs (create, update,
-    nothing, conflict); merge into the record, under the target's lock, an
-    entry for each note about to be written holding the new digest and the
-    digest it has now (``was``), together with the confirmations of the
-    previous group; write the group's notes in one store batch (durable when
-    it exits); confirm.  A kill at any moment leaves each note with a digest
-    its record entry accepts, so the next run never calls it edited by hand;
-    concurrent runs merge their entries instead of overwriting each other's.
-    """
+    """The writing side of one :func:`convert`: notes in groups, the record write-ahead."""
 
     def __init__(
         self,
@@ -807,8 +741,7 @@ class _Run:
         self.dry_run, self.force = dry_run, force
         from ..backends._filestore import FileStore
 
-        #: the target when it is a built-in store: notes written to it in pieces, and
-        #: the notes there judged by their bytes (never held as strings)
+        #: a built-in target: notes written in pieces, and judged by their bytes
         self.file_store: FileStore | None = target if isinstance(target, FileStore) else None
         #: record changes waiting for the next merge (confirmations)
         self.pending: dict[str, Any] = {}
@@ -824,6 +757,12 @@ class _Run:
         self.report.counts[what] += 1
         if self.list_notes:
             getattr(self.report, what).append(key)
+
+    def _issue(self, kind: str, source: str, target: str | None, message: str) -> None:
+        """Report a note under ``kind`` (``failures`` or ``conflicts``)."""
+        getattr(self.report, kind).append(
+            ConversionIssue(source=source, target=target, message=message)
+        )
 
     def _merge(self, changes: Mapping[str, Any]) -> str | None:
         """Add changes to the record (:meth:`Record.append`: on a local disk a line of
@@ -861,14 +800,8 @@ class _Run:
         if problem is not None:
             self.report.record_error = problem
             for source_key, result, _ in plans:
-                self.report.failures.append(
-                    ConversionIssue(
-                        source=source_key,
-                        target=result.key,
-                        message=f"not written: the convert record could not be updated first "
-                        f"({problem})",
-                    )
-                )
+                why = f"not written: the convert record could not be updated first ({problem})"
+                self._issue("failures", source_key, result.key, why)
             yield from (k for k, _ in items)
             return
         written: set[str] = set()
@@ -899,28 +832,23 @@ class _Run:
         """Report what needs no write; return ``(source, result, current sha)`` for a write."""
         from ..backends._record import entry_accepts
 
-        report = self.report
         if result is None:
             self._add("skipped", key)
             return None
         if isinstance(result, str):
-            report.failures.append(ConversionIssue(source=key, target=None, message=result))
+            self._issue("failures", key, None, result)
             return None
         if not self.checked:
             try:
                 result = _without_secrets(self.target, result)
             except SessionKitError as exc:
-                report.failures.append(ConversionIssue(source=key, target=None, message=str(exc)))
+                self._issue("failures", key, None, str(exc))
                 return None
         tkey, pieces = result.key, result.pieces
         mark = _mark(tkey)
         if mark in self.seen:
-            report.failures.append(
-                ConversionIssue(
-                    source=key,
-                    target=tkey,
-                    message=f"maps to the same target note as {self.seen[mark]!r}",
-                )
+            self._issue(
+                "failures", key, tkey, f"maps to the same target note as {self.seen[mark]!r}"
             )
             return None
         self.seen[mark] = key
@@ -935,9 +863,7 @@ class _Run:
             except NotFoundError:
                 now = None
             except SessionKitError as exc:
-                report.failures.append(
-                    ConversionIssue(source=key, target=tkey, message=f"not written: {exc}")
-                )
+                self._issue("failures", key, tkey, f"not written: {exc}")
                 return None
         if now is None:
             if self.dry_run:
@@ -950,17 +876,14 @@ class _Run:
             if recorded != entry:
                 self.pending[tkey] = entry
             return None
-        # a note still as the source was made from it (a chain page's unedited block)
-        # takes the source's edit; one edited by hand since is a conflict
+        # a note still as the source was made from it takes the edit; one edited by hand, not
         if not entry_accepts(recorded, now) and now != result.was and not self.force:
             why = (
                 "edited by hand since the last conversion"
                 if recorded
                 else "exists and was not written by sessionkit convert"
             )
-            report.conflicts.append(
-                ConversionIssue(source=key, target=tkey, message=f"{tkey}: {why}")
-            )
+            self._issue("conflicts", key, tkey, f"{tkey}: {why}")
             return None
         if self.dry_run:
             self._add("updated", tkey)
@@ -969,9 +892,8 @@ class _Run:
         return key, result, now
 
     def _write_all(self, plans: Sequence[tuple[str, Converted, str | None]]) -> set[str]:
-        """Write a group's planned notes (new ones together, then the updates
-        together: on a local disk their flushes overlap); report each, in the
-        group's order; the target keys written."""
+        """Write a group's planned notes (new ones together, then the updates together: on a local
+        disk their flushes overlap); report each, in the group's order; the target keys written."""
         creates = [n for n, plan in enumerate(plans) if plan[2] is None]
         updates = [n for n, plan in enumerate(plans) if plan[2] is not None]
         outcome: dict[int, SessionKitError | bool | None] = {}
@@ -1020,7 +942,7 @@ class _Run:
         """Report one planned note's write (``outcome``: ``None`` a new note
         written, ``True``/``False`` an update made or found changed meanwhile, or
         the error); whether the note now holds what was converted."""
-        report, tkey = self.report, result.key
+        tkey = result.key
         if outcome is None:
             self._add("created", tkey)
             return True
@@ -1028,25 +950,16 @@ class _Run:
             self._add("updated", tkey)
             return True
         if outcome is False:
-            report.conflicts.append(
-                ConversionIssue(
-                    source=source_key,
-                    target=tkey,
-                    message=f"{tkey}: changed by someone else while converting",
-                )
-            )
+            why = f"{tkey}: changed by someone else while converting"
+            self._issue("conflicts", source_key, tkey, why)
             return False
         if isinstance(outcome, ConflictError):
             if now is None and self._same(tkey, result.sha or _sha(result.pieces)):
                 self._add("unchanged", tkey)
                 return True
-            report.conflicts.append(
-                ConversionIssue(source=source_key, target=tkey, message=str(outcome))
-            )
+            self._issue("conflicts", source_key, tkey, str(outcome))
             return False
-        report.failures.append(
-            ConversionIssue(source=source_key, target=tkey, message=f"not written: {outcome}")
-        )
+        self._issue("failures", source_key, tkey, f"not written: {outcome}")
         return False
 
     def _same(self, tkey: str, sha: str) -> bool:
@@ -1058,14 +971,8 @@ class _Run:
             return False
 
     def _digest(self, tkey: str) -> str:
-        """The SHA-256 of the target note's text, from its bytes in the built-in
-        stores (checked to be UTF-8 a block at a time: a big note is never held
-        as a string).
-
-        Raises:
-            NotFoundError: no such note.
-            SessionKitError: it cannot be read, or is not UTF-8 (with its line).
-        """
+        """The SHA-256 of the target note's text, from its bytes in the built-in stores (checked to
+        be UTF-8 a block at a time: a big note is never held as a string)."""
         store = self.file_store
         if store is None:
             return _sha(self.target.read_text(tkey))

@@ -1,13 +1,9 @@
 """The end of a session, as the agents' session-end hooks report it.
 
-Claude Code's and Antigravity's ``SessionEnd`` (and Codex's ``Stop``, which fires when
-the agent ends a turn) call :func:`record_session_end`.  It edits the session's note
-only when there is one (notes are made lazily, by the first checkpoint or by hand):
-``date_end`` (Basic Memory: ``ended``) becomes the end's day, and for a real session
-end a ``### SessionEnd at …`` entry with its reason closes the checkpoint log.  A turn's
-end (``entry=False``) writes nothing when the day is already recorded, so a hook on
-every turn costs one read.
-
+:func:`record_session_end` edits the session's note only when there is one:
+``date_end`` (Basic Memory: ``ended``) becomes the end's day and, for a real session
+end, a ``### SessionEnd at …`` entry closes the checkpoint log; a turn's end (Codex's
+``Stop``, ``entry=False``) writes nothing when the day is already recorded.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ import attrs
 
 from ..errors import NotFoundError, SessionKitError, ValidationError
 from ..model import Checkpoint, Citation, Directive, DirectiveState, Observation, Session, Status
-from .checkpoint import DATED_KEY as _DATED_KEY
+from ..text.grammar import DATED_KEY as _DATED_KEY
 from .checkpoint import (
     NO_ID,
     checkpoint_body,

@@ -1,24 +1,12 @@
 """Migrate every page of an aiwiki store between schema versions (v1 ⇄ v2).
 
-:func:`migrate` applies the pure transform
-:func:`sessionkit.adapters.aiwiki.migrate_document` to each session page of a
-store and writes the result back through the store, one file at a time:
-
-* **minimal**: only the frontmatter lines the schema asks for change
-  (``schema_version``, ``session_id: ~``); every other byte stays;
-* **atomic**: each page is replaced through :meth:`Store.update_text`; on a
-  local disk that is a temporary dotfile in the same folder, ``fsync`` and
-  :func:`os.replace`, under the folder's lock file, so a crash leaves the old
-  or the new page, never a mix;
-* **no lost edits**: the new text is computed from the text read under the
-  store's lock (or compare-and-swap), so a concurrent edit is never clobbered;
-* **safe on bad input**: a page that cannot be read or migrated is reported
-  (path, line, reason) and never written;
-* **idempotent**: a page already at the target version is left alone, so a
-  rerun after a crash finishes the job and a rerun after success changes
-  nothing.
-
-The function never prints; progress goes to an optional callback.
+:func:`migrate` applies :func:`sessionkit.adapters.aiwiki.migrate_document` to each session
+page and writes the result back through the store.  It is **minimal** (only the frontmatter
+lines the schema names change), **atomic** (temporary file, ``fsync``, :func:`os.replace`,
+under the folder's lock: a crash leaves the old or the new page), loses **no edits** (the new
+text is made from the text read under the lock), **safe on bad input** (a page that cannot be
+migrated is reported with path, line and reason, never written) and **idempotent** (a rerun
+finishes an interrupted run).  It never prints; progress goes to an optional callback.
 """
 
 from __future__ import annotations
@@ -223,12 +211,7 @@ def unified_diff(old: str, new: str, path: str) -> str:
 
 
 def _save_backup(store: Store, backup: Path, path: str, text: str) -> None:
-    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace).
-
-    The backup keeps the original as it was, secrets included (the user asked
-    for it): its permission bits are never wider than the note's (a 0600 note,
-    a 0600 backup), from its first byte on.
-    """
+    """Write ``text`` to ``backup/path`` durably (temp dotfile, fsync, replace)."""
     target = backup.joinpath(*path.split("/"))
     try:
         mode = _note_mode(store, path)
@@ -254,77 +237,22 @@ def _note_mode(store: Store, path: str) -> int | None:
         return None
 
 
-def _migrate_one(store: Store, key: str, to: str, dry_run: bool, backup: Path | None) -> FileResult:
-    """Migrate one page (or, in a dry run, diff it); never raises for bad input."""
-    from .._api import read_document
-    from ..adapters.aiwiki import migrate_document
-
-    path = _path_of(store, key)
-    changed: list[tuple[str, str]] = []
-
-    def transform(text: str | None) -> str | None:
-        changed.clear()
-        if text is None:
-            raise NotFoundError("the page disappeared during the migration", path=path)
-        doc = read_document(text, path)
-        new = migrate_document(doc, to=to)
-        if new is doc or new.text == text:
-            return None
-        changed.append((text, new.text))
-        if dry_run:
-            return None
-        if backup is not None:
-            _save_backup(store, backup, path, text)
-        return str(new.text)
-
-    try:
-        if dry_run:
-            transform(store.read_text(key))
-        else:
-            store.update_text(key, transform)
-    except SessionKitError as exc:
-        return FileResult(
-            key=key,
-            path=path,
-            outcome=Outcome.FAILED,
-            line=exc.line,
-            reason=exc.message,
-        )
-    if not changed:
-        return FileResult(key=key, path=path, outcome=Outcome.CURRENT)
-    diff = unified_diff(changed[0][0], changed[0][1], path) if dry_run else None
-    return FileResult(key=key, path=path, outcome=Outcome.MIGRATED, diff=diff)
-
-
-def _migrate_key(store: Store, to: str, dry_run: bool, backup: str | None, key: str) -> FileResult:
-    """:func:`_migrate_one` with picklable arguments, and the secrets its write
-    redacted (which a worker process cannot report itself)."""
-    from ..redaction import collect
-
-    with collect() as found:
-        result = _migrate_one(store, key, to, dry_run, None if backup is None else Path(backup))
-    return attrs.evolve(result, redacted=tuple(found)) if found else result
-
-
 def _migrate_keys(
     store: Store, to: str, dry_run: bool, backup: str | None, keys: list[str]
 ) -> list[FileResult]:
-    """Worker entry point for the pool: a chunk of pages migrated together
-    (:meth:`Store.update_texts`: on a local disk the new pages are written and
-    synced concurrently and the folder's lock is taken once), each with the
-    secrets its write redacted."""
-    if dry_run or len(keys) < 2:
-        return [_migrate_key(store, to, dry_run, backup, key) for key in keys]
+    """Worker entry point for the pool: a chunk of pages migrated in one store batch (on a local
+    disk written and synced together under one lock), each with the secrets its write redacted
+    (which a worker process cannot report itself)."""
     from .._api import read_document
     from ..adapters.aiwiki import migrate_document
     from ..redaction import collect
 
     folder = None if backup is None else Path(backup)
     paths = {key: _path_of(store, key) for key in keys}
-    changed: set[str] = set()
+    changed: dict[str, tuple[str, str]] = {}
 
     def transform(key: str, text: str | None) -> str | None:
-        changed.discard(key)
+        changed.pop(key, None)
         path = paths[key]
         if text is None:
             raise NotFoundError("the page disappeared during the migration", path=path)
@@ -332,13 +260,21 @@ def _migrate_keys(
         new = migrate_document(doc, to=to)
         if new is doc or new.text == text:
             return None
-        changed.add(key)
+        changed[key] = (text, str(new.text))
+        if dry_run:
+            return None
         if folder is not None:
             _save_backup(store, folder, path, text)
         return str(new.text)
 
+    def read(key: str) -> str | SessionKitError | None:
+        try:
+            return transform(key, store.read_text(key))
+        except SessionKitError as exc:
+            return exc
+
     with collect() as found:
-        got = store.update_texts(keys, transform)
+        got = [read(key) for key in keys] if dry_run else store.update_texts(keys, transform)
     secrets: dict[str, list[Finding]] = {}
     for finding in dict.fromkeys(found):  # (a page written again after a race: once)
         secrets.setdefault(finding.path or "", []).append(finding)
@@ -354,11 +290,10 @@ def _migrate_keys(
                 reason=outcome.message,
             )
         elif key in changed:
+            diff = unified_diff(*changed[key], path) if dry_run else None
+            redacted = tuple(secrets.get(path, ()))
             result = FileResult(
-                key=key,
-                path=path,
-                outcome=Outcome.MIGRATED,
-                redacted=tuple(secrets.get(path, ())),
+                key=key, path=path, outcome=Outcome.MIGRATED, diff=diff, redacted=redacted
             )
         else:
             result = FileResult(key=key, path=path, outcome=Outcome.CURRENT)

@@ -1,27 +1,12 @@
 """The outbox: checkpoints a store could not take in time, kept until it can.
 
 When ``sessionkit hook pre-compact`` cannot record its checkpoint before its
-deadline (a slow or unreachable store, a lock held too long), it writes the
-checkpoint here instead, one JSON file per checkpoint, and says so in one
-line.  The next hook run on that store, ``sessionkit sync`` and every command
-that opens the store deliver what waits first, oldest first, and ``sessionkit
-outbox`` shows it (``--deliver`` delivers it).
-
-Where: ``$SESSIONKIT_STATE_DIR/outbox`` if set, else the user's state folder
-(platformdirs' ``user_state_dir("sessionkit")``: ``~/.local/state/sessionkit``
-on Linux), one folder per store (named by a hash of the store's URL, which
-``store.json`` in it names), one file per checkpoint, named by the time it was
-kept, so a listing is the delivery order.  Nothing of it is inside a repository.
-
-Crash-safe: an entry is written to a temp file, synced and renamed into place;
-it is removed only after the store took it.  Exactly once: each entry carries
-a random id the checkpoint is written with (:func:`sessionkit.ops.lifecycle.checkpoint_marker`);
-a delivery that finds it in the note already (a delivery cut short after the
-write, two deliveries at once) writes nothing.  No secret: every text of an
-entry is redacted before it is written; credentials in a URL are never kept.
-
-This module imports only the standard library's lightest modules at import: the hook path
-looks at the outbox on every run (one listing of one folder).
+deadline, it writes it here (one JSON file per checkpoint, in
+``$SESSIONKIT_STATE_DIR/outbox`` else the user's state folder, one folder per
+store) and says so.  The next hook on that store, ``sessionkit sync``, every
+command that opens the store and ``sessionkit outbox --deliver`` deliver what
+waits, oldest first, exactly once (each entry's random id is written with its
+checkpoint).  Entries are written crash-safe, redacted, without credentials.
 """
 
 from __future__ import annotations
@@ -47,6 +32,7 @@ __all__ = [
     "state_dir",
     "store_identity",
     "summary",
+    "unavailable",
 ]
 
 #: the environment variable naming the state folder (tests, sandboxes)
@@ -56,8 +42,7 @@ _STORE_FILE = "store.json"
 
 
 def state_dir() -> str:
-    """``$SESSIONKIT_STATE_DIR``, else platformdirs' ``user_state_dir("sessionkit")``
-    (written out for Linux and macOS, as :mod:`sessionkit._userconfig` does)."""
+    """``$SESSIONKIT_STATE_DIR``, else platformdirs' ``user_state_dir("sessionkit")``."""
     explicit = os.environ.get(STATE_ENV, "")
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
@@ -98,8 +83,9 @@ def store_identity(url: str, base: str | None = None) -> str:
 
 
 def folder_for(identity: str) -> str:
-    """The outbox folder of a store (by :func:`store_identity`): its URL made a file
-    name (the last 60 characters of it) and 64 bits of checksums of the whole URL."""
+    """The outbox folder of a store: its identity made a file name (its last 60
+    characters) and 64 bits of checksums of the whole.
+    """
     import zlib  # (hashlib costs a hook run tens of milliseconds to import)
 
     data = identity.encode("utf-8", "surrogateescape")
@@ -151,30 +137,18 @@ def _write(folder: str, name: str, data: bytes) -> str:
     except OSError:
         os.unlink(tmp)
         raise
-    _sync_dir(folder)
+    from .._atomic import fsync_dir
+
+    fsync_dir(folder)
     return final
 
 
-def _sync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - a platform without directory fds
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
-
-
 def keep(identity: str, entry: Mapping[str, Any]) -> str:
-    """Write one checkpoint to a store's outbox; its path.
+    """Write one checkpoint (its texts redacted) to a store's outbox; its path.
 
-    ``entry`` holds ``id``, ``at`` (UTC ISO), ``session_id``, ``trigger``,
-    ``transcript_path``, ``work`` (``name``, ``manifest``, ``status``,
-    ``phases``, or ``None``), ``directive`` (``kind``, ``scope``, ``action``),
-    ``layout``, ``format``, ``project``.  Its texts are redacted first.
+    ``entry``: ``id``, ``at`` (UTC ISO), ``session_id``, ``trigger``, ``transcript_path``,
+    ``work`` (``name``, ``manifest``, ``status``, ``phases``; or ``None``), ``directive``
+    (``kind``, ``scope``, ``action``), ``layout``, ``format``, ``project``.
     """
     import json
 
@@ -210,8 +184,9 @@ def entries(identity: str) -> list[tuple[str, dict[str, Any] | None]]:
 
 
 class Delivered:
-    """What :func:`deliver` did: the keys written, entries found there already, the
-    entries it could not read and those the store refused (both left in place)."""
+    """What :func:`deliver` did: keys written, entries found written already, entries
+    unreadable and those the store refused (both left in place).
+    """
 
     def __init__(self) -> None:
         self.written: list[str] = []
@@ -270,24 +245,25 @@ def _arguments(entry: Mapping[str, Any], project: str | None) -> dict[str, Any] 
         return None
 
 
-def _busy(exc: BaseException) -> bool:
-    """Whether ``exc`` says the store is busy or unreachable (then nothing more is tried)."""
-    from ..backends._netfail import unreachable
+def unavailable(exc: BaseException) -> str | None:
+    """Why the store could not take a checkpoint when it was busy or unreachable (a lock
+    not free in time, lost write races, no answer), else ``None``."""
     from ..errors import ConflictError
 
-    return (
-        isinstance(exc, ConflictError) or unreachable(exc) is not None or "cannot reach" in str(exc)
-    )
+    if isinstance(exc, ConflictError) or "cannot reach" in str(exc):
+        return str(exc)
+    from ..backends._netfail import unreachable
+
+    why = unreachable(exc)
+    return None if why is None else f"cannot reach the store: {why}"
 
 
 def deliver(store: Any, identity: str, *, project: str | None = None) -> Delivered:
     """Record every checkpoint waiting for ``store`` in it, oldest first, exactly once.
 
-    Each entry is removed once the store took it.  A store that is busy or
-    unreachable stops the delivery (the error is raised; that entry and the
-    later ones wait).  An entry the store refuses for another reason (its note
-    does not read, say) waits, with the later ones of its session, and is
-    named in :attr:`Delivered.failed`; the other sessions' entries go on.
+    Each entry is removed once the store took it.  A busy or unreachable store stops
+    the delivery (raised; the rest waits); an entry refused for another reason waits
+    with the later ones of its session (:attr:`Delivered.failed`), the others go on.
     """
     done = Delivered()
     waiting = entries(identity)
@@ -309,7 +285,7 @@ def deliver(store: Any, identity: str, *, project: str | None = None) -> Deliver
         try:
             report = record_checkpoint(store, **args)
         except Exception as exc:
-            if _busy(exc):
+            if unavailable(exc) is not None:
                 raise
             stuck.add(session)
             done.failed.append((path, exc))
@@ -323,7 +299,9 @@ def deliver(store: Any, identity: str, *, project: str | None = None) -> Deliver
         except FileNotFoundError:  # another run delivered it too (and wrote it once)
             pass
     folder = folder_for(identity)
-    _sync_dir(folder)
+    from .._atomic import fsync_dir
+
+    fsync_dir(folder)
     _sweep(folder)
     return done
 

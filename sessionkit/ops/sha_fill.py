@@ -9,13 +9,13 @@ inserted ``@sha7``.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from ..adapters.aiwiki_page import parse_citation_lenient, scan
 from ..document import Document
+from ..text.grammar import CITATION_BARE
 
 __all__ = ["fill_shas", "git_resolver"]
 
@@ -60,6 +60,12 @@ def git_resolver(repo_root: str | os.PathLike[str]) -> Resolver:
     return resolve
 
 
+def _sha_of(sha: str) -> str | None:
+    """``sha`` as the citation rule reads it after ``@`` (``None``: not a SHA)."""
+    m = CITATION_BARE.fullmatch(f"x@{sha}")
+    return None if m is None else m["sha"]
+
+
 def _insert_sha(line: str, ref_end_hint: str, sha: str) -> str | None:
     """``line`` with ``@sha`` inserted right after the citation reference ``ref_end_hint``."""
     idx = line.find(ref_end_hint)
@@ -97,7 +103,7 @@ def fill_shas(
         if c is None or c.sha:
             continue
         sha = resolve(c.path)
-        if not sha or not re.fullmatch(r"[0-9a-fA-F]{4,40}", sha):
+        if not sha or _sha_of(sha) != sha:
             continue
         line = doc.line_text(item.start)
         ref = c.ref + ("`" if c.code else "")

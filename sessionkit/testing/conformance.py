@@ -1,22 +1,16 @@
 """The conformance suite every store backend should pass.
 
-Inherit :class:`StoreConformance` in a test module and provide one fixture,
-``store``, that yields an *empty* store (a fresh one per test)::
-
-    import pytest
-    from sessionkit.testing.conformance import StoreConformance
+Inherit :class:`StoreConformance` and provide one fixture, ``store``, yielding a
+fresh *empty* store::
 
     class TestMyStore(StoreConformance):
         @pytest.fixture
         def store(self, tmp_path):
             yield MyStore(tmp_path)
 
-pytest then runs every ``test_*`` method below against it.  The suite checks
-the contract of :class:`sessionkit.backends.Store`: exact bytes, create-only
-writes, read-modify-write without lost updates, errors from the
-:mod:`sessionkit.errors` tree, refused unsafe keys, one listing for
-``keys()``, batched ``read_many`` order, and (when a format adapter is
-installed) the model-level ``put``/``get``/``update``.
+It checks the :class:`sessionkit.backends.Store` contract: exact bytes, create-only
+writes, read-modify-write without lost updates, errors from :mod:`sessionkit.errors`,
+refused unsafe keys, ``read_many`` order, and model-level ``put``/``get``/``update``.
 """
 
 from __future__ import annotations
@@ -26,7 +20,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ..backends._base import Store
+from ..backends import Store
 from ..errors import ConflictError, NotFoundError, PathSafetyError, SessionKitError
 from ..model import Session, Status
 

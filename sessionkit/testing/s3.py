@@ -2,33 +2,20 @@
 
 ::
 
-    from sessionkit.testing.s3 import moto_s3
-
     with moto_s3() as server:
         store = sessionkit.open_store("s3://notes/wiki", layout="aiwiki",
                                       **server.storage_options)
 
-The server answers real S3 requests (conditional ``If-None-Match`` and
-``If-Match`` PUTs included).  Two additions over a bare
-``ThreadedMotoServer``:
-
-* requests are handled one at a time (``serialize=True``), because moto
-  checks a PUT's precondition and stores the object in two steps: with
-  concurrent writers a second PUT could slip between them, which real S3
-  never allows;
-* every request is recorded in :attr:`MotoS3.requests` as ``(method, path,
-  query)``, so tests can count listing calls and reads;
-* an optional emulated round-trip ``latency`` per request (for benchmarks).
-
-Two broken endpoints for deadline tests, real sockets on loopback:
-:func:`silent_endpoint` accepts connections and never answers,
-:func:`refused_endpoint` refuses them.
-
-Needs ``moto[server]`` and ``s3fs`` (test dependencies).
+Requests are served one at a time (moto checks a conditional PUT's
+precondition and stores the object in two steps; real S3 never lets a second
+PUT in between) and recorded in :attr:`MotoS3.requests`.
+:func:`silent_endpoint` (never answers) and :func:`refused_endpoint` are
+broken endpoints for deadline tests.  Needs ``moto[server]`` and ``s3fs``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -36,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 __all__ = ["MotoS3", "moto_s3", "refused_endpoint", "silent_endpoint"]
 
@@ -70,7 +58,6 @@ class MotoS3:
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self.endpoint_url = ""
 
-    # -- request recording and serialising -----------------------------------
     def _wrap(self, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
         def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
             entry = (
@@ -89,12 +76,9 @@ class MotoS3:
                 ).encode()
                 start_response(f"{status} Injected", [("Content-Type", "application/xml")])
                 return [body]
-            if self.serialize:
-                with self._lock:
-                    self.requests.append(entry)
-                    return list(app(environ, start_response))
-            self.requests.append(entry)
-            return list(app(environ, start_response))
+            with self._lock if self.serialize else contextlib.nullcontext():
+                self.requests.append(entry)
+                return list(app(environ, start_response))
 
         return wrapped
 
@@ -124,7 +108,6 @@ class MotoS3:
         """Stop the server."""
         self._server.stop()
 
-    # -- helpers --------------------------------------------------------------
     @property
     def storage_options(self) -> dict[str, Any]:
         """fsspec options reaching this server (dummy credentials, no listings cache)."""
@@ -163,38 +146,20 @@ class MotoS3:
 
 @contextmanager
 def moto_s3(*, serialize: bool = True, latency: float = 0.0) -> Iterator[MotoS3]:
-    """Start a moto S3 server on 127.0.0.1 (free port) for the duration of the block.
-
-    Args:
-        serialize: handle one request at a time (makes moto's conditional
-            PUTs atomic, as on real S3); turn off to let requests overlap.
-        latency: seconds each request waits before it is served, to emulate
-            a network round trip (benchmarks).
-
-    Dummy AWS credentials are put in the environment while it runs, so no
-    real credentials are ever picked up.
-    """
-    saved = {k: os.environ.get(k) for k in _FAKE_ENV}
-    os.environ.update(_FAKE_ENV)
-    server = MotoS3(serialize=serialize, latency=latency).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    """A moto S3 server on 127.0.0.1 for the block, with dummy AWS credentials in the
+    environment (never real ones).  ``serialize``: one request at a time (atomic
+    conditional PUTs); ``latency``: seconds each request waits (benchmarks)."""
+    with mock.patch.dict(os.environ, _FAKE_ENV):
+        server = MotoS3(serialize=serialize, latency=latency).start()
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 @contextmanager
 def silent_endpoint() -> Iterator[str]:
-    """An endpoint URL on 127.0.0.1 that accepts every connection and never answers.
-
-    A thread accepts and holds the connections (reading nothing, writing
-    nothing) until the block ends: a client waits for its read timeout.
-    """
+    """An endpoint URL on 127.0.0.1 that accepts every connection and never answers."""
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.bind(("127.0.0.1", 0))
     server.listen(128)
@@ -224,11 +189,7 @@ def silent_endpoint() -> Iterator[str]:
 
 @contextmanager
 def refused_endpoint() -> Iterator[str]:
-    """An endpoint URL on 127.0.0.1 whose port refuses connections.
-
-    The port is bound but never listened on for the block's duration, so no
-    other process can take it and every connect gets ``ECONNREFUSED``.
-    """
+    """An endpoint URL on 127.0.0.1 whose port is bound, never listened on: refused."""
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     holder.bind(("127.0.0.1", 0))
     try:

@@ -190,3 +190,9 @@ DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
 def dated_key(date: str, session_id: str) -> str:
     """The file name of a session's dated note: ``YYYY-MM-DD-<first 7 of the id>.md``."""
     return f"{date}-{session_id[:7]}.md"
+
+
+# ---------------------------------------------------------------- dates
+
+#: a calendar date as the formats write it, ``YYYY-MM-DD`` (ASCII digits)
+DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")

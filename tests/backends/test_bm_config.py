@@ -1,18 +1,31 @@
-"""Basic Memory config resolution: config dir, config.json forms, project name matching."""
+"""Basic Memory config resolution through ``open_store("bm://…")``: config dir,
+config.json forms, project name matching."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from sessionkit.backends._bm_config import config_dir, load_config, resolve_project
+import sessionkit
 from sessionkit.errors import NotFoundError, ParseError
 
+_VARS = (
+    "XDG_CONFIG_HOME",
+    "BASIC_MEMORY_CONFIG_DIR",
+    "BASIC_MEMORY_DEFAULT_PROJECT",
+    "BASIC_MEMORY_HOME",
+)
 
-def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {"HOME": str(tmp_path / "home"), **extra}
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in _VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return monkeypatch
 
 
 def write_config(folder: Path, data: object) -> None:
@@ -20,69 +33,79 @@ def write_config(folder: Path, data: object) -> None:
     (folder / "config.json").write_text(json.dumps(data), encoding="utf-8")
 
 
-def test_config_dir_precedence(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    assert config_dir(env_for(tmp_path)) == home / ".basic-memory"
-    assert config_dir(env_for(tmp_path, XDG_CONFIG_HOME="/x")) == Path("/x/basic-memory")
-    env = env_for(tmp_path, XDG_CONFIG_HOME="/x", BASIC_MEMORY_CONFIG_DIR="/c")
-    assert config_dir(env) == Path("/c")
+def root(url: str) -> str:
+    """The project folder a ``bm://`` URL opens."""
+    return str(sessionkit.open_store(url).storage.root)  # type: ignore[attr-defined]
 
 
-def test_current_form_and_name_normalisation(tmp_path: Path) -> None:
+def real(path: Path | str) -> str:
+    return os.path.realpath(path)
+
+
+def test_config_dir_precedence(tmp_path: Path, env: pytest.MonkeyPatch) -> None:
+    for where in ("home/.basic-memory", "xdg/basic-memory", "c"):
+        write_config(tmp_path / where, {"projects": {"main": str(tmp_path / where / "p")}})
+    assert root("bm://main") == real(tmp_path / "home/.basic-memory/p")
+    env.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert root("bm://main") == real(tmp_path / "xdg/basic-memory/p")
+    env.setenv("BASIC_MEMORY_CONFIG_DIR", str(tmp_path / "c"))
+    assert root("bm://main") == real(tmp_path / "c/p")
+
+
+def test_current_form_and_name_normalisation(tmp_path: Path, env: pytest.MonkeyPatch) -> None:
     cfg = tmp_path / "cfg"
+    main, research = tmp_path / "data-main", tmp_path / "data-r"
     write_config(
         cfg,
         {
             "default_project": "main",
-            "projects": {"main": {"path": "/data/main"}, "My Research": {"path": "/data/r"}},
+            "projects": {"main": {"path": str(main)}, "My Research": {"path": str(research)}},
         },
     )
-    env = env_for(tmp_path, BASIC_MEMORY_CONFIG_DIR=str(cfg))
-    assert resolve_project(None, env).path == Path("/data/main")
+    env.setenv("BASIC_MEMORY_CONFIG_DIR", str(cfg))
+    assert root("bm://") == real(main)
     for name in ("My Research", "my-research", "MY_RESEARCH", "my research"):
-        found = resolve_project(name, env)
-        assert (found.name, found.path) == ("My Research", Path("/data/r"))
+        assert root(f"bm://{name}") == real(research)
     with pytest.raises(NotFoundError, match="known: My Research, main"):
-        resolve_project("nope", env)
-    assert resolve_project(None, {**env, "BASIC_MEMORY_DEFAULT_PROJECT": "my-research"}).name == (
-        "My Research"
+        root("bm://nope")
+    env.setenv("BASIC_MEMORY_DEFAULT_PROJECT", "my-research")
+    assert root("bm://") == real(research)
+
+
+def test_legacy_form(tmp_path: Path, env: pytest.MonkeyPatch) -> None:
+    notes, work = tmp_path / "notes", tmp_path / "work"
+    write_config(
+        tmp_path / "home/.basic-memory", {"projects": {"notes": str(notes), "work": str(work)}}
     )
+    assert root("bm://") == real(notes)  # the first project
+    assert root("bm://work") == real(work)
 
 
-def test_legacy_form(tmp_path: Path) -> None:
-    cfg = tmp_path / "home" / ".basic-memory"
-    write_config(cfg, {"projects": {"notes": "/data/notes", "work": "/data/work"}})
-    env = env_for(tmp_path)
-    assert load_config(env).default_project == "notes"  # the first project
-    assert resolve_project("work", env).path == Path("/data/work")
+def test_defaults_without_a_config_file(tmp_path: Path, env: pytest.MonkeyPatch) -> None:
+    assert root("bm://") == real(tmp_path / "home" / "basic-memory")
+    env.setenv("BASIC_MEMORY_HOME", str(tmp_path / "bm"))
+    assert root("bm://main") == real(tmp_path / "bm")
 
 
-def test_defaults_without_a_config_file(tmp_path: Path) -> None:
-    env = env_for(tmp_path)
-    assert resolve_project(None, env).path == tmp_path / "home" / "basic-memory"
-    env = env_for(tmp_path, BASIC_MEMORY_HOME="/bm")
-    project = resolve_project("main", env)
-    assert (project.name, project.path) == ("main", Path("/bm"))
-
-
-def test_explicit_null_default_and_stale_default(tmp_path: Path) -> None:
+def test_explicit_null_default_and_stale_default(tmp_path: Path, env: pytest.MonkeyPatch) -> None:
     cfg = tmp_path / "cfg"
-    env = env_for(tmp_path, BASIC_MEMORY_CONFIG_DIR=str(cfg))
-    write_config(cfg, {"default_project": None, "projects": {"a": {"path": "/a"}}})
+    env.setenv("BASIC_MEMORY_CONFIG_DIR", str(cfg))
+    write_config(cfg, {"default_project": None, "projects": {"a": {"path": str(tmp_path / "a")}}})
     with pytest.raises(NotFoundError, match="no default project"):
-        resolve_project(None, env)
-    write_config(cfg, {"default_project": "gone", "projects": {"a": {"path": "/a"}}})
-    assert resolve_project(None, env).name == "a"
+        root("bm://")
+    write_config(cfg, {"default_project": "gone", "projects": {"a": {"path": str(tmp_path / "a")}}})
+    assert root("bm://") == real(tmp_path / "a")
 
 
 @pytest.mark.parametrize(
     "content",
     ["{not json", "[]", json.dumps({"projects": []}), json.dumps({"projects": {"a": {}}})],
 )
-def test_bad_config_is_a_parse_error(tmp_path: Path, content: str) -> None:
+def test_bad_config_is_a_parse_error(tmp_path: Path, env: pytest.MonkeyPatch, content: str) -> None:
     cfg = tmp_path / "cfg"
     cfg.mkdir()
     (cfg / "config.json").write_text(content, encoding="utf-8")
+    env.setenv("BASIC_MEMORY_CONFIG_DIR", str(cfg))
     with pytest.raises(ParseError) as info:
-        resolve_project(None, env_for(tmp_path, BASIC_MEMORY_CONFIG_DIR=str(cfg)))
+        root("bm://")
     assert str(cfg / "config.json") in str(info.value)

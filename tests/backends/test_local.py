@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 import sessionkit
-from sessionkit.backends._storage import LOCK_NAME, LocalStorage
 from sessionkit.errors import ConflictError, StoreError
+
+LOCK_NAME = ".sessionkit.lock"
+
+
+def _storage(root: Path | str, **options: Any) -> Any:
+    """The byte layer of a local store at ``root`` (what ``open_store`` opens)."""
+    return sessionkit.open_store(str(root), layout="aiwiki", **options).storage
 
 
 @pytest.fixture
@@ -71,7 +77,7 @@ def test_create_is_atomic_against_foreign_writers(store: Any, tmp_path: Path) ->
 
 
 def test_root_need_not_exist(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path / "later")
+    storage = _storage(tmp_path / "later")
     assert storage.list() == []
     storage.write("aiwiki/sessions/a.md", b"x", create=True)
     assert [e.path for e in storage.list()] == ["aiwiki/sessions/a.md"]
@@ -85,3 +91,21 @@ def test_invalid_utf8_is_a_parse_error_with_line(store: Any, tmp_path: Path) -> 
     assert info.value.line == 2
     [(_key, err)] = list(store.read_many(["n.md"]))
     assert isinstance(err, sessionkit.ParseError)
+
+
+@pytest.mark.parametrize("where", ["local", "memory"])
+def test_versions_change_with_a_note_and_read_no_note(
+    tmp_path: Path, where: str, monkeypatch: Any
+) -> None:
+    url = str(tmp_path) if where == "local" else f"memory://versions-{tmp_path.name}"
+    store = sessionkit.open_store(url, layout="aiwiki")
+    store.write_text("a.md", "one")
+    store.write_text("b.md", "two")
+    before = store.versions()
+    assert set(before) == {"a.md", "b.md"} and all(before.values())
+    monkeypatch.setattr(store.storage, "read", lambda path: pytest.fail("read a note"))
+    assert store.versions() == before
+    monkeypatch.undo()
+    store.write_text("a.md", "one, longer")
+    after = store.versions()
+    assert after["a.md"] != before["a.md"] and after["b.md"] == before["b.md"]

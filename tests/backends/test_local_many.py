@@ -7,11 +7,19 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from sessionkit.backends._storage import LOCK_NAME, LocalStorage
+import sessionkit
 from sessionkit.errors import ConflictError, NotFoundError, PathSafetyError, StoreError
+
+LOCK_NAME = ".sessionkit.lock"
+
+
+def _storage(root: Path | str, **options: Any) -> Any:
+    """The byte layer of a local store at ``root`` (what ``open_store`` opens)."""
+    return sessionkit.open_store(str(root), layout="aiwiki", **options).storage
 
 
 def _names(folder: Path) -> list[str]:
@@ -28,7 +36,7 @@ def _files(root: Path, n: int = 5) -> list[str]:
 
 
 def test_update_many_writes_each_file_and_keeps_modes(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     paths = _files(tmp_path)
     os.chmod(tmp_path / paths[1], 0o600)
     with storage.batch():
@@ -42,7 +50,7 @@ def test_update_many_writes_each_file_and_keeps_modes(tmp_path: Path) -> None:
 
 
 def test_update_many_redoes_a_file_changed_after_fn_saw_it(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     paths = _files(tmp_path)
     calls: list[tuple[str, bytes | None]] = []
 
@@ -62,7 +70,7 @@ def test_update_many_redoes_a_file_changed_after_fn_saw_it(tmp_path: Path) -> No
 
 
 def test_update_many_refuses_read_only_files_and_reports_each_error(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     paths = _files(tmp_path)
     os.chmod(tmp_path / paths[0], 0o444)
     (tmp_path / paths[4]).unlink()
@@ -87,7 +95,7 @@ def test_update_many_refuses_read_only_files_and_reports_each_error(tmp_path: Pa
 def test_update_many_refuses_a_file_made_read_only_after_fn_saw_it(tmp_path: Path) -> None:
     """Same bytes, but the mode changed meanwhile (``chmod a-w`` by the user): the
     file is checked again under the lock and refused, not replaced."""
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     paths = _files(tmp_path)
 
     def fn(path: str, data: bytes | None) -> bytes:
@@ -104,7 +112,7 @@ def test_update_many_refuses_a_file_made_read_only_after_fn_saw_it(tmp_path: Pat
 
 
 def test_write_many_creates_each_new_file_and_refuses_existing_ones(tmp_path: Path) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "taken.md").write_bytes(b"theirs")
     (tmp_path / "s" / "dir.md").mkdir()
@@ -122,7 +130,7 @@ def test_write_many_creates_each_new_file_and_refuses_existing_ones(tmp_path: Pa
 def test_write_many_without_hard_links_takes_the_locked_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "taken.md").write_bytes(b"theirs")
 
@@ -143,7 +151,7 @@ def test_write_many_without_hard_links_takes_the_locked_path(
 def test_update_many_waits_for_the_lock(tmp_path: Path) -> None:
     from filelock import FileLock
 
-    storage = LocalStorage(tmp_path, lock_timeout=0.2)
+    storage = _storage(tmp_path, lock_timeout=0.2)
     paths = _files(tmp_path, 3)
     with FileLock(str(tmp_path / "s" / LOCK_NAME)):  # another process's lock (filelock's flock)
         got = storage.update_many(paths, lambda p, b: (b or b"") + b"x")
@@ -161,7 +169,7 @@ def test_a_root_swapped_for_a_link_after_opening_is_refused(tmp_path: Path) -> N
     root = tmp_path / "wiki"
     root.mkdir()
     paths = _files(root, 3)
-    storage = LocalStorage(root)
+    storage = _storage(root)
     assert storage.read(paths[0]) == b"note 0\n"
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "s").mkdir(parents=True)

@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import sessionkit
 from sessionkit.backends import open_store
-from sessionkit.backends._storage import LocalStorage
 from sessionkit.errors import PathSafetyError, StoreError
 
 
-def _what_read_gives(storage: LocalStorage, path: str) -> object:
+def _storage(root: Path | str, **options: Any) -> Any:
+    """The byte layer of a local store at ``root`` (what ``open_store`` opens)."""
+    return sessionkit.open_store(str(root), layout="aiwiki", **options).storage
+
+
+def _what_read_gives(storage: Any, path: str) -> object:
     try:
         return storage.read(path)
     except StoreError as exc:
@@ -65,7 +71,7 @@ PATHS = [
 
 def test_read_each_gives_what_read_gives(tree: tuple[Path, Path]) -> None:
     root, _ = tree
-    storage = LocalStorage(root)
+    storage = _storage(root)
     got = list(storage.read_each(PATHS))
     assert [path for path, _ in got] == PATHS
     assert [_as_read(value) for _, value in got] == [_what_read_gives(storage, p) for p in PATHS]
@@ -78,7 +84,7 @@ def test_a_link_leading_outside_is_refused_as_read_refuses_it(
     tree: tuple[Path, Path], path: str
 ) -> None:
     root, _ = tree
-    storage = LocalStorage(root)
+    storage = _storage(root)
     with pytest.raises(PathSafetyError) as by_read:
         storage.read(path)
     got = dict(storage.read_each(["top.md", path]))
@@ -94,7 +100,7 @@ def test_a_folder_swapped_for_a_link_meanwhile_is_not_followed(tree: tuple[Path,
     (outside / "one.md").write_bytes(b"outside one\n")
     (root / "a" / "second.md").write_bytes(b"second\n")
     (outside / "second.md").write_bytes(b"outside second\n")
-    storage = LocalStorage(root)
+    storage = _storage(root)
     reads = storage.read_each(["a/one.md", "a/second.md"])
     assert next(reads) == ("a/one.md", b"one\n")
     os.rename(root / "a", root / "a-moved")
@@ -106,7 +112,7 @@ def test_a_folder_swapped_for_a_link_meanwhile_is_not_followed(tree: tuple[Path,
 
 def test_no_descriptor_is_left_open(tree: tuple[Path, Path]) -> None:
     root, _ = tree
-    storage = LocalStorage(root)
+    storage = _storage(root)
     before = len(os.listdir("/proc/self/fd"))
     list(storage.read_each(PATHS[:6] * 3))
     reads = storage.read_each(PATHS[:6])
@@ -121,7 +127,7 @@ def test_a_batch_over_many_folders_keeps_few_open(tmp_path: Path) -> None:
         (tmp_path / f"f{i:03}" / "g").mkdir(parents=True)
         (tmp_path / f"f{i:03}" / "g" / "n.md").write_bytes(f"{i}\n".encode())
         paths.append(f"f{i:03}/g/n.md")
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     before = len(os.listdir("/proc/self/fd"))
     most = 0
     got = []

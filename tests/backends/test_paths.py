@@ -63,7 +63,6 @@ def test_symlinked_folder_pointing_outside_is_refused(wiki: tuple[Path, Path]) -
     store = sessionkit.open_store(root)
     assert store.keys() == []  # not listed
     assert isinstance(store, AiwikiStore)
-    assert store.storage.refused == ["aiwiki/sessions/linked"]  # type: ignore[attr-defined]
     with pytest.raises(PathSafetyError):
         store.read_text("linked/secret.md")
     with pytest.raises(PathSafetyError):
@@ -165,13 +164,11 @@ _SEGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(_SEGMENTS, min_size=1, max_size=6).map("/".join) | st.text(max_size=40))
 def test_any_key_is_refused_or_stays_inside(tmp_path_factory: Any, key: str) -> None:
-    from sessionkit.backends._storage import LocalStorage
-
     root = tmp_path_factory.getbasetemp() / "prop-root"
-    storage = LocalStorage(root)
+    storage: Any = sessionkit.open_store(str(root), layout="aiwiki").storage
     try:
         full = storage.resolve(key)
     except PathSafetyError:

@@ -10,18 +10,18 @@ import sys
 import threading
 from pathlib import Path
 
-from sessionkit.backends._record import JOURNAL_SUFFIX, IfStill, Record
-from sessionkit.backends._storage import LocalStorage
+import sessionkit
+from sessionkit.backends._record import IfStill, Record
 
 PATH = "sessions/.state.json"
 
 
 def _record(root: Path) -> Record:
-    return Record(LocalStorage(root), PATH)
+    return Record(sessionkit.open_store(str(root), layout="aiwiki").storage, PATH)  # type: ignore[attr-defined]
 
 
 def _journal(root: Path) -> Path:
-    return root / (PATH + JOURNAL_SUFFIX)
+    return root / (PATH + ".journal")
 
 
 def test_appended_changes_read_back_and_fold_into_the_record(tmp_path: Path) -> None:
@@ -112,10 +112,11 @@ def test_threads_appending_keep_every_entry(tmp_path: Path) -> None:
 
 APPENDER = """
 import sys
+import sessionkit
 from sessionkit.backends._record import Record
-from sessionkit.backends._storage import LocalStorage
 
-record = Record(LocalStorage(sys.argv[1]), "sessions/.state.json")
+storage = sessionkit.open_store(sys.argv[1], layout="aiwiki").storage
+record = Record(storage, "sessions/.state.json")
 print("go", flush=True)
 for i in range(100000):
     record.append({f"{sys.argv[2]}-{i}": {"n": i}})

@@ -13,8 +13,13 @@ import pytest
 
 import sessionkit
 from sessionkit import backends
-from sessionkit.backends import available_backends, detect_layout, get_backend, register_backend
-from sessionkit.backends._base import Store
+from sessionkit.backends import (
+    Store,
+    available_backends,
+    detect_layout,
+    get_backend,
+    register_backend,
+)
 from sessionkit.backends.aiwiki import AiwikiStore
 from sessionkit.backends.basic_memory import BasicMemoryStore
 from sessionkit.errors import MissingDependencyError, NotFoundError, StoreError
@@ -81,7 +86,6 @@ def test_bm_path_url(tmp_path: Path) -> None:
 
 
 def test_bm_project_name_uses_basic_memory_config(tmp_path: Path, monkeypatch: Any) -> None:
-    pytest.importorskip("sessionkit.backends._bm_config")
     project = tmp_path / "notes"
     project.mkdir()
     cfg = tmp_path / "cfg"

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 import sessionkit
-from sessionkit.backends._storage import S3Storage
 from sessionkit.errors import ConflictError, NotFoundError
 from sessionkit.testing.s3 import MotoS3
 
@@ -106,7 +105,7 @@ def test_update_missing_creates_with_if_none_match(filled: Any) -> None:
 
 def test_cas_gives_up_after_max_attempts(s3_url: str, s3_options: dict[str, Any]) -> None:
     store = sessionkit.open_store(f"{s3_url}/wiki", layout="aiwiki", max_attempts=2, **s3_options)
-    assert isinstance(store.storage, S3Storage)  # type: ignore[attr-defined]
+    assert store.describe()["guarantee"] == "cas"
     store.write_text("n.md", "0")
     rival = sessionkit.open_store(f"{s3_url}/wiki", layout="aiwiki", **s3_options)
 

@@ -362,7 +362,11 @@ def _private_uses(path: Path, text: str | None = None) -> list[tuple[str, int, s
 
 def test_ops_backends_and_hooks_use_no_private_name_of_adapters_or_ops() -> None:
     pkg = ROOT / "sessionkit"
-    files = [*(pkg / "ops").glob("*.py"), *(pkg / "backends").glob("*.py"), pkg / "hooks.py"]
+    files = [
+        *(pkg / "ops").glob("*.py"),
+        *(pkg / "backends").glob("*.py"),
+        *(pkg / "hooks").glob("*.py"),
+    ]
     assert [bad for path in sorted(files) for bad in _private_uses(path)] == []
 
 
