@@ -35,11 +35,6 @@ LANES = {
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
     "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
-    "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
-    "permalink": (
-        "Basic Memory permalinks and project slugs remembered, the slug's shortcuts "
-        "(profiles.generate_permalink, normalize_project_name)"
-    ),
 }
 
 _forced_general = 0

@@ -56,11 +56,7 @@ def available_formats() -> list[str]:
 
 
 def _is_builtin(name: str | None) -> bool:
-    """True when format ``name`` (``None``: every registered format) is the built-in one.
-
-    Lint's quick path for aiwiki pages relies on it: with only the built-in
-    formats registered, detection of an aiwiki page is known in advance.
-    """
+    """Whether format ``name`` (``None``: every registered format) is the built-in one."""
     _read_entry_points()
     if name is None:
         return _registry == _BUILTIN
@@ -110,12 +106,9 @@ HINT_SCORE = 5
 def detect_format(doc: Document, *, by_content: bool = False) -> str:
     """The name of the format that claims ``doc`` most confidently.
 
-    ``by_content``: a note whose frontmatter reads but names no format is
-    claimed by no format, even where its place alone (:data:`HINT_SCORE`)
-    would: reading it (``loads``, ``ls``, ``show``) gives the same answer
-    wherever it lies.  Lint takes the hint, to say what the page lacks; so
-    does a read of a page with no frontmatter or a broken one (the adapter
-    says what is wrong with it).
+    ``by_content``: a note whose frontmatter reads but names no format is claimed
+    by no format, even where its place alone (:data:`HINT_SCORE`) would (lint
+    takes that hint, to say what the page lacks).
 
     Raises:
         UnsupportedFormatError: no adapter recognises it.
@@ -136,7 +129,6 @@ def detect_format(doc: Document, *, by_content: bool = False) -> str:
             pass
     if best is None:
         # frontmatter nobody can read: its own error (the YAML's line and cause)
-        # is the one to report, the same one every command and loads() give
         try:
             _ = doc.meta
         except SessionKitError as exc:
@@ -152,8 +144,7 @@ def detect_format(doc: Document, *, by_content: bool = False) -> str:
 
 
 def __getattr__(name: str) -> Any:
-    # ``Adapter`` (the protocol) is imported on first use: the light modules of this
-    # package (``aiwiki_page``, ``profiles``) must not pay for the model it names
+    # ``Adapter`` on first use: the light modules here must not pay for the model
     if name == "Adapter":
         from ._base import Adapter
 

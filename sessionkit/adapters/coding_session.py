@@ -1,32 +1,20 @@
 """The ``coding_session`` notes Basic Memory's Claude Code and Codex plugins write.
 
-The plugins write one Basic Memory note per checkpoint, of type
-``coding_session``: an automatic pre-compaction checkpoint (``capture:
-extractive``: a Summary, the recent thread, the repository, a ``[context]``
-and a ``[next_step]``) or a deliberate one (``capture: deliberate``: Summary,
-Story, Changed Files, Verification, Observations, Relations).  Frontmatter
-names the work: ``repository``, ``repo_root``, ``branch``, ``git_sha``, the
-agent session (``agent`` and ``session_id`` since Basic Memory 0.24; older
-notes ``claude_session_id`` / ``codex_session_id``), ``status``
-(``open|resumed|closed``), optional pull-request fields.  Each checkpoint can
-link to the one before it with ``- continues [[Previous checkpoint title]]``.
+One note per checkpoint, of type ``coding_session``: an automatic pre-compaction
+checkpoint (``capture: extractive``) or a deliberate one (``capture:
+deliberate``).  Frontmatter names the work (``repository``, ``branch``,
+``git_sha``…), the agent session (``agent`` and ``session_id`` since Basic
+Memory 0.24; older notes ``claude_session_id`` / ``codex_session_id``) and
+``status`` (``open|resumed|closed``).  Each checkpoint can link the one before
+with ``- continues [[Previous checkpoint title]]``.  The plugin's vocabulary is
+data in the Basic Memory profile (``BASIC_MEMORY.note_types["coding_session"]``).
 
-The plugin's vocabulary (observation category → model field, the session id
-keys, the ``continues`` relation) is data in the Basic Memory format profile,
-``BASIC_MEMORY.note_types["coding_session"]`` (:mod:`sessionkit.adapters.profiles`;
-:data:`CODING_SESSION_CATEGORIES` is its table).  This module has:
-
-* :func:`coding_view`: a note's session with the plugin's categories in the
-  model's fields (``[changed_file]`` → files touched, ``[blocker]`` →
-  gotchas); ``[verification]`` and ``[result]`` stay typed observations;
-* :func:`chains`: the checkpoints of one agent session, in order (by their
-  ``continues`` links, then by ``started``);
+* :func:`coding_view`: a note's session with the plugin's categories in fields;
+* :func:`chains`: the checkpoints of one agent session, in order;
 * :func:`chain_page` / :func:`split_chain_page`: a chain as one aiwiki page
-  (one ``## Checkpoints`` entry per note, holding the note's exact text in a
-  fenced block, and the page's sections gathered from the notes) and back, to
-  the very same bytes;
-* :func:`page_notes` / :func:`carry_edits`: an edited chain page's notes, each
-  edit carried to the note it belongs to as a minimal edit (or refused, named).
+  (each note's exact text in a fenced block) and back, to the very same bytes;
+* :func:`page_notes` / :func:`carry_edits`: an edited chain page's edits carried
+  to the notes they belong to as minimal edits (or refused, named).
 """
 
 from __future__ import annotations
@@ -41,6 +29,7 @@ import attrs
 from ..errors import FormatError, SessionKitError
 from ..markdown import tokenize
 from ..model import Checkpoint, Citation, Observation, Session, Status
+from ..text.grammar import split_lines
 from .profiles import BASIC_MEMORY
 
 __all__ = [
@@ -90,22 +79,20 @@ def _meta(text: str, key: str) -> dict[str, Any]:
     return dict(read_document(text, key).meta)
 
 
-def _read(text: str, key: str) -> Session:
+def _read(text: str, key: str | None, fmt: str = "basic-memory") -> Session:
     from ..document import read_document
     from . import get_adapter
 
-    return get_adapter("basic-memory").read(read_document(text, key))
+    return get_adapter(fmt).read(read_document(text, key))
 
 
 def coding_view(session: Session) -> Session:
     """The session with the plugin's categories in the model's fields.
 
-    ``[changed_file]`` observations become :attr:`~Session.files_touched`
-    (a citation when the text is one, else the text verbatim), ``[blocker]``
-    observations :attr:`~Session.gotchas` (after any the note already has);
-    ``[verification]``, ``[result]`` and every other category stay
-    observations, and ``continues`` links stay relations.  A view for reading:
-    write the note itself, not the view, back to Basic Memory.
+    ``[changed_file]`` observations become :attr:`~Session.files_touched` (a
+    citation when the text is one), ``[blocker]`` :attr:`~Session.gotchas`; other
+    categories stay observations and ``continues`` links relations.  A view for
+    reading: write the note itself back to Basic Memory, not the view.
     """
     files = list(session.files_touched)
     lists: dict[str, list[str]] = {
@@ -155,23 +142,17 @@ def may_chain(text: str) -> bool:
 
 
 def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
-    """The checkpoints of each agent session, in order.
+    """The checkpoints of each agent session, in order: one list of keys per agent
+    session with ``minimum`` or more checkpoints (``convert`` and ``sync`` pass 1),
+    ordered by their first checkpoint.
 
-    ``notes`` maps keys to texts (other notes are ignored).  Checkpoints share
-    an agent session: the pair of ``agent`` and ``session_id`` (what Basic
-    Memory 0.24 writes), a legacy ``claude_session_id`` / ``codex_session_id``
-    pairing with the agent it implies (``claude-code``, ``codex``).  Within
-    one, a note that ``continues [[T]]`` comes after the note titled ``T``,
-    and otherwise notes go by ``started`` (then key).  Returns one list of
-    keys per agent session with ``minimum`` or more checkpoints (two by
-    default; ``convert`` and ``sync`` pass 1: a lone ``coding_session``
-    checkpoint is a chain of one), ordered by their first checkpoint.
-
-    The checkpoints are ``coding_session`` notes and ``session`` notes (what
-    the hook writes outside a coding project).  A lone ``session`` note is a
-    chain of one when it names its ``agent`` (Basic Memory 0.24's hooks and
-    skills write it), and otherwise an ordinary session note (the older
-    plugin's notes, and sessionkit's own).
+    ``notes`` maps keys to texts (other notes are ignored).  Checkpoints are
+    ``coding_session`` notes and ``session`` notes that share an agent session: the
+    pair of ``agent`` and ``session_id`` (Basic Memory 0.24), a legacy
+    ``claude_session_id`` / ``codex_session_id`` pairing with the agent it implies.
+    A note that ``continues [[T]]`` comes after the note titled ``T``, otherwise
+    notes go by ``started`` (then key).  A lone ``session`` note is a chain of one
+    only when it names its ``agent``.
     """
     groups: dict[tuple[str, str], list[tuple[str, str, str, str | None]]] = {}
     alone: set[tuple[str, str]] = set()  # agent sessions a lone checkpoint makes a chain of
@@ -194,22 +175,13 @@ def chains(notes: Mapping[str, str], minimum: int = 2) -> list[list[str]]:
                 previous = link.target
         title = str(meta.get("title", "") or "")
         groups.setdefault(sid, []).append((str(meta.get("started", "")), key, title, previous))
-    out: list[list[str]] = []
-    for sid, members in groups.items():
-        if len(members) < max(1 if sid in alone else 2, minimum):
-            continue
-        out.append(_ordered(members))
-    out.sort(key=lambda keys: keys and min(m[0] for m in _members(groups, keys)))
-    return out
-
-
-def _members(
-    groups: Mapping[tuple[str, str], list[tuple[str, str, str, str | None]]], keys: Sequence[str]
-) -> list[tuple[str, str, str, str | None]]:
-    for members in groups.values():
-        if members and members[0][1] in keys:
-            return members
-    return []
+    out = [
+        (min(m[0] for m in members), _ordered(members))
+        for sid, members in groups.items()
+        if len(members) >= max(1 if sid in alone else 2, minimum)
+    ]
+    out.sort(key=lambda first: first[0])
+    return [keys for _, keys in out]
 
 
 def _ordered(members: list[tuple[str, str, str, str | None]]) -> list[str]:
@@ -248,15 +220,8 @@ def _fence_for(text: str) -> str:
 
 
 def _info(data: Mapping[str, Any]) -> str:
-    """A note block's info string: ``data`` as JSON on one line, with no backtick.
-
-    A backtick fence's info string may hold no backtick (CommonMark): one in a
-    key (Basic Memory names hook notes from the user's first message) would
-    make the opening line no fence at all.  JSON spells it ``\\u0060`` and
-    reads it back as the same character.  JSON escapes the control characters
-    (``\\n``…) itself; the other characters a line reader may break a line at
-    (NEL, U+2028, U+2029) are escaped too, so the info string stays one line.
-    """
+    """A note block's info string: ``data`` as one line of JSON with no backtick (a
+    backtick fence's info string holds none; NEL, U+2028 and U+2029 escaped too)."""
     return json.dumps(data, ensure_ascii=False).translate(_INFO_ESCAPES)
 
 
@@ -294,21 +259,16 @@ def _entries_text(entries: Sequence[Checkpoint]) -> str:
 
 
 def _carried(text: str, key: str) -> tuple[str, bool, tuple[Checkpoint, ...]]:
-    """A note as ``(head, eol, entries)``: its text without a closing ``## aiwiki:
-    Checkpoints`` section, whether it ends in a line break, and the page
-    entries that section holds.  A section that is not exactly what the
-    entries render to stays in the head (then ``entries`` is empty)."""
+    """A note as ``(head, eol, entries)``: the text less a closing ``## aiwiki:
+    Checkpoints`` section that is exactly its entries rendered, and those entries."""
     eol = text.endswith("\n")
     body = text[:-1] if eol else text
     at = body.rfind(_CARRIER_MARK)
     if at < 0:
         return body, eol, ()
     tail = body[at + len(_CARRIER_MARK) :]
-    from ..document import read_document
-    from . import get_adapter
-
     try:
-        page = get_adapter("aiwiki-v2").read(read_document(_ENTRY_PAGE + tail + "\n", key))
+        page = _read(_ENTRY_PAGE + tail + "\n", key, "aiwiki-v2")
     except SessionKitError:
         return body, eol, ()
     entries = page.checkpoints
@@ -326,18 +286,14 @@ def _with_entries(head: str, eol: bool, entries: Sequence[Checkpoint]) -> str:
 def chain_page(notes: Sequence[tuple[str, str]]) -> str:
     """One aiwiki page for a chain of checkpoint notes ``(key, text)``, in order.
 
-    The page's frontmatter comes from the chain (``session_id`` from the agent
-    session id, ``status`` from the last note, ``date_start``/``date_end``
-    from the first note's start and the last note's end, ``focus`` from the
-    last note's title, ``last_commit`` from the last ``git_sha``;
-    ``bm_chain`` lists the notes' keys).  ``## Checkpoints`` has one entry per
-    note (``PreCompact`` for an extractive capture, ``Checkpoint`` otherwise,
-    at its ``started``), holding the note's exact text in a fenced block,
-    followed by the page entries the note carries (its closing ``## aiwiki:
-    Checkpoints`` section: entries added on the page after the note's own,
-    directives and all); the other sections gather the notes' changed files,
-    decisions and blockers, and the last note's next steps.
-    :func:`split_chain_page` gives the notes back byte for byte.
+    Frontmatter from the chain (``session_id``; ``status`` from the last note;
+    ``date_start``/``date_end``; ``focus`` from the last title; ``last_commit``
+    from the last ``git_sha``; ``bm_chain`` lists the keys).  ``## Checkpoints``
+    has one entry per note (``PreCompact`` for an extractive capture, else
+    ``Checkpoint``) holding the note's exact text in a fenced block, then the page
+    entries the note carries (its closing ``## aiwiki: Checkpoints`` section); the
+    other sections gather the notes' files, decisions and blockers and the last
+    note's next steps.  :func:`split_chain_page` gives the notes back byte for byte.
 
     Raises:
         FormatError: no notes, or a note without usable frontmatter.
@@ -393,32 +349,26 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
     return get_adapter("aiwiki-v2").write(session).text
 
 
+def _page(text: str, path: str | None) -> Session:
+    return _read(text, path, "aiwiki-v2")
+
+
 def is_chain_page(session: Session) -> bool:
     """Whether an aiwiki page's session is a chain page (:func:`chain_page`)."""
     return CHAIN_KEY in session.extra
-
-
-def _page_session(text: str, path: str | None) -> Session:
-    from ..document import read_document
-    from . import get_adapter
-
-    return get_adapter("aiwiki-v2").read(read_document(text, path))
 
 
 def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]]:
     """The checkpoint notes a chain page holds, ``(key, text)`` in order, exactly.
 
     Each note is its entry's block, with the entries after it (up to the next
-    note's) in its closing ``## aiwiki: Checkpoints`` section: so an entry
-    added on the page, or a directive consumed in one, is carried by the note
-    before it.  The rest of the page is not read (see :func:`page_notes`).
+    note's) in its closing ``## aiwiki: Checkpoints`` section.
 
     Raises:
-        FormatError: the page is not a chain page, an entry's note block is
-            damaged, an entry comes before the first note's, or a note's entry
-            holds a directive.
+        FormatError: not a chain page, a damaged note block, an entry before the
+            first note's, or a directive in a note's own entry.
     """
-    session = _page_session(text, path)
+    session = _page(text, path)
     if not is_chain_page(session):
         raise FormatError(f"not a chain page (no {CHAIN_KEY} key)", path=path)
     held: list[tuple[str, str, bool, list[Checkpoint]]] = []
@@ -449,18 +399,11 @@ def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]
 
 
 def outside_notes(text: str) -> str:
-    """A chain page without its notes' texts (the fenced blocks emptied): what
-    is left is derived from the notes, so two pages with the same notes and
-    different ``outside_notes`` differ by an edit outside the blocks.
-
-    The blocks are the top-level code fences (as :func:`sessionkit.markdown.tokenize`
-    finds them) whose opening line is a note block's; their opening and
-    closing lines stay.
+    """A chain page with its note blocks emptied (their fence lines stay): two pages
+    of the same notes whose ``outside_notes`` differ differ by an edit outside the blocks.
     """
     parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])  # the text after the last line break, without one
+    lines = split_lines(text)
     emptied: set[int] = set()
     for blk in tokenize(lines):
         if blk.kind == "fence" and _FENCE_OPEN.match(parts[blk.start]):
@@ -522,11 +465,8 @@ _DERIVED = {
 
 @attrs.frozen
 class _Slot:
-    """One item of a note's view of a list field: its value, and the
-    observation it comes from (``None``: the reader's own field, where
-    ``anchor`` is unused) with where it goes among the note's observations:
-    ``("at", j)`` in place of observation ``j``, ``("after", j)``,
-    ``("before", j)`` or ``("end", 0)``."""
+    """An item of a note's view of a list field: its value and the observation it comes
+    from (``None``: the reader's own field) with its ``anchor`` among the observations."""
 
     value: Any
     obs: Observation | None = None
@@ -610,10 +550,8 @@ def _with_slots(raw: Session, field: str, slots: Sequence[_Slot]) -> Session:
 
 
 def _edit_list(raws: list[Session], field: str, want: Sequence[Any]) -> None:
-    """Edit the notes ``raws`` so the items they gather in ``field`` (each once, in note
-    order) become ``want``: a changed or removed item is changed or removed in every
-    note that has it, a new one goes after the item before it (at the end: into the
-    last note, the chain's cursor)."""
+    """Edit ``raws`` so the items they gather in ``field`` become ``want`` (changed or
+    removed in every note; a new one after the item before it, else in the last note)."""
     import difflib
 
     slots = [_slots(raw, field) for raw in raws]
@@ -706,7 +644,7 @@ def edited_blocks(text: str, path: str | None = None) -> list[str]:
     """The keys of a chain page's notes whose block was edited on the page (or
     whose block does not say: a page written before blocks were fingerprinted)."""
     out: list[str] = []
-    for cp in _page_session(text, path).checkpoints:
+    for cp in _page(text, path).checkpoints:
         if _is_block(cp):
             key, head, _, sha = _note_of(cp, path)
             if sha != _fingerprint(head):
@@ -716,10 +654,8 @@ def edited_blocks(text: str, path: str | None = None) -> list[str]:
 
 def notes_log(page: Session, made: Session, path: str | None = None) -> Session:
     """``page`` (an edited chain page's session) with the checkpoint log of ``made``
-    (the page its notes make, :func:`split_chain_page`'s notes): the log is
-    the notes' own, its blocks and entries already carried by the notes, so
-    only the headings of the notes' entries, which the notes' frontmatter
-    makes, are compared.
+    (the page its notes make); only the entry headings, made from the notes'
+    frontmatter, are compared.
 
     Raises:
         FormatError: a note's entry heading edited (its event or time).
@@ -741,25 +677,20 @@ def notes_log(page: Session, made: Session, path: str | None = None) -> Session:
 def page_notes(text: str, path: str | None = None) -> list[tuple[str, str]]:
     """The checkpoint notes a chain page stands for, with the page's edits carried in.
 
-    A page that is what its notes make gives them back exactly
-    (:func:`split_chain_page`).  An edited page's edits go to the notes they
-    belong to (:func:`carry_edits`): a note's block, and the page entries
-    after it (a new entry, a consumed directive), are that note's; the page's
-    lists and status are carried item by item.  A page whose note blocks and
-    lists were both edited is refused: without the page as it was, which is
-    newer cannot be told (``sync`` keeps that page and merges the two).
+    An unedited page gives its notes back exactly (:func:`split_chain_page`); an
+    edited page's edits go to the notes they belong to (:func:`carry_edits`).  A page
+    whose note blocks and lists were both edited is refused (``sync`` merges those).
 
     Raises:
-        FormatError: an edit no note can carry (each is named), or both a
-            block and the lists edited; nothing is returned, so nothing is
-            written and nothing dropped.
+        FormatError: an edit no note can carry (each is named), or both a block
+            and the lists edited; nothing is returned, so nothing is written.
     """
     notes = split_chain_page(text, path)
     derived = chain_page(notes)
     if derived == text:
         return notes
-    made = _page_session(derived, path)
-    now = notes_log(_page_session(text, path), made, path)
+    made = _page(derived, path)
+    now = notes_log(_page(text, path), made, path)
     if made == now:
         return notes  # the same page in other words: the notes say it already
     edited = edited_blocks(text, path)
@@ -777,18 +708,14 @@ def page_notes(text: str, path: str | None = None) -> list[tuple[str, str]]:
 def carry_edits(
     notes: Sequence[tuple[str, str]], page: Session, path: str | None = None
 ) -> list[tuple[str, str]]:
-    """The checkpoint notes ``(key, text)`` edited so that their chain page reads as ``page``.
+    """The checkpoint notes ``(key, text)`` edited so their chain page reads as ``page``.
 
     Each edit is a minimal edit of the note it belongs to: an item changed or
     removed in ``## Files touched``, ``## Decisions made`` or ``## Gotchas
-    surfaced`` is changed or removed in each note that has it (a
-    ``[changed_file]``, ``[decision]``, ``[blocker]``); a new one goes into
-    the note of the item before it (at the end of the list: the last note,
-    the chain's cursor); ``## Next steps``, ``status``, ``date_end`` and
-    ``last_commit`` are the last note's (``[next_step]``, ``status:
-    open|closed``, ``ended``, ``git_sha``).  The checkpoint log must be the
-    notes' own (their blocks and entries).  The edited notes are checked to
-    make a page that reads as ``page``.
+    surfaced`` is changed or removed in each note that has it; a new one goes into
+    the note of the item before it (at the end: the last note); ``## Next steps``,
+    ``status``, ``date_end`` and ``last_commit`` are the last note's.  The edited
+    notes are checked to make a page that reads as ``page``.
 
     Raises:
         FormatError: an edit no note can carry (the focus, a section of its
@@ -798,7 +725,7 @@ def carry_edits(
     from . import get_adapter
 
     now = attrs.evolve(page, origin=None)
-    was = _page_session(chain_page(notes), path)
+    was = _page(chain_page(notes), path)
     problems: list[str] = []
     for attr in attrs.fields(Session):
         name = attr.name
@@ -846,7 +773,7 @@ def carry_edits(
     for (key, note), doc, old, edited in zip(notes, docs, originals, raws, strict=True):
         out.append((key, note if edited == old else bm.write(edited, doc).text))
     # the notes' blocks hold the edited notes now; the rest must read as the edited page
-    again = _page_session(chain_page(out), path)
+    again = _page(chain_page(out), path)
     differ = [
         f.name
         for f in attrs.fields(Session)

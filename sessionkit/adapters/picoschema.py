@@ -24,7 +24,7 @@ The Basic Memory plugin's ``Session`` schema ships with sessionkit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -33,6 +33,7 @@ import attrs
 
 from ..document import parse
 from ..errors import FormatError
+from .basic_memory.permalink import normalize_project_name
 
 __all__ = [
     "FieldResult",
@@ -251,20 +252,27 @@ def parse_schema(meta: Mapping[str, Any], path: str | None = None) -> Schema:
     declarations = meta.get("schema")
     if not declarations or not isinstance(declarations, dict):
         raise FormatError("Schema note missing required 'schema' dict in frontmatter", path=path)
-    settings = meta.get("settings")
-    settings = settings if isinstance(settings, dict) else {}
-    fm = settings.get("frontmatter")
     version = meta.get("version", 1)
     title = meta.get("title")
     return Schema(
         entity=str(entity),
         version=version if isinstance(version, (int, str)) else str(version),
         fields=parse_fields(declarations),
-        validation=_validation_mode(settings.get("validation", "warn"), path),
-        frontmatter_fields=parse_fields(fm) if isinstance(fm, dict) else (),
+        **_settings(meta, path),
         title=None if title is None else str(title),
         path=path,
     )
+
+
+def _settings(meta: Mapping[str, Any], path: str | None) -> dict[str, Any]:
+    """A schema's ``validation`` and ``frontmatter_fields``, from its ``settings``."""
+    settings = meta.get("settings")
+    settings = settings if isinstance(settings, dict) else {}
+    fm = settings.get("frontmatter")
+    return {
+        "validation": _validation_mode(settings.get("validation", "warn"), path),
+        "frontmatter_fields": parse_fields(fm) if isinstance(fm, dict) else (),
+    }
 
 
 def load_schema_note(text: str, path: str | None = None) -> Schema:
@@ -301,26 +309,6 @@ def builtin_schemas() -> tuple[Schema, ...]:
     return _builtin()
 
 
-def _inline_schema(declarations: Mapping[str, Any], meta: Mapping[str, Any]) -> Schema:
-    settings = meta.get("settings")
-    settings = settings if isinstance(settings, dict) else {}
-    return Schema(
-        entity=str(meta.get("type", "unknown")),
-        version=1,
-        fields=parse_fields(declarations),
-        validation=_validation_mode(settings.get("validation", "warn"), None),
-        frontmatter_fields=parse_fields(settings["frontmatter"])
-        if isinstance(settings.get("frontmatter"), dict)
-        else (),
-    )
-
-
-def _slug(text: str) -> str:
-    from ._bm_permalink import normalize_project_name
-
-    return normalize_project_name(text)
-
-
 def resolve_schema(
     meta: Mapping[str, Any], schemas: Iterable[Schema] | None = None
 ) -> Schema | None:
@@ -339,7 +327,8 @@ def resolve_schema(
     pool = tuple(builtin_schemas() if schemas is None else schemas)
     value = meta.get("schema")
     if isinstance(value, dict):
-        return _inline_schema(value, meta)
+        entity = str(meta.get("type", "unknown"))
+        return Schema(entity=entity, fields=parse_fields(value), **_settings(meta, None))
 
     def by_entity(name: str) -> Schema | None:
         key = normalize_note_type(name)
@@ -351,10 +340,10 @@ def resolve_schema(
     if isinstance(value, str):
         found = by_entity(value)
         if found is None:
-            key = _slug(value)
+            key = normalize_project_name(value)
             for schema in pool:
                 if schema.title is not None and (
-                    schema.title == value or _slug(schema.title) == key
+                    schema.title == value or normalize_project_name(schema.title) == key
                 ):
                     found = schema
                     break
@@ -429,8 +418,8 @@ def _check_frontmatter(f: SchemaField, meta: Mapping[str, Any]) -> FieldResult:
 def validate(
     identifier: str,
     schema: Schema,
-    observations: Sequence[tuple[str, str]],
-    relations: Sequence[tuple[str, str]],
+    observations: Iterable[tuple[str, str]],
+    relations: Iterable[tuple[str, str]],
     frontmatter: Mapping[str, Any] | None = None,
 ) -> ValidationResult:
     """Validate a note's facts against ``schema``, as Basic Memory does.

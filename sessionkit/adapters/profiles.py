@@ -31,7 +31,7 @@ import attrs
 from ..model import Status
 from ..text.grammar import dated_key
 from . import _aiwiki_words
-from ._bm_permalink import filename_for_title, generate_permalink, normalize_project_name
+from .basic_memory.permalink import filename_for_title, generate_permalink, normalize_project_name
 
 __all__ = [
     "AIWIKI",

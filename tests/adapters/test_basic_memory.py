@@ -386,7 +386,7 @@ def _observations(draw: st.DrawFn) -> Observation:
     content = draw(_fact_text)
     if category is None and "#" not in content:
         content += " #" + draw(_word)
-    from sessionkit.adapters._bm_grammar import parse_tags
+    from sessionkit.adapters.basic_memory.grammar import parse_tags
 
     context = draw(st.one_of(st.none(), _phrase))
     return Observation(

@@ -145,7 +145,7 @@ def _relation_line(draw: st.DrawFn) -> str:
     return f"- {draw(_word)} {draw(_link)}"
 
 
-_RANK = {"summary": 0, "context": 1, "next_step": 2, "decision": 3, "problem": 4}
+_RANK = {"summary": 0, "context": 1, "problem": 2, "decision": 3, "next_step": 4}
 
 
 def _canonical_order(lines: list[str], prose_summary: bool) -> list[str]:
@@ -166,8 +166,8 @@ def _notes(draw: st.DrawFn) -> str:
             st.one_of(_fact_line(), _phrase, _phrase.map(lambda p: f"see {p} [[X]]")), max_size=5
         )
     )
-    # a fresh write lists observations by field (summary, context, next steps,
-    # decisions, problems, then the rest); draw them in that order, since the
+    # a fresh write lists observations by field (summary, context, problems,
+    # decisions, next steps, then the rest); draw them in that order, since the
     # model does not record the order across fields
     prose_summary = any(line.startswith("- [summary]") for line in prose_lines)
     obs = _canonical_order(draw(st.lists(_fact_line(), max_size=4)), prose_summary)

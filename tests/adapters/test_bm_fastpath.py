@@ -1,6 +1,6 @@
 """The grammar's shortcuts find exactly what the plain path finds.
 
-:mod:`sessionkit.adapters._bm_grammar` takes shortcuts on its hot path (one
+:mod:`sessionkit.adapters.basic_memory.grammar` takes shortcuts on its hot path (one
 pass for "is it an observation" and "split it", literal pre-checks before
 regexes).  Each test here compares the facts with what its documented
 functions give on the same generated text, or with the plain rule written
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionkit import dumps, loads
-from sessionkit.adapters import _bm_grammar as g
+from sessionkit.adapters.basic_memory import grammar as g
 from sessionkit.errors import FormatError
 
 # Characters that mean something to the grammar, plus plain letters and

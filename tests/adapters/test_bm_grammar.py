@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionkit.adapters._bm_grammar import (
+from sessionkit.adapters.basic_memory.grammar import (
     is_observation,
     parse_facts,
     parse_observation,

@@ -25,16 +25,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sessionkit
-from sessionkit.adapters import _bm_grammar as g
+from sessionkit.adapters.basic_memory import grammar as g
 from sessionkit.document import Document, parse
 from sessionkit.model import ExtraSection
+
+
+def _cut(line: str) -> str:
+    """``line`` without its end: one ``\\n``, then one ``\\r`` before it."""
+    return line[:-2] if line.endswith("\r\n") else line.removesuffix("\n")
 
 
 def _sections_plain(doc: Document) -> list[ExtraSection]:
     """The prose sections as first written: each line's end cut, then blank lines dropped."""
     out: list[ExtraSection] = []
     first = doc.sections[0].start if doc.sections else len(doc.lines)
-    pre = [doc.line_text(i) for i in range(doc.body_start, first)]
+    pre = [_cut(doc.lines[i]) for i in range(doc.body_start, first)]
     while pre and not pre[0].strip():
         pre.pop(0)
     while pre and not pre[-1].strip():
@@ -44,7 +49,7 @@ def _sections_plain(doc: Document) -> list[ExtraSection]:
     for sec in doc.sections:
         if sec.title in ("Observations", "Relations"):
             continue
-        body = doc.section_lines(sec)[: doc.content_end(sec) - sec.start - 1]
+        body = [_cut(line) for line in doc.lines[sec.start + 1 : doc.content_end(sec)]]
         while body and not body[0].strip():
             body.pop(0)
         out.append(ExtraSection(title=sec.title, body="\n".join(body)))

@@ -23,8 +23,8 @@ import pytest
 
 pytest.importorskip("basic_memory", reason="interop needs basic-memory (Python >= 3.12)")
 
-from sessionkit.adapters._bm_grammar import parse_facts, parse_observation
 from sessionkit.adapters.basic_memory import BASIC_MEMORY, bm_view, render_note
+from sessionkit.adapters.basic_memory.grammar import parse_facts, parse_observation
 from sessionkit.adapters.profiles import generate_permalink
 from sessionkit.document import parse
 from sessionkit.model import (
@@ -85,7 +85,7 @@ def make_sessions() -> list[Session]:
             category = rng.choice(["idea", "fact", "multi word", None])
             if category is None and "#" not in content:
                 content += " #misc"
-            from sessionkit.adapters._bm_grammar import parse_tags
+            from sessionkit.adapters.basic_memory.grammar import parse_tags
 
             observations.append(
                 Observation(

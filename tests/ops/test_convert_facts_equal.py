@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionkit.adapters import basic_memory
+from sessionkit.adapters.basic_memory import write as basic_memory
 from sessionkit.adapters.crosswalk import Converted, convert_doc
 from sessionkit.document import parse
 from sessionkit.errors import SessionKitError

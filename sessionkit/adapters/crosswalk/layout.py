@@ -40,7 +40,7 @@ def _item_plans(
     """How each list of ``names`` goes to Basic Memory, item by item: ``{name: (observation texts,
     carried blocks, layout)}``."""
     from ...model import list_blocks
-    from .._bm_grammar import parse_facts
+    from ..basic_memory.grammar import parse_facts
 
     lines: list[str] = []
     wanted: list[tuple[str, int, str]] = []  # (category, line, text) of each candidate
@@ -259,7 +259,7 @@ def _lists_as_observations(session: Session) -> set[str]:
 
 def _observed(category: str, texts: Sequence[str]) -> bool:
     """Whether each of ``texts`` reads back as its own ``[category]`` observation."""
-    from .._bm_grammar import parse_facts
+    from ..basic_memory.grammar import parse_facts
 
     if any(not t or t != t.strip() or any(c in t for c in "\n\r\x00") for t in texts):
         return False

@@ -232,7 +232,7 @@ def _aiwiki_adapter(doc: Document) -> Any:
 
 
 def _parse_bm_lines(body: str) -> tuple[list[Any], list[Any]]:
-    from .._bm_grammar import parse_facts
+    from ..basic_memory.grammar import parse_facts
 
     facts = parse_facts(body.split("\n")) if body else None
     if facts is None:
@@ -300,7 +300,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     relations: list[Link] = []
     summary: str | None = None
     context: list[str] = []
-    from ..basic_memory import _link_of, _observation_of
+    from ..basic_memory.read import _link_of, _observation_of
 
     for sec in session.sections:
         if sec.title == AW_OBSERVATIONS:
@@ -366,7 +366,7 @@ def _aiwiki_date(value: str | None) -> str | None:
 
 
 def _bm_fact_lines(session: Session) -> tuple[list[str], list[str]]:
-    from ..basic_memory import (
+    from ..basic_memory.write import (
         _render_category,
         _render_observation,
         _render_relation,
@@ -481,8 +481,9 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None = None) -> _Pivot:
     """Read a Basic Memory note and undo the carriers a conversion put there."""
     from ...model import list_blocks
-    from .._bm_permalink import generate_permalink
-    from ..basic_memory import _session_fields, note_path, split_lead
+    from ..basic_memory.permalink import generate_permalink
+    from ..basic_memory.read import _session_fields, split_lead
+    from ..basic_memory.write import note_path
 
     lead, note = split_lead(doc)
     try:
@@ -744,7 +745,7 @@ def _render_bm(
     session: Session, word: Any, folder: str, key: str | None = None
 ) -> tuple[str, Pieces]:
     """(key, the note's frontmatter and body): see :func:`_render_note`."""
-    from ..basic_memory import _render_note
+    from ..basic_memory.write import _render_note
 
     if word is _ABSENT:
         path, text = _render_note(session, folder=folder, implied=False)

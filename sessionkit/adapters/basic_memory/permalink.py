@@ -14,22 +14,14 @@ Memory does) and a Unicode-decomposition fallback otherwise, which agrees on
 accented Latin letters and the common ligatures.  Only a ``.md`` /
 ``.markdown`` extension is dropped; Basic Memory asks the platform's MIME table
 instead, which agrees for Markdown notes.
-
-Permalinks and project slugs are remembered, and the slug takes shortcuts (one
-pattern finds CJK text, only non-ASCII characters are transliterated, each
-once): the ``permalink`` fast lane, off with :mod:`sessionkit._fastpaths`, which
-then looks at every character on its own and remembers nothing.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import re
 import unicodedata
 from collections.abc import Callable
-
-from .. import _fastpaths
 
 __all__ = ["filename_for_title", "generate_permalink", "normalize_project_name"]
 
@@ -64,11 +56,8 @@ _EXTRA_ASCII = {
 
 
 def _fallback_ascii(text: str) -> str:
-    """``text`` in ASCII: each non-ASCII character on its own (:func:`_ascii_char`).
-
-    Characters are transliterated one at a time, so an ASCII text is itself
-    and a mixed one needs only its non-ASCII characters replaced.
-    """
+    """``text`` in ASCII, each non-ASCII character on its own: a known replacement,
+    else what remains of its compatibility decomposition less the non-ASCII parts."""
     if text.isascii():
         return text
     return _NON_ASCII.sub(_ascii_of_match, text)
@@ -77,23 +66,11 @@ def _fallback_ascii(text: str) -> str:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-@functools.lru_cache(maxsize=1024)
-def _ascii_char(ch: str) -> str:
-    """One non-ASCII character in ASCII: a known replacement, else what remains of
-    its compatibility decomposition after dropping the non-ASCII parts."""
+def _ascii_of_match(m: re.Match[str]) -> str:
+    ch = m.group()
     if ch in _EXTRA_ASCII:
         return _EXTRA_ASCII[ch]
-    decomposed = unicodedata.normalize("NFKD", ch)
-    return "".join(c for c in decomposed if c.isascii())
-
-
-def _ascii_of_match(m: re.Match[str]) -> str:
-    return _ascii_char(m.group())
-
-
-def _ascii_plain(text: str) -> str:
-    """:func:`_fallback_ascii` the long way: every character on its own, nothing remembered."""
-    return "".join(ch if ch.isascii() else _ascii_char.__wrapped__(ch) for ch in text)
+    return "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
 
 
 def _load_transliterator() -> Callable[[str], str]:
@@ -132,11 +109,10 @@ _NOT_SLUG = re.compile(r"[^a-z0-9/\-.]")
 _DASHES = re.compile(r"-+")
 
 
-def _slug(base: str, plain: bool = False) -> str:
-    """The slug of ``base``; ``plain``: the general path of the ``permalink`` lane (each
-    character asked whether it is CJK, the fallback transliteration remembering nothing)."""
-    to_ascii = _ascii_plain if plain and _to_ascii is _fallback_ascii else _to_ascii
-    cjk = any(map(_is_cjk, base)) if plain else (not base.isascii() and _CJK_CHAR.search(base))
+def _slug(base: str) -> str:
+    """The slug of ``base`` (a path without its extension, or a project name)."""
+    to_ascii = _to_ascii
+    cjk = not base.isascii() and _CJK_CHAR.search(base)
     if cjk:
         kept: list[str] = []
         for ch in base:
@@ -175,26 +151,11 @@ def generate_permalink(path: str, project: str | None = None) -> str:
         >>> generate_permalink("sessions/Alias test- a-b.md", project="demo")
         'demo/sessions/alias-test-a-b'
     """
-    if _fastpaths.enabled("permalink"):
-        _fastpaths.answered("permalink")
-        return _permalink(path, project or None)
-    return _permalink_of(path, project or None, plain=True)
-
-
-@functools.lru_cache(maxsize=512)
-def _permalink(path: str, project: str | None) -> str:
-    """:func:`generate_permalink`, memoised: a pure function of its two strings
-    (a conversion asks for a note's permalink when it writes the note and again
-    when it reads the note back)."""
-    return _permalink_of(path, project)
-
-
-def _permalink_of(path: str, project: str | None, plain: bool = False) -> str:
     posix = unicodedata.normalize("NFC", path.replace("\\", "/"))
-    slug = _slug(_strip_extension(posix), plain)
+    slug = _slug(_strip_extension(posix))
     if not project:
         return slug
-    prefix = _slug(unicodedata.normalize("NFC", project), True) if plain else _project_slug(project)
+    prefix = normalize_project_name(project)
     if not prefix or slug == prefix or slug.startswith(prefix + "/"):
         return slug
     return f"{prefix}/{slug}"
@@ -202,17 +163,7 @@ def _permalink_of(path: str, project: str | None, plain: bool = False) -> str:
 
 def normalize_project_name(name: str) -> str:
     """The key Basic Memory compares project names by (their permalink slug)."""
-    if _fastpaths.enabled("permalink"):
-        _fastpaths.answered("permalink")
-        return _slug(unicodedata.normalize("NFC", name))
-    return _slug(unicodedata.normalize("NFC", name), True)
-
-
-@functools.lru_cache(maxsize=64)
-def _project_slug(project: str) -> str:
-    """:func:`normalize_project_name`, memoised: the prefix of every permalink of a
-    project (a conversion writes many notes of one project)."""
-    return normalize_project_name(project)
+    return _slug(unicodedata.normalize("NFC", name))
 
 
 def filename_for_title(title: str) -> str:
@@ -225,12 +176,6 @@ def filename_for_title(title: str) -> str:
         >>> filename_for_title("Alias test: a/b")
         'Alias test- a-b'
     """
-    return _filename_for_title(title)
-
-
-@functools.lru_cache(maxsize=512)
-def _filename_for_title(title: str) -> str:
-    """:func:`filename_for_title`, memoised (a pure function of ``title``)."""
     text = re.sub(r"[/\\]", "-", title)
     text = re.sub(r'[<>:"|?*]', "-", text)
     text = re.sub(r"-+", "-", text)

@@ -9,12 +9,11 @@ Basic Memory runs a CommonMark parser over a note's body and looks at every
   ``(context)`` is an explicit relation; every other ``[[Target]]`` and every
   Markdown link to a relative path is a ``links_to`` relation.
 
-This module reproduces those rules without a Markdown library: the block
-tokenizer (:mod:`sessionkit.markdown`, which reads blocks as markdown-it does)
-yields the inline runs, and the functions below apply Basic Memory's rules to
-them.  Every rule has a
-golden test in ``tests/golden/basic-memory/`` and the whole is checked against
-basic-memory 0.24.1 in ``tests/interop``.
+The block tokenizer (:mod:`sessionkit.markdown`, which reads blocks as
+markdown-it does) yields the inline runs; the functions below apply Basic
+Memory's rules to them.  Every rule has a golden test in
+``tests/golden/basic-memory/``; the whole is checked against basic-memory
+0.24.1 in ``tests/interop``.
 
 Known differences (documented in ``docs/basic-memory.md``): temporal qualifiers
 (``- [decision] @2026-07-27 text``) are not peeled off the content, and
@@ -30,7 +29,7 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from ..markdown import Block, flat_leaves, tokenize
+from ...markdown import Block, tokenize
 
 __all__ = [
     "BMObservation",
@@ -124,34 +123,19 @@ def scan_inline_runs(lines: Sequence[str], start: int = 0) -> list[InlineRun]:
     return [InlineRun(*run) for run in _scan(lines, start)]
 
 
-def _scan(lines: Sequence[str], start: int) -> Iterator[_Run]:
-    """:func:`scan_inline_runs` as plain tuples, one at a time.
-
-    The blocks are :func:`sessionkit.markdown.tokenize`'s, read as Basic
-    Memory's markdown-it (the commonmark preset: no tables); the walk keeps
-    Basic Memory's flags: ``in_list_item`` is set when an item opens and reset
-    when any item closes (a nested one too), ``in_blockquote`` while a quote
-    is open.  A flat body (:func:`sessionkit.markdown.flat_leaves`) is read
-    without building its block tree: its items never nest, so a paragraph is
-    in a list item exactly when it is an item's.
-    """
-    leaves = flat_leaves(lines, start, tables=False)
-    if leaves is not None:
-        for kind, first, end, content, in_item in leaves:
-            text = content.strip()
-            if text:
-                yield text, first, end, kind, in_item, False
-        return
+def _scan(lines: Sequence[str], start: int) -> list[_Run]:
+    """:func:`scan_inline_runs` as plain tuples: the blocks of
+    :func:`sessionkit.markdown.tokenize` read as Basic Memory's markdown-it (the
+    commonmark preset: no tables), with Basic Memory's flags: ``in_list_item`` set
+    when an item opens and reset when any item closes (a nested one too),
+    ``in_blockquote`` while a quote is open."""
     runs: list[_Run] = []
     _runs(tokenize(lines, start, tables=False), runs, False, 0)
-    yield from runs
+    return runs
 
 
 def _runs(blocks: Sequence[Block], runs: list[_Run], in_item: bool, quotes: int) -> bool:
-    """Append the runs of ``blocks`` to ``runs``; the ``in_list_item`` flag after them.
-
-    A recursion, as deep as the blocks nest (the tokenizer stops at its nesting cap).
-    """
+    """Append the runs of ``blocks`` to ``runs``; the ``in_list_item`` flag after them."""
     for block in blocks:
         kind = block.kind
         if kind == "paragraph" or kind == "heading":
@@ -212,17 +196,7 @@ def _has_tag(text: str) -> bool:
 
 def is_observation(content: str) -> bool:
     """Whether an inline run's text is an observation for Basic Memory."""
-    text, _ = _strip_directive(content.strip())
-    if not text:
-        return False
-    if text.startswith(("[ ]", "[x]", "[-]")):
-        return False
-    if text[0] == "[":
-        if _LINK_ONLY.match(text) or _WIKI_ONLY.match(text):
-            return False
-        if _category_match(text):
-            return True
-    return _has_tag(text)
+    return _observation(content, 0) is not None
 
 
 def parse_tags(content: str) -> tuple[str, ...]:
@@ -268,12 +242,7 @@ def _split_observation(text: str, m: re.Match[str] | None, line: int) -> BMObser
 
 
 def _observation(content: str, line: int) -> BMObservation | None:
-    """``parse_observation(content, line)`` if ``is_observation(content)``, else ``None``.
-
-    One pass: the stripping, the directive and the category match are done
-    once for both (``tests/adapters/test_bm_fastpath.py`` checks the two ways
-    agree).
-    """
+    """``parse_observation(content, line)`` if the text is an observation, else ``None``."""
     text, _ = _strip_directive(content.strip())
     if not text:
         return None
@@ -443,15 +412,8 @@ def inline_relations(content: str, line: int = 0, source: str | None = None) -> 
 
 
 def _closing_brackets(content: str, pos: int) -> int:
-    """Index of the ``]]`` that closes a ``[[`` opened just before ``pos``, or -1.
-
-    Unescaped ``[[`` and ``]]`` nest; a pair taken moves past both of its
-    characters, an escaped one past its first only.  Only where a ``[[`` or
-    a ``]]`` starts can anything happen, so the search jumps from one to the
-    next (``str.find``) rather than stepping a character at a time.  The next
-    ``]]`` is searched again only once ``pos`` has passed it: searching it anew
-    after every ``[[`` made ``[[[[…]]]]`` quadratic (100 KB: 0.87 s).
-    """
+    """Index of the ``]]`` closing a ``[[`` opened just before ``pos``, or -1 (pairs
+    nest; jumps bracket to bracket, so ``[[[[…]]]]`` stays linear)."""
     depth = 1
     close = -1
     while True:
