@@ -23,7 +23,7 @@ from .base import (
 
 #: ``sessionkit.ops.search.KINDS``, written out: importing that module here would put attrs
 #: on every command's start (tests/ops/test_search.py holds the two equal)
-SEARCH_KINDS = (
+SEARCH_KINDS = [
     "session",
     "checkpoint",
     "directive",
@@ -35,7 +35,7 @@ SEARCH_KINDS = (
     "context",
     "observation",
     "relation",
-)
+]
 
 
 @click.command(name="search")

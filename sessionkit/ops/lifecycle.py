@@ -102,14 +102,9 @@ def _is_bm(store: Store) -> bool:
 
 @attrs.frozen(kw_only=True)
 class WorkItem:
-    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``.
-
-    Attributes:
-        name: ``<type>/<name>``.
-        manifest: the manifest path relative to the repository root.
-        status: the manifest's ``status`` value.
-        phases: ``artifacts.<phase>.locked_at`` values, in manifest order.
-    """
+    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``: its ``name``
+    (``<type>/<name>``), ``manifest`` path (from the repository root), ``status``, and
+    ``phases`` (``artifacts.<phase>.locked_at`` values, in manifest order)."""
 
     name: str
     manifest: str
@@ -118,12 +113,9 @@ class WorkItem:
 
 
 def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
-    """The in-progress work item under ``repo_root``, when there is exactly one.
-
-    Looks at ``.forge/work/<type>/<name>/manifest.yaml``; a manifest counts
-    when its ``status`` is ``in-progress``.  Unreadable manifests, those over
-    256 KB and anything that is not a regular file (a FIFO, a device) are skipped.
-    """
+    """The in-progress work item under ``repo_root``, when there is exactly one (a
+    manifest whose ``status`` is ``in-progress``; unreadable ones, those over 256 KB and
+    anything not a regular file are skipped)."""
     work = find_work(repo_root)
     if work is None:
         return None
@@ -199,13 +191,8 @@ def _load_aiwiki_v2(text: str, key: str) -> Session:
 
 @attrs.frozen(kw_only=True)
 class DirectiveSpec:
-    """The directive a pre-compact checkpoint carries (from :class:`~sessionkit.config.HookConfig`).
-
-    Attributes:
-        kind: directive kind (``Dream``).
-        scope: its ``Scope:`` item (aiwiki only; empty leaves it out).
-        action: its ``Action:`` item.
-    """
+    """The directive a pre-compact checkpoint carries: its ``kind`` (``Dream``), ``scope``
+    (the ``Scope:`` item, aiwiki only; empty leaves it out) and ``action``."""
 
     kind: str = "Dream"
     scope: str = "`aiwiki/raw/`, recently-touched typed pages"
@@ -223,16 +210,10 @@ class DirectiveSpec:
 
 @attrs.frozen(kw_only=True)
 class CheckpointReport:
-    """What :func:`record_checkpoint` did.
-
-    Attributes:
-        key: the note written.
-        created: whether the note was created by this call.
-        at: the checkpoint's UTC ISO timestamp.
-        short_id: the id part of the filename (``0000000`` for a bad payload).
-        work_item: the active work item recorded, if any.
-        payload_ok: whether the payload was a usable JSON object with a session id.
-    """
+    """What :func:`record_checkpoint` did: the note written (``key``), whether it was
+    ``created``, the checkpoint's UTC timestamp ``at``, the ``short_id`` of the filename
+    (``0000000`` for a bad payload), the ``work_item`` recorded, and whether the payload
+    was a usable JSON object with a session id (``payload_ok``)."""
 
     key: str
     created: bool
@@ -511,16 +492,9 @@ def record_checkpoint(
 
 @attrs.frozen(kw_only=True)
 class DirectiveInfo:
-    """One directive of a session, numbered for ``directive consume --index``.
-
-    Attributes:
-        index: 1-based position among every directive of the note, in order.
-        kind: directive kind (``Dream``).
-        action: its action text, if any.
-        state: unconsumed or consumed.
-        consumed_at: when it was consumed, if it was.
-        checkpoint_at: timestamp of the checkpoint it belongs to (aiwiki).
-    """
+    """One directive of a session: ``index`` (1-based among every directive of the note,
+    as ``directive consume --index`` takes it), ``kind``, ``action``, ``state``,
+    ``consumed_at`` and (aiwiki) the timestamp of its checkpoint, ``checkpoint_at``."""
 
     index: int
     kind: str
@@ -584,15 +558,9 @@ def directives_of(session: Session) -> list[DirectiveInfo]:
 
 @attrs.frozen(kw_only=True)
 class ConsumeReport:
-    """What :func:`consume_directives` did.
-
-    Attributes:
-        key: the note edited.
-        at: the consumption timestamp written.
-        consumed: the directives flipped, as they are after the flip (state
-            consumed, ``consumed_at`` set to :attr:`at`).
-        remaining: how many directives stay unconsumed.
-    """
+    """What :func:`consume_directives` did: the note edited (``key``), the timestamp
+    written (``at``), the directives flipped as they are after it (``consumed``) and how
+    many stay unconsumed (``remaining``)."""
 
     key: str
     at: str
@@ -858,17 +826,9 @@ def set_status(
 
 @attrs.frozen(kw_only=True)
 class PruneReport:
-    """What :func:`prune` did (or would do, in a dry run).
-
-    Attributes:
-        abandoned: keys of stale active sessions marked ``abandoned`` (in a
-            dry run: that would be marked).
-        deleted: keys of abandoned sessions actually removed.
-        would_delete: keys of abandoned sessions that would be removed but
-            were not (deletion was a dry run: ``dry_run`` or ``delete_dry_run``).
-        dry_run: whether nothing was written.
-        unreadable: keys that could not be read (left alone).
-    """
+    """What :func:`prune` did (or would do): the keys marked ``abandoned`` (or to be, in a
+    dry run), ``deleted``, ``would_delete`` (deletion was a dry run), whether nothing was
+    written (``dry_run``), and the ``unreadable`` keys (left alone)."""
 
     abandoned: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
