@@ -14,7 +14,7 @@ PY = "3.11"
 def tests(session: nox.Session) -> None:
     """Run the test suite (the README's test command)."""
     session.install("-e", ".[test]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "--hypothesis-profile=ci", *session.posargs)
 
 
 @nox.session(python=PY)
@@ -45,6 +45,17 @@ def memory(session: nox.Session) -> None:
     default test run leaves out: minutes of converting 30,000- to 100,000-line notes."""
     session.install("-e", ".[test]")
     session.run("pytest", "-m", "memory", "-p", "no:cacheprovider", *session.posargs)
+
+
+@nox.session(python=PY)
+def stress(session: nox.Session) -> None:
+    """The stress trials (``-m stress``) the default test run leaves out: big inputs whose
+    behaviour a quicker default test holds too, with Hypothesis's full example counts."""
+    session.install("-e", ".[test]")
+    session.run(
+        "pytest", "-m", "stress", "-p", "no:cacheprovider", "--hypothesis-profile=ci",
+        *session.posargs,
+    )  # fmt: skip
 
 
 #: the basic-memory release the interop tests were verified against (needs Python >= 3.12)

@@ -20,139 +20,37 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
+#: the public names, by the module that defines them (the type checkers' view below
+#: is held equal to it by tests/test_docs.py)
 _EXPORTS: dict[str, str] = {
-    # model
-    "Session": "sessionkit.model",
-    "Checkpoint": "sessionkit.model",
-    "Directive": "sessionkit.model",
-    "DirectiveState": "sessionkit.model",
-    "Link": "sessionkit.model",
-    "LinkStyle": "sessionkit.model",
-    "Citation": "sessionkit.model",
-    "Observation": "sessionkit.model",
-    "ExtraSection": "sessionkit.model",
-    "Origin": "sessionkit.model",
-    "Status": "sessionkit.model",
-    # text layer
-    "Document": "sessionkit.document",
-    "parse": "sessionkit.document",
-    # diagnostics
-    "Diagnostic": "sessionkit.diagnostics",
-    "Severity": "sessionkit.diagnostics",
-    # functions
-    "loads": "sessionkit._api",
-    "dumps": "sessionkit._api",
-    "lint": "sessionkit._api",
-    "decode": "sessionkit._api",
-    # formats
-    "get_adapter": "sessionkit.adapters",
-    "register_format": "sessionkit.adapters",
-    "available_formats": "sessionkit.adapters",
-    "detect_format": "sessionkit.adapters",
-    # stores
-    "Store": "sessionkit.backends",
-    "NoteInfo": "sessionkit.backends",
-    "open_store": "sessionkit.backends",
-    "register_backend": "sessionkit.backends",
-    # errors
-    "SessionKitError": "sessionkit.errors",
-    "ParseError": "sessionkit.errors",
-    "FormatError": "sessionkit.errors",
-    "ValidationError": "sessionkit.errors",
-    "UnsupportedFormatError": "sessionkit.errors",
-    "StoreError": "sessionkit.errors",
-    "NotFoundError": "sessionkit.errors",
-    "ConflictError": "sessionkit.errors",
-    "PathSafetyError": "sessionkit.errors",
-    "LimitExceededError": "sessionkit.errors",
-    "MissingDependencyError": "sessionkit.errors",
-    # operations
-    "migrate": "sessionkit.ops.migrate",
-    "consume": "sessionkit.ops.lifecycle",
-    "consume_directives": "sessionkit.ops.lifecycle",
-    "directives_of": "sessionkit.ops.lifecycle",
-    "DirectiveInfo": "sessionkit.ops.lifecycle",
-    # configuration
-    "Config": "sessionkit.config",
-    "ConfigError": "sessionkit.config",
-    "load_config": "sessionkit.config",
-    "MigrationReport": "sessionkit.ops.migrate",
-    "convert": "sessionkit.ops.convert",
-    "convert_text": "sessionkit.ops.convert",
-    "ConversionReport": "sessionkit.ops.convert",
-    "sync": "sessionkit.ops.sync",
-    "SyncReport": "sessionkit.ops.sync",
-    "search": "sessionkit.ops.search",
-    "SearchHit": "sessionkit.ops.search",
-}
-
-__all__ = [
-    "Checkpoint",
-    "Citation",
-    "Config",
-    "ConfigError",
-    "ConflictError",
-    "ConversionReport",
-    "Diagnostic",
-    "Directive",
-    "DirectiveInfo",
-    "DirectiveState",
-    "Document",
-    "ExtraSection",
-    "FormatError",
-    "LimitExceededError",
-    "Link",
-    "LinkStyle",
-    "MigrationReport",
+    "model": "Session Checkpoint Directive DirectiveState Link LinkStyle Citation Observation "
+    "ExtraSection Origin Status",
+    "document": "Document parse",
+    "diagnostics": "Diagnostic Severity",
+    "_api": "loads dumps lint decode",
+    "adapters": "get_adapter register_format available_formats detect_format",
+    "backends": "Store NoteInfo open_store register_backend",
+    "errors": "SessionKitError ParseError FormatError ValidationError UnsupportedFormatError "
+    "StoreError NotFoundError ConflictError PathSafetyError LimitExceededError "
     "MissingDependencyError",
-    "NotFoundError",
-    "NoteInfo",
-    "Observation",
-    "Origin",
-    "ParseError",
-    "PathSafetyError",
-    "SearchHit",
-    "Session",
-    "SessionKitError",
-    "Severity",
-    "Status",
-    "Store",
-    "StoreError",
-    "SyncReport",
-    "UnsupportedFormatError",
-    "ValidationError",
-    "__version__",
-    "available_formats",
-    "consume",
-    "consume_directives",
-    "convert",
-    "convert_text",
-    "decode",
-    "detect_format",
-    "directives_of",
-    "dumps",
-    "get_adapter",
-    "lint",
-    "load_config",
-    "loads",
-    "migrate",
-    "open_store",
-    "parse",
-    "register_backend",
-    "register_format",
-    "search",
-    "sync",
-]
+    "config": "Config ConfigError load_config",
+    "ops.migrate": "migrate MigrationReport",
+    "ops.convert": "convert convert_text ConversionReport",
+    "ops.lifecycle": "consume consume_directives directives_of DirectiveInfo",
+    "ops.sync": "sync SyncReport",
+    "ops.search": "search SearchHit",
+}
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names.split()}
+__all__ = sorted([*_HOME, "__version__"])
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    module = _HOME.get(name)
     if module is None:
         raise AttributeError(f"module 'sessionkit' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(module), name)
+    value = getattr(import_module(f"sessionkit.{module}"), name)
     globals()[name] = value
     return value
 
@@ -161,40 +59,31 @@ def __dir__() -> list[str]:
     return __all__
 
 
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._api import decode, dumps, lint, loads
-    from .adapters import available_formats, detect_format, get_adapter, register_format
-    from .backends import NoteInfo, Store, open_store, register_backend
-    from .config import Config, ConfigError, load_config
-    from .diagnostics import Diagnostic, Severity
-    from .document import Document, parse
-    from .errors import (
-        ConflictError,
-        FormatError,
-        LimitExceededError,
-        MissingDependencyError,
-        NotFoundError,
-        ParseError,
-        PathSafetyError,
-        SessionKitError,
-        StoreError,
-        UnsupportedFormatError,
-        ValidationError,
-    )
-    from .model import (
-        Checkpoint,
-        Citation,
-        Directive,
-        DirectiveState,
-        ExtraSection,
-        Link,
-        LinkStyle,
-        Observation,
-        Origin,
-        Session,
-        Status,
-    )
-    from .ops.convert import ConversionReport, convert, convert_text
-    from .ops.lifecycle import DirectiveInfo, consume, consume_directives, directives_of
-    from .ops.migrate import MigrationReport, migrate
-    from .ops.sync import SyncReport, sync
+if TYPE_CHECKING:  # pragma: no cover - the same names, for type checkers (``X as X``: exported)
+    # fmt: off
+    from ._api import decode as decode, dumps as dumps, lint as lint, loads as loads  # noqa: I001
+    from .adapters import (available_formats as available_formats, detect_format as detect_format,
+        get_adapter as get_adapter, register_format as register_format)
+    from .backends import (NoteInfo as NoteInfo, Store as Store, open_store as open_store,
+        register_backend as register_backend)
+    from .config import Config as Config, ConfigError as ConfigError, load_config as load_config
+    from .diagnostics import Diagnostic as Diagnostic, Severity as Severity
+    from .document import Document as Document, parse as parse
+    from .errors import (ConflictError as ConflictError, FormatError as FormatError,
+        LimitExceededError as LimitExceededError, MissingDependencyError as MissingDependencyError,
+        NotFoundError as NotFoundError, ParseError as ParseError,
+        PathSafetyError as PathSafetyError,
+        SessionKitError as SessionKitError, StoreError as StoreError,
+        UnsupportedFormatError as UnsupportedFormatError, ValidationError as ValidationError)
+    from .model import (Checkpoint as Checkpoint, Citation as Citation, Directive as Directive,
+        DirectiveState as DirectiveState, ExtraSection as ExtraSection, Link as Link,
+        LinkStyle as LinkStyle, Observation as Observation, Origin as Origin, Session as Session,
+        Status as Status)
+    from .ops.convert import (ConversionReport as ConversionReport, convert as convert,
+        convert_text as convert_text)
+    from .ops.lifecycle import (DirectiveInfo as DirectiveInfo, consume as consume,
+        consume_directives as consume_directives, directives_of as directives_of)
+    from .ops.migrate import MigrationReport as MigrationReport, migrate as migrate
+    from .ops.search import SearchHit as SearchHit, search as search
+    from .ops.sync import SyncReport as SyncReport, sync as sync
+    # fmt: on

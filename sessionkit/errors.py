@@ -50,11 +50,8 @@ class SessionKitError(Exception):
 
     @property
     def advice(self) -> str:
-        """What to do, in Python's spelling (``pass format=...``), or ``""``.
-
-        ``option`` names the keyword argument that resolves the error; the
-        command line says the same with its flag (:meth:`cli_text`).
-        """
+        """What to do, in Python's spelling (``pass format=...``), or ``""``: ``option`` names
+        the keyword argument that resolves the error (:meth:`cli_text` gives its flag)."""
         return f"pass {self.option}=..." if self.option else ""
 
     def cli_text(self) -> str:
@@ -71,19 +68,14 @@ class SessionKitError(Exception):
         return self
 
     def _where(self) -> str:
-        where = ""
-        if self.path is not None:
-            where = self.path
-            if not where.isprintable():  # (a name that is not UTF-8, a newline in it)
-                from ._names import shown
+        if self.path is None:
+            return "" if self.line is None else f"line {self.line}: "
+        where = self.path
+        if not where.isprintable():  # (a name that is not UTF-8, a newline in it)
+            from ._names import shown
 
-                where = shown(where)
-            if self.line is not None:
-                where += f":{self.line}"
-            where += ": "
-        elif self.line is not None:
-            where = f"line {self.line}: "
-        return where
+            where = shown(where)
+        return where + ("" if self.line is None else f":{self.line}") + ": "
 
     def __str__(self) -> str:
         advice = self.advice

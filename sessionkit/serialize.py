@@ -1,38 +1,12 @@
-"""JSON for the model: :func:`to_dict`, :func:`to_json` and a strict :func:`from_dict`.
+"""JSON for the model (what ``sessionkit show --json`` prints): :func:`to_dict`,
+:func:`to_json`, :func:`write_json` / :func:`iter_json` (a big session a piece at a
+time) and the strict inverse :func:`from_dict` / :func:`from_json`.
 
-This is the shape ``sessionkit show --json`` prints.  A session becomes a JSON
-object whose keys are the :class:`~sessionkit.model.Session` attribute names
-(snake_case), in attribute order:
-
-| key | value |
-|---|---|
-| `id` | full session id, or `null` |
-| `status` | `"active"`, `"done"` or `"abandoned"` |
-| `status_word` | the format's own word, when not the one for `status` (`"draft"`), or `null` |
-| `focus`, `title`, `summary` | string or `null` |
-| `started`, `ended` | ISO date or timestamp as written, or `null` |
-| `last_commit` | commit SHA (a string) or `null` |
-| `project`, `cwd` | string or `null` |
-| `checkpoints` | list of `{event, at, body, directives}` |
-| a directive | `{kind, state, consumed_at, items, status}` |
-| directive `state` | `"unconsumed"` or `"consumed"` |
-| `files_touched` | list of `{path, start, end, sha, note, code}` |
-| `decisions`, `gotchas`, `questions` | lists of strings |
-| `next_steps`, `context`, `tags` | lists of strings |
-| `observations` | list of `{category, content, tags, context}` |
-| `relations` | list of `{target, label, relation, context, style}` |
-| link `style` | `"wiki"` or `"markdown"` |
-| `extra` | object: frontmatter keys the model has no field for |
-| `sections` | list of `{title, body}` |
-| `blocks` | list field -> its blocks `{text, marker, gap}` (see the model docs) |
-
-Enums are written as their values, tuples as lists; ``origin`` (where a
-session was read from) is never written.  :func:`from_dict` is the inverse and
-is strict: a wrong type is an error, not a conversion (``"7"`` is not an
-integer, ``true`` is not a string, a string is not a list), and so are unknown
-keys.  Its errors are :class:`~sessionkit.errors.ValidationError` naming the
-JSON path of every bad value (``$.checkpoints[0].directives[1].state``).
-
+Keys are the :class:`~sessionkit.model.Session` attribute names, in order;
+``origin`` is left out; enums are their values and tuples lists (the whole
+shape: ``docs/model.md``, "JSON").  :func:`from_dict` converts nothing: a
+wrong type or an unknown key is a :class:`~sessionkit.errors.ValidationError`
+naming the JSON path of every bad value (``$.checkpoints[0].directives[1].state``).
 cattrs is imported here and nowhere on the hook path.
 """
 
@@ -67,15 +41,7 @@ from .model import (
 
 __all__ = ["from_dict", "from_json", "iter_json", "to_dict", "to_json", "write_json"]
 
-_MODEL_CLASSES: tuple[type, ...] = (
-    Citation,
-    Link,
-    Observation,
-    Directive,
-    Checkpoint,
-    ExtraSection,
-    Block,
-)
+_MODEL_CLASSES = (Citation, Link, Observation, Directive, Checkpoint, ExtraSection, Block)
 
 
 class _Invalid(ValueError):
@@ -148,10 +114,6 @@ def _enum_hook(cls: type[enum.Enum]) -> Callable[[Any, type], enum.Enum]:
     return structure
 
 
-def _enum_value(member: enum.Enum) -> Any:
-    return member.value
-
-
 def _is_homogeneous_tuple(tp: Any) -> bool:
     args = typing.get_args(tp)
     return typing.get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis
@@ -188,13 +150,10 @@ def _converter() -> cattrs.Converter:
     conv.register_structure_hook(bool, _structure_bool)
     for enum_cls in (Status, DirectiveState, LinkStyle):
         # StrEnums are str subclasses: without this cattrs passes them through
-        conv.register_unstructure_hook(enum_cls, _enum_value)
+        conv.register_unstructure_hook(enum_cls, lambda member: member.value)
         conv.register_structure_hook(enum_cls, _enum_hook(enum_cls))
     conv.register_structure_hook_factory(_is_homogeneous_tuple, _tuple_hook_factory)
-    conv.register_unstructure_hook_factory(
-        _is_homogeneous_tuple,
-        lambda tp, c: _tuple_unstructure(typing.get_args(tp)[0], c),
-    )
+    conv.register_unstructure_hook_factory(_is_homogeneous_tuple, _tuple_unstructure)
     for cls in _MODEL_CLASSES:
         conv.register_structure_hook(
             cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True)
@@ -221,13 +180,9 @@ def _converter() -> cattrs.Converter:
     return conv
 
 
-def _tuple_unstructure(item_type: Any, conv: cattrs.Converter) -> Callable[[Any], list[Any]]:
-    unstructure_item = conv.get_unstructure_hook(item_type)
-
-    def unstructure(value: Any) -> list[Any]:
-        return [unstructure_item(v) for v in value]
-
-    return unstructure
+def _tuple_unstructure(tp: Any, conv: cattrs.Converter) -> Callable[[Any], list[Any]]:
+    unstructure_item = conv.get_unstructure_hook(typing.get_args(tp)[0])
+    return lambda value: [unstructure_item(v) for v in value]
 
 
 def _format_exception(exc: BaseException, tp: type | None) -> str:
@@ -243,19 +198,14 @@ def _format_exception(exc: BaseException, tp: type | None) -> str:
 
 
 def to_dict(session: Session) -> dict[str, Any]:
-    """The session as a JSON-ready dict (see the module docs for its keys).
-
-    ``origin`` is left out; enums become their values and tuples lists.
-    """
+    """The session as a JSON-ready dict (see the module docs for its keys)."""
     result: dict[str, Any] = _converter().unstructure(session, Session)
     return result
 
 
 def to_json(session: Session, indent: int | None = 2) -> str:
-    """The session as JSON text: :func:`to_dict` dumped with ``indent``.
-
-    Non-ASCII characters are written as they are (UTF-8), not escaped.
-    """
+    """The session as JSON text: :func:`to_dict` dumped with ``indent``, non-ASCII
+    characters as they are (not escaped)."""
     return json.dumps(to_dict(session), indent=indent, ensure_ascii=False)
 
 
@@ -280,12 +230,9 @@ _BATCH = 4096
 
 
 def iter_json(session: Session, indent: int | None = 2) -> Iterator[str]:
-    """:func:`to_json` ``(session, indent)`` in pieces whose concatenation is that text.
-
-    The session is made JSON-ready a field at a time, and a list field a batch
-    of items at a time: a session of a million items costs a batch of them,
-    not a dict of every one (:func:`to_dict`) and its text.
-    """
+    """:func:`to_json` ``(session, indent)`` in pieces whose concatenation is that text;
+    a list field is made JSON a batch of items at a time, so a session of a million
+    items costs a batch of them, not a dict of every one and its text."""
     nl = "" if indent is None else "\n" + " " * indent
     yield "{"
     for number, (name, kind, hook) in enumerate(_field_plan()):
@@ -339,10 +286,8 @@ def _lists_json(
 
 @functools.cache
 def _field_plan() -> tuple[tuple[str, str, Callable[[Any], Any]], ...]:
-    """How :func:`iter_json` makes each field of a session JSON-ready, the way
-    :func:`to_dict` does: ``(name, kind, hook)``, where ``kind`` is ``"list"``
-    (``hook`` is for an item), ``"lists"`` (a mapping of lists; ``hook`` is for
-    an item) or ``"value"``."""
+    """``(name, kind, hook)`` for each field, as :func:`to_dict` makes it JSON-ready: ``kind``
+    is ``"list"`` or ``"lists"`` (a mapping of lists; ``hook`` for an item) or ``"value"``."""
     conv = _converter()
     hints = typing.get_type_hints(Session)
     plan: list[tuple[str, str, Callable[[Any], Any]]] = []
@@ -363,10 +308,8 @@ def _field_plan() -> tuple[tuple[str, str, Callable[[Any], Any]], ...]:
 
 
 def from_dict(data: Mapping[str, Any]) -> Session:
-    """Build a :class:`~sessionkit.model.Session` from the output of :func:`to_dict`.
-
-    Missing keys take the model's defaults; unknown keys and values of the
-    wrong type are errors (no silent conversion).
+    """Build a :class:`~sessionkit.model.Session` from the output of :func:`to_dict`;
+    missing keys take the model's defaults.
 
     Raises:
         ValidationError: every problem, one per line, each ending with the

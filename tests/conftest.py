@@ -9,6 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis: the default run tries fewer examples of the tests that name no count
+# (``nox -s tests`` and ``nox -s stress`` load "ci", Hypothesis's own 100), and no
+# example is failed for the time it took on a loaded machine (no deadline, no too_slow).
+_LOAD_PROOF = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("quick", max_examples=25, **_LOAD_PROOF)
+settings.register_profile("ci", max_examples=100, **_LOAD_PROOF)
+settings.load_profile("quick")
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from sessionkit._cli import parse_since
 from sessionkit.cli import cli, main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "wiki"
@@ -373,15 +372,6 @@ def test_show_json_with_stdout_closed_exits_quietly(env: Path) -> None:
 # -- ls and index ------------------------------------------------------------------------------
 
 
-def test_parse_since() -> None:
-    today = dt.date(2026, 5, 20)
-    assert parse_since("3d", today) == "2026-05-17"
-    assert parse_since("2w", today) == "2026-05-06"
-    assert parse_since("2026-05-01", today) == "2026-05-01"
-    with pytest.raises(click.BadParameter):
-        parse_since("last tuesday", today)
-
-
 @pytest.fixture
 def wiki(env: Path) -> Path:
     pytest.importorskip("sessionkit.adapters.aiwiki")
@@ -410,6 +400,22 @@ def test_ls_uses_the_configured_store(wiki: Path, env: Path) -> None:
     invoke("config", "set", "store.url", "wiki")
     with_config = json.loads(invoke("ls", "--json").stdout)
     assert with_config == json.loads(invoke("ls", "--json", str(wiki)).stdout)
+
+
+def test_ls_since_takes_a_date_or_an_age(wiki: Path) -> None:
+    def keys(since: str) -> list[str]:
+        result = invoke("ls", "--json", "--since", since, str(wiki))
+        assert result.exit_code == 0, result.stderr
+        return [row["key"] for row in json.loads(result.stdout)]
+
+    today = dt.datetime.now(dt.UTC).date()
+    days = (today - dt.date(2026, 5, 14)).days
+    assert keys(f"{days}d") == keys("2026-05-14")
+    weeks = days // 7
+    assert keys(f"{weeks}w") == keys((today - dt.timedelta(weeks=weeks)).isoformat())
+    result = invoke("ls", "--since", "last tuesday", str(wiki))
+    assert result.exit_code == 2
+    assert "is not a date (YYYY-MM-DD) or an age like 3d or 2w" in result.stderr
 
 
 def test_index_regenerates_the_index(wiki: Path) -> None:

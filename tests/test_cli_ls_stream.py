@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from sessionkit.cli import cli
 
 PAGE = """\
 ---
@@ -28,11 +29,9 @@ last_commit: "abc1234"
 
 
 def _ls(root: Path, *args: str) -> str:
-    code = "import sys\nfrom sessionkit.cli import main\nsys.exit(main(sys.argv))"
-    out = subprocess.run(
-        [sys.executable, "-c", code, "ls", *args, str(root)], capture_output=True, check=True
-    )
-    return out.stdout.decode("utf-8")
+    result = CliRunner().invoke(cli, ["ls", *args, str(root)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout_bytes.decode("utf-8")
 
 
 def _wiki(tmp_path: Path, dates: list[str]) -> Path:

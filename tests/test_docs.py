@@ -223,3 +223,25 @@ def test_rendered_roles_become_code() -> None:
         "<code>sessionkit.Store.get</code>; a : colon stays.</p>"
     )
     assert "docs_hooks/roles.py" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_type_checkers_see_the_public_names_python_gives() -> None:
+    import ast
+    import importlib
+
+    import sessionkit
+
+    tree = ast.parse((ROOT / "sessionkit" / "__init__.py").read_text(encoding="utf-8"))
+    blocks = [n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.dump(n)]
+    block = blocks[-1]
+    seen = {
+        alias.name: f"sessionkit.{node.module}"
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+        if alias.asname == alias.name
+    }
+    assert set(seen) == set(sessionkit.__all__) - {"__version__"}
+    for name, module in seen.items():
+        assert getattr(sessionkit, name) is getattr(importlib.import_module(module), name)
+    assert not hasattr(sessionkit, "fastpaths")

@@ -276,7 +276,7 @@ def _big_session(items: int) -> Session:
 def test_iter_json_holds_a_batch_not_the_session(indent: int | None) -> None:
     import tracemalloc
 
-    session = _big_session(50_000)  # (lists of many batches each)
+    session = _big_session(32_000)  # (lists of several batches each)
     assert "".join(iter_json(session, indent)) == to_json(session, indent)
     tracemalloc.start()
     try:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +206,42 @@ def _write_json(path: Path, raw: str, data: dict[str, Any]) -> None:
     write_atomic(path, text + ("\n" if not raw or raw.endswith("\n") else ""))
 
 
+def _edit_json(
+    path: Path,
+    what: str,
+    key: str,
+    remove: bool,
+    program: str | None,
+    edit: Callable[[dict[str, Any], str], tuple[list[str], list[str]]],
+    agent: str = "claude",
+) -> HooksReport:
+    """Apply ``edit(table, program) -> (added, removed)`` to the object under ``key`` of a
+    JSON file (``remove``: a table left empty goes); the file is written only if it changed."""
+    raw, data = _read_json(path, what)
+    table = data.get(key)
+    if table is not None and not isinstance(table, dict):
+        raise ValidationError(f"'{key}' must be a JSON object", path=str(path))
+    warning = None
+    if program is None:
+        program, warning = hook_program()
+    if table is None and not remove:
+        table = data[key] = {}
+    added, removed = edit(table if table is not None else {}, program)
+    if removed and not table:
+        del data[key]
+    if added or removed:
+        _write_json(path, raw, data)
+    return HooksReport(
+        path=str(path),
+        changed=bool(added or removed),
+        added=tuple(added),
+        removed=tuple(removed),
+        command=program,
+        warning=warning if not remove else None,
+        agent=agent,
+    )
+
+
 def install_agent_hooks(
     agent: str,
     config_path: str | os.PathLike[str],
@@ -223,46 +260,35 @@ def install_agent_hooks(
         ValidationError: an unknown agent, or the file's shape is not the agent's.
     """
     events = agent_events(agent)
-    shape = AGENTS[agent][2]
-    path = Path(config_path)
-    raw, data = _read_json(path, "a hook configuration")
-    key = "hooks" if shape == "settings" else _HOOK_NAME
-    table = data.get(key)
-    if table is not None and not isinstance(table, dict):
-        raise ValidationError(f"'{key}' must be a JSON object", path=str(path))
-    warning = None
-    if program is None:
-        program, warning = hook_program()
+    key = "hooks" if AGENTS[agent][2] == "settings" else _HOOK_NAME
     suffix = "" if agent == "claude" else f" --agent {agent}"
-    added: list[str] = []
-    removed: list[str] = []
-    if remove:
+    path = Path(config_path)
+
+    def edit(table: dict[str, Any], program: str) -> tuple[list[str], list[str]]:
+        added: list[str] = []
+        removed: list[str] = []
         for event, name in events.items():
-            groups = table.get(event) if table else None
-            if not isinstance(groups, list):
-                continue
-            kept, hit = [], False
-            for group in groups:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(inner, list) and any(_is_ours(h, name) for h in inner):
-                    hit = True
-                    rest = [h for h in inner if not _is_ours(h, name)]
-                    if rest:
-                        kept.append({**group, "hooks": rest})
+            if remove:
+                groups = table.get(event)
+                if not isinstance(groups, list):
                     continue
-                kept.append(group)
-            if hit and table is not None:
-                removed.append(event)
-                if kept:
-                    table[event] = kept
-                else:
-                    del table[event]
-        if removed and not table:
-            del data[key]
-    else:
-        if table is None:
-            table = data[key] = {}
-        for event, name in events.items():
+                kept, hit = [], False
+                for group in groups:
+                    inner = group.get("hooks") if isinstance(group, dict) else None
+                    if isinstance(inner, list) and any(_is_ours(h, name) for h in inner):
+                        hit = True
+                        rest = [h for h in inner if not _is_ours(h, name)]
+                        if rest:
+                            kept.append({**group, "hooks": rest})
+                        continue
+                    kept.append(group)
+                if hit:
+                    removed.append(event)
+                    if kept:
+                        table[event] = kept
+                    else:
+                        del table[event]
+                continue
             groups = table.setdefault(event, [])
             if not isinstance(groups, list):
                 raise ValidationError(f"'{key}.{event}' must be a JSON list", path=str(path))
@@ -279,18 +305,9 @@ def install_agent_hooks(
             if not present:
                 groups.append({"matcher": "", "hooks": [{"type": "command", "command": wanted}]})
                 added.append(event)
-    changed = bool(added or removed)
-    if changed:
-        _write_json(path, raw, data)
-    return HooksReport(
-        path=str(path),
-        changed=changed,
-        added=tuple(added),
-        removed=tuple(removed),
-        command=program,
-        warning=warning if not remove else None,
-        agent=agent,
-    )
+        return added, removed
+
+    return _edit_json(path, "a hook configuration", key, remove, program, edit, agent)
 
 
 def install_hooks(
@@ -321,41 +338,21 @@ def register_mcp_server(
         ParseError: the file is not valid JSON.
         ValidationError: it is not a JSON object, or ``mcpServers`` is not one.
     """
-    path = Path(config_path)
-    raw, data = _read_json(path, "an MCP configuration")
-    servers = data.get("mcpServers")
-    if servers is not None and not isinstance(servers, dict):
-        raise ValidationError("'mcpServers' must be a JSON object", path=str(path))
-    warning = None
-    if program is None:
-        program, warning = hook_program()
-    argv = shlex.split(program)
-    wanted = {"command": argv[0], "args": [*argv[1:], "mcp"]}
-    added: list[str] = []
-    removed: list[str] = []
-    if remove:
-        if servers and MCP_SERVER_NAME in servers:
+
+    def edit(servers: dict[str, Any], program: str) -> tuple[list[str], list[str]]:
+        if remove:
+            if MCP_SERVER_NAME not in servers:
+                return [], []
             del servers[MCP_SERVER_NAME]
-            removed.append(MCP_SERVER_NAME)
-            if not servers:
-                del data["mcpServers"]
-    else:
-        if servers is None:
-            servers = data["mcpServers"] = {}
+            return [], [MCP_SERVER_NAME]
+        argv = shlex.split(program)
+        wanted = {"command": argv[0], "args": [*argv[1:], "mcp"]}
         entry = servers.get(MCP_SERVER_NAME)
-        if not isinstance(entry, dict) or {k: entry.get(k) for k in wanted} != wanted:
-            servers[MCP_SERVER_NAME] = (
-                {**entry, **wanted} if isinstance(entry, dict) else {"type": "stdio", **wanted}
-            )
-            added.append(MCP_SERVER_NAME)
-    changed = bool(added or removed)
-    if changed:
-        _write_json(path, raw, data)
-    return HooksReport(
-        path=str(path),
-        changed=changed,
-        added=tuple(added),
-        removed=tuple(removed),
-        command=program,
-        warning=warning if not remove else None,
-    )
+        if isinstance(entry, dict) and {k: entry.get(k) for k in wanted} == wanted:
+            return [], []
+        base = entry if isinstance(entry, dict) else {"type": "stdio"}
+        servers[MCP_SERVER_NAME] = {**base, **wanted}
+        return [MCP_SERVER_NAME], []
+
+    path = Path(config_path)
+    return _edit_json(path, "an MCP configuration", "mcpServers", remove, program, edit)

@@ -1,30 +1,17 @@
 """The session lifecycle over a store: checkpoints, directives, wrap-up items, pruning.
 
-These are the operations behind the agent hooks (``sessionkit hook
-pre-compact`` / ``session-start``) and the recording commands
-(``sessionkit directive consume``, ``add``, ``status``, ``prune``,
-``install-hooks``).  Each is a pure function over a
-:class:`~sessionkit.backends.Store` (or a settings file) that returns a
-report object and never prints.
+The operations behind the agent hooks and the recording commands (``directive
+consume``, ``add``, ``status``, ``prune``): pure functions over a
+:class:`~sessionkit.backends.Store` that return a report and never print.
+Every edit reads the session into the model, evolves it and writes it back as
+a minimal edit under the store's lock (:meth:`Store.update`).
 
-Every edit goes through the model and the note's format adapter: a session is
-read, evolved with :func:`attrs.evolve` and written back as a minimal edit
-under the store's lock (:meth:`Store.update_text`), so concurrent writers never
-lose each other's lines and untouched bytes stay as they were.
-
-Two layouts are supported:
-
-* **aiwiki** (``aiwiki/sessions/{date}-{id7}.md``): a checkpoint is a
-  ``### PreCompact at <UTC ISO>`` entry appended to ``## Checkpoints`` with a
-  ``**Dream directive (unconsumed):**`` block; consuming flips that header to
-  ``(consumed at <UTC ISO>)`` (and a ``- Status:`` line inside it with it).
-* **Basic Memory** (``sessions/Session YYYY-MM-DD HH:MM:SS — ….md``): the note
-  follows the Basic Memory Claude Code plugin (type ``session``, tags
-  ``session`` and ``auto-capture``, frontmatter ``status``/``started``/
-  ``ended``/``project``/``cwd``/``claude_session_id``/``trigger``/``capture``);
-  a checkpoint is a ``- [context] PreCompact at …`` observation and a
-  directive is a ``- [directive] Dream: <action> #unconsumed`` observation,
-  consumed as ``- [directive] Dream: <action> #consumed (consumed at …)``.
+aiwiki: a checkpoint is a ``### PreCompact at <UTC ISO>`` entry under
+``## Checkpoints`` with a ``**Dream directive (unconsumed):**`` block,
+consumed as ``(consumed at <UTC ISO>)``.  Basic Memory (the Claude Code
+plugin's session note): a checkpoint is a ``- [context] PreCompact at …``
+observation and a directive ``- [directive] Dream: <action> #unconsumed``,
+consumed as ``#consumed (consumed at …)``.
 """
 
 from __future__ import annotations
@@ -104,9 +91,6 @@ _BM_DIRECTIVE = "directive"
 _BM_STATE_TAG = re.compile(r"\s#(unconsumed|consumed)\b")
 
 
-# -- small helpers ---------------------------------------------------------------
-
-
 def _is_bm(store: Store) -> bool:
     return str(getattr(store, "format", "")).startswith("basic-memory") or (
         getattr(store, "layout", "") == "basic-memory"
@@ -118,14 +102,9 @@ def _is_bm(store: Store) -> bool:
 
 @attrs.frozen(kw_only=True)
 class WorkItem:
-    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``.
-
-    Attributes:
-        name: ``<type>/<name>``.
-        manifest: the manifest path relative to the repository root.
-        status: the manifest's ``status`` value.
-        phases: ``artifacts.<phase>.locked_at`` values, in manifest order.
-    """
+    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``: its ``name``
+    (``<type>/<name>``), ``manifest`` path (from the repository root), ``status``, and
+    ``phases`` (``artifacts.<phase>.locked_at`` values, in manifest order)."""
 
     name: str
     manifest: str
@@ -134,12 +113,9 @@ class WorkItem:
 
 
 def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
-    """The in-progress work item under ``repo_root``, when there is exactly one.
-
-    Looks at ``.forge/work/<type>/<name>/manifest.yaml``; a manifest counts
-    when its ``status`` is ``in-progress``.  Unreadable manifests, those over
-    256 KB and anything that is not a regular file (a FIFO, a device) are skipped.
-    """
+    """The in-progress work item under ``repo_root``, when there is exactly one (a
+    manifest whose ``status`` is ``in-progress``; unreadable ones, those over 256 KB and
+    anything not a regular file are skipped)."""
     work = find_work(repo_root)
     if work is None:
         return None
@@ -147,10 +123,6 @@ def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
 
 
 # -- finding a session ------------------------------------------------------------
-
-
-def _aiwiki_key_for_id7(store: Store, id7: str, today: str | None = None) -> str | None:
-    return key_for_id7(store.keys(), id7, today)
 
 
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
@@ -200,12 +172,8 @@ def find_session(store: Store, session: str | None = None) -> str:
 
 
 def _load_aiwiki_v2(text: str, key: str) -> Session:
-    """Read an aiwiki page for a checkpoint: a v1 page is migrated to v2 first.
-
-    Only the two aiwiki adapters are consulted (no format registry scan, no
-    entry points: this runs on every compaction).  The migration is the
-    minimal splice of :func:`~sessionkit.adapters.aiwiki.migrate_document`.
-    """
+    """An aiwiki page read for a checkpoint, a v1 page migrated to v2 first (only the two
+    aiwiki adapters are asked: this runs on every compaction)."""
     from .._api import read_document
     from ..adapters.aiwiki import AIWIKI_V1, AIWIKI_V2, migrate_document
 
@@ -218,22 +186,13 @@ def _load_aiwiki_v2(text: str, key: str) -> Session:
         raise exc.with_path(key) from None
 
 
-def _update(store: Store, key: str, fn: Callable[[Session], Session]) -> Session:
-    return store.update(key, fn)
-
-
 # -- pre-compact ------------------------------------------------------------------------
 
 
 @attrs.frozen(kw_only=True)
 class DirectiveSpec:
-    """The directive a pre-compact checkpoint carries (from :class:`~sessionkit.config.HookConfig`).
-
-    Attributes:
-        kind: directive kind (``Dream``).
-        scope: its ``Scope:`` item (aiwiki only; empty leaves it out).
-        action: its ``Action:`` item.
-    """
+    """The directive a pre-compact checkpoint carries: its ``kind`` (``Dream``), ``scope``
+    (the ``Scope:`` item, aiwiki only; empty leaves it out) and ``action``."""
 
     kind: str = "Dream"
     scope: str = "`aiwiki/raw/`, recently-touched typed pages"
@@ -251,16 +210,10 @@ class DirectiveSpec:
 
 @attrs.frozen(kw_only=True)
 class CheckpointReport:
-    """What :func:`record_checkpoint` did.
-
-    Attributes:
-        key: the note written.
-        created: whether the note was created by this call.
-        at: the checkpoint's UTC ISO timestamp.
-        short_id: the id part of the filename (``0000000`` for a bad payload).
-        work_item: the active work item recorded, if any.
-        payload_ok: whether the payload was a usable JSON object with a session id.
-    """
+    """What :func:`record_checkpoint` did: the note written (``key``), whether it was
+    ``created``, the checkpoint's UTC timestamp ``at``, the ``short_id`` of the filename
+    (``0000000`` for a bad payload), the ``work_item`` recorded, and whether the payload
+    was a usable JSON object with a session id (``payload_ok``)."""
 
     key: str
     created: bool
@@ -460,14 +413,11 @@ def record_checkpoint(
             # racing first checkpoints of one session pick the same note
             key = store.key_for(fresh)
 
-        def edit_bm(text: str | None) -> str | None:
+        def write(text: str | None) -> str:
             from .._api import dumps, loads
 
-            if marker is not None and text is not None and marker in text:
-                return None  # delivered before (an outbox entry retried)
             when = at()
             if text is None:
-                created[0] = True
                 session = attrs.evolve(
                     fresh,
                     ended=when,
@@ -475,7 +425,6 @@ def record_checkpoint(
                     observations=(_bm_directive(spec),),
                 )
                 return dumps(session, format="basic-memory")
-            created[0] = False
             old = loads(text, path=key)
             extra = dict(old.extra)
             if trigger:
@@ -489,50 +438,43 @@ def record_checkpoint(
             )
             return dumps(new)
 
-        store.update_text(key, edit_bm)
-        return CheckpointReport(
-            key=key,
-            created=created[0],
-            at=stamp[0],
-            short_id=id7,
-            work_item=work,
-            payload_ok=payload_ok,
-        )
+    else:
+        day = iso_now(now)[:10]
+        where = repo_root if repo_root is not None else _text_field(data, "cwd")
+        head = head_commit(os.fspath(where)) if where else None  # last_commit, from .git
+        key = key_for_id7(store.keys(), id7, day if id7 == NO_ID else None)
+        if key is None:
+            key = store.key_for(_new_aiwiki_session(session_id, day))
 
-    day = iso_now(now)[:10]
-    where = repo_root if repo_root is not None else _text_field(data, "cwd")
-    head = head_commit(os.fspath(where)) if where else None  # last_commit, from .git
-    key = _aiwiki_key_for_id7(store, id7, today=day if id7 == NO_ID else None)
-    if key is None:
-        key = store.key_for(_new_aiwiki_session(session_id, day))
+        def write(text: str | None) -> str:
+            from .._api import dumps
+
+            cp = _aiwiki_checkpoint(at(), work, trigger, spec, marker)
+            if text is None:
+                session = _new_aiwiki_session(session_id, day)
+                if head is not None:
+                    session = attrs.evolve(session, last_commit=head)
+                # checkpoints need schema v2, whatever the store's default format
+                return dumps(attrs.evolve(session, checkpoints=(cp,)), format="aiwiki-v2")
+            old = _load_aiwiki_v2(text, key)
+            last = old.checkpoints[-1].at if old.checkpoints else ""
+            if marker is not None and _ISO_STAMP.fullmatch(last) and last > cp.at:
+                # a checkpoint recorded late (the outbox's): never before the one above it,
+                # the log stays chronological (AW016)
+                stamp[0] = last
+                cp = attrs.evolve(cp, at=last)
+            new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
+            if old.id is None and session_id is not None and old.short_id is None:
+                new = attrs.evolve(new, id=session_id)
+            if head is not None and old.last_commit != head:
+                new = attrs.evolve(new, last_commit=head)
+            return dumps(new)
 
     def edit(text: str | None) -> str | None:
-        from .._api import dumps
-
         if marker is not None and text is not None and marker in text:
             return None  # delivered before (an outbox entry retried)
-        cp = _aiwiki_checkpoint(at(), work, trigger, spec, marker)
-        if text is None:
-            created[0] = True
-            session = _new_aiwiki_session(session_id, day)
-            if head is not None:
-                session = attrs.evolve(session, last_commit=head)
-            # checkpoints need schema v2, whatever the store's default format
-            return dumps(attrs.evolve(session, checkpoints=(cp,)), format="aiwiki-v2")
-        created[0] = False
-        old = _load_aiwiki_v2(text, key)
-        last = old.checkpoints[-1].at if old.checkpoints else ""
-        if marker is not None and _ISO_STAMP.fullmatch(last) and last > cp.at:
-            # a checkpoint recorded late (the outbox's): never before the one above it,
-            # the log stays chronological (AW016)
-            stamp[0] = last
-            cp = attrs.evolve(cp, at=last)
-        new = attrs.evolve(old, checkpoints=(*old.checkpoints, cp))
-        if old.id is None and session_id is not None and old.short_id is None:
-            new = attrs.evolve(new, id=session_id)
-        if head is not None and old.last_commit != head:
-            new = attrs.evolve(new, last_commit=head)
-        return dumps(new)
+        created[0] = text is None
+        return write(text)
 
     store.update_text(key, edit)
     return CheckpointReport(
@@ -550,16 +492,9 @@ def record_checkpoint(
 
 @attrs.frozen(kw_only=True)
 class DirectiveInfo:
-    """One directive of a session, numbered for ``directive consume --index``.
-
-    Attributes:
-        index: 1-based position among every directive of the note, in order.
-        kind: directive kind (``Dream``).
-        action: its action text, if any.
-        state: unconsumed or consumed.
-        consumed_at: when it was consumed, if it was.
-        checkpoint_at: timestamp of the checkpoint it belongs to (aiwiki).
-    """
+    """One directive of a session: ``index`` (1-based among every directive of the note,
+    as ``directive consume --index`` takes it), ``kind``, ``action``, ``state``,
+    ``consumed_at`` and (aiwiki) the timestamp of its checkpoint, ``checkpoint_at``."""
 
     index: int
     kind: str
@@ -623,15 +558,9 @@ def directives_of(session: Session) -> list[DirectiveInfo]:
 
 @attrs.frozen(kw_only=True)
 class ConsumeReport:
-    """What :func:`consume_directives` did.
-
-    Attributes:
-        key: the note edited.
-        at: the consumption timestamp written.
-        consumed: the directives flipped, as they are after the flip (state
-            consumed, ``consumed_at`` set to :attr:`at`).
-        remaining: how many directives stay unconsumed.
-    """
+    """What :func:`consume_directives` did: the note edited (``key``), the timestamp
+    written (``at``), the directives flipped as they are after it (``consumed``) and how
+    many stay unconsumed (``remaining``)."""
 
     key: str
     at: str
@@ -762,7 +691,7 @@ def consume_directives(
         return _consume_session(session, chosen, at) if chosen else session
 
     try:
-        _update(store, target, edit)
+        store.update(target, edit)
     except ValidationError as exc:  # (no such directive: say which note was meant)
         raise exc.with_path(target) from None
     return ConsumeReport(key=target, at=at, consumed=tuple(picked), remaining=left[0])
@@ -836,7 +765,7 @@ def add_item(store: Store, kind: str, text: str, session: str | None = None) -> 
         changes: dict[str, Any] = {field: (*items, value)}
         return attrs.evolve(s, **changes)
 
-    _update(store, target, edit)
+    store.update(target, edit)
     shown = value.render() if isinstance(value, Citation) else value
     return ItemReport(key=target, kind=kind, text=shown, added=added[0])
 
@@ -888,7 +817,7 @@ def set_status(
         ended[0] = new.ended
         return new
 
-    _update(store, target, edit)
+    store.update(target, edit)
     return StatusReport(key=target, old=before[0], new=new_status, ended=ended[0])
 
 
@@ -897,17 +826,9 @@ def set_status(
 
 @attrs.frozen(kw_only=True)
 class PruneReport:
-    """What :func:`prune` did (or would do, in a dry run).
-
-    Attributes:
-        abandoned: keys of stale active sessions marked ``abandoned`` (in a
-            dry run: that would be marked).
-        deleted: keys of abandoned sessions actually removed.
-        would_delete: keys of abandoned sessions that would be removed but
-            were not (deletion was a dry run: ``dry_run`` or ``delete_dry_run``).
-        dry_run: whether nothing was written.
-        unreadable: keys that could not be read (left alone).
-    """
+    """What :func:`prune` did (or would do): the keys marked ``abandoned`` (or to be, in a
+    dry run), ``deleted``, ``would_delete`` (deletion was a dry run), whether nothing was
+    written (``dry_run``), and the ``unreadable`` keys (left alone)."""
 
     abandoned: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
@@ -986,7 +907,7 @@ def prune(
                             return cur
                         return attrs.evolve(cur, status=Status.ABANDONED)
 
-                    _update(store, key, mark)
+                    store.update(key, mark)
         if delete_abandoned and status is Status.ABANDONED:
             if no_delete:
                 would_delete.append(key)

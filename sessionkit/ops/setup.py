@@ -38,29 +38,14 @@ SETTABLE = {"focus": "focus", "last-commit": "last_commit"}
 
 @attrs.frozen(kw_only=True)
 class InitReport:
-    """What :func:`init_store` did.
-
-    Attributes:
-        root: the store's folder.
-        layout: ``aiwiki`` or ``basic-memory``.
-        made: paths made (folders end with ``/``).
-        kept: paths that were there already and were left as they were.
-        next: the commands to run next.
-    """
+    """What :func:`init_store` did: the store's folder and layout, the paths made (folders
+    end with ``/``), those kept as they were, and the commands to run next."""
 
     root: str
     layout: str
     made: tuple[str, ...]
     kept: tuple[str, ...]
     next: tuple[str, ...]
-
-
-def _schema_page() -> str:
-    return (
-        resources.files("sessionkit.adapters")
-        .joinpath("schemas/aiwiki-session-v2.md")
-        .read_text(encoding="utf-8")
-    )
 
 
 def init_store(
@@ -113,7 +98,8 @@ def init_store(
     if layout == "aiwiki":
         folder("aiwiki/sessions")
         folder("aiwiki/schemas")
-        file("aiwiki/schemas/session.md", _schema_page())
+        schema = resources.files("sessionkit.adapters") / "schemas/aiwiki-session-v2.md"
+        file("aiwiki/schemas/session.md", schema.read_text(encoding="utf-8"))
         from ..backends import open_store
         from ..backends.aiwiki import AiwikiStore
 
@@ -243,19 +229,17 @@ def build_plugin(
 ) -> PluginReport:
     """Write a Claude Code plugin for sessionkit into ``directory``.
 
-    ``.claude-plugin/plugin.json`` (the manifest), ``hooks/hooks.json`` (the
-    hook events, each running ``PROGRAM hook EVENT``) and ``.mcp.json`` (the
-    ``sessionkit mcp`` server). PROGRAM is the absolute command of this
-    sessionkit (:func:`~sessionkit.ops.lifecycle.hook_program`): the plugin
-    holds no copy of sessionkit and keeps no state of its own — the hooks
-    write to the repository's store, found from the payload's ``cwd``.
-    Building again rewrites the same files with the same bytes.
+    ``.claude-plugin/plugin.json`` (the manifest), ``hooks/hooks.json`` (each hook event
+    running ``PROGRAM hook EVENT``) and ``.mcp.json`` (``sessionkit mcp``), PROGRAM being
+    this sessionkit's absolute command (:func:`~sessionkit.ops.install.hook_program`).
+    The plugin holds no copy of sessionkit and no state (the hooks write to the
+    repository's store); building again writes the same bytes.
     """
     import json
     import shlex
 
     from .. import __version__
-    from .lifecycle import HOOK_COMMANDS, hook_program
+    from .install import HOOK_COMMANDS, hook_program
 
     if program is None:
         program = hook_program()[0]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from sessionkit.cli import cli
 
 
 @pytest.fixture
@@ -24,14 +26,10 @@ def repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sessionkit", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """``sessionkit -C ROOT ARGS`` in process (click's runner), in the environment ``env``."""
+    unset = {k: None for k in os.environ if k not in env}
+    result = CliRunner(env={**unset, **env}).invoke(cli, ["-C", str(root), *args])
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
