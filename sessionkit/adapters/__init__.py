@@ -43,7 +43,7 @@ def _read_entry_points() -> None:
     if _entry_points_read:
         return
     _entry_points_read = True
-    from .._entry_points import entry_points  # (importlib.metadata only if one may exist)
+    from .._entry_points import entry_points  # (importlib.metadata, imported on first use)
 
     for name, value in entry_points("sessionkit.formats"):
         _registry.setdefault(name, value)
