@@ -34,7 +34,6 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 
-from . import _fastpaths
 from ._lazyre import lazy
 
 TYPE_CHECKING = False
@@ -220,19 +219,7 @@ _by_line = 0
 
 
 def fast_mapping(text: str) -> dict[str, Any] | None:
-    """The mapping of simple flat frontmatter, or ``None`` to use the full loader.
-
-    A fast lane: always ``None`` when :mod:`sessionkit._fastpaths` turns the lanes off.
-    """
-    if not _fastpaths.enabled("flat-frontmatter"):
-        return None
-    result = _mapping(text)
-    if result is not None:
-        _fastpaths.answered("flat-frontmatter")
-    return result
-
-
-def _mapping(text: str) -> dict[str, Any] | None:
+    """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
     lines = text.split("\n")
     if not lines[-1]:
         del lines[-1]

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import itemgetter
 
+from .._lazyre import lazy
 from ..diagnostics import Diagnostic, Severity, _finding
 from ..document import Document
 from ..errors import SessionKitError
@@ -44,9 +45,11 @@ from ._aiwiki_parse import (
     CHECKPOINT_HEADING,
     CHECKPOINTS,
     DIRECTIVE_HEADER,
+    LIGHT,
     citation_state,
     parse_citation_lenient,
     scan,
+    scan_items,
 )
 from ._aiwiki_schema import Schema, builtin_schema
 from .profiles import BASIC_MEMORY as _BM_PROFILE
@@ -63,8 +66,6 @@ __all__ = [
     "files_findings",
     "lint_facts",
     "lint_page",
-    "meta_clean",
-    "meta_findings",
     "no_sha",
     "rules_for",
 ]
@@ -181,7 +182,7 @@ class PageFacts:
 
 
 def facts_of(doc: Document) -> PageFacts:
-    """The facts of a parsed page (the general path: every Markdown shape)."""
+    """The facts of a parsed page: what the rules need of it, and no more (no model)."""
     meta: dict[str, Any] | None = None
     problem: tuple[int | None, str] | None = None
     if doc.problem is not None:
@@ -193,49 +194,76 @@ def facts_of(doc: Document) -> PageFacts:
             meta = doc.meta
         except SessionKitError as exc:
             problem = (exc.line, exc.message)
-    try:
-        _, layout = scan(doc)
-    except Exception:  # pragma: no cover - scan is total; never let lint raise
-        layout = None
-    files: list[tuple[int, str]] = []
+    files: list[tuple[int, str]] | None = []
     loose: list[tuple[int, str]] = []
+    section = doc.section("Files touched")
+    if section is not None:
+        body = doc.span_text(section.start, section.end).partition("\n")[2]
+        if _ALL_CITED.fullmatch(body):
+            files = None  # every bullet a citation with a SHA: nothing to report
+        else:
+            found, _, lines = scan_items(doc.lines, section.start + 1, section.end)
+            files = [(item.start, item.text) for item in found]
+            loose = [(line, doc.line_text(line)) for line in lines]
     bad: list[int] = []
     checkpoints: list[tuple[int, str]] = []
     stale: list[int] = []
-    if layout is not None:
-        title = "Files touched"
-        if title in layout.known:
-            files = [(item.start, item.text) for item in layout.items.get(title, ())]
-            loose = [(line, doc.line_text(line)) for line in layout.loose.get(title, ())]
-        if CHECKPOINTS in layout.known:
-            bad = list(layout.bad_checkpoint_headings)
-            titles = {h.line: h.title for h in doc.headings}
-            for span in layout.checkpoints:
-                m = CHECKPOINT_HEADING.match(titles[span.heading])
-                assert m is not None
-                checkpoints.append((span.heading, m.group("at")))
-                for d in span.directives:
-                    header = DIRECTIVE_HEADER.match(doc.line_text(d.header))
-                    if header is None or not header.group("un"):
-                        continue
-                    stale.extend(
-                        item.start
-                        for item in d.items
-                        if _STATUS_CONSUMED.match(doc.line_text(item.start))
-                    )
+    section = doc.section(CHECKPOINTS)
+    if section is not None:
+        for h in doc.headings:
+            if h.level == 3 and section.start < h.line < section.end:
+                m = CHECKPOINT_HEADING.match(h.title)
+                if m is None:
+                    bad.append(h.line)
+                else:
+                    checkpoints.append((h.line, m.group("at")))
+        text = doc.span_text(section.start, section.end)
+        if "(unconsumed)" in text and _STALE_POSSIBLE.search(text):
+            stale = _stale_status(doc)
     return PageFacts(
         path=doc.path,
         meta=meta,
         problem=problem,
         key_line=doc.key_line,
         sections=[(s.title, s.start) for s in doc.sections],
-        nlines=len(doc.lines),
+        nlines=doc.line_count,
         files=files,
         files_loose=loose,
         bad_checkpoints=bad,
         checkpoints=checkpoints,
         stale_status=stale,
     )
+
+
+def _stale_status(doc: Document) -> list[int]:
+    """First lines of ``Status: consumed`` bullets of ``(unconsumed)`` directives."""
+    stale: list[int] = []
+    for span in scan(doc, LIGHT)[1].checkpoints:
+        for d in span.directives:
+            header = DIRECTIVE_HEADER.match(doc.line_text(d.header))
+            if header is not None and header.group("un"):
+                stale.extend(
+                    item.start
+                    for item in d.items
+                    if _STATUS_CONSUMED.match(doc.line_text(item.start))
+                )
+    return stale
+
+
+#: a checkpoint time of the usual shape, ``YYYY-MM-DDTHH:MM:SSZ`` (days 29-31 checked apart)
+_PLAIN_STAMP = lazy(
+    r"(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z\Z"
+)
+#: a Files touched body of blank lines and bullets each a backticked citation with a SHA
+#: whose path is printable ASCII without ':', '@' or '`' (no finding; possessive)
+_CITED = (
+    r"[-*+] ++`[!-9;-?A-_a-~]++(?::(?:[1-9][0-9]*+|0)(?:-(?:[1-9][0-9]*+|0))?+)?+"
+    r"@[0-9a-fA-F]{4,40}+`(?: [^\r\n]*+)?+"
+)
+_ALL_CITED = lazy(rf"(?:(?:{_CITED})?+\r?\n)*+(?:{_CITED})?+")
+#: a section where a ``Status: consumed`` bullet may sit under an ``(unconsumed)`` header
+_STALE_POSSIBLE = lazy(r"\n\s*[-*+][ \t]+(?i:status:[ \t]*consumed)")
 
 
 @cache
@@ -330,40 +358,26 @@ def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> b
 
 
 class _Plan:
-    """What a schema asks, arranged for a quick "no finding" check of clean pages.
-
-    :meth:`keys_clean` answers True only when :meth:`_Linter.keys` would
-    report nothing (tests/adapters/test_aiwiki_quick_lint.py checks this on
-    generated frontmatter); otherwise the rules run one by one.  ``sections``
-    holds title sequences already found clean.
-    """
+    """What a schema asks, with what was found clean before: the frontmatter values
+    (:meth:`meta_clean`) and the section title sequences (``sections``)."""
 
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
-        names = tuple(rule.name for rule in schema.keys)
-        self.names = names
-        required = [n for n, rule in enumerate(schema.keys) if not rule.optional]
-        texts = [
-            n
-            for n, rule in enumerate(schema.keys)
-            if rule.type == "string" and rule.equals is None and rule.name != "schema_id"
-        ]
-        self.required = _getter(required)
-        self.texts = _getter(texts)
-        self.others = [(n, rule) for n, rule in enumerate(schema.keys) if n not in texts]
         self.sections: set[tuple[str, ...]] = set()
         # what the key rules and the date rules read: the values of every key but the
-        # text ones, and the types of all (2, 2.0 and True are equal values); for which
-        # of these they found nothing is remembered, as they repeat from page to page
+        # plain text ones, and the types of all (2, 2.0 and True are equal values); for
+        # which of these they found nothing is remembered, as they repeat page to page
+        names = tuple(rule.name for rule in schema.keys)
+        texts = {
+            rule.name
+            for rule in schema.keys
+            if rule.type == "string" and rule.equals is None and rule.name != "schema_id"
+        }
         self.memo_names = tuple(dict.fromkeys(names + _DATE_RULE_KEYS))
-        text_names = {names[n] for n in texts}
         self.memo_values = _getter(
-            [n for n, name in enumerate(self.memo_names) if name not in text_names]
+            [n for n, name in enumerate(self.memo_names) if name not in texts]
         )
         self.clean_values: dict[tuple[Any, ...], bool] = {}
-        #: the quick scan's outline plan for this schema (``_aiwiki_quick._BodyPlan``),
-        #: made on first use
-        self.body: Any = None
 
     def meta_clean(self, meta: dict[str, Any]) -> bool:
         """True when the key rules and the date rules find nothing (False: run them)."""
@@ -382,42 +396,6 @@ class _Plan:
                 self.clean_values.clear()
             self.clean_values[key] = clean
         return clean
-
-    def keys_clean(self, meta: dict[str, Any]) -> bool:
-        """True when every key rule is met (False means: run the rules)."""
-        values = tuple(map(meta.get, self.names))
-        if None in self.required(values) or not _TEXT_TYPES.issuperset(
-            map(type, self.texts(values))
-        ):
-            return False
-        for n, rule in self.others:
-            value = values[n]
-            if value is None:
-                continue  # optional (a required one was caught above)
-            if rule.name == "schema_id":
-                if value != (rule.equals if rule.equals is not None else "session"):
-                    return False
-                continue
-            kind = rule.type
-            if kind == "integer":
-                if type(value) is not int or (
-                    rule.name == "schema_version" and value not in KNOWN_VERSIONS
-                ):
-                    return False
-            elif kind == "string":
-                if type(value) is not str:
-                    return False
-            elif kind == "enum":
-                if type(value) is not str or value not in rule.values:
-                    return False
-            elif kind == "date":
-                if parse_date(value) is None:
-                    return False
-            else:
-                return False
-            if rule.equals is not None and value != rule.equals:
-                return False
-        return True
 
 
 #: the frontmatter keys the date rules (AW014, AW019) read
@@ -580,8 +558,9 @@ class _MetaLinter:
 
     def meta(self, meta: dict[str, Any]) -> None:
         """Every frontmatter rule."""
-        self.keys(meta)
-        self.dates(meta)
+        if not self.plan.meta_clean(meta):
+            self.keys(meta)
+            self.dates(meta)
         self.filename(meta)
         if meta.get("schema_version") == 1 and self.version == 1:
             self.add(
@@ -590,6 +569,16 @@ class _MetaLinter:
                 self.key_line("schema_version"),
                 "schema v1 page: migrate it to v2 (sessionkit migrate)",
             )
+
+
+def _plain_and_in_order(stamps: list[tuple[int, str]]) -> bool:
+    """Whether every checkpoint time is valid, of the usual shape, and in order (the
+    text order of that shape is time order): then AW015 and AW016 find nothing."""
+    return (
+        all(_PLAIN_STAMP.match(at) for _, at in stamps)
+        and all(stamps[n - 1][1] <= stamps[n][1] for n in range(1, len(stamps)))
+        and all(at[8:10] <= "28" or parse_timestamp(at) for _, at in stamps)
+    )
 
 
 class _Linter(_MetaLinter):
@@ -681,7 +670,8 @@ class _Linter(_MetaLinter):
                 "checkpoint heading must be '### <Event> at <ISO-8601 timestamp>'",
             )
         previous: dt.datetime | None = None
-        for heading, at in self.facts.checkpoints:
+        stamps = self.facts.checkpoints
+        for heading, at in [] if _plain_and_in_order(stamps) else stamps:
             stamp = parse_timestamp(at)
             if stamp is None:
                 self.error("AW015", heading + 1, f"checkpoint time {at!r} is not valid")
@@ -777,20 +767,6 @@ def no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
     )
 
 
-def meta_findings(
-    meta: dict[str, Any],
-    path: str | None,
-    key_line: Callable[[str], int | None],
-    schema: Schema,
-    version: int,
-) -> list[Diagnostic]:
-    """The findings of the frontmatter rules for ``meta`` (in the order :func:`lint_facts`
-    finds them; ``schema`` and ``version`` as :func:`rules_for` gives them)."""
-    linter = _MetaLinter(path, key_line, schema, version)
-    linter.meta(meta)
-    return linter.found
-
-
 def by_line(found: list[Diagnostic]) -> list[Diagnostic]:
     """``found`` in the order :func:`lint_facts` reports: by line (none first), then code."""
     if len(found) > 1:
@@ -825,19 +801,6 @@ def rules_for(
     if schema is None or schema.version != declared:
         schema = builtin_schema(declared)
     return schema, declared
-
-
-def meta_clean(meta: dict[str, Any], path: str | None, schema: Schema, version: int) -> bool:
-    """Do the frontmatter rules find nothing in ``meta`` (True), or must they run (False)?
-
-    ``schema`` and ``version`` are those :func:`rules_for` gives.
-    """
-    if version == 1 and meta.get("schema_version") == 1:
-        return False  # AW018
-    return (
-        _plan(schema).meta_clean(meta)
-        and _filename_mismatch(schema.filename_pattern, path, meta) is None
-    )
 
 
 def lint_page(doc: Document, schema: Schema | None = None, version: int = 2) -> list[Diagnostic]:
