@@ -19,12 +19,13 @@ from functools import cached_property
 from ._lazyre import lazy
 from ._lines import HeadLines, Lines, chunked, joined
 from .errors import ParseError
-from .markdown import Block, tokenize, top_headings
 from .text.grammar import atx_heading, fence_closes, fence_open, is_fence, split_lines, strip_eol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .markdown import Block
 
 __all__ = [
     "MANY_LINES",
@@ -128,6 +129,8 @@ def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) 
     fenced or indented code, HTML blocks, block quotes and list items are not
     top-level and are not returned.
     """
+    from .markdown import top_headings
+
     return [Heading(level, title, line) for level, title, line in top_headings(lines, start, end)]
 
 
@@ -385,6 +388,8 @@ class Document:
             if found is not None:
                 self.__dict__["_heading_at"] = at
                 return found
+        from .markdown import top_headings
+
         tops = top_headings(self.lines, self.body_start, blocks=lambda: self.top_blocks)
         return [Heading(level, title, line) for level, title, line in tops]
 
@@ -392,6 +397,8 @@ class Document:
     def top_blocks(self) -> list[Block]:
         """The body's top-level Markdown blocks (:func:`sessionkit.markdown.tokenize`,
         without tables, as CommonMark reads it); made once, when first asked for."""
+        from .markdown import tokenize
+
         return tokenize(self.lines, self.body_start, tables=False)
 
     @cached_property

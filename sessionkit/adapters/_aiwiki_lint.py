@@ -39,7 +39,7 @@ from .._lazyre import lazy
 from ..diagnostics import Diagnostic, Severity, _finding
 from ..document import Document
 from ..errors import SessionKitError
-from ..markdown import tokenize
+from ..text.grammar import thematic_break
 from ._aiwiki_parse import (
     _QUICK_CODE_CITATION,
     CHECKPOINT_HEADING,
@@ -742,7 +742,7 @@ def files_findings(
             found.append(no_sha(c.ref, start, path))
     for line, raw in loose:
         text = raw.strip()
-        if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
+        if text and not thematic_break(text):  # a thematic break may separate
             found.append(
                 Diagnostic(
                     code="AW011",
