@@ -151,12 +151,7 @@ def _loader_class() -> Any:
 
 
 def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:
-    """Bound depth and the expanded size of the node graph (alias bombs).
-
-    ``budget`` is ``[values left, nodes reached more than once]``: the second
-    is kept as a count, not recounted over ``seen`` at every alias (that made
-    a list of many collections and many aliases quadratic).
-    """
+    """Bound depth and the expanded size of the node graph (alias bombs)."""
     import yaml
 
     if depth > MAX_DEPTH:
@@ -196,15 +191,7 @@ def _error_line(exc: yaml.YAMLError) -> int | None:
 
 
 def _check_depth(text: str, max_values: int | None = None) -> None:
-    """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses).
-
-    Only texts with enough nesting characters to be deep are walked, with the
-    parser's event stream, which keeps its own stack.  The same walk refuses
-    a text of more than ``max_values`` values before anything is composed
-    (composing a megabyte of small values only for :func:`_check_node` to
-    refuse them took seconds); only a text longer than ``max_values``
-    characters can hold that many.
-    """
+    """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses)."""
     big = max_values is not None and len(text) > max_values
     if not big and (
         text.count("[") + text.count("{") + text.count("- ") + text.count(":") <= MAX_DEPTH
@@ -461,13 +448,7 @@ _FLOW_LINE = lazy(
 
 
 def _flow_as_block(text: str) -> str | None:
-    """``text`` with each one-line flow list of plain items written as a block list.
-
-    Such an item reads the same in a flow as in a block list: the characters
-    that end or nest a flow are not in it, and a plain scalar resolves the
-    same way in both.  Items with blanks at either end are left alone (a flow
-    trims them); ``None`` when no line is such a list.
-    """
+    """``text`` with each one-line flow list of plain items written as a block list."""
     out: list[str] = []
     changed = False
     lines = text.split("\n")

@@ -165,13 +165,7 @@ _UNSEEN = (0, "")
 def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> list[Heading] | None:
     """The top-level ATX headings of ``text`` from offset ``at`` (the start of line
     ``line``), or ``None`` when the tokenizer must decide; ``offsets`` gets each
-    heading's line's offset.
-
-    Without an indented heading or fence, an HTML block or a lone CR, a line at
-    column 0 cannot continue a container (a heading or a fence ends a paragraph,
-    a quote, a list item), so the headings are the ``#`` lines outside the
-    column-0 fences; ``tests/test_document.py`` holds this to the tokenizer.
-    """
+    heading's line's offset."""
     if "\r" in text and _LONE_CR.search(text, at) is not None:
         return None
     shift = 0

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import namedtuple
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import itemgetter
@@ -115,70 +116,21 @@ def parse_timestamp(value: str) -> dt.datetime | None:
     return stamp
 
 
-class PageFacts:
-    """What the rules look at, found once per page (by :func:`facts_of` or the quick scan).
-
-    Line numbers are 0-based indices into the page's lines.
-
-    Attributes:
-        path: the page's path, for findings and the filename rule.
-        meta: the frontmatter (``None`` when it is unusable: see ``problem``).
-        problem: (line, message) of unusable frontmatter.
-        key_line: the 1-based line of a top-level frontmatter key (asked only
-            for a finding).
-        sections: (title, heading line) of every level-2 section, in order.
-        nlines: the number of lines.
-        files: (first line, text) of each bullet of the first ``Files touched``;
-            ``None`` when the quick scan found every one to be a citation
-            with a SHA (nothing to report).
-        files_loose: (line, text) of lines there that belong to no bullet.
-        bad_checkpoints: level-3 headings under ``Checkpoints`` that are not
-            ``<Event> at <timestamp>``.
-        checkpoints: (heading line, timestamp text) of the checkpoint entries.
-        stale_status: first lines of ``Status: consumed`` bullets under
-            ``(unconsumed)`` directive headers.
-    """
-
-    __slots__ = (
-        "bad_checkpoints",
-        "checkpoints",
-        "files",
-        "files_loose",
-        "key_line",
-        "meta",
-        "nlines",
-        "path",
-        "problem",
-        "sections",
-        "stale_status",
-    )
-
-    def __init__(
-        self,
-        *,
-        path: str | None,
-        meta: dict[str, Any] | None,
-        problem: tuple[int | None, str] | None,
-        key_line: Callable[[str], int | None],
-        sections: list[tuple[str, int]],
-        nlines: int,
-        files: list[tuple[int, str]] | None,
-        files_loose: list[tuple[int, str]],
-        bad_checkpoints: list[int],
-        checkpoints: list[tuple[int, str]],
-        stale_status: list[int],
-    ) -> None:
-        self.path = path
-        self.meta = meta
-        self.problem = problem
-        self.key_line = key_line
-        self.sections = sections
-        self.nlines = nlines
-        self.files = files
-        self.files_loose = files_loose
-        self.bad_checkpoints = bad_checkpoints
-        self.checkpoints = checkpoints
-        self.stale_status = stale_status
+#: What the rules look at, found once per page by :func:`facts_of` (line numbers are
+#: 0-based): the page's ``path``; ``meta``, its frontmatter (``None`` when unusable:
+#: ``problem`` is (line, message)); ``key_line``, the 1-based line of a frontmatter
+#: key; ``sections``, (title, heading line) of each level-2 section; ``nlines``;
+#: ``files``, (first line, text) of each bullet of the first ``Files touched``
+#: (``None``: all citations with a SHA) and ``files_loose``, (line, text) of its
+#: other lines; ``bad_checkpoints``, level-3 headings under ``Checkpoints`` that are
+#: not ``<Event> at <timestamp>``; ``checkpoints``, (heading line, time text) of the
+#: entries; ``stale_status``, first lines of ``Status: consumed`` bullets under
+#: ``(unconsumed)`` headers.
+PageFacts = namedtuple(
+    "PageFacts",
+    "path meta problem key_line sections nlines files files_loose bad_checkpoints "
+    "checkpoints stale_status",
+)
 
 
 def facts_of(doc: Document) -> PageFacts:
@@ -325,12 +277,7 @@ def _template(pattern: str) -> tuple[str, bool] | None:
 
 def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> bool:
     """Whether ``name`` (no ``/`` or ``\\`` in it) reads as the pattern ``parts``, each
-    placeholder its value or, without one, any text of one character or more.
-
-    The literal stretches between the open placeholders are placed leftmost, in
-    order, each at least one character past the last (a glob of ``?*`` gaps: the
-    leftmost placing fits whenever any does) -- no pattern compiled for each page.
-    """
+    placeholder its value or, without one, any text of one character or more."""
     # the pattern as the literal stretches around its placeholders without a value
     literals: list[str] = []
     text = ""

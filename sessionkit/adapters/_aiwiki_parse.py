@@ -746,9 +746,8 @@ def _one_line_bullets(
     column 0 with its text on its line (the placeholder may come first), and say so;
     False (some added) for any other lines, which the tokenizer reads.
 
-    Such lines hold no container a line could continue (a column-0 bullet ends a
-    paragraph and every item before it), so each bullet is a one-line item;
-    ``tests/adapters/test_aiwiki_items.py`` holds this to the tokenizer.
+    A column-0 bullet ends a paragraph and every item before it, so each is a
+    one-line item (``tests/adapters/test_aiwiki_items.py`` holds it to markdown-it).
     """
     seen = False  # a bullet or the placeholder
     for k in range(start, end):
@@ -889,15 +888,9 @@ def _scan_entry(
 ) -> tuple[str, tuple[DirectiveSpan, ...], list[Any], int]:
     """Body text, directive spans and directives of one checkpoint entry.
 
-    A directive header is aiwiki's line rule (the schema's hooks find it by
-    its line): a line matching :data:`DIRECTIVE_HEADER` that is not inside a
-    fenced code or HTML block, whatever the line before it (a header right
-    after a bullet starts a directive; Markdown would read it as a lazy line of
-    that bullet).  Such a line starts at column 0, so only a top-level fence or
-    HTML block can hold it, and only when a line of the entry may open one
-    (:func:`sessionkit.text.grammar.may_open_block`) are the page's top-level
-    blocks (:attr:`Document.top_blocks`) looked at.  A directive's bullets are
-    read up to the next header.
+    A directive header is aiwiki's line rule: a :data:`DIRECTIVE_HEADER` line not
+    inside a top-level fence or HTML block (looked for only when a line may open
+    one), whatever the line before it; its bullets run to the next header.
     """
     lines = doc.lines
     first = heading + 1
@@ -993,14 +986,7 @@ def _merged(
 
 
 def _citation_reader(citation: Callable[[str], Any]) -> Callable[[str], Any]:
-    """``citation`` of a bullet text.
-
-    Bullets of the same text share one citation (a frozen value): a section
-    that cites a few files a million times holds a few citations, not a
-    million.  The reader remembers up to :data:`_SHARED_CITATIONS` texts at a
-    time (then forgets them all), so distinct citations cost no more than a
-    small table.
-    """
+    """``citation`` of a bullet text; bullets of the same text share one (bounded memo)."""
     seen: dict[str, Any] = {}
 
     def read(text: str) -> Any:
