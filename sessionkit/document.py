@@ -155,7 +155,7 @@ def _frontmatter(text: str, at: int = 0) -> tuple[int, int, int] | None:
 
 #: a line (with the line break before it) that may be a heading, a fence or open another
 #: block: group 1 is its first character
-_BLOCK_LINE = lazy(r"\n([#`~ <])[^\n]*")
+_BLOCK_LINE = lazy(r"\n(([#`~ <])[^\n]*)")
 _LONE_CR = lazy(r"\r(?!\n)")
 #: heading line -> (level, title) or None (headings repeat from page to page)
 _ATX: dict[str, tuple[int, str] | None] = {}
@@ -180,8 +180,7 @@ def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> li
     last = at
     count = text.count
     for m in _BLOCK_LINE.finditer(text, at):
-        lead = m.group(1)
-        raw = m.group()[1:]
+        raw, lead = m.group(1, 2)
         if raw[-1:] == "\r":
             raw = raw[:-1]
         if run:
@@ -189,7 +188,7 @@ def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> li
                 run = ""
             continue
         if lead == "#":
-            start = m.start() + 1
+            start = m.start(1)
             line += count("\n", last, start)
             last = start
             title = _ATX.get(raw, _UNSEEN)

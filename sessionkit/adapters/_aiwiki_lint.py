@@ -521,11 +521,14 @@ class _MetaLinter:
 def _plain_and_in_order(stamps: list[tuple[int, str]]) -> bool:
     """Whether every checkpoint time is valid, of the usual shape, and in order (the
     text order of that shape is time order): then AW015 and AW016 find nothing."""
-    return (
-        all(_PLAIN_STAMP.match(at) for _, at in stamps)
-        and all(stamps[n - 1][1] <= stamps[n][1] for n in range(1, len(stamps)))
-        and all(at[8:10] <= "28" or parse_timestamp(at) for _, at in stamps)
-    )
+    before = ""
+    for _, at in stamps:
+        if at < before or not _PLAIN_STAMP.match(at):
+            return False
+        if at[8:10] > "28" and parse_timestamp(at) is None:
+            return False
+        before = at
+    return True
 
 
 class _Linter(_MetaLinter):
