@@ -121,8 +121,8 @@ def _refuse(loader: Any, node: yaml.Node) -> Any:
 @functools.cache
 def _loader_class() -> Any:
     """The strict loader class, built on first use: PyYAML is imported only when a
-    text needs the full parser (flat frontmatter takes the fast lane, and the agent
-    hooks then never import it)."""
+    text needs the full parser (flat frontmatter takes the flat-mapping branch, and
+    the agent hooks then never import it)."""
     import yaml
 
     base: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader  # libyaml if built

@@ -2,8 +2,8 @@
 
 ``parse(text).text == text`` for every string.  A document knows its BOM,
 newline style, the raw frontmatter between its ``---`` fences, the body, and
-the top-level ATX headings of the body (found by the block tokenizer,
-:mod:`sessionkit.markdown`), grouped into level-2 :class:`Section` spans.
+the top-level ATX headings of the body (as the block tokenizer,
+:mod:`sessionkit.markdown`, finds them), grouped into level-2 :class:`Section` spans.
 Edits are *splices*: they return a new document in which only the lines they
 concern differ.
 
