@@ -26,15 +26,8 @@ ENV = "SESSIONKIT_FAST_PATHS"
 
 #: the fast lanes, by the names :func:`taken` counts them under
 LANES = {
-    "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
-    "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
-    "clean-verdict": (
-        "a plain aiwiki page with a clean outline linted without its facts, from its "
-        "frontmatter rules and its Files touched (sessionkit.lint)"
-    ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
-    "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
 }
 
 _forced_general = 0
@@ -108,9 +101,9 @@ def taken() -> dict[str, int]:
     A copy, never reset: compare two readings.  For tests and benchmarks,
     e.g. that a page the lane is for does take it::
 
-        before = taken()["quick-lint"]
-        sessionkit.lint(text, path)
-        assert taken()["quick-lint"] == before + 1
+        before = taken()["headings"]
+        sessionkit.parse(text).headings
+        assert taken()["headings"] == before + 1
     """
     return dict(_taken)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
@@ -14,7 +13,6 @@ import sessionkit._api as api
 from sessionkit.adapters.aiwiki import AIWIKI_V1, AIWIKI_V2
 from sessionkit.diagnostics import Severity
 from sessionkit.document import parse
-from tests.lanes import general_paths
 
 from ._aiwiki_helpers import CORPUS_V1, CORPUS_V2, page_path, read_text
 
@@ -130,18 +128,16 @@ def test_filename_without_session_id_checks_only_the_date() -> None:
 )
 def test_filename_is_the_name_after_either_separator(folder: str) -> None:
     """The file-name rule reads the name after the last ``/`` or ``\\`` (a Windows
-    path), through the quick lint and the general one alike."""
+    path)."""
     text = (
         "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
         "date_start: 2026-01-01\nfocus: x\nsession_id: abcdef0123\n---\n\n## Next steps\n\n- a\n"
     )
-    for general in (False, True):
-        with general_paths() if general else contextlib.nullcontext():
-            assert api.lint(text, folder + "2026-01-01-abcdef0.md") == []
-            found = api.lint(text, folder + "2026-01-01-abcdef1.md")
-            assert [d.code for d in found] == ["AW013"]
-            assert "2026-01-01-abcdef1.md" in found[0].message
-            assert "sessions" not in found[0].message
+    assert api.lint(text, folder + "2026-01-01-abcdef0.md") == []
+    found = api.lint(text, folder + "2026-01-01-abcdef1.md")
+    assert [d.code for d in found] == ["AW013"]
+    assert "2026-01-01-abcdef1.md" in found[0].message
+    assert "sessions" not in found[0].message
 
 
 def test_done_without_date_end() -> None:

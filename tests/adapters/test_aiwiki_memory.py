@@ -17,7 +17,6 @@ import pytest
 from sessionkit.adapters.aiwiki_page import ItemSpan, ItemSpans, read_page, scan
 from sessionkit.adapters.crosswalk import pivot_from_aiwiki
 from sessionkit.document import parse
-from tests import lanes as fastpaths
 
 HEAD = """---
 schema_id: session
@@ -59,7 +58,6 @@ def _costs(text: str, field: str) -> tuple[float, float]:
     return (kept - own) / ITEMS, (peak - own) / ITEMS
 
 
-@pytest.mark.skipif(not fastpaths.enabled(), reason="the general paths build a block tree")
 def test_the_pivot_of_a_page_of_bullets_keeps_a_few_bytes_an_item() -> None:
     # 8 bytes an item measured, 12 at the peak (a line number in an array, the section's
     # text as the hint); 196 and 216 when each item was an object with two ints and the
@@ -69,7 +67,6 @@ def test_the_pivot_of_a_page_of_bullets_keeps_a_few_bytes_an_item() -> None:
     assert peak < 48
 
 
-@pytest.mark.skipif(not fastpaths.enabled(), reason="the general paths build a block tree")
 def test_the_pivot_of_a_page_of_citations_keeps_a_few_bytes_an_item() -> None:
     # 24 bytes an item measured, 24 at the peak (of which 20 the citation's line in the
     # hint); 278 and 314 when each item also held its text, its two ints, and its line
@@ -100,8 +97,7 @@ def test_item_spans_read_as_the_items_they_hold() -> None:
     assert not steps.dashes and files.dashes
     with pytest.raises(IndexError):
         steps[3]
-    # the same layout on the general paths
-    with fastpaths.general_paths():
-        _, general = scan(parse(text, "p.md"))
+    # the same layout read again
+    _, general = scan(parse(text, "p.md"))
     assert general.items == layout.items
     assert general.items["Next steps"] == tuple(steps)
