@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
-from types import ModuleType
-
-from . import _fastpaths
-from .adapters import _is_builtin, detect_format, get_adapter
+from .adapters import detect_format, get_adapter
 from .diagnostics import Diagnostic, Severity
 from .document import MAX_NOTE_BYTES, decode, read_document
 from .errors import ParseError, SessionKitError
 
 TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .adapters.aiwiki import Schema
     from .model import Session
 
@@ -57,9 +55,7 @@ def listed(
     as there).
 
     A note whose adapter reads its frontmatter fields alone (``read_header``:
-    aiwiki, where these fields are all frontmatter) is not read past them.  That
-    is the fast lane ``ls-header`` (:mod:`sessionkit._fastpaths`); with it off,
-    every note is read whole.
+    aiwiki, where these fields are all frontmatter) is not read past them.
 
     Raises:
         ParseError, FormatError: as :func:`loads` raises them, for the same notes.
@@ -69,9 +65,8 @@ def listed(
     adapter = get_adapter(name)
     try:
         header = getattr(adapter, "read_header", None)
-        if header is not None and _fastpaths.enabled("ls-header"):
+        if header is not None:
             fields = header(doc)
-            _fastpaths.answered("ls-header")
             return {key: fields.get(key) for key in _LISTED}
         session = adapter.read(doc)
     except SessionKitError as exc:
@@ -98,51 +93,6 @@ def dumps(session: Session, format: str | None = None) -> str:
     return str(get_adapter(name).write(session, base=base).text)
 
 
-def lint_quick(
-    data: bytes,
-    path: str | None,
-    format: str | None = None,
-    max_bytes: int | None = None,
-    schema: Schema | None = None,
-) -> list[Diagnostic] | None:
-    """Lint a plain aiwiki page's bytes without the general scan, or ``None``.
-
-    ``None`` means: take the general path (:func:`lint`).  Only pages the
-    built-in aiwiki formats would be chosen for are linted here, and their
-    findings equal the general path's (see ``adapters/_aiwiki_quick.py``).
-    """
-    if len(data) > (MAX_NOTE_BYTES if max_bytes is None else max_bytes):
-        return None
-    off = _fastpaths.lanes_off()  # (asked once for the lanes the quick lint takes)
-    if "quick-lint" in off:  # the quick lint is a fast lane: off with the switch
-        return None
-    # (ints for one-byte searches: "b'x' in data" first fails to read b'x' as an int,
-    # and the TypeError it raises and drops costs more than the search)
-    if 10 not in data:  # one line, or CR-only line ends: the general path says which
-        return None
-    if format not in (None, "aiwiki-v1", "aiwiki-v2") or not _is_builtin(format):
-        return None
-    # a BOM is no part of the page's lines, and CRLF line ends read as LF ones: the
-    # same lines, the same findings (tests/test_lint_line_ends.py)
-    plain = data[3:] if data.startswith(_BOM) else data
-    if 13 in plain:  # CR
-        if _LONE_CR.search(plain) is not None:  # a CR of its own: the general path
-            return None
-        plain = plain.translate(None, b"\r")  # (every CR ends a CRLF: a C loop, no search)
-    quick = _quick or _load_quick()
-    found: list[Diagnostic] | None = quick.quick_lint_bytes(
-        plain, path, schema, None if format is None else int(format[-1]), off
-    )
-    if found is not None:
-        _fastpaths.answered("quick-lint")
-        secrets = _lint_secrets(data, path, format or "aiwiki")
-        if secrets:  # (most notes have none: no copy of their findings)
-            found = found + secrets
-    if found is not None and 0 in data:  # NUL
-        return _with_nul(found, data.decode("utf-8", "replace"), path)
-    return found
-
-
 def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diagnostic]:
     """``found`` plus SK003 for the first NUL byte of ``text`` (unless a finding names it)."""
     at = text.find("\x00")
@@ -164,29 +114,6 @@ def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diag
             path=path,
         ),
     ]
-
-
-_quick: ModuleType | None = None
-_BOM = b"\xef\xbb\xbf"
-#: a CR that is not followed by LF (a CR of its own)
-_LONE_CR = re.compile(rb"\r(?!\n)")
-
-
-def _lint_secrets(data: bytes, path: str | None, format: str) -> list[Diagnostic]:
-    global _lint_secrets
-    from .redaction import lint_secrets
-
-    _lint_secrets = lint_secrets  # (imported once: an import statement costs every note)
-    return lint_secrets(data, path, format)
-
-
-def _load_quick() -> ModuleType:
-    """Import the quick aiwiki lint on first use (``import sessionkit`` stays light)."""
-    global _quick
-    from .adapters import _aiwiki_quick as module
-
-    _quick = module
-    return module
 
 
 def load_schema(text_or_path: str, *, source: str | None = None) -> Schema:
@@ -225,25 +152,19 @@ def lint(
             formats.  ``lint`` never reads a schema page by itself (the
             ``sessionkit lint`` command does, for notes inside a wiki).
     """
-    try:
-        data = text.encode()
-    except UnicodeEncodeError:  # lone surrogates: the general path says where
-        data = b""
-    quick = lint_quick(data, path, format, max_bytes, schema) if data else None
-    if quick is not None:
-        return quick
-    return lint_general(text, path, format, max_bytes=max_bytes, schema=schema)
+    return lint_text(text, path, format, max_bytes, schema)
 
 
-def lint_general(
+def lint_text(
     text: str,
-    path: str | None = None,
+    path: str | None,
     format: str | None = None,
-    *,
     max_bytes: int | None = None,
     schema: Schema | None = None,
+    data: bytes | None = None,
 ) -> list[Diagnostic]:
-    """:func:`lint` without trying :func:`lint_quick` first."""
+    """:func:`lint`, given the note's bytes too when the caller has them (``data``:
+    the secret detectors read bytes faster than text)."""
     try:
         doc = read_document(text, path, max_bytes=max_bytes)
         name = format or detect_format(doc)
@@ -258,8 +179,6 @@ def lint_general(
             )
         ]
         return _with_nul(unusable, text, path) if "\x00" in text else unusable
-    from .redaction import lint_secrets
-
     adapter = get_adapter(name)
     found: list[Diagnostic] | None = None
     if schema is not None and name.startswith("aiwiki"):
@@ -269,5 +188,13 @@ def lint_general(
             found = adapter.lint(doc, schema)
     if found is None:
         found = adapter.lint(doc)
-    found = found + lint_secrets(text, path, name)
+    found = found + _lint_secrets(text if data is None else data, path, name)
     return _with_nul(found, text, path) if "\x00" in text else found
+
+
+def _lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
+    global _lint_secrets
+    from .redaction import lint_secrets
+
+    _lint_secrets = lint_secrets  # (imported once: an import statement costs every note)
+    return lint_secrets(data, path, format)

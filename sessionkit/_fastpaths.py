@@ -29,19 +29,12 @@ LANES = {
     "headings": "top-level ATX headings found by string search (markdown.top_headings)",
     "flat-blocks": "a flat page tokenized in one pass (markdown.tokenize)",
     "flat-leaves": "a flat body's leaf blocks without its block tree (markdown.flat_leaves)",
-    "flat-frontmatter": "flat frontmatter read without the YAML parser (Document.meta)",
-    "quick-lint": "a plain aiwiki page linted straight off its bytes (sessionkit.lint)",
-    "clean-verdict": (
-        "a plain aiwiki page with a clean outline linted without its facts, from its "
-        "frontmatter rules and its Files touched (sessionkit.lint)"
-    ),
     "session-start": "the session-start hook reading a local aiwiki folder without a store",
     "pre-compact": "the pre-compact hook splicing its entry into a local aiwiki note, no store",
     "bm-lists-first": (
         "a Basic Memory target rendered with every aiwiki list as observations, taken "
         "without the precise list check (crosswalk)"
     ),
-    "ls-header": "sessionkit ls reading an aiwiki page's frontmatter fields, not its body",
     "hook-root": "the hooks' repository root found without importing the configuration module",
     "c-yaml": "frontmatter written by libyaml from nodes built directly (basic_memory.dump_yaml)",
     "permalink": (
@@ -121,9 +114,9 @@ def taken() -> dict[str, int]:
     A copy, never reset: compare two readings.  For tests and benchmarks,
     e.g. that a page the lane is for does take it::
 
-        before = taken()["quick-lint"]
-        sessionkit.lint(text, path)
-        assert taken()["quick-lint"] == before + 1
+        before = taken()["headings"]
+        sessionkit.parse(text).headings
+        assert taken()["headings"] == before + 1
     """
     return dict(_taken)
 

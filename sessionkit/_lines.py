@@ -11,9 +11,10 @@ making the lines first.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right as _bisect
 from collections.abc import Iterable, Iterator, Sequence
+
+from ._lazyre import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
@@ -34,7 +35,7 @@ __all__ = [
     "spans",
 ]
 
-_NEWLINE = re.compile("\n")
+_NEWLINE = lazy("\n")
 
 
 class Lines(Sequence[str]):
@@ -372,7 +373,7 @@ _SMALL = 1 << 10
 #: the second spelled as the range above U+FFFF: the same characters, but compiled in
 #: half a millisecond, where the negated class takes 15 ms (a bitmap of the whole BMP),
 #: which every command importing this module paid at its start
-_WIDER = {1: re.compile("[^\x00-\xff]"), 2: re.compile("[\U00010000-\U0010ffff]")}
+_WIDER = {1: lazy("[^\x00-\xff]"), 2: lazy("[\U00010000-\U0010ffff]")}
 
 
 def _width(text: str) -> int:

@@ -17,9 +17,9 @@ would not read back as the same value.
 from __future__ import annotations
 
 import functools
+from operator import itemgetter
 
 from ._lazyre import lazy
-from ._yaml_fast import fast_mapping
 from .errors import LimitExceededError, ParseError
 
 TYPE_CHECKING = False
@@ -151,12 +151,7 @@ def _loader_class() -> Any:
 
 
 def _check_node(node: yaml.Node, depth: int, seen: dict[int, int], budget: list[int]) -> None:
-    """Bound depth and the expanded size of the node graph (alias bombs).
-
-    ``budget`` is ``[values left, nodes reached more than once]``: the second
-    is kept as a count, not recounted over ``seen`` at every alias (that made
-    a list of many collections and many aliases quadratic).
-    """
+    """Bound depth and the expanded size of the node graph (alias bombs)."""
     import yaml
 
     if depth > MAX_DEPTH:
@@ -196,15 +191,7 @@ def _error_line(exc: yaml.YAMLError) -> int | None:
 
 
 def _check_depth(text: str, max_values: int | None = None) -> None:
-    """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses).
-
-    Only texts with enough nesting characters to be deep are walked, with the
-    parser's event stream, which keeps its own stack.  The same walk refuses
-    a text of more than ``max_values`` values before anything is composed
-    (composing a megabyte of small values only for :func:`_check_node` to
-    refuse them took seconds); only a text longer than ``max_values``
-    characters can hold that many.
-    """
+    """Refuse nesting deeper than MAX_DEPTH before composing (libyaml's composer recurses)."""
     big = max_values is not None and len(text) > max_values
     if not big and (
         text.count("[") + text.count("{") + text.count("- ") + text.count(":") <= MAX_DEPTH
@@ -293,6 +280,166 @@ def load_value(text: str, *, line_offset: int = 0, max_values: int = 100_000) ->
         raise ParseError(f"invalid YAML: {exc}", line=line_offset + 1) from None
 
 
+# -- the flat-mapping branch: frontmatter of simple ``key: value`` lines (and block
+# lists of such scalars), read without the YAML parser; what load_mapping gives, or None
+# for anything else (tests/test_yaml_fastpath.py holds it to the full loader)
+
+_ITEM = lazy(r"( {0,2})- (.*)\Z")
+# characters allowed here: printable and \n; no other YAML line break (CR, NEL, LS, PS), no BOM
+_UNSAFE = lazy(
+    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_FLOAT_END = lazy(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_NULLS = frozenset({"~", "null", "Null", "NULL"})
+_NOT_KEYS = frozenset(_BOOLS) | _NULLS
+_BAD_START = frozenset(" -?:,[]{}#&*!|>'\"%@`")
+_MISSING = object()
+
+
+def _scalar(text: str) -> Any:
+    """A non-empty scalar's value (plain or quoted), or ``_MISSING`` when it is
+    not a simple one."""
+    first = text[0]
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+            return _MISSING
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            return _MISSING
+        return inner
+    # a plain scalar
+    if text in _NULLS:
+        return None
+    if first in _BAD_START and not (first == "-" and text[1:2] in _DIGIT_OR_DOT):
+        return _MISSING
+    if "#" in text or ": " in text or text[-1] in " :" or "\t" in text:
+        return _MISSING
+    if first in _BOOLS_FIRST and text in _BOOLS:
+        return _BOOLS[text]
+    if first in _NUM_FIRST:
+        digits = text[1:] if first in "+-" else text
+        # an int as the strict loader resolves it, [-+]?(?:0|[1-9][0-9]*): no leading zero
+        if digits.isascii() and digits.isdigit() and (digits[0] != "0" or digits == "0"):
+            # past Python's int-string cap (4300 digits) int() raises: the full loader reports it
+            return int(text) if len(text) <= 4000 else _MISSING
+        if "." in text and _FLOAT_END.match(text):
+            sign = -1 if first == "-" else 1
+            return sign * float(text[1:] if first in "+-" else text)
+    return text
+
+
+_BOOLS_FIRST = frozenset("tTfF")
+_NUM_FIRST = frozenset("-+.0123456789")
+_DIGIT_OR_DOT = frozenset("0123456789.")
+
+
+def _key_text(key: str) -> bool:
+    """``re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key)``, without compiling it (ASCII letters
+    and digits are what :meth:`str.isalnum` takes of an ASCII text)."""
+    if not key.isascii() or not (key[:1].isalpha() or key[:1] == "_"):
+        return False
+    rest = key[1:].replace("_", "").replace("-", "")
+    return not rest or rest.isalnum()
+
+
+def _safe(text: str) -> bool:
+    """No character :func:`flat_mapping` leaves to the full loader (see ``_UNSAFE``)."""
+    if text.isascii():  # printable ASCII is exactly \x20-\x7e
+        return text.replace("\n", "").isprintable()
+    return _UNSAFE.search(text) is None
+
+
+#: line -> (key, value) of the simple "key: value" lines seen (frontmatter repeats them
+#: page after page); bounded: a full memo starts again
+_pairs: dict[str, tuple[str, Any]] = {}
+_MEMO_LIMIT = 8192
+_NO_PAIR: tuple[str, Any] = ("", None)
+_LIST = object()  # the value of "key:" (a block list or null follows)
+_keys_ok: dict[str, bool] = {}
+
+
+def _pair(line: str) -> tuple[str, Any]:
+    """(key, value) of a ``key: value`` line; ``_LIST`` for ``key:``; ``_NO_PAIR`` for others."""
+    pair = _pairs.get(line)
+    if pair is not None:
+        return pair
+    colon = line.find(":")
+    if colon <= 0:
+        return _NO_PAIR
+    key = line[:colon]
+    ok = _keys_ok.get(key)
+    if ok is None:
+        ok = _key_text(key) and key not in _NOT_KEYS
+        if len(_keys_ok) >= _MEMO_LIMIT:
+            _keys_ok.clear()
+        _keys_ok[key] = ok
+    if not ok:
+        return _NO_PAIR
+    if colon + 1 == len(line):
+        return key, _LIST
+    if line[colon + 1] != " " or colon + 2 == len(line):
+        return _NO_PAIR  # "key:x", or "key: " with a trailing blank
+    value = _scalar(line[colon + 2 :])
+    if value is _MISSING:
+        return _NO_PAIR
+    if len(_pairs) >= _MEMO_LIMIT:
+        _pairs.clear()
+    pair = _pairs[line] = (key, value)
+    return pair
+
+
+def flat_mapping(text: str) -> dict[str, Any] | None:
+    """The mapping of simple flat frontmatter, or ``None`` to use the full loader."""
+    lines = text.split("\n")
+    if not lines[-1]:
+        del lines[-1]
+    try:  # (the usual page: every line seen before, looked up in C)
+        pairs: Any = itemgetter(*lines)(_pairs) if len(lines) > 1 else [_pairs[lines[0]]]
+    except (KeyError, IndexError):
+        pass
+    else:
+        result = dict(pairs)
+        return result if len(result) == len(lines) else None  # (a key twice: the full loader)
+    if not _safe(text):
+        return None
+    result = {}
+    n, i = len(lines), 0
+    while i < n:
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        key, value = _pair(line)
+        if not key or key in result:
+            return None
+        if value is not _LIST:
+            result[key] = value
+            continue
+        items: list[Any] = []  # "key:": a block list may follow
+        indent: str | None = None
+        while i < n:
+            im = _ITEM.match(lines[i])
+            if im is None:
+                break
+            if indent is None:
+                indent = im.group(1)
+            elif im.group(1) != indent:
+                return None
+            value = _scalar(im.group(2)) if im.group(2) else _MISSING
+            if value is _MISSING:
+                return None
+            items.append(value)
+            i += 1
+        if i < n and lines[i][:1] in ((" ", "-") if indent is None else (" ",)):
+            return None  # something nested, not read here
+        result[key] = None if indent is None else items
+    return result
+
+
 #: ``key: [a, b]``: a flow list of plain items with no character that means
 #: something in a flow (``,[]{}``), a quote, a comment mark, ``:`` or a tab
 _FLOW_LINE = lazy(
@@ -301,13 +448,7 @@ _FLOW_LINE = lazy(
 
 
 def _flow_as_block(text: str) -> str | None:
-    """``text`` with each one-line flow list of plain items written as a block list.
-
-    Such an item reads the same in a flow as in a block list: the characters
-    that end or nest a flow are not in it, and a plain scalar resolves the
-    same way in both.  Items with blanks at either end are left alone (a flow
-    trims them); ``None`` when no line is such a list.
-    """
+    """``text`` with each one-line flow list of plain items written as a block list."""
     out: list[str] = []
     changed = False
     lines = text.split("\n")
@@ -330,12 +471,12 @@ def _flow_as_block(text: str) -> str | None:
 def load_mapping(text: str, *, line_offset: int = 0) -> dict[str, Any]:
     """Load frontmatter text: empty is ``{}``, anything but a mapping is an error."""
     # flat frontmatter with one-line flow lists, as aiwiki's writer spells them: such a
-    # line ("key: [a, b]") is never read by fast_mapping (its value starts with "[" and
-    # fast_mapping takes no "key: value" line whose value contains ": " either), so when
-    # _flow_as_block rewrote one, fast_mapping(text) would give None: only the block is tried
+    # line ("key: [a, b]") is never read by flat_mapping (its value starts with "[" and
+    # flat_mapping takes no "key: value" line whose value contains ": " either), so when
+    # _flow_as_block rewrote one, flat_mapping(text) would give None: only the block is tried
     block = _flow_as_block(text) if ": [" in text else None
-    # (flat, simple frontmatter: fast_mapping gives the same result without the YAML parser)
-    fast = fast_mapping(text) if block is None else fast_mapping(block)
+    # (flat, simple frontmatter: flat_mapping gives the same result without the YAML parser)
+    fast = flat_mapping(text) if block is None else flat_mapping(block)
     if fast is not None:
         return fast
     value = load_value(text, line_offset=line_offset)

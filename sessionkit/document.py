@@ -19,11 +19,13 @@ from functools import cached_property
 from ._lazyre import lazy
 from ._lines import HeadLines, Lines, chunked, joined
 from .errors import ParseError
-from .markdown import Block, atx_heading, tokenize, top_headings
+from .text.grammar import atx_heading, fence_closes, fence_open, is_fence, split_lines, strip_eol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .markdown import Block
 
 __all__ = [
     "MANY_LINES",
@@ -49,24 +51,11 @@ __all__ = [
 ]
 
 
+_strip_eol = strip_eol  # (the grammar's rule, as the Basic Memory reader imports it)
+
 #: a note of at least this many lines holds them as :class:`Lines` (offsets into
 #: its text), not as a list of strings: memory bounded by the note (issue #23)
 MANY_LINES = 4096
-
-
-def _is_fence(line: str) -> bool:
-    r"""Whether ``line`` is a frontmatter fence: ``re.match(r"^---[ \t]*\r?\n?$", line)``,
-    read from its end without compiling the pattern (every parse asks it)."""
-    if not line.startswith("---"):
-        return False
-    rest = line[3:]
-    if rest[-1:] == "\n":  # ($ also matches before a last line break)
-        rest = rest[:-1]
-    if rest[-1:] == "\n":
-        rest = rest[:-1]
-    if rest[-1:] == "\r":
-        rest = rest[:-1]
-    return not rest.strip(" \t")
 
 
 _KEY_LINE = lazy(
@@ -74,29 +63,6 @@ _KEY_LINE = lazy(
     r"""|([^\s#'"\-?:,\[\]{}&*!|>%@`][^:#]*?|-[^\s:][^:#]*?))"""  # plain keys
     r"""[ \t]*:(?:[ \t]|\r?\n?$)"""
 )
-
-
-def split_lines(text: str) -> list[str]:
-    """Split on ``\\n`` only, keeping the line ends (``\\r\\n`` stays whole).
-
-    Unlike :meth:`str.splitlines` this never splits on ``\\r`` alone, form
-    feeds or Unicode line separators, so ``"".join(split_lines(t)) == t``.
-    """
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _strip_eol(line: str) -> str:
-    if line.endswith("\n"):
-        line = line[:-1]
-    if line.endswith("\r"):
-        line = line[:-1]
-    return line
 
 
 class Heading:
@@ -163,26 +129,89 @@ def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) 
     fenced or indented code, HTML blocks, block quotes and list items are not
     top-level and are not returned.
     """
+    from .markdown import top_headings
+
     return [Heading(level, title, line) for level, title, line in top_headings(lines, start, end)]
 
 
-def _closing_fence(lines: Sequence[str], text: str) -> int | None:
-    """Index of the first line after the first that is a ``---`` fence; ``text`` is
-    ``"".join(lines)``.
-
-    Such a line starts with ``---`` right after a ``\n``, so only the lines found
-    by searching ``text`` for ``"\n---"`` are tried (in order), not every line.
-    """
-    i = 0
-    last = 0
-    at = text.find("\n---")
-    while at >= 0:
-        i += text.count("\n", last, at + 1)  # the line starting at offset at + 1
-        last = at + 1
-        if _is_fence(lines[i]):
-            return i
-        at = text.find("\n---", at + 1)
+def _frontmatter(text: str, at: int = 0) -> tuple[int, int, int] | None:
+    """(closing fence's line, offset where its line starts, offset after it) of the
+    frontmatter ``text[at:]`` opens with, else ``None`` (no frontmatter: ``(0, 0, 0)``
+    when the first line is no fence)."""
+    end = text.find("\n", at)
+    if not text.startswith("---", at) or not is_fence(text[at:] if end < 0 else text[at : end + 1]):
+        return (0, 0, 0)
+    i, last = 0, at
+    found = text.find("\n---", at)
+    while found >= 0:
+        i += text.count("\n", last, found + 1)  # the line starting at found + 1
+        last = found + 1
+        stop = text.find("\n", last)
+        if is_fence(text[last:] if stop < 0 else text[last : stop + 1]):
+            return i, last, len(text) if stop < 0 else stop + 1
+        found = text.find("\n---", last)
     return None
+
+
+#: a line (with the line break before it) that may be a heading, a fence or open another
+#: block: group 1 is its first character
+_BLOCK_LINE = lazy(r"\n([#`~ <])[^\n]*")
+_LONE_CR = lazy(r"\r(?!\n)")
+#: heading line -> (level, title) or None (headings repeat from page to page)
+_ATX: dict[str, tuple[int, str] | None] = {}
+_UNSEEN = (0, "")
+
+
+def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> list[Heading] | None:
+    """The top-level ATX headings of ``text`` from offset ``at`` (the start of line
+    ``line``), or ``None`` when the tokenizer must decide; ``offsets`` gets each
+    heading's line's offset."""
+    if "\r" in text and _LONE_CR.search(text, at) is not None:
+        return None
+    shift = 0
+    if not line:  # (no line break before the first line: one is put there)
+        text = "\n" + text[at:]
+        shift, at = at - 1, 0
+    else:
+        at -= 1  # (the line break before the first line, counted below)
+    line -= 1
+    found: list[Heading] = []
+    run = ""  # the open fence's mark run
+    last = at
+    count = text.count
+    for m in _BLOCK_LINE.finditer(text, at):
+        lead = m.group(1)
+        raw = m.group()[1:]
+        if raw[-1:] == "\r":
+            raw = raw[:-1]
+        if run:
+            if (lead == " " or lead == run[0]) and fence_closes(raw, run):
+                run = ""
+            continue
+        if lead == "#":
+            start = m.start() + 1
+            line += count("\n", last, start)
+            last = start
+            title = _ATX.get(raw, _UNSEEN)
+            if title is _UNSEEN:
+                title = atx_heading(raw)
+                if len(_ATX) > 4096:
+                    _ATX.clear()
+                _ATX[raw] = title
+            if title is not None:
+                found.append(Heading(title[0], title[1], line))
+                offsets[line] = start + shift
+        elif lead == "<":
+            return None  # an HTML block
+        elif lead == " ":
+            head = raw[:4].lstrip(" ")[:1]
+            if head == "#" or head == "<" or ((head == "`" or head == "~") and fence_open(raw)):
+                return None  # an indented heading or fence, or an HTML block
+        else:
+            opened = fence_open(raw)
+            if opened is not None:
+                run = opened[1]
+    return found
 
 
 class Document:
@@ -195,10 +224,11 @@ class Document:
 
     __slots__ = (
         "__dict__",
+        "_body_at",
+        "_fm_at",
         "body_start",
         "bom",
         "fm_close",
-        "lines",
         "newline",
         "path",
         "problem",
@@ -209,24 +239,49 @@ class Document:
         self.text = text
         self.path = path
         self.bom = "\ufeff" if text.startswith("\ufeff") else ""
-        rest = text[1:] if self.bom else text
-        self.lines: Sequence[str] = (
-            Lines(rest) if rest.count("\n") >= MANY_LINES else split_lines(rest)
-        )
         first_nl = text.find("\n")
         self.newline = "\r\n" if first_nl > 0 and text[first_nl - 1] == "\r" else "\n"
         self.fm_close: int | None = None
         self.problem: ParseError | None = None
         self.body_start = 0
-        if self.lines and _is_fence(self.lines[0]):
-            close = _closing_fence(self.lines, rest)
-            if close is not None:
-                self.fm_close = close
-                self.body_start = close + 1
-            else:
-                self.problem = ParseError(
-                    "frontmatter opened by '---' on line 1 is never closed", path=path, line=1
-                )
+        at = len(self.bom)
+        self._fm_at = (at, at)  # where the frontmatter's text is in ``text``
+        self._body_at = at
+        close = _frontmatter(text, at)
+        if close is None:
+            self.problem = ParseError(
+                "frontmatter opened by '---' on line 1 is never closed", path=path, line=1
+            )
+        elif close[0]:
+            self.fm_close = close[0]
+            self.body_start = close[0] + 1
+            self._fm_at = (first_nl + 1, close[1])
+            self._body_at = close[2]
+
+    @cached_property
+    def lines(self) -> Sequence[str]:
+        """The lines (line ends kept; the BOM is no part of the first)."""
+        rest = self.text[1:] if self.bom else self.text
+        return Lines(rest) if rest.count("\n") >= MANY_LINES else split_lines(rest)
+
+    @cached_property
+    def line_count(self) -> int:
+        """``len(self.lines)``, counted in the text."""
+        if "lines" in self.__dict__:
+            return len(self.lines)
+        text = self.text
+        return text.count("\n") + (1 if len(text) > len(self.bom) and text[-1] != "\n" else 0)
+
+    def span_text(self, start: int, end: int) -> str:
+        """The text of ``lines[start:end]``, from the text itself when both are
+        headings (or ``end`` is the last line) that :attr:`headings` placed."""
+        at = self.__dict__.get("_heading_at")
+        if at is not None:
+            a = at.get(start)
+            b = len(self.text) if end >= self.line_count else at.get(end)
+            if a is not None and b is not None:
+                return self.text[a:b]
+        return joined(self.lines, start, end)
 
     @property
     def pieces(self) -> tuple[str, ...]:
@@ -245,6 +300,8 @@ class Document:
         """The raw text between the fences ('' when there is none)."""
         if self.fm_close is None:
             return ""
+        if type(self) is Document:
+            return self.text[self._fm_at[0] : self._fm_at[1]]
         return joined(self.lines, 1, self.fm_close)
 
     @cached_property
@@ -319,13 +376,23 @@ class Document:
     @cached_property
     def headings(self) -> list[Heading]:
         """Every top-level ATX heading of the body, in order."""
-        found = top_headings(self.lines, self.body_start, blocks=lambda: self.top_blocks)
-        return [Heading(level, title, line) for level, title, line in found]
+        if type(self) is Document:
+            at: dict[int, int] = {}
+            found = _line_headings(self.text, self._body_at, self.body_start, at)
+            if found is not None:
+                self.__dict__["_heading_at"] = at
+                return found
+        from .markdown import top_headings
+
+        tops = top_headings(self.lines, self.body_start, blocks=lambda: self.top_blocks)
+        return [Heading(level, title, line) for level, title, line in tops]
 
     @cached_property
     def top_blocks(self) -> list[Block]:
         """The body's top-level Markdown blocks (:func:`sessionkit.markdown.tokenize`,
         without tables, as CommonMark reads it); made once, when first asked for."""
+        from .markdown import tokenize
+
         return tokenize(self.lines, self.body_start, tables=False)
 
     @cached_property
@@ -334,7 +401,7 @@ class Document:
         h2 = [h for h in self.headings if h.level == 2]
         out: list[Section] = []
         for n, h in enumerate(h2):
-            end = h2[n + 1].line if n + 1 < len(h2) else len(self.lines)
+            end = h2[n + 1].line if n + 1 < len(h2) else self.line_count
             out.append(Section(h.title, h.line, end))
         return out
 
@@ -587,11 +654,10 @@ class _Pieces(Document):
         self.nbody = len(lines) - len(head_lines)
         first_nl = head.find("\n")
         self.newline = "\r\n" if first_nl > 0 and head[first_nl - 1] == "\r" else "\n"
-        if head.endswith("\n") and head_lines and _is_fence(head_lines[0]):
-            close = _closing_fence(head_lines, head)
-            if close is not None:
-                self.fm_close = close
-                self.body_start = close + 1
+        close = _frontmatter(head) if head.endswith("\n") else None
+        if close is not None and close[0]:
+            self.fm_close = close[0]
+            self.body_start = close[0] + 1
 
     @property
     def text(self) -> str:  # (joined each time it is asked for: not held)

@@ -69,10 +69,8 @@ def test_replace_line_keeps_its_line_end(text: str, at: int, new: str) -> None:
     out = doc.replace_line(at, new)
     old = doc.lines[at]
     ending = ""
-    if old.endswith("\n"):
+    if old.endswith("\n"):  # (a lone CR is content: grammar.strip_eol)
         ending = "\r\n" if old.endswith("\r\n") else "\n"
-    elif old.endswith("\r"):
-        ending = "\r"
     assert out.text == doc.bom + "".join(doc.lines[:at]) + new + ending + "".join(
         doc.lines[at + 1 :]
     )
@@ -268,6 +266,40 @@ def test_sections_agree_with_markdown_it_on_generated_text(text: str) -> None:
         text = text.replace("- item", "item")
     doc = parse(text)
     assert [(s.title, s.start) for s in doc.sections] == _oracle_sections(doc)
+
+
+#: lines that make a page's headings hard to find: fences at every indent, list items,
+#: quotes, HTML, indented code, lone CRs
+_BLOCK_LINES = [
+    "## A", "### B", "# T", "```", "~~~", "```py", "````", "  ```", "   ~~~", "- item",
+    "  ## x", " # y", "<div>", "  <p>", "", "text", "    code", "> quote", "---", "```a`b",
+    " `x`", "\t## t", "## C ##", "#x", "* * *", "1. one", "- ```", "   ```", "  - sub",
+    "\r", "a\rb", "## D\r",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_BLOCK_LINES), max_size=14),
+    st.sampled_from(["", "---\na: 1\n---\n", "\ufeff", "\ufeff---\na: 1\n---\n"]),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_headings_are_the_tokenizers(lines: list[str], head: str, eol: str) -> None:
+    """The headings a document finds (by line rules when no line may open a
+    container block) are the block tokenizer's, and each heading's line is where
+    the document says its text is."""
+    from sessionkit.markdown import tokenize
+
+    doc = parse(head + eol.join(lines))
+    blocks = tokenize(doc.lines, doc.body_start, tables=False)
+    want = [
+        (b.level, b.content, b.start) for b in blocks if b.kind == "heading" and b.marker == "#"
+    ]
+    assert [(h.level, h.title, h.line) for h in doc.headings] == want
+    ends = [h.line for h in doc.headings[1:]] + [doc.line_count] * bool(doc.headings)
+    for h, end in zip(doc.headings, ends, strict=True):
+        assert doc.span_text(h.line, end) == "".join(doc.lines[h.line : end])
+    assert doc.line_count == len(doc.lines)
 
 
 # the closing frontmatter fence is found by a search for "\n---", not a walk

@@ -1,4 +1,4 @@
-"""``sessionkit ls`` reads an aiwiki page's frontmatter fields, not its body (lane ``ls-header``).
+"""``sessionkit ls`` reads an aiwiki page's frontmatter fields, not its body.
 
 The lane must list exactly what the whole read lists, and refuse exactly the
 notes the whole read refuses, with the same message: these tests run ``ls``
@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionkit.cli import cli
-from tests.lanes import taken
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "wiki" / "aiwiki" / "sessions" / "2026-05-18-7e8a3f2.md"
@@ -67,17 +66,10 @@ PAGES: dict[str, bytes] = {
 }
 
 
-def _ls(
-    folder: Path, monkeypatch: pytest.MonkeyPatch, *args: str, lane: bool
-) -> tuple[int, str, str, int]:
-    """(exit code, stdout, stderr, answers of the lane) of ``ls --jobs 1 FOLDER ARGS``."""
-    if lane:
-        monkeypatch.delenv("SESSIONKIT_FAST_PATHS", raising=False)
-    else:
-        monkeypatch.setenv("SESSIONKIT_FAST_PATHS", "-ls-header")
-    before = taken()["ls-header"]
+def _ls(folder: Path, *args: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``ls --jobs 1 FOLDER ARGS``."""
     done = CliRunner().invoke(cli, ["ls", str(folder), "--jobs", "1", *args])
-    return done.exit_code, done.stdout, done.stderr, taken()["ls-header"] - before
+    return done.exit_code, done.stdout, done.stderr
 
 
 @pytest.fixture
@@ -96,23 +88,16 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("args", [(), ("--json",), ("--status", "done"), ("--since", "2026-05-21")])
-def test_ls_lists_and_refuses_the_same_with_the_lane_off(
-    folder: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
-) -> None:
-    code, out, err, answered = _ls(folder, monkeypatch, *args, lane=True)
-    assert (code, out, err) == _ls(folder, monkeypatch, *args, lane=False)[:3]
-    assert answered >= 7  # the aiwiki pages that read (not the Basic Memory note)
+def test_ls_lists_and_refuses(folder: Path, args: tuple[str, ...]) -> None:
+    code, _, err = _ls(folder, *args)
     assert code == 1  # the notes that do not read are reported, as before
     assert err.count("sessionkit: ") == 7, err
 
 
-def test_the_listing_holds_the_frontmatter_fields(
-    folder: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_listing_holds_the_frontmatter_fields(folder: Path) -> None:
     import json
 
-    _, out, _, answered = _ls(folder, monkeypatch, "--json", lane=True)
-    assert answered
+    _, out, _ = _ls(folder, "--json")
     rows = {row["key"]: row for row in json.loads(out)}
     assert rows["2026-05-19-aaaaaaa.md"] == {
         "key": "2026-05-19-aaaaaaa.md",
@@ -145,14 +130,25 @@ KEYS = st.sampled_from(
 )
 @given(st.lists(st.tuples(KEYS, VALUES), max_size=6))
 def test_any_frontmatter_lists_as_the_whole_read_lists_it(
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
-    pairs: list[tuple[str, str]],
+    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[str, str]]
 ) -> None:
+    import json
+
+    import sessionkit
+
     folder = tmp_path_factory.mktemp("wiki")
     sessions = folder / "aiwiki" / "sessions"
     sessions.mkdir(parents=True)
     front = "schema_id: session\n" + "".join(f"{key}: {value}\n" for key, value in pairs)
-    (sessions / "2026-05-18-7e8a3f2.md").write_text(_page(front), "utf-8", newline="")
-    on = _ls(folder, monkeypatch, "--json", lane=True)
-    assert on[:3] == _ls(folder, monkeypatch, "--json", lane=False)[:3]
+    page = sessions / "2026-05-18-7e8a3f2.md"
+    page.write_text(_page(front), "utf-8", newline="")
+    code, out, err = _ls(folder, "--json")
+    try:
+        session = sessionkit.loads(_page(front), "aiwiki/sessions/2026-05-18-7e8a3f2.md")
+    except sessionkit.SessionKitError:
+        assert code == 1 and "sessionkit: " in err
+        return
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["id"] == session.id and row["focus"] == session.focus
+    assert row["status"] == session.status.value and row["title"] == session.title

@@ -1,10 +1,8 @@
-"""New frontmatter lines read the same with the fast lanes on and off.
+"""New frontmatter lines read as the full loader reads them.
 
-The fast lane reads lines it has not seen before with one regex when they
-are plainly ``key: string``; these tests aim lines at the edges of that regex
-(bool and null words in any case, ``: `` and ``#`` inside, trailing blanks
-and colons, quotes, digits first, non-ASCII and non-printable characters)
-and compare ``Document.meta`` through the public switch.
+Lines aimed at the edges of the flat-mapping branch (bool and null words in any
+case, ``: `` and ``#`` inside, trailing blanks and colons, quotes, digits first,
+non-ASCII and non-printable characters), first seen and then remembered.
 """
 
 from __future__ import annotations

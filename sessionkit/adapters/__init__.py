@@ -128,6 +128,8 @@ def detect_format(doc: Document, *, by_content: bool = False) -> str:
             continue
         if score > best_score:
             best, best_score = name, score
+            if score >= 100:  # (no other can claim it more)
+                break
     if best is not None and by_content and best_score <= HINT_SCORE and doc.has_frontmatter:
         try:
             _ = doc.meta

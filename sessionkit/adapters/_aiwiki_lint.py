@@ -31,22 +31,26 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import namedtuple
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import itemgetter
 
+from .._lazyre import lazy
 from ..diagnostics import Diagnostic, Severity, _finding
 from ..document import Document
 from ..errors import SessionKitError
-from ..markdown import tokenize
+from ..text.grammar import thematic_break
 from ._aiwiki_parse import (
     _QUICK_CODE_CITATION,
     CHECKPOINT_HEADING,
     CHECKPOINTS,
     DIRECTIVE_HEADER,
+    LIGHT,
     citation_state,
     parse_citation_lenient,
     scan,
+    scan_items,
 )
 from ._aiwiki_schema import Schema, builtin_schema
 from .profiles import BASIC_MEMORY as _BM_PROFILE
@@ -63,8 +67,6 @@ __all__ = [
     "files_findings",
     "lint_facts",
     "lint_page",
-    "meta_clean",
-    "meta_findings",
     "no_sha",
     "rules_for",
 ]
@@ -114,74 +116,25 @@ def parse_timestamp(value: str) -> dt.datetime | None:
     return stamp
 
 
-class PageFacts:
-    """What the rules look at, found once per page (by :func:`facts_of` or the quick scan).
-
-    Line numbers are 0-based indices into the page's lines.
-
-    Attributes:
-        path: the page's path, for findings and the filename rule.
-        meta: the frontmatter (``None`` when it is unusable: see ``problem``).
-        problem: (line, message) of unusable frontmatter.
-        key_line: the 1-based line of a top-level frontmatter key (asked only
-            for a finding).
-        sections: (title, heading line) of every level-2 section, in order.
-        nlines: the number of lines.
-        files: (first line, text) of each bullet of the first ``Files touched``;
-            ``None`` when the quick scan found every one to be a citation
-            with a SHA (nothing to report).
-        files_loose: (line, text) of lines there that belong to no bullet.
-        bad_checkpoints: level-3 headings under ``Checkpoints`` that are not
-            ``<Event> at <timestamp>``.
-        checkpoints: (heading line, timestamp text) of the checkpoint entries.
-        stale_status: first lines of ``Status: consumed`` bullets under
-            ``(unconsumed)`` directive headers.
-    """
-
-    __slots__ = (
-        "bad_checkpoints",
-        "checkpoints",
-        "files",
-        "files_loose",
-        "key_line",
-        "meta",
-        "nlines",
-        "path",
-        "problem",
-        "sections",
-        "stale_status",
-    )
-
-    def __init__(
-        self,
-        *,
-        path: str | None,
-        meta: dict[str, Any] | None,
-        problem: tuple[int | None, str] | None,
-        key_line: Callable[[str], int | None],
-        sections: list[tuple[str, int]],
-        nlines: int,
-        files: list[tuple[int, str]] | None,
-        files_loose: list[tuple[int, str]],
-        bad_checkpoints: list[int],
-        checkpoints: list[tuple[int, str]],
-        stale_status: list[int],
-    ) -> None:
-        self.path = path
-        self.meta = meta
-        self.problem = problem
-        self.key_line = key_line
-        self.sections = sections
-        self.nlines = nlines
-        self.files = files
-        self.files_loose = files_loose
-        self.bad_checkpoints = bad_checkpoints
-        self.checkpoints = checkpoints
-        self.stale_status = stale_status
+#: What the rules look at, found once per page by :func:`facts_of` (line numbers are
+#: 0-based): the page's ``path``; ``meta``, its frontmatter (``None`` when unusable:
+#: ``problem`` is (line, message)); ``key_line``, the 1-based line of a frontmatter
+#: key; ``sections``, (title, heading line) of each level-2 section; ``nlines``;
+#: ``files``, (first line, text) of each bullet of the first ``Files touched``
+#: (``None``: all citations with a SHA) and ``files_loose``, (line, text) of its
+#: other lines; ``bad_checkpoints``, level-3 headings under ``Checkpoints`` that are
+#: not ``<Event> at <timestamp>``; ``checkpoints``, (heading line, time text) of the
+#: entries; ``stale_status``, first lines of ``Status: consumed`` bullets under
+#: ``(unconsumed)`` headers.
+PageFacts = namedtuple(
+    "PageFacts",
+    "path meta problem key_line sections nlines files files_loose bad_checkpoints "
+    "checkpoints stale_status",
+)
 
 
 def facts_of(doc: Document) -> PageFacts:
-    """The facts of a parsed page (the general path: every Markdown shape)."""
+    """The facts of a parsed page: what the rules need of it, and no more (no model)."""
     meta: dict[str, Any] | None = None
     problem: tuple[int | None, str] | None = None
     if doc.problem is not None:
@@ -193,49 +146,76 @@ def facts_of(doc: Document) -> PageFacts:
             meta = doc.meta
         except SessionKitError as exc:
             problem = (exc.line, exc.message)
-    try:
-        _, layout = scan(doc)
-    except Exception:  # pragma: no cover - scan is total; never let lint raise
-        layout = None
-    files: list[tuple[int, str]] = []
+    files: list[tuple[int, str]] | None = []
     loose: list[tuple[int, str]] = []
+    section = doc.section("Files touched")
+    if section is not None:
+        body = doc.span_text(section.start, section.end).partition("\n")[2]
+        if _ALL_CITED.fullmatch(body):
+            files = None  # every bullet a citation with a SHA: nothing to report
+        else:
+            found, _, lines = scan_items(doc.lines, section.start + 1, section.end)
+            files = [(item.start, item.text) for item in found]
+            loose = [(line, doc.line_text(line)) for line in lines]
     bad: list[int] = []
     checkpoints: list[tuple[int, str]] = []
     stale: list[int] = []
-    if layout is not None:
-        title = "Files touched"
-        if title in layout.known:
-            files = [(item.start, item.text) for item in layout.items.get(title, ())]
-            loose = [(line, doc.line_text(line)) for line in layout.loose.get(title, ())]
-        if CHECKPOINTS in layout.known:
-            bad = list(layout.bad_checkpoint_headings)
-            titles = {h.line: h.title for h in doc.headings}
-            for span in layout.checkpoints:
-                m = CHECKPOINT_HEADING.match(titles[span.heading])
-                assert m is not None
-                checkpoints.append((span.heading, m.group("at")))
-                for d in span.directives:
-                    header = DIRECTIVE_HEADER.match(doc.line_text(d.header))
-                    if header is None or not header.group("un"):
-                        continue
-                    stale.extend(
-                        item.start
-                        for item in d.items
-                        if _STATUS_CONSUMED.match(doc.line_text(item.start))
-                    )
+    section = doc.section(CHECKPOINTS)
+    if section is not None:
+        for h in doc.headings:
+            if h.level == 3 and section.start < h.line < section.end:
+                m = CHECKPOINT_HEADING.match(h.title)
+                if m is None:
+                    bad.append(h.line)
+                else:
+                    checkpoints.append((h.line, m.group("at")))
+        text = doc.span_text(section.start, section.end)
+        if "(unconsumed)" in text and _STALE_POSSIBLE.search(text):
+            stale = _stale_status(doc)
     return PageFacts(
         path=doc.path,
         meta=meta,
         problem=problem,
         key_line=doc.key_line,
         sections=[(s.title, s.start) for s in doc.sections],
-        nlines=len(doc.lines),
+        nlines=doc.line_count,
         files=files,
         files_loose=loose,
         bad_checkpoints=bad,
         checkpoints=checkpoints,
         stale_status=stale,
     )
+
+
+def _stale_status(doc: Document) -> list[int]:
+    """First lines of ``Status: consumed`` bullets of ``(unconsumed)`` directives."""
+    stale: list[int] = []
+    for span in scan(doc, LIGHT)[1].checkpoints:
+        for d in span.directives:
+            header = DIRECTIVE_HEADER.match(doc.line_text(d.header))
+            if header is not None and header.group("un"):
+                stale.extend(
+                    item.start
+                    for item in d.items
+                    if _STATUS_CONSUMED.match(doc.line_text(item.start))
+                )
+    return stale
+
+
+#: a checkpoint time of the usual shape, ``YYYY-MM-DDTHH:MM:SSZ`` (days 29-31 checked apart)
+_PLAIN_STAMP = lazy(
+    r"(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z\Z"
+)
+#: a Files touched body of blank lines and bullets each a backticked citation with a SHA
+#: whose path is printable ASCII without ':', '@' or '`' (no finding; possessive)
+_CITED = (
+    r"[-*+] ++`[!-9;-?A-_a-~]++(?::(?:[1-9][0-9]*+|0)(?:-(?:[1-9][0-9]*+|0))?+)?+"
+    r"@[0-9a-fA-F]{4,40}+`(?: [^\r\n]*+)?+"
+)
+_ALL_CITED = lazy(rf"(?:(?:{_CITED})?+\r?\n)*+(?:{_CITED})?+")
+#: a section where a ``Status: consumed`` bullet may sit under an ``(unconsumed)`` header
+_STALE_POSSIBLE = lazy(r"\n\s*[-*+][ \t]+(?i:status:[ \t]*consumed)")
 
 
 @cache
@@ -297,12 +277,7 @@ def _template(pattern: str) -> tuple[str, bool] | None:
 
 def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> bool:
     """Whether ``name`` (no ``/`` or ``\\`` in it) reads as the pattern ``parts``, each
-    placeholder its value or, without one, any text of one character or more.
-
-    The literal stretches between the open placeholders are placed leftmost, in
-    order, each at least one character past the last (a glob of ``?*`` gaps: the
-    leftmost placing fits whenever any does) -- no pattern compiled for each page.
-    """
+    placeholder its value or, without one, any text of one character or more."""
     # the pattern as the literal stretches around its placeholders without a value
     literals: list[str] = []
     text = ""
@@ -330,40 +305,26 @@ def _glob_match(name: str, parts: list[str], values: dict[str, str | None]) -> b
 
 
 class _Plan:
-    """What a schema asks, arranged for a quick "no finding" check of clean pages.
-
-    :meth:`keys_clean` answers True only when :meth:`_Linter.keys` would
-    report nothing (tests/adapters/test_aiwiki_quick_lint.py checks this on
-    generated frontmatter); otherwise the rules run one by one.  ``sections``
-    holds title sequences already found clean.
-    """
+    """What a schema asks, with what was found clean before: the frontmatter values
+    (:meth:`meta_clean`) and the section title sequences (``sections``)."""
 
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
-        names = tuple(rule.name for rule in schema.keys)
-        self.names = names
-        required = [n for n, rule in enumerate(schema.keys) if not rule.optional]
-        texts = [
-            n
-            for n, rule in enumerate(schema.keys)
-            if rule.type == "string" and rule.equals is None and rule.name != "schema_id"
-        ]
-        self.required = _getter(required)
-        self.texts = _getter(texts)
-        self.others = [(n, rule) for n, rule in enumerate(schema.keys) if n not in texts]
         self.sections: set[tuple[str, ...]] = set()
         # what the key rules and the date rules read: the values of every key but the
-        # text ones, and the types of all (2, 2.0 and True are equal values); for which
-        # of these they found nothing is remembered, as they repeat from page to page
+        # plain text ones, and the types of all (2, 2.0 and True are equal values); for
+        # which of these they found nothing is remembered, as they repeat page to page
+        names = tuple(rule.name for rule in schema.keys)
+        texts = {
+            rule.name
+            for rule in schema.keys
+            if rule.type == "string" and rule.equals is None and rule.name != "schema_id"
+        }
         self.memo_names = tuple(dict.fromkeys(names + _DATE_RULE_KEYS))
-        text_names = {names[n] for n in texts}
         self.memo_values = _getter(
-            [n for n, name in enumerate(self.memo_names) if name not in text_names]
+            [n for n, name in enumerate(self.memo_names) if name not in texts]
         )
         self.clean_values: dict[tuple[Any, ...], bool] = {}
-        #: the quick scan's outline plan for this schema (``_aiwiki_quick._BodyPlan``),
-        #: made on first use
-        self.body: Any = None
 
     def meta_clean(self, meta: dict[str, Any]) -> bool:
         """True when the key rules and the date rules find nothing (False: run them)."""
@@ -382,42 +343,6 @@ class _Plan:
                 self.clean_values.clear()
             self.clean_values[key] = clean
         return clean
-
-    def keys_clean(self, meta: dict[str, Any]) -> bool:
-        """True when every key rule is met (False means: run the rules)."""
-        values = tuple(map(meta.get, self.names))
-        if None in self.required(values) or not _TEXT_TYPES.issuperset(
-            map(type, self.texts(values))
-        ):
-            return False
-        for n, rule in self.others:
-            value = values[n]
-            if value is None:
-                continue  # optional (a required one was caught above)
-            if rule.name == "schema_id":
-                if value != (rule.equals if rule.equals is not None else "session"):
-                    return False
-                continue
-            kind = rule.type
-            if kind == "integer":
-                if type(value) is not int or (
-                    rule.name == "schema_version" and value not in KNOWN_VERSIONS
-                ):
-                    return False
-            elif kind == "string":
-                if type(value) is not str:
-                    return False
-            elif kind == "enum":
-                if type(value) is not str or value not in rule.values:
-                    return False
-            elif kind == "date":
-                if parse_date(value) is None:
-                    return False
-            else:
-                return False
-            if rule.equals is not None and value != rule.equals:
-                return False
-        return True
 
 
 #: the frontmatter keys the date rules (AW014, AW019) read
@@ -580,8 +505,9 @@ class _MetaLinter:
 
     def meta(self, meta: dict[str, Any]) -> None:
         """Every frontmatter rule."""
-        self.keys(meta)
-        self.dates(meta)
+        if not self.plan.meta_clean(meta):
+            self.keys(meta)
+            self.dates(meta)
         self.filename(meta)
         if meta.get("schema_version") == 1 and self.version == 1:
             self.add(
@@ -590,6 +516,16 @@ class _MetaLinter:
                 self.key_line("schema_version"),
                 "schema v1 page: migrate it to v2 (sessionkit migrate)",
             )
+
+
+def _plain_and_in_order(stamps: list[tuple[int, str]]) -> bool:
+    """Whether every checkpoint time is valid, of the usual shape, and in order (the
+    text order of that shape is time order): then AW015 and AW016 find nothing."""
+    return (
+        all(_PLAIN_STAMP.match(at) for _, at in stamps)
+        and all(stamps[n - 1][1] <= stamps[n][1] for n in range(1, len(stamps)))
+        and all(at[8:10] <= "28" or parse_timestamp(at) for _, at in stamps)
+    )
 
 
 class _Linter(_MetaLinter):
@@ -681,7 +617,8 @@ class _Linter(_MetaLinter):
                 "checkpoint heading must be '### <Event> at <ISO-8601 timestamp>'",
             )
         previous: dt.datetime | None = None
-        for heading, at in self.facts.checkpoints:
+        stamps = self.facts.checkpoints
+        for heading, at in [] if _plain_and_in_order(stamps) else stamps:
             stamp = parse_timestamp(at)
             if stamp is None:
                 self.error("AW015", heading + 1, f"checkpoint time {at!r} is not valid")
@@ -752,7 +689,7 @@ def files_findings(
             found.append(no_sha(c.ref, start, path))
     for line, raw in loose:
         text = raw.strip()
-        if text and tokenize([text])[0].kind != "hr":  # a thematic break may separate
+        if text and not thematic_break(text):  # a thematic break may separate
             found.append(
                 Diagnostic(
                     code="AW011",
@@ -775,20 +712,6 @@ def no_sha(ref: str, start: int, path: str | None) -> Diagnostic:
         path,
         True,
     )
-
-
-def meta_findings(
-    meta: dict[str, Any],
-    path: str | None,
-    key_line: Callable[[str], int | None],
-    schema: Schema,
-    version: int,
-) -> list[Diagnostic]:
-    """The findings of the frontmatter rules for ``meta`` (in the order :func:`lint_facts`
-    finds them; ``schema`` and ``version`` as :func:`rules_for` gives them)."""
-    linter = _MetaLinter(path, key_line, schema, version)
-    linter.meta(meta)
-    return linter.found
 
 
 def by_line(found: list[Diagnostic]) -> list[Diagnostic]:
@@ -825,19 +748,6 @@ def rules_for(
     if schema is None or schema.version != declared:
         schema = builtin_schema(declared)
     return schema, declared
-
-
-def meta_clean(meta: dict[str, Any], path: str | None, schema: Schema, version: int) -> bool:
-    """Do the frontmatter rules find nothing in ``meta`` (True), or must they run (False)?
-
-    ``schema`` and ``version`` are those :func:`rules_for` gives.
-    """
-    if version == 1 and meta.get("schema_version") == 1:
-        return False  # AW018
-    return (
-        _plan(schema).meta_clean(meta)
-        and _filename_mismatch(schema.filename_pattern, path, meta) is None
-    )
 
 
 def lint_page(doc: Document, schema: Schema | None = None, version: int = 2) -> list[Diagnostic]:

@@ -38,7 +38,14 @@ from .._lines import joined
 from .._plain import Plain
 from ..document import item_field
 from ..errors import FormatError, ParseError, SessionKitError
-from ..markdown import flat_leaves, may_open_block, tokenize
+from ..text.grammar import (
+    CITATION_BARE,
+    CITATION_CODE,
+    is_fence,
+    may_open_block,
+    strip_eol,
+    thematic_break,
+)
 from ._aiwiki_words import FORMAT_KEYS as _FORMAT_KEYS
 from ._aiwiki_words import KEYS, SECTIONS, STATUS_WORDS
 
@@ -93,17 +100,8 @@ DIRECTIVE_HEADER = lazy(
     r"\((?:(?P<un>unconsumed)|consumed at (?P<at>[^()\s]+))\):\*\*[ \t]*$"
 )
 
-#: a citation's reference, ``path:start-end@sha``; the path is one word, or, between
-#: backticks, any text of one line that starts and ends with a non-blank
-#: (`` `src/with space.py:12@abc1234` ``)
-_REF_PATH = r"(?P<path>[^\s`]+?)"
-_REF_CODE_PATH = r"(?P<path>[^\s`](?:[^`\n]*?[^\s`])??)"  # (shortest first, as _REF_PATH)
-_REF_TAIL = (
-    r"(?::(?P<start>0|[1-9][0-9]*)(?:-(?P<end>0|[1-9][0-9]*))?)?"
-    r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
-)
-_CODE_CITATION = lazy(rf"^`{_REF_CODE_PATH}{_REF_TAIL}`(?: (?P<note>.*))?$", re.DOTALL)
-_BARE_CITATION = lazy(rf"^{_REF_PATH}{_REF_TAIL}(?: (?P<note>.*))?$", re.DOTALL)
+_CODE_CITATION = CITATION_CODE
+_BARE_CITATION = CITATION_BARE
 # a backticked citation whose path has no ':', '@' or '`': the lazy path of _CODE_CITATION
 # cannot stop earlier there, so this reads the same parts (one line only; group 1 is the SHA)
 _QUICK_CODE_CITATION = lazy(
@@ -111,8 +109,7 @@ _QUICK_CODE_CITATION = lazy(
 )
 
 
-def _strip(line: str) -> str:
-    return line.rstrip("\r\n") if line.endswith("\n") else line.rstrip("\r")
+_strip = strip_eol
 
 
 _MODEL: Any = None
@@ -707,23 +704,12 @@ def scan_items(
     add = items.add
     placeholder: int | None = None
     loose: array[int] = array("I")
-    leaves = flat_leaves(lines, start, end)
-    if leaves is not None:  # the tokenizer's flat lane: one-line "- text" items, no tree
-        for kind, s, e, _, in_item in leaves:
-            if in_item:
-                text = _strip(lines[s])
-                add(text[2:], s, e, text[0])
-            elif (
-                kind == "paragraph"
-                and not items.starts
-                and placeholder is None
-                and e - s == 1
-                and _strip(lines[s]).strip() == PLACEHOLDER
-            ):
-                placeholder = s
-            else:
-                loose.extend(range(s, e))
-        return items.build(), placeholder, loose
+    if _one_line_bullets(lines, start, end, add):
+        return items.build(), _placeholder_at(lines, start, end), loose
+    items = _SpansBuilder(value, render)
+    add = items.add
+    from ..markdown import tokenize
+
     for blk in tokenize(lines, start, end):
         kind = blk.kind
         if kind == "blank":
@@ -751,6 +737,49 @@ def scan_items(
 
 
 _MARKER = lazy(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+
+
+def _one_line_bullets(
+    lines: Sequence[str], start: int, end: int, add: Callable[[str, int, int, str], None]
+) -> bool:
+    """Add the items of ``lines[start:end]`` when every line is blank or a bullet at
+    column 0 with its text on its line (the placeholder may come first), and say so;
+    False (some added) for any other lines, which the tokenizer reads.
+
+    A column-0 bullet ends a paragraph and every item before it, so each is a
+    one-line item (``tests/adapters/test_aiwiki_items.py`` holds it to markdown-it).
+    """
+    seen = False  # a bullet or the placeholder
+    for k in range(start, end):
+        line = _strip(lines[k])
+        if not line.strip(" \t"):
+            continue
+        mark = line[0]
+        if "\r" in line:
+            return False
+        if (
+            (mark == "-" or mark == "*" or mark == "+")
+            and line[1:2] in (" ", "\t")
+            and line[1:].strip(" \t")[:1] not in ("", ">")
+            and not thematic_break(line)
+        ):
+            seen = True
+            m = _MARKER.match(line)
+            assert m is not None
+            add(line[m.end() :], k, k + 1, mark)
+        elif not seen and mark not in " \t" and line.strip() == PLACEHOLDER:
+            seen = True
+        else:
+            return False
+    return True
+
+
+def _placeholder_at(lines: Sequence[str], start: int, end: int) -> int | None:
+    """The line of the placeholder paragraph before the first item, if any."""
+    for k in range(start, end):
+        if lines[k].strip(" \t\r\n"):
+            return k if _strip(lines[k]).strip() == PLACEHOLDER else None
+    return None
 
 
 def _content_end(lines: Sequence[str], start: int, end: int) -> int:
@@ -785,14 +814,8 @@ def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
     """The bullets of ``lines[j:end]`` (line ``j`` is one) up to the first block that
     is not a bulleted list (blank lines between lists are no such block)."""
     items: list[ItemSpan] = []
-    leaves = flat_leaves(lines, j, end)
-    if leaves is not None:  # the tokenizer's flat lane: one-line "- text" items, no tree
-        for _, s, e, _, in_item in leaves:
-            if not in_item:
-                break
-            text = _strip(lines[s])
-            items.append(ItemSpan(text[2:], s, e, text[0]))
-        return items
+    from ..markdown import tokenize
+
     for blk in tokenize(lines, j, end):
         if blk.kind == "blank":
             continue
@@ -843,20 +866,12 @@ def _directive_block(
     return directive, DirectiveSpan(i, tuple(item_spans), status, block_end)
 
 
-def _is_rule(line: str) -> bool:
-    r"""The rule that closes a checkpoint entry: ``re.match(r"^---[ \t]*$", line)``."""
-    if not line.startswith("---"):
-        return False
-    rest = line[3:-1] if line[-1:] == "\n" else line[3:]
-    return not rest.strip(" \t")
-
-
 def _entry_end(lines: Sequence[str], heading: int, end: int, body: list[str]) -> tuple[str, int]:
     """An entry's text from its body lines (blank lines and the closing rule trimmed),
     and its content end."""
     while body and not body[-1].strip():
         body.pop()
-    if body and _is_rule(body[-1]):
+    if body and is_fence(body[-1]):
         body.pop()
         while body and not body[-1].strip():
             body.pop()
@@ -873,15 +888,9 @@ def _scan_entry(
 ) -> tuple[str, tuple[DirectiveSpan, ...], list[Any], int]:
     """Body text, directive spans and directives of one checkpoint entry.
 
-    A directive header is aiwiki's line rule (the schema's hooks find it by
-    its line): a line matching :data:`DIRECTIVE_HEADER` that is not inside a
-    fenced code or HTML block, whatever the line before it (a header right
-    after a bullet starts a directive; Markdown would read it as a lazy line of
-    that bullet).  Such a line starts at column 0, so only a top-level fence or
-    HTML block can hold it, and only when a line of the entry may open one
-    (:func:`sessionkit.markdown.may_open_block`) are the page's top-level
-    blocks (:attr:`Document.top_blocks`) looked at.  A directive's bullets are
-    read up to the next header.
+    A directive header is aiwiki's line rule: a :data:`DIRECTIVE_HEADER` line not
+    inside a top-level fence or HTML block (looked for only when a line may open
+    one), whatever the line before it; its bullets run to the next header.
     """
     lines = doc.lines
     first = heading + 1
@@ -977,14 +986,7 @@ def _merged(
 
 
 def _citation_reader(citation: Callable[[str], Any]) -> Callable[[str], Any]:
-    """``citation`` of a bullet text.
-
-    Bullets of the same text share one citation (a frozen value): a section
-    that cites a few files a million times holds a few citations, not a
-    million.  The reader remembers up to :data:`_SHARED_CITATIONS` texts at a
-    time (then forgets them all), so distinct citations cost no more than a
-    small table.
-    """
+    """``citation`` of a bullet text; bullets of the same text share one (bounded memo)."""
     seen: dict[str, Any] = {}
 
     def read(text: str) -> Any:

@@ -140,12 +140,7 @@ _UNPICKLED: dict[tuple[Any, ...], Schema] = {}
 
 def _unpickled(values: tuple[Any, ...]) -> Schema:
     """A pickled schema read back: the one this process already read back with these
-    values, if any.
-
-    ``sessionkit lint --jobs N`` sends each chunk of notes with its wiki's schema;
-    lint keeps what it works out for a schema (its rules' plan, the outlines judged)
-    by the schema object, which a worker thus makes once, not once a chunk.
-    """
+    values, if any."""
     try:
         known = _UNPICKLED.get(values)
     except TypeError:  # (a value that cannot be hashed: a new schema each time)
@@ -316,12 +311,7 @@ def load_schema(text_or_path: str | os.PathLike[str], *, source: str | None = No
 
 def _shipped_meta(doc: Any) -> dict[str, Any] | None:
     """The frontmatter of a shipped schema page (:data:`_SHIPPED`) when ``doc``'s is its
-    very text, else ``None``.
-
-    A wiki's own schema page is most often a copy of the one its tools ship, which is
-    sessionkit's: then no YAML is read (on ``sessionkit lint``'s path, reading it would
-    import the YAML library, about 20 ms).
-    """
+    very text, else ``None``."""
     from ..document import parse
 
     text = doc.frontmatter_text.replace("\r\n", "\n")

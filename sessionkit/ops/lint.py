@@ -16,7 +16,7 @@ import os
 import stat
 from typing import overload
 
-from .._api import decode, lint_general, lint_quick
+from .._api import decode, lint_text
 from .._safe_read import file_kind
 from ..diagnostics import Diagnostic, Severity
 from ..document import MAX_NOTE_BYTES
@@ -85,14 +85,11 @@ def lint_data(data: bytes, path: str, limit: int, schema: Schema | None = None) 
     """
     if len(data) > limit:
         return [too_big(path, len(data), limit)]
-    quick = lint_quick(data, path, None, limit, schema)  # a plain aiwiki page: no decode
-    if quick is not None:
-        return quick
     try:
         text = decode(data, path)
     except ParseError as exc:
         return [unreadable(exc.message, exc.line, path)]
-    found = lint_general(text, path=path, max_bytes=limit, schema=schema)
+    found = lint_text(text, path, None, limit, schema, data)
     if any(not d.path for d in found):
         found = [d if d.path else d.replace(path=path) for d in found]
     return found

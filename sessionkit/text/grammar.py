@@ -190,3 +190,21 @@ DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
 def dated_key(date: str, session_id: str) -> str:
     """The file name of a session's dated note: ``YYYY-MM-DD-<first 7 of the id>.md``."""
     return f"{date}-{session_id[:7]}.md"
+
+
+# ---------------------------------------------------------------- block openers
+
+#: a line start followed by what may open a fence, an HTML block or indented code (a
+#: blank; a CR that ends the line is none)
+_MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n\r]|\r(?!\n))")
+
+
+def may_open_block(text: str) -> bool:
+    """Whether a line of ``text`` (split at ``\\n``) may open indented code, a code fence
+    or an HTML block: it starts with a backtick, a tilde, ``<`` or whitespace (an empty
+    line does not count, nor does the CR of a CRLF line end).  When False, no such
+    block opens at the top level of ``text``."""
+    first = text[:1]
+    if first and (first in "`~<" or first.isspace()) and not text.startswith(("\n", "\r\n")):
+        return True
+    return _MAY_OPEN.search(text) is not None

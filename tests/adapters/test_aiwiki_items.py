@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import sessionkit
-from tests.lanes import general_paths
 
 from ..strategies import citations, lines
 
@@ -90,6 +89,9 @@ def test_next_steps_are_the_items_markdown_it_finds(body_lines: list[str]) -> No
     text = HEAD + "## Next steps\n\n" + body
     session = sessionkit.loads(text, path="aiwiki/sessions/2026-05-18-7e8a3f2.md")
     assert len(session.next_steps) == _top_items(body)
+    if "1. " not in body and "2) " not in body:  # (Files touched holds bullets alone)
+        files = sessionkit.loads(text.replace("## Next steps", "## Files touched"), path="x.md")
+        assert len(files.files_touched) == _top_items(body)
     assert sessionkit.dumps(session) == text
 
 
@@ -173,11 +175,10 @@ _CITATION_PIECES = [*"`ab./:-@ 0123456789fF\n\t", "abc1234", "x.py", "@", ":12-3
 @example("`a b.py` n")
 @example("`a.py` line\nnext")
 @example("`a.py:3@abcdef0`")
-def test_files_touched_read_the_same_with_the_fast_lanes_off(text: str) -> None:
+def test_a_files_touched_bullet_reads_as_its_text(text: str) -> None:
     if "\n" in text or text != text.strip() or not text or text[0] in "-*+#>" or "`" * 3 in text:
         return  # one item's text on one line
     page = HEAD + "## Files touched\n\n- " + text + "\n"
-    fast = sessionkit.loads(page, path="x.md").files_touched
-    with general_paths():
-        general = sessionkit.loads(page, path="x.md").files_touched
-    assert fast == general
+    (cited,) = sessionkit.loads(page, path="x.md").files_touched
+    assert cited.render() == text
+    assert cited == sessionkit.loads(page + "- other\n", path="x.md").files_touched[0]
