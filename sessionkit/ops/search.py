@@ -236,7 +236,7 @@ def _refresh(
 
     versions: dict[str, str] = store.versions()
     # the whole listing's digest: when it is the one stored, no note changed (nothing to load)
-    listing = _fingerprint("\0".join(f"{k}\t{v}" for k, v in versions.items()))
+    listing = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
     if "" not in versions.values():
         row = db.execute("SELECT v FROM meta WHERE k = 'listing'").fetchone()
         if row is not None and row[0] == listing:
