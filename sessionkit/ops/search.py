@@ -232,8 +232,6 @@ _Note = tuple[str, str, str | None, str | None, str | None, str | None, str | No
 def _refresh(
     db: sqlite3.Connection, store: Any, path: str, fresh: bool, jobs: int | None
 ) -> IndexStats:
-    from ._parallel import ordered_map
-
     versions: dict[str, str] = store.versions()
     # the whole listing's digest: when it is the one stored, no note changed (nothing to load)
     listing = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
@@ -243,6 +241,8 @@ def _refresh(
             return IndexStats(
                 path=path, notes=len(versions), read=0, removed=0, failed=0, rebuilt=fresh
             )
+    from ._parallel import ordered_map
+
     known = {} if fresh else dict(db.execute("SELECT key, version FROM notes"))
     gone = [key for key in known if key not in versions]
     stale = [key for key, v in versions.items() if not v or known.get(key) != v]
@@ -397,10 +397,12 @@ def _items(session: Any) -> Iterator[tuple[str, str, str, str, str | None]]:
         body = " ".join(x for x in (cite.path, cite.note) if x)
         yield "file", body, "", cite.path, None
     # Basic Memory keeps directives as observations: their states as directives_of reads them
-    from .lifecycle import directives_of
+    states: Iterator[str] = iter(())
+    if any(obs.category == "directive" for obs in session.observations):
+        from .lifecycle import directives_of
 
-    in_checkpoints = sum(len(cp.directives) for cp in session.checkpoints)
-    states = iter([str(d.state) for d in directives_of(session)][in_checkpoints:])
+        in_checkpoints = sum(len(cp.directives) for cp in session.checkpoints)
+        states = iter([str(d.state) for d in directives_of(session)][in_checkpoints:])
     for obs in session.observations:
         needle = _first_line(obs.content)
         if obs.category == "directive":
