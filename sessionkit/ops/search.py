@@ -175,6 +175,7 @@ def _connect(path: str, *, rebuild: bool) -> tuple[sqlite3.Connection, bool]:
         fresh = not os.path.exists(path)
         db = sqlite3.connect(path, timeout=30, isolation_level=None)
         try:
+            db.execute("PRAGMA synchronous = OFF")  # a cache: lost on a crash, it is rebuilt
             if fresh:
                 with contextlib.suppress(OSError):
                     os.chmod(path, 0o600)
@@ -196,33 +197,6 @@ def _remove(path: str) -> None:
     for suffix in ("", "-journal", "-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(path + suffix)
-
-
-def _versions(store: Any) -> dict[str, str]:
-    """key -> a version string that changes when the note changes (no note is read)."""
-    storage = getattr(store, "storage", None)
-    root = getattr(storage, "root", None)
-    entries = getattr(store, "entries", None)
-    if root is not None and hasattr(store, "path_of"):  # a local folder: stat each note
-        out: dict[str, str] = {}
-        listed: list[str] = store.keys()  # (keys the store's own listing gave: safe to join)
-        folder = os.path.join(root, getattr(store, "folder", "") or "")
-        stat = os.stat
-        for key in listed:
-            try:
-                st = stat(f"{folder}/{key}")
-            except OSError:
-                out[key] = "?"
-                continue
-            out[key] = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
-        return out
-    if callable(entries):  # an object store: what its listing reports
-        found = {key: f"{e.mtime}:{e.size}" for key, e in entries()}
-        if all(not v.startswith("None:") for v in found.values()):
-            return found
-        return dict.fromkeys(found, "")
-    # no versions: every note is read, and indexed again only when its text changed
-    return dict.fromkeys(store.keys(), "")
 
 
 def _fingerprint(text: str) -> str:
@@ -258,10 +232,18 @@ _Note = tuple[str, str, str | None, str | None, str | None, str | None, str | No
 def _refresh(
     db: sqlite3.Connection, store: Any, path: str, fresh: bool, jobs: int | None
 ) -> IndexStats:
+    versions: dict[str, str] = store.versions()
+    # the whole listing's digest: when it is the one stored, no note changed (nothing to load)
+    listing = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
+    if "" not in versions.values():
+        row = db.execute("SELECT v FROM meta WHERE k = 'listing'").fetchone()
+        if row is not None and row[0] == listing:
+            return IndexStats(
+                path=path, notes=len(versions), read=0, removed=0, failed=0, rebuilt=fresh
+            )
     from ._parallel import ordered_map
 
-    versions = _versions(store)
-    known = dict(db.execute("SELECT key, version FROM notes"))
+    known = {} if fresh else dict(db.execute("SELECT key, version FROM notes"))
     gone = [key for key in known if key not in versions]
     stale = [key for key, v in versions.items() if not v or known.get(key) != v]
 
@@ -285,7 +267,8 @@ def _refresh(
             key, version, session, day, status, project, error, rows = note
             if known.get(key) == version:  # (a versionless note whose text did not change)
                 continue
-            _drop(db, key)
+            if key in known:
+                _drop(db, key)
             read += 1
             failed += error is not None
             db.execute(
@@ -300,6 +283,7 @@ def _refresh(
             if len(items) >= 4096:
                 _insert(db, items, words)
         _insert(db, items, words)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (listing,))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -413,10 +397,12 @@ def _items(session: Any) -> Iterator[tuple[str, str, str, str, str | None]]:
         body = " ".join(x for x in (cite.path, cite.note) if x)
         yield "file", body, "", cite.path, None
     # Basic Memory keeps directives as observations: their states as directives_of reads them
-    from .lifecycle import directives_of
+    states: Iterator[str] = iter(())
+    if any(obs.category == "directive" for obs in session.observations):
+        from .lifecycle import directives_of
 
-    in_checkpoints = sum(len(cp.directives) for cp in session.checkpoints)
-    states = iter([str(d.state) for d in directives_of(session)][in_checkpoints:])
+        in_checkpoints = sum(len(cp.directives) for cp in session.checkpoints)
+        states = iter([str(d.state) for d in directives_of(session)][in_checkpoints:])
     for obs in session.observations:
         needle = _first_line(obs.content)
         if obs.category == "directive":
