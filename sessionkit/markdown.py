@@ -49,18 +49,16 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from ._lazyre import lazy
-from ._markdown_legacy import flat_leaves as flat_leaves
-from ._markdown_legacy import is_bullet_item_start as is_bullet_item_start
-from ._markdown_legacy import is_thematic_break as is_thematic_break
-from ._markdown_legacy import may_open_block as may_open_block
-from ._markdown_legacy import plain_headings
-from ._markdown_legacy import plain_outline as plain_outline
-from .text.grammar import TRIM, fence_closes, fence_open, thematic_break
+from ._lines import spans as _spans
+from .text.grammar import TRIM, fence_closes, fence_open, strip_eol, thematic_break
 from .text.grammar import atx_heading as atx_heading
+from .text.grammar import is_bullet_item_start as is_bullet_item_start
+from .text.grammar import is_thematic_break as is_thematic_break
+from .text.grammar import may_open_block as may_open_block
 
 __all__ = [
-    *("KINDS", "MAX_NESTING", "Block", "atx_heading", "flat_leaves", "is_bullet_item_start"),
-    *("is_thematic_break", "may_open_block", "plain_outline", "steps", "tokenize"),
+    *("KINDS", "MAX_NESTING", "Block", "atx_heading", "is_bullet_item_start"),
+    *("is_thematic_break", "may_open_block", "steps", "tokenize"),
     *("top_headings", "walk"),
 ]
 
@@ -992,8 +990,32 @@ def top_headings(
     ``blocks``, when given, returns ``tokenize(lines, start, end, tables=False)``
     (a caller that keeps them for other uses).
     """
-    plain = plain_headings(lines, start, len(lines) if end is None else end)
+    plain = _plain_headings(lines, start, len(lines) if end is None else end)
     if plain is not None:
         return plain
     found = blocks() if blocks is not None else tokenize(lines, start, end, tables=False)
     return [(b.level, b.content, b.start) for b in found if b.kind == "heading" and b.marker == "#"]
+
+
+def _plain_headings(
+    lines: Sequence[str], start: int, stop: int
+) -> list[tuple[int, str, int]] | None:
+    """The headings of lines none of which may open a block (``None`` for other lines),
+    found without a block tree: a big note's memory stays its text."""
+    found: list[tuple[int, str, int]] = []
+    first = start
+    for text, a, b in _spans(lines, start, stop):
+        if may_open_block(text, a, b):
+            return None
+        i = first
+        last = a
+        at = a if text.startswith("#", a, b) else text.find("\n#", a, b) + 1 or -1
+        while at >= 0:
+            i += text.count("\n", last, at)
+            last = at
+            head = atx_heading(strip_eol(lines[i]))
+            if head is not None:
+                found.append((head[0], head[1], i))
+            at = text.find("\n#", at, b) + 1 or -1
+        first += text.count("\n", a, b)
+    return found

@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 
 from sessionkit import markdown
 from sessionkit.document import split_lines
-from sessionkit.markdown import Block, flat_leaves, tokenize, top_headings, walk
+from sessionkit.markdown import Block, tokenize, top_headings, walk
 
 CORPUS = Path(__file__).parent / "corpus"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -508,7 +508,7 @@ def test_may_open_block_cases(text: str, may: bool) -> None:
 
 
 # --------------------------------------------------------------------------
-# flat pages (and flat_leaves: their leaves without the block tree)
+# flat pages
 
 _FLAT_PIECES = [
     *("# Title", "## Section", "### Sub ###", "#tag line", "text", "more text  ", "漢字"),
@@ -544,31 +544,8 @@ def test_flat_pages_tokenize_as_markdown_it_does(
         assert _ours(text, tables) == _oracle(text, tables)
 
 
-@settings(max_examples=250, deadline=None)
-@given(
-    st.lists(st.sampled_from(_FLAT_PIECES), max_size=16),
-    st.sampled_from(["\n", "\r\n"]),
-    st.booleans(),
-)
-def test_flat_leaves_are_the_leaves_of_the_block_tree(
-    parts: list[str], eol: str, tables: bool
-) -> None:
-    lines = split_lines(eol.join(parts) + eol)
-    leaves = flat_leaves(lines, tables=tables)
-    if leaves is None:
-        return
-    want = []
-    stack: list[bool] = []
-    for block, depth in walk(tokenize(lines, tables=tables)):
-        del stack[depth:]
-        stack.append(block.kind == "item")
-        if block.kind in ("heading", "paragraph", "hr"):
-            want.append((block.kind, block.start, block.end, block.content, any(stack)))
-    assert list(leaves) == want
-
-
 # --------------------------------------------------------------------------
-# single lines and plain outlines (the quick lint's questions), against markdown-it
+# single lines, against markdown-it
 
 _LINE_PIECES = [
     *("-", "*", "_", "+", "=", " ", "  ", "   ", "    ", "\t", "x", "#", "<", "`", "~", "é"),
@@ -615,93 +592,3 @@ def test_line_rules_agree_with_markdown_it(line: str) -> None:
 @pytest.mark.parametrize("line", HAND_PICKED_LINES)
 def test_hand_picked_line_rules_agree_with_markdown_it(line: str) -> None:
     _check_line(line)
-
-
-_OUTLINE_PIECES = [
-    *("# A", "## B", "### c ###", "#x", "####### seven", "  # two", "   ## three"),
-    *("    # four", "\t# tab", " \t# tab", "```", "```py", "````", "  ```", "   ~~~", "    ```"),
-    *("~~~", "~~~~ x", "- ```", "1. ```", "> ```", "  - ```", "text ``` inline", "a ~~~ b"),
-    *("- item", "  - nested", "1. one", "text", "", "  ", "<div>", "  <!--", "-->", "a < b"),
-    *("    <pre>", "\t<div>", "- <div>", "- - -", "***", "---", "===", "> q", "> # quoted"),
-    *("é # x", "[a]: /u", "| a |", "    code", "- # in item"),
-    *("```a`b", "``` \t", "```` x", "~~~ `", "~~~~~", "```yaml", "``` x ```", "``"),
-]
-
-
-def _fence_lines(probe: bytes, ranges: list[tuple[int, int]]) -> list[tuple[int, set[int]]]:
-    """Each range of :func:`markdown.plain_outline` as (its opening line, the lines
-    inside it), lines counted from the first after the leading line break."""
-    breaks = [at for at in range(len(probe)) if probe[at] == 10]
-    if probe.endswith(b"\n") and len(breaks) > 1:
-        del breaks[-1]  # (the line end of the last line: no line after it)
-    return [
-        (probe.count(b"\n", 0, start), {k for k, at in enumerate(breaks) if start < at < end})
-        for start, end in ranges
-    ]
-
-
-def _check_outline(body: str) -> None:
-    if "\r" in body:
-        return  # (the caller's to rule out)
-    probe = b"\n" + body.encode()
-    ranges = markdown.plain_outline(probe)
-    # a caller that has looked for lines starting with a space says so: the same answer
-    assert markdown.plain_outline(probe, b"\n " in probe) == ranges, body
-    if ranges is None:
-        return
-    lines = body.split("\n")
-    tokens = _parse(_MD[False], body)
-    want_fences = [
-        (tok.map[0], set(range(tok.map[0] + 1, tok.map[1])))
-        for tok in tokens
-        if tok.type == "fence" and tok.level == 0 and tok.map is not None
-    ]
-    # (blank lines compared apart: markdown-it drops a last one without a line end)
-    ours = [
-        (k, {n for n in inside if lines[n].strip()}) for k, inside in _fence_lines(probe, ranges)
-    ]
-    want = [(k, {n for n in inside if lines[n].strip()}) for k, inside in want_fences]
-    assert ours == want, body
-    inside = set().union(*(lines for _, lines in want_fences))
-    by_itself = [
-        (head[0], head[1], k)
-        for k, line in enumerate(lines)
-        if line.startswith("#") and k not in inside and (head := markdown.atx_heading(line))
-    ]
-    assert by_itself == _oracle_headings(body), body
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(_OUTLINE_PIECES), max_size=14), st.booleans())
-def test_plain_outline_agrees_with_markdown_it(parts: list[str], last_eol: bool) -> None:
-    """When a body's outline is plain, its fenced code is markdown-it's top-level
-    fences, and its top-level ATX headings are the lines outside them that read
-    as headings by themselves (what the quick lint finds with byte searches)."""
-    _check_outline("\n".join(parts) + ("\n" if last_eol else ""))
-
-
-@pytest.mark.parametrize(
-    ("body", "plain"),
-    [
-        ("## A\n\ntext\n## B\n", True),
-        ("## A\n```\n## not\n```\n## B\n", True),
-        ("~~~~\n## not\n~~~\n~~~~\n## B\n", True),
-        ("```\n  # inside\n<div>\n```\n", True),  # inside fenced code they change nothing
-        ("```\n## runs to the end\n", True),
-        ("- item\n    code\n## B\n", True),
-        ("  # indented\n", False),
-        ("   ## three\n", False),
-        ("<div>\n## hidden\n", False),
-        ("  <!--\n## hidden\n-->\n", False),
-        ("- ```\n## B\n```\n", False),  # a fence mark not at its line's start
-        ("  ```\n## B\n  ```\n", False),
-        ("text ``` x\n", False),
-        ("```yaml\na: 1\n```\n## B\n", True),  # the hook's manifest block
-        ("````\n```\n## not\n````\n## B\n", True),
-        ("~~~\n```\n## not\n~~~\n", True),
-        ("```a`b\n## B\n", False),  # inline code, not a fence
-    ],
-)
-def test_plain_outline_cases(body: str, plain: bool) -> None:
-    assert (markdown.plain_outline(b"\n" + body.encode()) is not None) is plain
-    _check_outline(body)

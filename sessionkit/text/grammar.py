@@ -15,6 +15,7 @@ import re
 __all__ = [
     "CITATION_BARE",
     "CITATION_CODE",
+    "DATE",
     "DATED_KEY",
     "FENCE",
     "TRIM",
@@ -23,7 +24,10 @@ __all__ = [
     "fence_closes",
     "fence_open",
     "frontmatter_end",
+    "is_bullet_item_start",
     "is_fence",
+    "is_thematic_break",
+    "may_open_block",
     "split_lines",
     "strip_eol",
     "thematic_break",
@@ -205,12 +209,41 @@ DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _MAY_OPEN = re.compile(r"\n(?:[`~<]|[^\S\n\r]|\r(?!\n))")
 
 
-def may_open_block(text: str) -> bool:
-    """Whether a line of ``text`` (split at ``\\n``) may open indented code, a code fence
-    or an HTML block: it starts with a backtick, a tilde, ``<`` or whitespace (an empty
-    line does not count, nor does the CR of a CRLF line end).  When False, no such
-    block opens at the top level of ``text``."""
-    first = text[:1]
-    if first and (first in "`~<" or first.isspace()) and not text.startswith(("\n", "\r\n")):
+def may_open_block(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether a line of ``text[start:end]`` (split at ``\\n``) may open indented code, a
+    code fence or an HTML block: it starts with a backtick, a tilde, ``<`` or whitespace
+    (an empty line does not count, nor does the CR of a CRLF line end).  When False, no
+    such block opens at the top level there, so a line starting with ``#`` is a heading
+    by itself."""
+    if end is None:
+        end = len(text)
+    first = text[start : start + 1] if start < end else ""
+    lead = first and (first in "`~<" or first.isspace())
+    if lead and not text.startswith(("\n", "\r\n"), start, end):
         return True
-    return _MAY_OPEN.search(text) is not None
+    return _MAY_OPEN.search(text, start, end) is not None
+
+
+def is_thematic_break(line: str | bytes) -> bool:
+    """Whether ``line`` (no line end) is a thematic break outside any container: at most
+    three spaces, then :func:`thematic_break`.  Under a paragraph ``---`` is a setext
+    underline instead, which this does not judge.  Bytes read as ASCII."""
+    text = line.decode("latin-1") if isinstance(line, bytes) else line
+    rest = text.lstrip(" ")
+    return len(text) - len(rest) < 4 and thematic_break(rest)
+
+
+def is_bullet_item_start(line: str | bytes, *, after_paragraph: bool = False) -> bool:
+    """Whether ``line`` (no line end) opens a bullet item outside any container: at most
+    three spaces, ``-``, ``*`` or ``+``, then a blank or the end, and no thematic break.
+    ``after_paragraph``: an empty item does not interrupt a paragraph."""
+    text = line.decode("latin-1") if isinstance(line, bytes) else line
+    rest = text.lstrip(" ")
+    mark = rest[:1]
+    if len(text) - len(rest) > 3 or (mark != "-" and mark != "*" and mark != "+"):
+        return False
+    if rest[1:2] not in ("", " ", "\t"):
+        return False
+    if after_paragraph and not rest[1:].strip(" \t"):
+        return False
+    return not thematic_break(rest)

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 import sessionkit
 from sessionkit.adapters.crosswalk import pivot_from_bm
 from sessionkit.document import parse
-from sessionkit.markdown import flat_leaves, tokenize, walk
 from tests.adapters.test_aiwiki_memory import HEAD as PAGE_HEAD
 
 # the frontmatter of tests/adapters/test_aiwiki_memory.py's big pages, then the section
@@ -213,19 +212,6 @@ def test_big_notes_are_converted_one_at_a_time(tmp_path: Path) -> None:
     one, _ = _peak(tmp_path / "one", 100_000, same=True)
     two, _ = _peak(tmp_path / "two", 100_000, same=True, notes=2)
     assert two < 1.1 * one
-
-
-def test_flat_leaves_are_the_text_blocks_of_tokenize() -> None:
-    text = "# T\n\npara one\nline two\n\n- a\n- b\n\n* c\n---\n\ntail\n"
-    lines = text.splitlines(keepends=True)
-    leaves = flat_leaves(lines, tables=False)
-    assert leaves is not None
-    want = []
-    for block, _ in walk(tokenize(lines, tables=False)):
-        if block.kind in ("heading", "paragraph", "hr"):
-            want.append((block.kind, block.start, block.end, block.content))
-    assert [leaf[:4] for leaf in leaves] == want
-    assert flat_leaves(["> quote\n"]) is None
 
 
 _steps = st.lists(st.sampled_from(["a", "b", "step 1", "é"]), max_size=6)
