@@ -19,6 +19,7 @@ __all__ = [
     "project_file",
     "repository_above",
     "repository_root",
+    "scalar",
 ]
 
 #: name of the project configuration file (:data:`sessionkit.config.PROJECT_FILE`)
@@ -98,3 +99,14 @@ def check_budget(budget: int, unit: str = "chars") -> str | None:
     if budget < MIN_BUDGET[unit]:
         return f"must be 0 (no limit) or at least {MIN_BUDGET[unit]} {unit}, not {budget}"
     return None
+
+
+def scalar(raw: str) -> str | int | float | bool:
+    """A ``--storage-option``/``config set`` value: a TOML scalar literal, else ``raw`` itself."""
+    import tomllib
+
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+    return value if isinstance(value, str | int | float | bool) else raw
