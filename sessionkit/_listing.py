@@ -111,9 +111,7 @@ def is_note_name(key: str) -> bool:
 
 
 def _newest_day_keys(keys: Sequence[str]) -> list[str]:
-    """The keys :func:`latest_note` chooses between: the newest date's (unknown notes left
-    out), else, when no key is dated, every undated note.
-    """
+    """The keys :func:`latest_note` chooses between: the newest date's, else every undated one."""
     text = joined(keys)
     if "/" in text:  # (notes in subfolders)
         return _by_days(keys)

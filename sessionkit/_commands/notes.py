@@ -342,10 +342,8 @@ def _listed_rows(
 
 
 class _Spool:
-    """ls's output lines in sorted order, held on disk, not in memory: lines go to one
-    temporary file, their sort keys and lengths to another.  Lines that came in order
-    (the usual case) are copied out as they are; otherwise the keys are sorted (stable)
-    and the lines read back in that order."""
+    """ls's output lines sorted on disk, not in memory (lines in one temp file, their sort
+    keys and lengths in another; lines that came in order are copied out as they are)."""
 
     def __init__(self) -> None:
         import tempfile
