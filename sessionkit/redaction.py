@@ -459,8 +459,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
         return _merged(found)
     from array import array
 
-    # where each removed break was in the joined text, and the characters removed up to
-    # and including it (machine ints: a note of a million short lines has as many breaks)
+    # each removed break's place in the joined text and the characters removed up to it
     cut_at, removed_upto = array("q"), array("q")
     removed = 0
     for m in _JOIN.finditer(text):
