@@ -26,12 +26,19 @@ __all__ = [
     "TEMP_PATTERN",
     "check_writable",
     "fsync_dir",
+    "inside",
     "lock_file",
     "lock_timeout_text",
     "make_temp",
     "sweep_temps",
     "write_atomic",
 ]
+
+
+def inside(real: str, root: str) -> bool:
+    """Whether the resolved path ``real`` is ``root`` or below it."""
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
 
 #: names of sessionkit's temp files: ``.NAME.<12 lowercase hex>.tmp``
 TEMP_PATTERN = lazy(r"^\..+\.[0-9a-f]{12}\.tmp$")

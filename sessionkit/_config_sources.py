@@ -19,7 +19,7 @@ __all__ = [
     "project_file",
     "repository_above",
     "repository_root",
-    "user_config_file",
+    "scalar",
 ]
 
 #: name of the project configuration file (:data:`sessionkit.config.PROJECT_FILE`)
@@ -31,14 +31,6 @@ _NOT_CONFIG = frozenset(
 )
 
 
-def user_config_file() -> str:
-    """The user configuration file (as :func:`sessionkit.config.user_config_path` finds it:
-    platformdirs' rule, written out where it is plain, see :mod:`sessionkit._userconfig`)."""
-    from ._userconfig import user_config_file as found
-
-    return found()
-
-
 def config_sources_exist(start: str) -> bool:
     """Whether any configuration source exists for a command started in ``start``: a
     ``SESSIONKIT_*`` variable, a project file at or above ``start``, the user file."""
@@ -46,6 +38,8 @@ def config_sources_exist(start: str) -> bool:
         return True
     if project_file(os.path.abspath(start)) is not None:
         return True
+    from ._userconfig import user_config_file
+
     return os.path.isfile(user_config_file())
 
 
@@ -105,3 +99,14 @@ def check_budget(budget: int, unit: str = "chars") -> str | None:
     if budget < MIN_BUDGET[unit]:
         return f"must be 0 (no limit) or at least {MIN_BUDGET[unit]} {unit}, not {budget}"
     return None
+
+
+def scalar(raw: str) -> str | int | float | bool:
+    """A ``--storage-option``/``config set`` value: a TOML scalar literal, else ``raw`` itself."""
+    import tomllib
+
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+    return value if isinstance(value, str | int | float | bool) else raw

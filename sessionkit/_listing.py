@@ -38,9 +38,7 @@ def note_names(folder: str) -> list[str] | None:
     try:  # (listed by its descriptor: the entries do not each join a path)
         with os.scandir(fd) as it:
             entries = list(it)
-        # regular files, no symlinks: the entries' own methods mapped in C (a call with
-        # a keyword costs more), while the folder is open (where a listing gives no
-        # types, they stat by its descriptor)
+        # regular files, no symlinks (asked while the folder is open: they stat by its fd)
         plain = not any(map(_IS_SYMLINK, entries)) and all(map(_IS_FILE, entries))
     except OSError:
         return None
@@ -111,9 +109,7 @@ def is_note_name(key: str) -> bool:
 
 
 def _newest_day_keys(keys: Sequence[str]) -> list[str]:
-    """The keys :func:`latest_note` chooses between: the newest date's (unknown notes left
-    out), else, when no key is dated, every undated note.
-    """
+    """The keys :func:`latest_note` chooses between: the newest date's, else every undated one."""
     text = joined(keys)
     if "/" in text:  # (notes in subfolders)
         return _by_days(keys)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._config_sources import PROJECT_FILE, check_budget, project_file
+from ._config_sources import PROJECT_FILE, check_budget, project_file, scalar
 from ._config_sources import repository_root as _root
 from ._plain import Frozen
 from .errors import SessionKitError
@@ -526,9 +526,8 @@ def _from_text(setting: Setting, raw: Any, origin: str) -> Any:
 
 
 def _resolve_path(value: str, base: str) -> str:
-    """A store location from a file, by the rule of ``--store`` (``backends._storage``'s
-    ``local_path``, without importing the stores): ``~`` expanded, a URL or an absolute
-    path kept, a relative one joined to ``base`` and refused if it leads outside it."""
+    """A store location from a file by ``--store``'s rule (without importing the stores): a
+    URL or absolute path kept, a relative one joined to ``base`` and kept inside it."""
     if "://" in value:
         return value
     expanded = os.path.expanduser(value)
@@ -538,8 +537,9 @@ def _resolve_path(value: str, base: str) -> str:
     joined = os.path.normpath(os.path.join(start, expanded))
     real, real_start = os.path.realpath(joined), os.path.realpath(start)
     rel = os.path.normpath(expanded).replace(os.sep, "/")
-    inside = real == real_start or real.startswith(real_start.rstrip(os.sep) + os.sep)
-    if rel == ".." or rel.startswith("../") or not inside:
+    from ._atomic import inside
+
+    if rel == ".." or rel.startswith("../") or not inside(real, real_start):
         raise ConfigError(
             f"refused store {value!r}: relative to {start} it leads to {real}, outside that "
             "folder (give an absolute path to mean a folder elsewhere)"
@@ -908,19 +908,14 @@ def set_value(
         ConfigError: unknown key, bad value, a secret-looking key or URL password
             (credentials belong to fsspec and the cloud SDKs), or a malformed file.
     """
-    import tomllib
 
     path = parse_key(key)
     if is_secret_key(path[-1]):
         raise ConfigError(f"refusing to store {key!r}: it looks like a secret; {_CREDENTIAL_HINT}")
     if path[0] != _SO:
         converted: Any = _from_text(_BY_KEY[key], value, "config set")
-    else:  # a TOML literal (true, 42, "quoted") when it is one, else the string itself
-        try:
-            converted = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            converted = value
-        converted = converted if isinstance(converted, str | int | float | bool) else value
+    else:
+        converted = scalar(value)
     if isinstance(converted, str) and _USERINFO.match(converted):
         raise ConfigError(
             f"refusing to store a password inside a URL for {key!r}; {_CREDENTIAL_HINT}"

@@ -259,9 +259,9 @@ def _checkpoint_lines(session: Any) -> tuple[str | None, list[str]]:
 def _header(key: str, session: Any) -> str:
     day = (session.started or "")[:10]
     if not day:  # the first date in the note's name
-        import re
+        from .text.grammar import DATE
 
-        m = re.search(r"\d{4}-\d{2}-\d{2}", key)
+        m = DATE.search(key)
         day = (m.group(0) if m else "") or "undated"
     label = _one_line(session.focus or session.title or "unset")
     return f"Latest session note {_one_line(key)}: {day}, status {session.status}, focus: {label}"

@@ -347,13 +347,8 @@ _QUOTES = "\"'`"
 
 
 def _assigned(view: str, at: int, sep: str) -> tuple[int, int]:
-    """The span of the value assigned at ``at`` (just past ``sep`` and its blanks).
-
-    A quoted value runs to its closing quote on the line (blanks included); a
-    bare one to the first blank, and for ``=`` also to ``;``, ``,`` or ``&`` (a
-    connection string, a query); closing brackets and commas after it are not
-    part of it.
-    """
+    """The span of the value assigned at ``at``: quoted, to its closing quote on the line; bare,
+    to the first blank (for ``=`` also ``;``, ``,``, ``&``), trailing brackets and commas off."""
     n = len(view)
     if at < n and view[at] in _QUOTES:
         close = view.find(view[at], at + 1, min(n, at + 202))
@@ -464,8 +459,7 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
         return _merged(found)
     from array import array
 
-    # where each removed break was in the joined text, and the characters removed up to
-    # and including it (machine ints: a note of a million short lines has as many breaks)
+    # each removed break's place in the joined text and the characters removed up to it
     cut_at, removed_upto = array("q"), array("q")
     removed = 0
     for m in _JOIN.finditer(text):
@@ -493,11 +487,8 @@ def _spans(text: str, allow: frozenset[str]) -> list[_Span]:
 
 
 def _merged(found: list[_Span]) -> list[_Span]:
-    """Spans sorted, overlapping ones merged (the first one's kind).
-
-    An assigned value that overlaps a secret of a fixed shape gives way to it
-    (``x-access-token:ghp_…@github.com``: the token, not the rest of the URL).
-    """
+    """Spans sorted, overlapping ones merged (the first one's kind); an assigned value gives way
+    to a fixed-shape secret it overlaps (``x-access-token:ghp_…@github.com``: the token)."""
     shaped = [sp for sp in found if sp[2] != _ASSIGNMENT]
     if shaped and len(shaped) < len(found):
         import bisect

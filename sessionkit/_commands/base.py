@@ -146,13 +146,9 @@ def parse_option(item: str) -> tuple[str, Any]:
     name, sep, raw = item.partition("=")
     if not sep or not name.strip():
         raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--storage-option")
-    import tomllib
+    from .._config_sources import scalar
 
-    try:
-        value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    return name.strip(), value if isinstance(value, str | int | float | bool) else raw
+    return name.strip(), scalar(raw)
 
 
 def _one_of(ctx: click.Context, param: click.Parameter, value: str, names: Any, what: str) -> str:

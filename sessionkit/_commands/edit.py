@@ -169,9 +169,8 @@ def _is_dash_text(arg: str) -> bool:
 
 
 class _TextCommand(click.Command):
-    """A command whose trailing TEXT may hold words that start with '-' (``- [ ] item``):
-    from the first such word on, the words that are not its options are TEXT, as if they
-    followed ``--``; an unknown option's error says how to pass such text."""
+    """A command whose trailing TEXT may start with '-' (``- [ ] item``): from that word on,
+    words that are not its options are TEXT, as after ``--``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" not in args:

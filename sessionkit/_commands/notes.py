@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -13,6 +12,7 @@ import click
 
 from .._lint_cmd import local_items, report
 from ..errors import SessionKitError
+from ..text.grammar import DATE
 from .base import (
     FINDINGS,
     OK,
@@ -271,8 +271,6 @@ def show(path: str, as_json: bool, storage_option: tuple[str, ...], fmt: str | N
 
 # -- ls -----------------------------------------------------------------------------------
 
-_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
-
 
 def _ls_one(
     item: tuple[str, str | None, str | None, str, int],
@@ -287,12 +285,12 @@ def _ls_one(
         fields = listed(text, path=shown, max_bytes=limit)
     except SessionKitError as exc:
         return None, one_line(exc.cli_text())
-    m = _DATE.search(fields["started"] or "") or _DATE.search(key)
+    m = DATE.search(fields["started"] or "") or DATE.search(key)
     if not key.isprintable():  # (a name that is not UTF-8, or holds a newline: escaped)
         from .._names import shown as escaped
 
         key = escaped(key)
-    date = m.group(1) if m else None
+    date = m.group(0) if m else None
     row = {"key": key, "date": date, **{k: fields[k] for k in ("id", "status", "focus", "title")}}
     return row, None
 
@@ -344,10 +342,8 @@ def _listed_rows(
 
 
 class _Spool:
-    """ls's output lines in sorted order, held on disk, not in memory: lines go to one
-    temporary file, their sort keys and lengths to another.  Lines that came in order
-    (the usual case) are copied out as they are; otherwise the keys are sorted (stable)
-    and the lines read back in that order."""
+    """ls's output lines sorted on disk, not in memory (lines in one temp file, their sort
+    keys and lengths in another; lines that came in order are copied out as they are)."""
 
     def __init__(self) -> None:
         import tempfile

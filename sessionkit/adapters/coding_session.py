@@ -29,7 +29,7 @@ import attrs
 from ..errors import FormatError, SessionKitError
 from ..markdown import tokenize
 from ..model import Checkpoint, Citation, Observation, Session, Status
-from ..text.grammar import split_lines
+from ..text.grammar import DATE, split_lines
 from .profiles import BASIC_MEMORY
 
 __all__ = [
@@ -230,7 +230,7 @@ _INFO_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "`\x85\u2028\u2029"}
 
 
 def _date(value: Any) -> str | None:
-    m = re.match(r"\d{4}-\d{2}-\d{2}", str(value or ""))
+    m = DATE.match(str(value or ""))
     return m.group(0) if m else None
 
 

@@ -76,10 +76,10 @@ def _read_entry_points() -> None:
     if _entry_points_read:
         return
     _entry_points_read = True
-    from importlib.metadata import entry_points
+    from .._entry_points import entry_points
 
-    for ep in entry_points(group="sessionkit.backends"):
-        _registry.setdefault(ep.name, ep.value)
+    for name, value in entry_points("sessionkit.backends"):
+        _registry.setdefault(name, value)
 
 
 def available_backends() -> list[str]:

@@ -25,6 +25,7 @@ import attrs
 
 from ..errors import PathSafetyError, SessionKitError, StoreError
 from ..model import Session, Status
+from ..text.grammar import DATE
 
 __all__ = ["FileEntry", "NoteInfo", "Storage", "Store", "check_key"]
 
@@ -113,7 +114,7 @@ def as_iso_date(value: DateLike | None) -> str | None:
     if isinstance(value, date):
         return value.isoformat()[:10]
     text = str(value).strip()
-    if not re.match(r"^\d{4}-\d{2}-\d{2}", text):
+    if not DATE.match(text):
         raise ValidationError(f"not a date (YYYY-MM-DD): {value!r}")
     try:
         return date.fromisoformat(text[:10]).isoformat()

@@ -270,10 +270,6 @@ class FileStore(Store):
         """Remove a note. Raises :class:`NotFoundError`."""
         self.storage.delete(self.path_of(key))
 
-    def exists(self, key: str) -> bool:
-        """Whether a note with this key exists (one listing)."""
-        return key in set(self.keys())
-
     # -- heads ----------------------------------------------------------------
     def frontmatters(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The frontmatter of each note from its first few KB when that suffices

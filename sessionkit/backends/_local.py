@@ -25,6 +25,7 @@ from .._atomic import (
     LOCK_NAME,
     check_writable,
     fsync_dir,
+    inside,
     lock_timeout_text,
     make_temp,
     sweep_temps,
@@ -73,7 +74,7 @@ class LocalStorage(Storage):
 
     # -- paths ----------------------------------------------------------------
     def _inside(self, real: str) -> bool:
-        return _inside(real, self.root)
+        return inside(real, self.root)
 
     def _outside(self, path: str, full: str) -> str | None:
         """Where ``full`` really leads when that is outside the root, else ``None``
@@ -373,13 +374,10 @@ class LocalStorage(Storage):
         like: os.stat_result | bool | None = True,
         seen: bytes | None = None,
     ) -> bool:
-        """Put ``data`` at ``full`` through a synced temp file moved into place.
+        """Put ``data`` at ``full`` through a synced temp file moved into place (crash-safe).
 
-        ``create``: refuse an existing name (hard link; else the caller's lock).
-        ``link_only``: ``False``, nothing written, where there are no hard links.
-        ``like``: the replaced file's stat (``True``: take it here), whose mode
-        and owner the new file keeps.  ``seen``: the bytes the caller read, which
-        the file must still hold just before the rename, else :class:`_Changed`.
+        ``create`` refuses an existing name; ``link_only`` writes nothing without hard links;
+        ``like`` gives the mode and owner to keep; ``seen`` must still be there (:class:`_Changed`).
         """
         folder = os.path.dirname(full)
         self._makedirs(folder)
@@ -649,27 +647,26 @@ class LocalStorage(Storage):
             now = self._read_full(full, path)
             if now != seen:
                 raise ConflictError(f"{path!r} changed since it was read", path=path)
-            try:
-                os.unlink(full)
-            except FileNotFoundError:
-                raise NotFoundError(f"no file {path!r}", path=path) from None
-            except OSError as exc:
-                raise _os_error(exc, f"cannot delete {path!r}", path) from None
+            _unlink(full, path)
         self._renamed_in(os.path.dirname(full))
 
     def delete(self, path: str) -> None:
         full = self.resolve(path)
         with self._lock(path):
-            try:
-                os.unlink(full)
-            except FileNotFoundError:
-                raise NotFoundError(f"no file {path!r}", path=path) from None
-            except OSError as exc:
-                raise _os_error(exc, f"cannot delete {path!r}", path) from None
+            _unlink(full, path)
 
 
 def _not_regular(exc: NotRegular, path: str) -> StoreError:
     return StoreError(f"cannot read {path!r}: it is {exc.kind}, not a regular file", path=path)
+
+
+def _unlink(full: str, path: str) -> None:
+    try:
+        os.unlink(full)
+    except FileNotFoundError:
+        raise NotFoundError(f"no file {path!r}", path=path) from None
+    except OSError as exc:
+        raise _os_error(exc, f"cannot delete {path!r}", path) from None
 
 
 def _os_error(exc: OSError, what: str, path: str | None) -> StoreError:
@@ -799,10 +796,6 @@ def is_local(url: str) -> bool:
     return protocol in (None, "file", "local")
 
 
-def _inside(real: str, folder: str) -> bool:
-    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
-
-
 def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     """The absolute, normalised local path a plain path or ``file://`` URL names.
 
@@ -831,7 +824,7 @@ def local_path(url: str, base: str | os.PathLike[str] | None = None) -> str:
     real, real_start = os.path.realpath(joined), os.path.realpath(start)
     rel = os.path.normpath(path).replace(os.sep, "/")
     climbs = rel == ".." or rel.startswith("../")  # above base, even where base is "/"
-    if climbs or not _inside(real, real_start):
+    if climbs or not inside(real, real_start):
         raise PathSafetyError(
             f"refused store {url!r}: relative to {start} it leads to {real}, outside that "
             "folder (give an absolute path to mean a folder elsewhere)"

@@ -1,15 +1,10 @@
 """A small JSON record kept beside a store's notes, safe against races and kills.
 
-``convert``'s ``.sessionkit-convert.json`` and ``sync``'s state are
-:class:`Record` s: each :meth:`Record.merge` applies changes to the record as
-it is at that moment, under the storage's lock or compare-and-swap, and
-replaces the file whole (temp file, fsync, rename).  On a local disk
-:meth:`Record.append` adds changes as one fsynced line to a journal beside it
-(``<record>.journal``), whose header names the record file it continues, so a
-kill between a fold's two steps loses nothing and applies nothing twice; a
-line a kill cut short is ignored.  Callers write ahead: they record what they
-are about to write, with what was there (:func:`entry_accepts`).  A record
-that is not JSON reads as empty.
+``convert``'s ``.sessionkit-convert.json`` and ``sync``'s state: :meth:`Record.merge`
+replaces the file whole under the storage's lock or compare-and-swap; on a local disk
+:meth:`Record.append` adds one fsynced journal line (``<record>.journal``), so a kill
+loses nothing and applies nothing twice.  Callers write ahead (:func:`entry_accepts`);
+a record that is not JSON reads as empty.
 """
 
 from __future__ import annotations

@@ -105,11 +105,6 @@ class AiwikiStore(FileStore):
         return check_key(f"{day}-{safe_id7(session.id)}.md")
 
     # -- listing --------------------------------------------------------------
-    @staticmethod
-    def date_of(key: str) -> str | None:
-        """The ``YYYY-MM-DD`` a key's filename starts with, if any."""
-        return note_day(key.rsplit("/", 1)[-1])
-
     def info(self) -> builtins.list[NoteInfo]:
         """Every note with what its name tells (date, short id, mtime when free)."""
         out = []

@@ -74,9 +74,8 @@ def name_stamp(key: str) -> str | None:
 
 
 def _filename_for_title(title: str) -> str:
-    """``{stem}.md`` as Basic Memory names a note, safe everywhere: an empty stem is
-    ``Session``, a long one cut to 200 bytes, a reserved name (``CON``…) gets ``-note``.
-    """
+    """``{stem}.md`` as Basic Memory names a note, safe everywhere (empty: ``Session``; long:
+    cut to 200 bytes; reserved such as ``CON``: ``-note`` added)."""
     try:
         from ..adapters.profiles import filename_for_title  # the shared rule
 

@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Mapping
 
-from .._config_sources import config_sources_exist, repository_root
+from .._config_sources import config_sources_exist, repository_root, scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -273,9 +273,8 @@ def _fileno(stream: IO[bytes]) -> int | None:
 
 
 def _read_bounded(fd: int, limit: int, seconds: float) -> tuple[bytes, str | None]:
-    """Up to ``limit + 1`` bytes from ``fd`` within ``seconds``: ``(data, problem)``; stops at
-    end of input, at a whole JSON object, past ``limit`` (draining what else arrives in
-    time) or when the time is up."""
+    """``(data, problem)``: up to ``limit + 1`` bytes from ``fd`` within ``seconds``, stopping
+    at end of input, at a whole JSON object, or past ``limit`` (the rest drained)."""
     import select
 
     end = time.monotonic() + seconds
@@ -566,17 +565,9 @@ def bounded_options(
 
 
 def _option(item: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` as ``sessionkit -o`` reads it (VALUE a TOML literal, else a string)."""
+    """``KEY=VALUE`` as ``sessionkit -o`` reads it."""
     name, _, raw = item.partition("=")
-    import tomllib
-
-    try:
-        value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    if not isinstance(value, str | int | float | bool):
-        value = raw
-    return name.strip(), value
+    return name.strip(), scalar(raw)
 
 
 def deliver(outbox: Any, store: Any, identity: str, settings: Settings) -> None:

@@ -270,10 +270,6 @@ class Recorded(Plain):
         self.findings = findings
 
 
-def _inside(real: str, root: str) -> bool:
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def record_local(
     root: str,
     payload: Any,
@@ -303,7 +299,9 @@ def record_local(
     day = iso_now()[:10]
     real_root = os.path.realpath(os.path.abspath(root))
     folder = os.path.join(real_root, "aiwiki", "sessions")
-    if not _inside(os.path.realpath(folder), real_root):
+    from .._atomic import inside
+
+    if not inside(os.path.realpath(folder), real_root):
         return None
     names = note_names(folder)
     if names is None:

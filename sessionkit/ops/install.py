@@ -148,12 +148,8 @@ def hook_program() -> tuple[str, str | None]:
 
 
 def _is_ours(hook: Any, name: str) -> bool:
-    """Whether ``hook`` runs ``sessionkit hook NAME [--agent A]`` by any spelling of sessionkit.
-
-    Matches the bare name, an absolute path ending in ``/sessionkit`` and
-    ``<python> -m sessionkit``, so reinstalling finds (and updates) an entry
-    written by another version or from another environment.
-    """
+    """Whether ``hook`` runs ``sessionkit hook NAME`` by any spelling of sessionkit, so that
+    reinstalling updates an entry another version or environment wrote."""
     if not isinstance(hook, dict):
         return False
     cmd = hook.get("command")

@@ -28,6 +28,7 @@ import attrs
 
 from ..errors import NotFoundError, SessionKitError, ValidationError
 from ..model import Checkpoint, Citation, Directive, DirectiveState, Observation, Session, Status
+from ..text.grammar import DATE
 from ..text.grammar import DATED_KEY as _DATED_KEY
 from .checkpoint import (
     NO_ID,
@@ -254,11 +255,8 @@ def _new_aiwiki_session(session_id: str | None, day: str) -> Session:
 def _transcript_start(
     transcript_path: str | None, limit: int = 512 * 1024
 ) -> tuple[str | None, str | None]:
-    """(first user request clipped, its UTC timestamp) from a Claude Code transcript; best effort.
-
-    The transcript is JSON Lines; only its first ``limit`` bytes are read, and only
-    from a regular file (a FIFO or a device is not waited on).
-    """
+    """(first user request clipped, its UTC timestamp) from a Claude Code transcript; best
+    effort, reading only a regular file's first ``limit`` bytes (never waiting on a FIFO)."""
     if not transcript_path or not transcript_path.endswith(".jsonl"):
         return None, None
     from .._safe_read import read_regular
@@ -838,8 +836,8 @@ class PruneReport:
 
 
 def _last_activity(key: str, s: Session) -> str | None:
-    days = [v[:10] for v in (s.started, s.ended) if v and re.match(r"\d{4}-\d{2}-\d{2}", v)]
-    days += [cp.at[:10] for cp in s.checkpoints if re.match(r"\d{4}-\d{2}-\d{2}", cp.at)]
+    days = [v[:10] for v in (s.started, s.ended) if v and DATE.match(v)]
+    days += [cp.at[:10] for cp in s.checkpoints if DATE.match(cp.at)]
     m = _DATED_KEY.match(key)
     if m:
         days.append(m.group(1))

@@ -141,9 +141,8 @@ class _Sides:
         return text
 
     def _write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
-        """The Basic Memory note ``current`` (or a new one) holding the aiwiki ``page``:
-        a minimal splice when that reads back as the page, else the full conversion.
-        :class:`FormatError` when no note holds it."""
+        """The Basic Memory note ``current`` (or a new one) holding the aiwiki ``page``: a
+        minimal splice when it reads back as the page, else the full conversion."""
         full = self.aw_as_bm(page, aw_key)
         if current is None:
             return full  # a whole conversion: convert checks it reads back as the page

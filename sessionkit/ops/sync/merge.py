@@ -122,12 +122,8 @@ def _hunks(base: Sequence[Any], other: Sequence[Any]) -> list[tuple[int, int, li
 def _merge_seq(
     base: Sequence[Any], a: Sequence[Any], b: Sequence[Any], where: str, out: list[Any]
 ) -> list[Any]:
-    """diff3 over item lists: both sides' edits where they touch different items.
-
-    Overlapping edits (or insertions at the same place) are merged item by
-    item when both replace the same items one for one, kept once when they
-    agree, and are a conflict otherwise.
-    """
+    """diff3 over item lists; overlapping edits merge item by item when both replace the same
+    items one for one, are kept once when they agree, else conflict."""
     ha = [(s, e, r, "a") for s, e, r in _hunks(base, a)]
     hb = [(s, e, r, "b") for s, e, r in _hunks(base, b)]
     edits = sorted(ha + hb, key=lambda h: (h[0], h[1]))
