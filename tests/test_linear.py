@@ -44,10 +44,10 @@ CHEAP_100KB = 0.03
 
 
 def _cpu(fn: Callable[..., Any], text: str, fmt: str, runs: int) -> float:
-    """Best CPU time of ``runs`` calls (garbage collector off meanwhile)."""
+    """Best CPU time of ``runs`` calls (garbage collector off meanwhile; no full collection
+    before: in a worker that ran other tests it costs more than the calls timed)."""
     best = float("inf")
     for _ in range(runs):
-        gc.collect()
         gc.disable()
         start = time.process_time()
         try:
