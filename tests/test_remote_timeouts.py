@@ -108,10 +108,11 @@ def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> No
     from sessionkit.testing.s3 import moto_s3
 
     page = (ROOT / "examples/wiki/aiwiki/sessions/2026-05-18-7e8a3f2.md").read_bytes()
-    with moto_s3(latency=0.02) as s3:
+    with moto_s3() as s3:
         s3.make_bucket("notes")
         fs = s3.filesystem()
         fs.pipe({f"notes/wiki/aiwiki/sessions/2026-05-18-{i:07x}.md": page for i in range(NOTES)})
+        s3.latency = 0.02  # (from here: the notes are put at full speed)
         args = [sys.executable, "-c", SCRIPT, "ls", "s3://notes/wiki"]
         args += ["-o", f"endpoint_url={s3.endpoint_url}"]
         env = _env(repo.parent / "home", SESSIONKIT_READ_TIMEOUT="20")
