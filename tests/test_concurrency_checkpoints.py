@@ -1,9 +1,10 @@
-"""8 processes x 25 pre-compact checkpoints on one session: none lost, none doubled.
+"""8 processes x 8 pre-compact checkpoints on one session: none lost, none doubled
+(x 25 under the ``stress`` marker).
 
 Each worker calls the real checkpoint path,
 :func:`sessionkit.ops.lifecycle.record_checkpoint`, with a directive whose
 action names the worker and its sequence number (``w3-007``).  Afterwards the
-note holds exactly 200 checkpoints, each tag once, every worker's tags in its
+note holds exactly 64 (200) checkpoints, each tag once, every worker's tags in its
 own order, timestamps never going back.  On local disk the lock file
 serialises the read-modify-writes; on S3 (the moto server, over HTTP) each is
 a compare-and-swap on the ETag.  200 checkpoints are far over the schema's
@@ -26,7 +27,8 @@ import sessionkit
 from tests.backends.conftest import s3_options, s3_server, s3_url  # noqa: F401 (fixtures)
 
 WORKERS = 8
-APPENDS = 25
+#: checkpoints a worker appends: by default, and under the stress marker
+APPENDS = [8, pytest.param(25, marks=pytest.mark.stress)]
 SESSION_ID = "7e8a3f21-9a4b-4c8d-b1e2-f5a6c7d8e9f0"
 WORKER = """
 import json, os, sys, time
@@ -46,12 +48,12 @@ for i in range(count):
 _TAG = re.compile(r"^Action: (w\d+-\d{3})$")
 
 
-def _run(url: str, options: dict[str, Any], tmp: Path) -> None:
+def _run(url: str, options: dict[str, Any], tmp: Path, appends: int) -> None:
     gate = tmp / "gate"
     repo = tmp / "no-work-item"
     repo.mkdir()
     env = {**os.environ, "SK_GATE": str(gate)}
-    args = [str(APPENDS), json.dumps(options), str(repo), SESSION_ID]
+    args = [str(appends), json.dumps(options), str(repo), SESSION_ID]
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WORKER, url, str(w), *args],
@@ -66,7 +68,7 @@ def _run(url: str, options: dict[str, Any], tmp: Path) -> None:
     assert not errors, errors[0][-2000:]
 
 
-def _check(store: Any) -> dict[str, int]:
+def _check(store: Any, appends: int) -> dict[str, int]:
     [key] = store.keys()
     session = sessionkit.loads(store.read_text(key), path=key, format="aiwiki-v2")
     tags = []
@@ -75,11 +77,11 @@ def _check(store: Any) -> dict[str, int]:
         found = [m.group(1) for item in directive.items if (m := _TAG.match(item))]
         assert len(found) == 1, directive.items
         tags.append(found[0])
-    expected = {f"w{w}-{i:03d}" for w in range(WORKERS) for i in range(APPENDS)}
+    expected = {f"w{w}-{i:03d}" for w in range(WORKERS) for i in range(appends)}
     lost = len(expected - set(tags))
     duplicated = len(tags) - len(set(tags))
     assert (lost, duplicated) == (0, 0)
-    assert len(tags) == WORKERS * APPENDS
+    assert len(tags) == WORKERS * appends
     for w in range(WORKERS):  # every writer's entries in its own order
         mine = [t for t in tags if t.startswith(f"w{w}-")]
         assert mine == sorted(mine)
@@ -90,11 +92,12 @@ def _check(store: Any) -> dict[str, int]:
 
 
 @pytest.mark.slow
-def test_local_checkpoints_none_lost(tmp_path: Path) -> None:
+@pytest.mark.parametrize("appends", APPENDS)
+def test_local_checkpoints_none_lost(tmp_path: Path, appends: int) -> None:
     root = tmp_path / "repo"
-    _run(str(root), {}, tmp_path)
+    _run(str(root), {}, tmp_path, appends)
     store = sessionkit.open_store(root, layout="aiwiki")
-    print(f"\nlocal: {_check(store)}")
+    print(f"\nlocal: {_check(store, appends)}")
     names = sorted(p.name for p in (root / "aiwiki" / "sessions").iterdir())
     assert [n for n in names if not n.startswith(".")] == store.keys()  # no visible leftovers
     assert all(n == ".sessionkit.lock" for n in names if n.startswith("."))
@@ -102,12 +105,14 @@ def test_local_checkpoints_none_lost(tmp_path: Path) -> None:
 
 @pytest.mark.s3
 @pytest.mark.slow
+@pytest.mark.parametrize("appends", APPENDS)
 def test_s3_checkpoints_none_lost(
     tmp_path: Path,
+    appends: int,
     s3_url: str,  # noqa: F811
     s3_options: dict[str, Any],  # noqa: F811
 ) -> None:
     url = f"{s3_url}/wiki"
-    _run(url, s3_options, tmp_path)
+    _run(url, s3_options, tmp_path, appends)
     store = sessionkit.open_store(url, layout="aiwiki", **s3_options)
-    print(f"\ns3: {_check(store)}")
+    print(f"\ns3: {_check(store, appends)}")

@@ -1,9 +1,9 @@
 """kill -9 during ``convert`` and during checkpoint appends: old or new bytes, never a mix.
 
-``tests/ops/test_migrate_crash.py`` does the same for ``migrate`` (36 trials).
-Here a subprocess runs the operation and is SIGKILLed (with its process
-group) at a seeded random point: after a random number of steps reported
-done, plus a random 0-5 ms.  After every kill:
+``tests/ops/test_migrate_crash.py`` does the same for ``migrate``.  8 trials each by
+default, 20 under the ``stress`` marker.  Here a subprocess runs the operation and is
+SIGKILLed (with its process group) at a seeded random point: after a random number of
+steps reported done, plus a random 0-5 ms.  After every kill:
 
 * every note is exactly the bytes of a clean run, or absent (convert), or the
   note as it was before or after the append in flight (checkpoints): it
@@ -33,7 +33,7 @@ import pytest
 import sessionkit
 from sessionkit.diagnostics import Severity
 
-TRIALS = 20
+TRIALS = [8, pytest.param(20, marks=pytest.mark.stress)]
 SEED = 20261130
 CORPUS = Path(__file__).parent / "corpus"
 SESSION_ID = "c0ffee12-3456-4789-abcd-ef0123456789"
@@ -128,7 +128,8 @@ def _aiwiki_source(root: Path) -> None:
 
 
 @pytest.mark.slow
-def test_convert_killed_leaves_old_or_new_and_reruns(crash_dir: Path) -> None:
+@pytest.mark.parametrize("trials", TRIALS)
+def test_convert_killed_leaves_old_or_new_and_reruns(crash_dir: Path, trials: int) -> None:
     from sessionkit.ops.convert import convert
 
     src = crash_dir / "src"
@@ -143,7 +144,7 @@ def test_convert_killed_leaves_old_or_new_and_reruns(crash_dir: Path) -> None:
     total = len(clean.created)
     rng = random.Random(SEED)
     stats = {"trials": 0, "killed": 0, "partial": 0}
-    for trial in range(TRIALS):
+    for trial in range(trials):
         steps = rng.randrange(total + 1)
         _, killed = _kill_at([sys.executable, "-c", CONVERT, str(src), str(dst)], steps, rng)
         stats["trials"] += 1
@@ -165,7 +166,7 @@ def test_convert_killed_leaves_old_or_new_and_reruns(crash_dir: Path) -> None:
         shutil.rmtree(dst, ignore_errors=True)
     assert _files(src) == before  # the source is never touched
     print(f"\nconvert kill -9: {stats}")
-    assert stats["killed"] >= TRIALS // 2
+    assert stats["killed"] >= trials // 2
     assert stats["partial"] >= 3  # kills landed inside the run
 
 
@@ -182,13 +183,16 @@ def _tags(text: str, key: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_checkpoint_append_killed_leaves_old_or_new_and_reruns(crash_dir: Path) -> None:
+@pytest.mark.parametrize("trials", TRIALS)
+def test_checkpoint_append_killed_leaves_old_or_new_and_reruns(
+    crash_dir: Path, trials: int
+) -> None:
     from sessionkit.ops.lifecycle import DirectiveSpec, record_checkpoint
 
     rng = random.Random(SEED + 1)
     stats = {"trials": 0, "killed": 0, "appends_lost": 0}
     per_trial = 8
-    for trial in range(TRIALS):
+    for trial in range(trials):
         root = crash_dir / f"wiki{trial}"
         root.mkdir()
         store = sessionkit.open_store(root, layout="aiwiki")
@@ -232,4 +236,4 @@ def test_checkpoint_append_killed_leaves_old_or_new_and_reruns(crash_dir: Path) 
         shutil.rmtree(root, ignore_errors=True)
     print(f"\ncheckpoint kill -9: {stats}")
     assert stats["appends_lost"] == 0
-    assert stats["killed"] >= TRIALS // 2
+    assert stats["killed"] >= trials // 2

@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from sessionkit import markdown
 from sessionkit.document import split_lines
+from tests.budget import examples
 
 _MD = MarkdownIt("commonmark")
 
@@ -23,7 +24,7 @@ _HEADING = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_HEADING)
 @example("## Title ##")
 @example("# a #b")
@@ -42,7 +43,7 @@ _RUN = st.sampled_from(["``", "```", "````", "~~", "~~~", "~~~~", "`~`"])
 _INFO = st.sampled_from(["", "yaml", " py x", "a`b", " ~", "  \t"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_INDENT, _RUN, _INFO, _INDENT, _RUN, st.sampled_from(["", " ", " x", "`"]))
 @example("", "```", "yaml", "", "```", "")
 @example("  ", "~~~~", "", "", "~~~", "")
@@ -61,7 +62,7 @@ def test_fence_lines_open_and_close_as_markdown_it(
     assert first.closed == (tokens[0].map[1] == 3), text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(["-", "*", "_", " ", "\t", "x", "+"]), max_size=7).map("".join))
 def test_thematic_breaks_as_markdown_it(line: str) -> None:
     tokens = _MD.parse(line + "\n")
@@ -74,7 +75,7 @@ def test_thematic_breaks_as_markdown_it(line: str) -> None:
 _SPACES = ["\u00a0", "\u2003", "\u3000", "\u202f", "\ufeff", "\x0b", "\x0c", " ", "\t"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from([*_SPACES, "a"]), min_size=1, max_size=6).map("".join))
 def test_text_is_trimmed_as_markdown_it_trims_it(words: str) -> None:
     """Heading and paragraph text lose what markdown-it's trim strips (not U+FEFF)."""

@@ -25,6 +25,7 @@ from sessionkit.adapters.aiwiki_page import read_page
 from sessionkit.document import parse, split_lines
 from sessionkit.hooks import main
 from sessionkit.ops.checkpoint import NO_ID, key_for_id7, safe_short_id
+from tests.budget import examples
 
 FENCE = re.compile(r"^---[ \t]*\r?\n?$")
 RULE = re.compile(r"^---[ \t]*$")
@@ -41,7 +42,7 @@ def _text(max_size: int = 24) -> st.SearchStrategy[str]:
     return st.text(st.sampled_from(_TRICKY), max_size=max_size)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(_text(8), max_size=6))
 def test_the_frontmatter_fence_is_the_pattern(parts: list[str]) -> None:
     text = "---" + "".join(parts) + "\nkey: v\n" + "---".join(parts) + "\n---\n"
@@ -54,7 +55,7 @@ def test_the_frontmatter_fence_is_the_pattern(parts: list[str]) -> None:
     assert doc.fm_close == closing
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rule=_text(6), status=_text(10))
 def test_the_entry_rule_and_the_status_item_are_the_patterns(rule: str, status: str) -> None:
     rule_line = "---" + rule.replace("\n", "").replace("\r", "")
@@ -77,7 +78,7 @@ def test_the_entry_rule_and_the_status_item_are_the_patterns(rule: str, status: 
         assert body[-1] == rule_line
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(_text(12), st.text(max_size=12)))
 def test_a_short_id_is_the_pattern(session_id: str) -> None:
     assert safe_short_id(session_id) == (UNSAFE.sub("", session_id)[:7] or NO_ID)
@@ -100,7 +101,7 @@ _DAYS = st.sampled_from(["2026-05-18", "2026-05-19", "2026-5-18", "\u0662026-05-
 _IDS = st.sampled_from(["abcdef0", "abcdef", "abc_ef0", "ab/cdef", "abcdef0x", "-", "ab.cd"])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(
         st.tuples(

@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from sessionkit import markdown
 from sessionkit.document import split_lines
 from sessionkit.markdown import Block, tokenize, top_headings, walk
+from tests.budget import examples
 
 CORPUS = Path(__file__).parent / "corpus"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -240,7 +241,7 @@ _TEXT = st.tuples(st.lists(_LINE, max_size=14), st.sampled_from(["\n", "\r\n"]),
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_TEXT)
 @example("- a\n - b\n  - c\n   - d\n    - e\n")
 @example("> ```\nfoo\n```\n")
@@ -386,7 +387,7 @@ _ITEM_LINE = st.tuples(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_ITEM_LINE, max_size=10), st.booleans())
 @example(["- a", "", "", "  b"], True)
 @example(["1.   a", "    - x"], True)
@@ -397,7 +398,7 @@ def test_list_pages_agree_with_markdown_it(lines: list[str], last_eol: bool) -> 
     check("\n".join(lines) + ("\n" if last_eol else ""))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_TEXT, st.data())
 def test_a_range_reads_as_its_own_page(text: str, data: st.DataObject) -> None:
     """``tokenize(lines, start, end)`` is the page ``lines[start:end]``, its line numbers
@@ -433,7 +434,7 @@ def _oracle_headings(text: str) -> list[tuple[int, str, int]]:
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_HEADING_LINES, st.data())
 @example("## a\n\n# b\n#c\n", None)
 @example("#", None)
@@ -452,7 +453,7 @@ def test_top_headings_agree_with_markdown_it(text: str, data: st.DataObject | No
         assert general == [(lvl, title, line + start) for lvl, title, line in oracle]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet="#  \t\u00a0\x0ca", max_size=8), st.sampled_from(["#", "##", "###"]))
 @example(" # #", "##")
 @example(" #\u00a0", "##")
@@ -463,7 +464,7 @@ def test_heading_titles_cut_their_tail_as_markdown_it_does(rest: str, opening: s
     assert top_headings(lines) == _oracle_headings(lines[0])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_HEADING_LINES)
 @example("## a\n\n# b\n#c\n")
 @example("a\n\u00a0```\n## b\n")
@@ -529,7 +530,7 @@ def _dump(blocks: list[Block]) -> list[tuple[object, ...]]:
     ]
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(
     st.lists(st.sampled_from(_FLAT_PIECES), max_size=16),
     st.sampled_from(["\n", "\r\n"]),
@@ -581,7 +582,7 @@ def _check_line(line: str) -> None:
         ), (line, under)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from(_LINE_PIECES), max_size=6).map("".join))
 def test_line_rules_agree_with_markdown_it(line: str) -> None:
     """Whether one line is a thematic break, or opens a bullet item (alone and under a

@@ -26,6 +26,7 @@ from sessionkit.redaction import (
     guard_pieces,
     redact,
 )
+from tests.budget import examples
 
 # -- one real-shaped fake per kind (assembled so no scanner flags this file as a leak) ----
 AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -258,7 +259,7 @@ _ODD = st.text(alphabet="aKk\u212a\u0130\u00df\u00c9\u01c5 =:\n", max_size=60).f
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(before=_ODD, after=_ODD, kind=st.sampled_from(sorted(FAKES)))
 def test_a_secret_among_odd_letters_is_found_in_place(before: str, after: str, kind: str) -> None:
     template, secret = FAKES[kind]

@@ -73,7 +73,7 @@ def test_a_silent_endpoint_fails_within_the_configured_timeout(repo: Path, comma
         (repo / ".sessionkit.toml").write_text(
             '[store]\nurl = "s3://notes/wiki"\nlayout = "aiwiki"\n'
             f'[storage_options."s3://notes"]\nendpoint_url = "{endpoint}"\n'
-            "connect_timeout = 1\nread_timeout = 1\n",
+            "connect_timeout = 1\nread_timeout = 0.25\n",
             encoding="utf-8",
         )
         proc = _run(repo, COMMANDS[command])
@@ -88,12 +88,16 @@ def test_the_timeouts_come_from_the_environment_too(repo: Path) -> None:
 
     with silent_endpoint() as endpoint:
         args = ["ls", "s3://notes/wiki", "-o", f"endpoint_url={endpoint}"]
-        proc = _run(repo, args, SESSIONKIT_READ_TIMEOUT="1", SESSIONKIT_CONNECT_TIMEOUT="1")
+        proc = _run(repo, args, SESSIONKIT_READ_TIMEOUT="0.25", SESSIONKIT_CONNECT_TIMEOUT="1")
         assert proc.returncode == 2, proc.stderr
         assert "cannot reach s3://notes: no answer (read timed out)" in proc.stderr
         proc = _run(repo, args, SESSIONKIT_READ_TIMEOUT="soon")
     assert proc.returncode == 2
     assert "SESSIONKIT_READ_TIMEOUT must be a positive number of seconds" in proc.stderr
+
+
+#: one batch of reads (256) and a few more: ls shows its progress past the first batch
+NOTES = 260
 
 
 def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> None:
@@ -104,10 +108,11 @@ def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> No
     from sessionkit.testing.s3 import moto_s3
 
     page = (ROOT / "examples/wiki/aiwiki/sessions/2026-05-18-7e8a3f2.md").read_bytes()
-    with moto_s3(latency=0.02) as s3:
+    with moto_s3() as s3:
         s3.make_bucket("notes")
         fs = s3.filesystem()
-        fs.pipe({f"notes/wiki/aiwiki/sessions/2026-05-18-{i:07x}.md": page for i in range(300)})
+        fs.pipe({f"notes/wiki/aiwiki/sessions/2026-05-18-{i:07x}.md": page for i in range(NOTES)})
+        s3.latency = 0.02  # (from here: the notes are put at full speed)
         args = [sys.executable, "-c", SCRIPT, "ls", "s3://notes/wiki"]
         args += ["-o", f"endpoint_url={s3.endpoint_url}"]
         env = _env(repo.parent / "home", SESSIONKIT_READ_TIMEOUT="20")
@@ -127,9 +132,9 @@ def test_a_slow_endpoint_shows_progress_on_a_terminal_and_ends(repo: Path) -> No
         os.close(master)
         quiet = _run(repo, args[3:], SESSIONKIT_READ_TIMEOUT="20")
     assert proc.returncode == 0, (proc.returncode, shown)
-    assert out.count(b"\n") == 300
-    assert b"sessionkit: reading s3://notes/wiki: 256/300 notes" in shown, shown
-    assert b"read s3://notes/wiki: 300 notes" in shown
+    assert out.count(b"\n") == NOTES
+    assert f"sessionkit: reading s3://notes/wiki: 256/{NOTES} notes".encode() in shown, shown
+    assert f"read s3://notes/wiki: {NOTES} notes".encode() in shown
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 
 

@@ -24,6 +24,7 @@ from sessionkit.diagnostics import Severity
 from sessionkit.document import parse
 from sessionkit.errors import FormatError, ParseError
 from sessionkit.model import ExtraSection, Link, LinkStyle, Observation, Session, Status
+from tests.budget import examples
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "basic-memory"
 
@@ -431,7 +432,7 @@ def representable_sessions(draw: st.DrawFn) -> Session:
     return attrs.evolve(s, extra={**s.extra, "permalink": permalink})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(representable_sessions())
 def test_round_trip_property(s: Session) -> None:
     doc = BASIC_MEMORY.write(s)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from sessionkit import dumps, loads
 from sessionkit.adapters.basic_memory import grammar as g
 from sessionkit.errors import FormatError
+from tests.budget import examples
 
 # Characters that mean something to the grammar, plus plain letters and
 # blanks that are not spaces (tabs, NBSP, a Unicode space).
@@ -84,7 +85,7 @@ def _tags_plain(content: str) -> tuple[str, ...]:
 
 
 @given(bodies, st.sampled_from(["", "\n", "\r\n"]))
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 def test_facts_are_the_observations_of_the_runs(body: list[str], eol: str) -> None:
     # parse_facts judges and splits each run in one pass: it must find what the
     # public pair is_observation / parse_observation find, run by run
@@ -130,7 +131,7 @@ def test_observations_on_edge_cases(text: str) -> None:
         ),
     )
 )
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 def test_literal_prechecks_equal_the_regexes(text: str) -> None:
     # the directive is cut as its pattern alone cuts it (the literal is looked for first)
     plain = _strip_directive_plain(text.strip())

@@ -22,6 +22,7 @@ from sessionkit.adapters.basic_memory.grammar import (
     parse_tags,
     scan_inline_runs,
 )
+from tests.budget import examples
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "basic-memory"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.md"))
@@ -168,7 +169,7 @@ def _markdown_it_runs(text: str) -> list[tuple[object, ...]]:
 
 
 @given(_RUN_BODIES, st.sampled_from(["\n", "\r\n"]))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_inline_runs_are_markdown_its(body: list[str], eol: str) -> None:
     text = "".join(line + eol for line in body)
     lines = [line + eol for line in body]

@@ -14,6 +14,7 @@ from sessionkit.adapters.profiles import (
     generate_permalink,
     normalize_project_name,
 )
+from tests.budget import examples
 
 _TEXT = st.text(st.sampled_from(list("aZ09 -_./\\:<>|?*\"'()é漢　Ａ")), max_size=24)
 
@@ -32,7 +33,7 @@ def _file_name_rule(title: str) -> str:
     return text.strip(".").strip("-")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_TEXT)
 def test_file_name_follows_the_rule(title: str) -> None:
     assert filename_for_title(title) == _file_name_rule(title)

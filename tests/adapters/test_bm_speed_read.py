@@ -28,6 +28,7 @@ import sessionkit
 from sessionkit.adapters.basic_memory import grammar as g
 from sessionkit.document import Document, parse
 from sessionkit.model import ExtraSection
+from tests.budget import examples
 
 
 def _cut(line: str) -> str:
@@ -103,7 +104,7 @@ def _documents(draw: st.DrawFn) -> str:
 
 
 @given(_documents())
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_equal_the_line_by_line_cut(text: str) -> None:
     assert _prose(text) == _sections_plain(parse(text, "sessions/x.md"))
 
@@ -128,7 +129,7 @@ def _notes(draw: st.DrawFn) -> str:
 
 
 @given(_notes(), st.integers(0, 20))
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_an_edit_changes_only_its_line(text: str, pick: int) -> None:
     """An edit with the note as its base finds the item it changes (the list layout is
     worked out on first use): one line changes, and the note reads back edited."""
@@ -216,7 +217,7 @@ def test_relation_types_are_read() -> None:
         st.sampled_from(["a", "'", '"', "[", "]", *_BLANKS[:12], "\u3000", "\x85"]), max_size=12
     )
 )
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 def test_relation_type_equals_the_per_character_check(text: str) -> None:
     for content in (text, text + "[[T]]", text + " [[T]] (c)"):
         assert _relation_type(content) == _relation_type_plain(_probe(content))
@@ -279,7 +280,7 @@ _BRACKETS = st.lists(
 
 
 @given(_BRACKETS)
-@settings(max_examples=1500)
+@settings(max_examples=examples(1500))
 def test_closing_brackets_jump_equals_the_stepping(text: str) -> None:
     assert _targets(text) == _targets_plain(text)
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sessionkit.backends import check_key
 from sessionkit.errors import PathSafetyError
+from tests.budget import examples
 
 #: the longest part a key may have, in UTF-8 bytes (docs/remote.md: a file name's limit)
 MAX_NAME = 255
@@ -46,7 +47,7 @@ _chars = st.one_of(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.text(_chars, max_size=40))
 @example("a\x1fb.md")
 @example("a/b\x01/c.md")

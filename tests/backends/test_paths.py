@@ -16,6 +16,7 @@ from sessionkit.backends.aiwiki import AiwikiStore, safe_id7
 from sessionkit.backends.basic_memory import BasicMemoryStore
 from sessionkit.errors import PathSafetyError
 from sessionkit.model import Session
+from tests.budget import examples
 
 
 @pytest.fixture
@@ -164,7 +165,7 @@ _SEGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(_SEGMENTS, min_size=1, max_size=6).map("/".join) | st.text(max_size=40))
 def test_any_key_is_refused_or_stays_inside(tmp_path_factory: Any, key: str) -> None:
     root = tmp_path_factory.getbasetemp() / "prop-root"

@@ -15,7 +15,7 @@ done through the progress callback, plus a random 0-5 ms.  After every kill:
 
 A process kill is not a power cut: what protects the pages here is the
 rename, not the fsync, so the wiki lives on tmpfs (``/dev/shm``) when there
-is one, which keeps the 36 trials fast.
+is one, which keeps the trials fast (12 by default, 36 under the ``stress`` marker).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ import sessionkit
 from sessionkit.adapters.aiwiki import migrate_document
 
 PAGES = 150
-TRIALS = 30  # single process
-POOL_TRIALS = 6  # --jobs 2: the pool workers are killed too
+#: (single-process trials, --jobs 2 trials where the pool workers are killed too)
+TRIALS = [(10, 2), pytest.param((30, 6), marks=pytest.mark.stress)]
 SEED = 20261130
 
 RUNNER = """
@@ -109,7 +109,11 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_leaves_old_or_new_pages_and_a_rerun_finishes(crash_dir: Path) -> None:
+@pytest.mark.parametrize("trials", TRIALS)
+def test_sigkill_leaves_old_or_new_pages_and_a_rerun_finishes(
+    crash_dir: Path, trials: tuple[int, int]
+) -> None:
+    single, pool = trials
     originals = dict(page(i) for i in range(PAGES))
     expected = {}
     for name, data in originals.items():
@@ -121,8 +125,8 @@ def test_sigkill_leaves_old_or_new_pages_and_a_rerun_finishes(crash_dir: Path) -
     rng = random.Random(SEED)
     stats = {"trials": 0, "killed": 0, "mid_run": 0, "corrupt": 0, "visible_temp": 0}
     leftover_temps = 0
-    for trial in range(TRIALS + POOL_TRIALS):
-        jobs = 1 if trial < TRIALS else 2
+    for trial in range(single + pool):
+        jobs = 1 if trial < single else 2
         folder = fresh_wiki(root, originals)
         proc = start(root, jobs)
         # a random point: after the page numbered `target` is done, plus up to 5 ms
@@ -165,11 +169,11 @@ def test_sigkill_leaves_old_or_new_pages_and_a_rerun_finishes(crash_dir: Path) -
         assert {p.name: p.read_bytes() for p in folder.glob("*.md")} == expected
 
     print(
-        f"\nmigrate kill -9: {stats['trials']} trials ({TRIALS} single, {POOL_TRIALS} --jobs 2), "
+        f"\nmigrate kill -9: {stats['trials']} trials ({single} single, {pool} --jobs 2), "
         f"{stats['killed']} killed, {stats['mid_run']} mid-run, corrupt pages {stats['corrupt']}, "
         f"visible temp files {stats['visible_temp']}, hidden .tmp leftovers {leftover_temps}"
     )
     assert stats["corrupt"] == 0
     assert stats["visible_temp"] == 0
-    assert stats["killed"] >= (TRIALS + POOL_TRIALS) // 2
-    assert stats["mid_run"] >= (TRIALS + POOL_TRIALS) // 2  # kills landed inside the run
+    assert stats["killed"] >= (single + pool) // 2
+    assert stats["mid_run"] >= (single + pool) // 2  # kills landed inside the run
