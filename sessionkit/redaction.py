@@ -879,12 +879,82 @@ def _present(data: bytes) -> tuple[set[bytes], set[bytes]]:
     """The detectors' literals in ``data`` (a text's UTF-8), and their lowered ones in its
     lower case (ASCII letters lowered, as the detectors do)."""
     low = data.lower()
+    if not _SCREEN:
+        exact_lits, lowered_lits = _screen_literals()
+        _SCREEN[:] = [_anchored(exact_lits), _anchored(lowered_lits)]
+    exact_screen, lowered_screen = _SCREEN
+    if not any(a in data and search(data) for a, search in exact_screen) and not any(
+        a in low and search(low) for a, search in lowered_screen
+    ):
+        return set(), set()  # (most notes: no literal at all, a few anchored searches)
     if not _LITERALS:
         _LITERALS[:] = [_literals(False), _literals(True)]
     exact, lowered = _LITERALS
     return (
         {lit for ch, lit in exact if ch in data and lit in data},
         {lit for ch, lit in lowered if ch in low and lit in low},
+    )
+
+
+#: the anchored searches of :func:`_present`'s first question, made on first use
+_SCREEN: list[tuple[tuple[int, Any], ...]] = []
+#: where the seldom characters begin in ``_COMMON``, and where the most common end
+_SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
+
+
+def _screen_literals() -> tuple[set[bytes], set[bytes]]:
+    """The literals whose presence answers "any literal at all?": one that holds another,
+    or whose lower case holds a lowered one, is implied by that one."""
+    exact = {lit for _, lit in _literals(False)}
+    lowered = {lit for _, lit in _literals(True)}
+    lowered = {w for w in lowered if not any(v != w and v in w for v in lowered)}
+    exact = {
+        w
+        for w in exact
+        if not any(v != w and v in w for v in exact) and not any(v in w.lower() for v in lowered)
+    }
+    return exact, lowered
+
+
+def _anchored(literals: set[bytes]) -> tuple[tuple[int, Any], ...]:
+    """The literals grouped by an anchor character, one search each that begins with it
+    (``re`` then finds that byte first): a seldom character where a literal has one,
+    else as few shared anchors as cover the rest (the part before an anchor is checked
+    by a lookbehind)."""
+    anchor_of: dict[str, str] = {}
+    left: dict[str, set[str]] = {}
+    for lit in (x.decode() for x in literals):
+        rarest = max(lit, key=_rank)
+        if _rank(rarest) >= _SELDOM:
+            anchor_of[lit] = rarest
+        else:
+            usable = {ch for ch in lit if _rank(ch) >= _FREQUENT}
+            left[lit] = usable or {rarest}
+    while left:
+        counts: dict[str, int] = {}
+        for chars in left.values():
+            for ch in chars:
+                counts[ch] = counts.get(ch, 0) + 1
+        best = max(counts, key=lambda ch: (counts[ch], _rank(ch)))
+        for lit in [lit for lit, chars in left.items() if best in chars]:
+            anchor_of[lit] = best
+            del left[lit]
+    groups: dict[str, list[str]] = {}
+    for lit in sorted(anchor_of):
+        anchor = anchor_of[lit]
+        at = lit.index(anchor)
+        behind = f"(?<={re.escape(lit)})" if at else ""
+        groups.setdefault(anchor, []).append(re.escape(lit[at + 1 :]) + behind)
+    return tuple(
+        (
+            ord(anchor),
+            re.compile(
+                (
+                    re.escape(anchor) + "(?:" + "|".join(sorted(alts, key=len, reverse=True)) + ")"
+                ).encode()
+            ).search,
+        )
+        for anchor, alts in sorted(groups.items())
     )
 
 
