@@ -22,16 +22,18 @@ with atheris.instrument_imports():
     import sessionkit
     import sessionkit._api
     import sessionkit._yaml
-    import sessionkit._yaml_fast
     import sessionkit.adapters
     import sessionkit.adapters._aiwiki_lint
     import sessionkit.adapters._aiwiki_parse
     import sessionkit.adapters._aiwiki_write
-    import sessionkit.adapters._bm_grammar
     import sessionkit.adapters.aiwiki
     import sessionkit.adapters.basic_memory
+    import sessionkit.adapters.basic_memory.grammar
+    import sessionkit.adapters.basic_memory.read
     import sessionkit.adapters.picoschema
     import sessionkit.document
+    import sessionkit.markdown
+    import sessionkit.text.grammar
     from sessionkit.diagnostics import Diagnostic
     from sessionkit.errors import SessionKitError
 
