@@ -84,10 +84,11 @@ def converted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     "## Summary\n\nA short summary with [[Some Note]].\n\n"
                     "## Recent thread\n\n- user: convert the notes\n- assistant: done\n\n"
                     "## Observations\n\n"
+                    # (the plugins' order, which sessionkit's writer gives a new note)
                     f"- [context] context line {i} #tag\n"
-                    "- [next_step] write the next test\n"
+                    "- [problem] a problem we hit\n"
                     "- [decision] keep it simple (for now)\n"
-                    "- [problem] a problem we hit\n\n"
+                    "- [next_step] write the next test\n\n"
                     "## Relations\n\n"
                     "- produced [[Output Note]]\n"
                 ),
