@@ -188,7 +188,7 @@ CITATION_BARE = re.compile(rf"^{_REF_PATH}{_REF_TAIL}(?: (?P<note>.*))?$", re.DO
 # ---------------------------------------------------------------- note keys
 
 #: a dated note's key, ``[folder/]YYYY-MM-DD-<id>.md``: groups date and id
-DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
+DATED_KEY = re.compile(r"^(?:.*/)?([0-9]{4}-[0-9]{2}-[0-9]{2})-([0-9A-Za-z_-]+)\.md$")
 
 
 def dated_key(date: str, session_id: str) -> str:
