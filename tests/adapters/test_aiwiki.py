@@ -539,23 +539,6 @@ def test_public_api_round_trip(path: Path) -> None:
     assert sessionkit.loads(more).next_steps == (*s.next_steps, "x")
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.text(st.characters(exclude_categories=("Cs",)))
-    | st.integers()
-    | st.booleans()
-    | st.none()
-    | st.lists(st.text(st.characters(exclude_categories=("Cs",)), max_size=5), max_size=3)
-)
-def test_frontmatter_values_read_back(value: object) -> None:
-    from sessionkit import _yaml
-    from sessionkit.adapters._aiwiki_write import yaml_text
-
-    line = yaml_text(value)
-    assert "\n" not in line and "\r" not in line
-    assert _yaml.load_mapping(f"k: {line}\n")["k"] == value
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.text(st.characters(exclude_categories=("Cs",)), min_size=1))
 def test_any_focus_round_trips_through_a_page(focus: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sessionkit._api as api
+import sessionkit as api
 from sessionkit.adapters.aiwiki import AIWIKI_V1, AIWIKI_V2
 from sessionkit.diagnostics import Severity
 from sessionkit.document import parse

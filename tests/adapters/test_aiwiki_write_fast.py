@@ -1,10 +1,11 @@
-"""The aiwiki writer's ``yaml_text`` follows its quoting rule.
+"""The aiwiki writer quotes a frontmatter string by YAML's rule, and every value reads back.
 
-``yaml_text`` double-quotes a string holding a character YAML cannot hold
-plain or single-quoted (one outside YAML's printable set, a tab or line
-break, the BOM) or a character of Unicode category Zl or Zp (found with a
-two-character class).  The tests state the rule here and hold ``yaml_text``
-to it: every code point, and generated texts the strict loader reads back.
+A string is double-quoted when it holds a character YAML cannot hold plain or
+single-quoted (one outside YAML's printable set, a tab or line break, the BOM)
+or a character of Unicode category Zl or Zp.  The tests state the rule here
+and hold the public writer (``AIWIKI_V2.write``) to it through a page's
+``focus:`` line and an extra key: every code point, and generated values that
+the strict reader (``sessionkit.document``) and PyYAML read back.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 import sys
 import unicodedata
 
-from hypothesis import example, given
+import yaml
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sessionkit._yaml import load_mapping, scalar
-from sessionkit.adapters._aiwiki_write import yaml_text
+from sessionkit.adapters.aiwiki import AIWIKI_V2
+from sessionkit.document import parse
+from sessionkit.model import Session
 
 
 def _needs_double_quotes(ch: str) -> bool:
@@ -33,8 +36,15 @@ def _needs_double_quotes(ch: str) -> bool:
     return not printable or ch == "\ufeff" or unicodedata.category(ch) in ("Zl", "Zp")
 
 
+def _key_line(value: object, key: str = "k") -> str:
+    """The frontmatter line the writer gives ``key`` (an extra key) holding ``value``."""
+    text = AIWIKI_V2.write(Session(started="2026-01-01", extra={key: value})).text
+    (line,) = [ln for ln in text.split("\n") if ln.startswith(f"{key}:")]
+    return line[len(key) + 1 :].strip()
+
+
 def _double_quoted(text: str) -> bool:
-    return yaml_text(text).startswith('"')
+    return _key_line(text).startswith('"')
 
 
 def test_every_code_point_is_quoted_by_the_rule() -> None:
@@ -55,9 +65,25 @@ def test_every_code_point_is_quoted_by_the_rule() -> None:
 @example("a\u2028b")
 @example("\u2029")
 @example("\ufeffx")
-def test_yaml_text_quotes_by_the_rule_and_reads_back(text: str) -> None:
-    line = yaml_text(text)
+def test_strings_are_quoted_by_the_rule_and_read_back(text: str) -> None:
+    doc = AIWIKI_V2.write(Session(started="2026-01-01", extra={"k": text}))
+    line = _key_line(text)
     assert line.startswith('"') == any(map(_needs_double_quotes, text))
-    if not line.startswith('"'):
-        assert line == scalar(text)  # plain or single-quoted, as the strict writer does
-    assert load_mapping(f"k: {line}\n")["k"] == text
+    assert parse(doc.text).meta["k"] == text
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):  # PyYAML agrees
+        assert yaml.load(f"k: {line}\n", Loader=yaml.CSafeLoader)["k"] == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(st.characters(exclude_categories=("Cs",)))
+    | st.integers()
+    | st.booleans()
+    | st.none()
+    | st.lists(st.text(st.characters(exclude_categories=("Cs",)), max_size=5), max_size=3)
+)
+def test_frontmatter_values_read_back(value: object) -> None:
+    line = _key_line(value)
+    assert "\n" not in line and "\r" not in line
+    doc = AIWIKI_V2.write(Session(started="2026-01-01", extra={"k": value}))
+    assert parse(doc.text).meta["k"] == value

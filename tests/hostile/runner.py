@@ -22,7 +22,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT))
     import sessionkit
-    from sessionkit._api import decode
+    from sessionkit import decode
     from sessionkit.errors import SessionKitError
     from tests.hostile.cases import build
 
