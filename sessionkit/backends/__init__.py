@@ -16,12 +16,12 @@ works too).  A backend whose name is a URL scheme handles URLs of that scheme::
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import MissingDependencyError, NotFoundError, SessionKitError, StoreError
+from .._entry_points import Registry
+from ..errors import NotFoundError, SessionKitError, StoreError
 from ._base import NoteInfo, Store, check_key
 
 __all__ = [
@@ -38,15 +38,29 @@ __all__ = [
 
 BackendFactory = Callable[..., Store]
 
-#: built-in backends: name -> "module:attr" (imported on first use)
-_BUILTIN: dict[str, str] = {
-    "aiwiki": "sessionkit.backends.aiwiki:AiwikiStore",
-    "basic-memory": "sessionkit.backends.basic_memory:BasicMemoryStore",
-    "bm": "sessionkit.backends.basic_memory:BasicMemoryStore",
-}
-_registry: dict[str, str | BackendFactory] = dict(_BUILTIN)
-_loaded: dict[str, BackendFactory] = {}
-_entry_points_read = False
+
+def _as_factory(target: Any) -> BackendFactory:
+    if isinstance(target, type) and issubclass(target, Store) and hasattr(target, "open"):
+        opener: BackendFactory = target.open
+        return opener
+    if callable(target):
+        return target  # type: ignore[no-any-return]
+    raise StoreError(f"backend {target!r} is not callable")
+
+
+_plugins: Registry[BackendFactory] = Registry(
+    "sessionkit.backends",
+    "backend",
+    {
+        "aiwiki": "sessionkit.backends.aiwiki:AiwikiStore",
+        "basic-memory": "sessionkit.backends.basic_memory:BasicMemoryStore",
+        "bm": "sessionkit.backends.basic_memory:BasicMemoryStore",
+    },
+    _as_factory,
+    StoreError,
+    long_kind="store backend",
+    or_package=True,
+)
 
 #: options sessionkit itself understands (the rest go to fsspec)
 _OWN_OPTIONS = ("single_writer", "lock_timeout", "max_attempts", "connect_timeout", "read_timeout")
@@ -65,36 +79,12 @@ def register_backend(name: str, factory: str | BackendFactory, *, replace: bool 
     Raises:
         ValueError: ``name`` is taken and ``replace`` is false.
     """
-    if name in _registry and not replace:
-        raise ValueError(f"backend {name!r} is already registered")
-    _registry[name] = factory
-    _loaded.pop(name, None)
-
-
-def _read_entry_points() -> None:
-    global _entry_points_read
-    if _entry_points_read:
-        return
-    _entry_points_read = True
-    from .._entry_points import entry_points
-
-    for name, value in entry_points("sessionkit.backends"):
-        _registry.setdefault(name, value)
+    _plugins.register(name, factory, replace)
 
 
 def available_backends() -> list[str]:
     """Names of every registered backend (built-in and from entry points)."""
-    _read_entry_points()
-    return sorted(_registry)
-
-
-def _as_factory(target: Any) -> BackendFactory:
-    if isinstance(target, type) and issubclass(target, Store) and hasattr(target, "open"):
-        opener: BackendFactory = target.open
-        return opener
-    if callable(target):
-        return target  # type: ignore[no-any-return]
-    raise StoreError(f"backend {target!r} is not callable")
+    return _plugins.names()
 
 
 def get_backend(name: str) -> BackendFactory:
@@ -105,36 +95,7 @@ def get_backend(name: str) -> BackendFactory:
         MissingDependencyError: its module needs an optional dependency
             (the message says what to install).
     """
-    if name in _loaded:
-        return _loaded[name]
-    if name not in _registry:
-        _read_entry_points()
-    target = _registry.get(name)
-    if target is None:
-        raise StoreError(
-            f"unknown store backend {name!r} (known: {', '.join(available_backends())})"
-        )
-    if isinstance(target, str):
-        module_name, _, attr = target.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            missing = exc.name or "a missing module"
-            raise MissingDependencyError(
-                f"store backend {name!r} needs {missing}: pip install 'sessionkit[{name}]' "
-                f"(or the package providing {missing})"
-            ) from exc
-        try:
-            obj: Any = module
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        except AttributeError:
-            raise StoreError(f"backend {name!r}: {target!r} does not exist") from None
-        factory = _as_factory(obj)
-    else:
-        factory = _as_factory(target)
-    _loaded[name] = factory
-    return factory
+    return _plugins.get(name)
 
 
 def _configured(
@@ -242,10 +203,8 @@ def open_store(
             url = resolved
     protocol, _ = split_url(url)
     name = layout
-    if name is None and protocol is not None:
-        _read_entry_points()
-        if protocol in _registry:
-            name = protocol
+    if name is None and protocol is not None and protocol in _plugins:
+        name = protocol
     if name is None:
         name = detect_layout(url, **dict(storage_options))
     factory = get_backend(name)
