@@ -27,9 +27,8 @@ from typing import Any
 import attrs
 
 from ..errors import FormatError, SessionKitError
-from ..markdown import tokenize
 from ..model import Checkpoint, Citation, Observation, Session, Status
-from ..text.grammar import DATE, split_lines
+from ..text.grammar import DATE
 from .profiles import BASIC_MEMORY
 
 __all__ = [
@@ -49,7 +48,6 @@ __all__ = [
     "is_chain_page",
     "may_chain",
     "notes_log",
-    "outside_notes",
     "page_notes",
     "split_chain_page",
 ]
@@ -396,21 +394,6 @@ def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]
     if not isinstance(listed, list | tuple) or list(listed) != keys:
         raise FormatError(f"{CHAIN_KEY} does not list the checkpoints' notes in order", path=path)
     return out
-
-
-def outside_notes(text: str) -> str:
-    """A chain page with its note blocks emptied (their fence lines stay): two pages
-    of the same notes whose ``outside_notes`` differ differ by an edit outside the blocks.
-    """
-    parts = text.split("\n")
-    lines = split_lines(text)
-    emptied: set[int] = set()
-    for blk in tokenize(lines):
-        if blk.kind == "fence" and _FENCE_OPEN.match(parts[blk.start]):
-            emptied.update(range(blk.start + 1, blk.end - 1 if blk.closed else blk.end))
-    if not emptied:
-        return text
-    return "\n".join(part for i, part in enumerate(parts) if i not in emptied)
 
 
 def _is_block(cp: Checkpoint) -> bool:
