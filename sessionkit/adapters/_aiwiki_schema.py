@@ -196,26 +196,15 @@ def _from_meta(
         )
     keys: list[KeyRule] = []
     for name, spec in raw_keys.items():
+        problem = None
         if not isinstance(spec, dict):
-            raise FormatError(
-                f"rule for key {name!r} must be a mapping",
-                path=source,
-                line=at("required_frontmatter"),
-            )
-        kind = spec.get("type", "string")
-        if kind not in _TYPES:
-            raise FormatError(
-                f"key {name!r} has unknown type {kind!r}",
-                path=source,
-                line=at("required_frontmatter"),
-            )
-        values = spec.get("values") or []
-        if not isinstance(values, list):
-            raise FormatError(
-                f"values of key {name!r} must be a list",
-                path=source,
-                line=at("required_frontmatter"),
-            )
+            problem = f"rule for key {name!r} must be a mapping"
+        elif (kind := spec.get("type", "string")) not in _TYPES:
+            problem = f"key {name!r} has unknown type {kind!r}"
+        elif not isinstance(values := spec.get("values") or [], list):
+            problem = f"values of key {name!r} must be a list"
+        if problem:
+            raise FormatError(problem, path=source, line=at("required_frontmatter"))
         keys.append(
             KeyRule(
                 name=str(name),

@@ -1,13 +1,10 @@
 """The ``coding_session`` notes Basic Memory's Claude Code and Codex plugins write.
 
-One note per checkpoint, of type ``coding_session``: an automatic pre-compaction
-checkpoint (``capture: extractive``) or a deliberate one (``capture:
-deliberate``).  Frontmatter names the work (``repository``, ``branch``,
-``git_sha``…), the agent session (``agent`` and ``session_id`` since Basic
-Memory 0.24; older notes ``claude_session_id`` / ``codex_session_id``) and
-``status`` (``open|resumed|closed``).  Each checkpoint can link the one before
-with ``- continues [[Previous checkpoint title]]``.  The plugin's vocabulary is
-data in the Basic Memory profile (``BASIC_MEMORY.note_types["coding_session"]``).
+One note per checkpoint (``capture: extractive`` before a compaction, else
+``deliberate``), naming its agent session (``agent`` + ``session_id``, or a legacy
+``claude_session_id`` / ``codex_session_id``) and linking the one before with
+``- continues [[Previous checkpoint title]]``.  The vocabulary is data in
+``BASIC_MEMORY.note_types["coding_session"]``.
 
 * :func:`coding_view`: a note's session with the plugin's categories in fields;
 * :func:`chains`: the checkpoints of one agent session, in order;
@@ -52,19 +49,16 @@ __all__ = [
     "split_chain_page",
 ]
 
-#: the plugins' vocabulary, in the Basic Memory format profile (one place)
 NOTE_TYPE = BASIC_MEMORY.note_types["coding_session"]
 #: the plugins' note type
 CODING_SESSION = NOTE_TYPE.name
 #: the relation a checkpoint links its predecessor with
 CONTINUES = str(NOTE_TYPE.continues)
-#: the plugins' observation categories and the model field each fills
-#: (``None``: kept as a typed :class:`~sessionkit.model.Observation`);
-#: :attr:`sessionkit.adapters.profiles.NoteType.categories` of :data:`NOTE_TYPE`
+#: the plugins' observation categories -> the model field each fills (``None``: none)
 CODING_SESSION_CATEGORIES: Mapping[str, str | None] = NOTE_TYPE.categories
 #: frontmatter keys naming the agent session (in order of preference)
 SESSION_ID_KEYS = NOTE_TYPE.session_keys
-#: the fence info string of an embedded note: ``basic-memory <json of key, eol>``
+#: an embedded note's fence: ``basic-memory-note <json of key, eol, sha>``
 _FENCE_INFO = "basic-memory-note"
 _FENCE_OPEN = re.compile(r"^(`{4,}) basic-memory-note (\{.*\})$")
 #: the frontmatter key of a chain page listing its notes' keys
@@ -218,12 +212,11 @@ def _fence_for(text: str) -> str:
 
 
 def _info(data: Mapping[str, Any]) -> str:
-    """A note block's info string: ``data`` as one line of JSON with no backtick (a
-    backtick fence's info string holds none; NEL, U+2028 and U+2029 escaped too)."""
+    """``data`` as one line of JSON with no backtick (a backtick fence's info string holds
+    none) and no NEL, U+2028 or U+2029."""
     return json.dumps(data, ensure_ascii=False).translate(_INFO_ESCAPES)
 
 
-#: characters a note block's info string spells as JSON escapes (see :func:`_info`)
 _INFO_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "`\x85\u2028\u2029"}
 
 
@@ -244,7 +237,7 @@ _ENTRY_PAGE = (
 
 
 def _fingerprint(head: str) -> str:
-    """A short digest of a note's block: an edit of the block on the page shows."""
+    """A short digest of a note's block, to tell an edit of the block on the page."""
     import hashlib
 
     return hashlib.sha256(head.encode("utf-8")).hexdigest()[:16]
@@ -276,7 +269,7 @@ def _carried(text: str, key: str) -> tuple[str, bool, tuple[Checkpoint, ...]]:
 
 
 def _with_entries(head: str, eol: bool, entries: Sequence[Checkpoint]) -> str:
-    """The note text :func:`_carried` splits into ``(head, eol, entries)``."""
+    """The inverse of :func:`_carried`."""
     text = head + (_CARRIER_MARK + _entries_text(entries) if entries else "")
     return text + "\n" if eol else text
 
@@ -448,8 +441,8 @@ _DERIVED = {
 
 @attrs.frozen
 class _Slot:
-    """An item of a note's view of a list field: its value and the observation it comes
-    from (``None``: the reader's own field) with its ``anchor`` among the observations."""
+    """An item of a note's list field: its value, the observation it comes from (``None``:
+    the reader's own field) and its ``anchor`` among the observations."""
 
     value: Any
     obs: Observation | None = None
@@ -457,8 +450,7 @@ class _Slot:
 
 
 def _view_value(field: str, obs: Observation) -> Any:
-    """An observation as :func:`coding_view` holds it in ``field`` (a Files touched
-    item as a citation, its context in parentheses)."""
+    """An observation as :func:`coding_view` holds it in ``field``."""
     from ._aiwiki_parse import citation_from_text
 
     if field != "files_touched":

@@ -123,11 +123,7 @@ def detect_layout(url: str, **storage_options: Any) -> str:
     protocol, rest = split_url(url)
     if protocol == "bm":
         return "basic-memory"
-    trimmed = url.rstrip("/")
-    if trimmed.endswith(("/aiwiki", "/aiwiki/sessions")) or trimmed in (
-        "aiwiki",
-        "aiwiki/sessions",
-    ):
+    if ("/" + url.rstrip("/")).endswith(("/aiwiki", "/aiwiki/sessions")):
         return "aiwiki"
     own = {k: storage_options.pop(k) for k in _OWN_OPTIONS if k in storage_options}
     names = open_storage(url, **own, **storage_options).names()
