@@ -315,13 +315,10 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
     first, last = metas[0], metas[-1]
     word = str(last.get("status", "open")).strip().lower()
     status = Status.DONE if word == "closed" else Status.ACTIVE
-    files: list[Citation] = []
-    decisions: list[str] = []
-    gotchas: list[str] = []
-    for view in views:
-        files.extend(c for c in view.files_touched if c not in files)
-        decisions.extend(d for d in view.decisions if d not in decisions)
-        gotchas.extend(g for g in view.gotchas if g not in gotchas)
+
+    def gathered(field: str) -> tuple[Any, ...]:
+        return tuple(dict.fromkeys(item for view in views for item in getattr(view, field)))
+
     sha = last.get("git_sha")
     session = Session(
         id=agent_session_id(last),
@@ -331,9 +328,9 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
         ended=_date(last.get("ended")) if status is Status.DONE else None,
         last_commit=str(sha) if sha else None,
         checkpoints=tuple(checkpoints),
-        files_touched=tuple(files),
-        decisions=tuple(decisions),
-        gotchas=tuple(gotchas),
+        files_touched=gathered("files_touched"),
+        decisions=gathered("decisions"),
+        gotchas=gathered("gotchas"),
         next_steps=views[-1].next_steps,
         extra={CHAIN_KEY: [key for key, _ in notes]},
     )
@@ -702,11 +699,10 @@ def carry_edits(
     now = attrs.evolve(page, origin=None)
     was = _page(chain_page(notes), path)
     problems: list[str] = []
+    skip = ("origin", *_GATHERED, "next_steps", "status", "status_word", "last_commit", "ended")
     for attr in attrs.fields(Session):
         name = attr.name
-        if name in ("origin", *_GATHERED, "next_steps", "status", "status_word"):
-            continue
-        if name in ("last_commit", "ended"):
+        if name in skip:
             continue
         if name == "extra":
             problems.extend(_extra_problems(was.extra, now.extra))

@@ -1,13 +1,9 @@
 """Storage backends: where notes live and how they are named.
 
-A *backend* is a factory registered by name: called as
-``factory(url, format=None, **options)`` it returns a :class:`Store`.
-Built-in backends are the layouts ``aiwiki`` and ``basic-memory`` (also
-reachable as the URL scheme ``bm://``); both run on any fsspec filesystem.
-Backends are imported on first use; third parties add more through the
-``sessionkit.backends`` entry-point group, whose value is ``"module:attr"``
-naming such a factory (a :class:`Store` subclass with an ``open`` classmethod
-works too).  A backend whose name is a URL scheme handles URLs of that scheme::
+A *backend* is a factory ``factory(url, format=None, **options) -> Store`` registered by
+name: the layouts ``aiwiki`` and ``basic-memory`` (also the URL scheme ``bm://``), on any
+fsspec filesystem, and third parties' from the ``sessionkit.backends`` entry-point group
+(``"module:attr"``).  A backend whose name is a URL scheme handles URLs of that scheme::
 
     store = sessionkit.open_store("s3://team-notes/wiki")        # layout detected
     store = sessionkit.open_store("memory://demo", layout="aiwiki")
