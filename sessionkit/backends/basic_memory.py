@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import SessionKitError
 from ..model import Session, Status
-from ._base import _WINDOWS_RESERVED, DateLike, NoteInfo, as_iso_date, check_key
+from ._base import _WINDOWS_RESERVED, DateLike, NoteInfo, as_iso_date, check_key, in_range
 from ._filestore import FileStore
 from ._storage import Storage, open_storage
 
@@ -240,13 +240,9 @@ class BasicMemoryStore(FileStore):
                 if mtime is not None:
                     created = datetime.fromtimestamp(mtime, UTC)
             day = created.date().isoformat() if created else None
-            if (cutoff or lo or hi) and created is None:
+            if cutoff is not None and (created is None or created < cutoff):
                 continue
-            if cutoff is not None and created is not None and created < cutoff:
-                continue
-            if lo and day and day < lo:
-                continue
-            if hi and day and day > hi:
+            if not in_range(day, lo, hi):
                 continue
             title = meta.get("title")
             out.append(
