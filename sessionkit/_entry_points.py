@@ -39,6 +39,7 @@ class Registry(Generic[T]):
     ) -> None:
         self.group, self.kind, self.long_kind = group, kind, long_kind or kind
         self.make, self.error, self.or_package = make, error, or_package
+        self.builtin = builtin
         self.targets: dict[str, str | T] = dict(builtin)
         self.loaded: dict[str, T] = {}
         self.read = False
