@@ -1,14 +1,15 @@
 """Plugin registries: names mapped to objects or ``"module:attr"`` strings imported on first
-use, with the entry points of one group read (by :mod:`importlib.metadata`) on first need."""
+use, with the entry points of one group read (by :mod:`importlib.metadata`) on first need.
+Light to import: no :mod:`typing` at run time (the adapters' registry is on the lint path)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["Registry", "entry_points"]
-
-T = TypeVar("T")
 
 
 def entry_points(group: str) -> list[tuple[str, str]]:
@@ -18,7 +19,7 @@ def entry_points(group: str) -> list[tuple[str, str]]:
     return [(ep.name, ep.value) for ep in read(group=group)]
 
 
-class Registry(Generic[T]):
+class Registry:
     """The plugins of one kind: built-in ones, registered ones and the ``group``'s entry points.
 
     ``make`` turns what a target names (or a registered object) into the plugin; ``error``
@@ -31,7 +32,7 @@ class Registry(Generic[T]):
         group: str,
         kind: str,
         builtin: dict[str, str],
-        make: Callable[[Any], T],
+        make: Callable[[Any], Any],
         error: type[Exception],
         *,
         long_kind: str | None = None,
@@ -40,11 +41,11 @@ class Registry(Generic[T]):
         self.group, self.kind, self.long_kind = group, kind, long_kind or kind
         self.make, self.error, self.or_package = make, error, or_package
         self.builtin = builtin
-        self.targets: dict[str, str | T] = dict(builtin)
-        self.loaded: dict[str, T] = {}
+        self.targets: dict[str, Any] = dict(builtin)
+        self.loaded: dict[str, Any] = {}
         self.read = False
 
-    def register(self, name: str, target: str | T, replace: bool) -> None:
+    def register(self, name: str, target: Any, replace: bool) -> None:
         """Register ``target`` as ``name``; ``ValueError`` if taken and not ``replace``."""
         if name in self.targets and not replace:
             raise ValueError(f"{self.kind} {name!r} is already registered")
@@ -68,15 +69,14 @@ class Registry(Generic[T]):
         self.read_entry_points()
         return sorted(self.targets)
 
-    def get(self, name: str) -> T:
+    def get(self, name: str) -> Any:
         """The plugin ``name``, imported and made on first use."""
         if name in self.loaded:
             return self.loaded[name]
         if name not in self:
             known = ", ".join(self.names())
             raise self.error(f"unknown {self.long_kind} {name!r} (known: {known})")
-        target: Any = self.targets[name]
-        named = target
+        target = named = self.targets[name]
         if isinstance(target, str):
             from importlib import import_module
 

@@ -44,7 +44,7 @@ def _as_factory(target: Any) -> BackendFactory:
     raise StoreError(f"backend {target!r} is not callable")
 
 
-_plugins: Registry[BackendFactory] = Registry(
+_plugins = Registry(
     "sessionkit.backends",
     "backend",
     {
@@ -91,7 +91,8 @@ def get_backend(name: str) -> BackendFactory:
         MissingDependencyError: its module needs an optional dependency
             (the message says what to install).
     """
-    return _plugins.get(name)
+    factory: BackendFactory = _plugins.get(name)
+    return factory
 
 
 def _configured(
