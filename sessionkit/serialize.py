@@ -65,22 +65,15 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
-def _structure_str(value: Any, _: type) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(f"expected a string, got {_describe(value)}")
-    return value
+def _exactly(cls: type, expected: str) -> Callable[[Any, type], Any]:
+    """A structure hook taking only a ``cls`` value (a bool is no int), converting nothing."""
 
+    def structure(value: Any, _: type) -> Any:
+        if not isinstance(value, cls) or (cls is int and isinstance(value, bool)):
+            raise _Invalid(f"expected {expected}, got {_describe(value)}")
+        return value
 
-def _structure_int(value: Any, _: type) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid(f"expected an integer, got {_describe(value)}")
-    return value
-
-
-def _structure_bool(value: Any, _: type) -> bool:
-    if not isinstance(value, bool):
-        raise _Invalid(f"expected true or false, got {_describe(value)}")
-    return value
+    return structure
 
 
 def _json_value(value: Any) -> Any:
@@ -145,9 +138,8 @@ def _tuple_hook_factory(tp: Any, converter: cattrs.Converter) -> Callable[[Any, 
 @functools.cache
 def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
-    conv.register_structure_hook(str, _structure_str)
-    conv.register_structure_hook(int, _structure_int)
-    conv.register_structure_hook(bool, _structure_bool)
+    for scalar, expected in ((str, "a string"), (int, "an integer"), (bool, "true or false")):
+        conv.register_structure_hook(scalar, _exactly(scalar, expected))
     for enum_cls in (Status, DirectiveState, LinkStyle):
         # StrEnums are str subclasses: without this cattrs passes them through
         conv.register_unstructure_hook(enum_cls, lambda member: member.value)

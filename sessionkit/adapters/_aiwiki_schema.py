@@ -196,26 +196,15 @@ def _from_meta(
         )
     keys: list[KeyRule] = []
     for name, spec in raw_keys.items():
+        problem = None
         if not isinstance(spec, dict):
-            raise FormatError(
-                f"rule for key {name!r} must be a mapping",
-                path=source,
-                line=at("required_frontmatter"),
-            )
-        kind = spec.get("type", "string")
-        if kind not in _TYPES:
-            raise FormatError(
-                f"key {name!r} has unknown type {kind!r}",
-                path=source,
-                line=at("required_frontmatter"),
-            )
-        values = spec.get("values") or []
-        if not isinstance(values, list):
-            raise FormatError(
-                f"values of key {name!r} must be a list",
-                path=source,
-                line=at("required_frontmatter"),
-            )
+            problem = f"rule for key {name!r} must be a mapping"
+        elif (kind := spec.get("type", "string")) not in _TYPES:
+            problem = f"key {name!r} has unknown type {kind!r}"
+        elif not isinstance(values := spec.get("values") or [], list):
+            problem = f"values of key {name!r} must be a list"
+        if problem:
+            raise FormatError(problem, path=source, line=at("required_frontmatter"))
         keys.append(
             KeyRule(
                 name=str(name),
@@ -335,63 +324,49 @@ def _shipped_page(version: int) -> str:
 #: (``sessionkit/adapters/schemas/aiwiki-session-v1.md`` and ``-v2.md``) as their
 #: YAML reads, kept here so that lint reads no YAML for them;
 #: ``tests/adapters/test_aiwiki_schema.py`` holds it to the pages themselves
-_SHIPPED: dict[int, dict[str, Any]] = {
-    1: {
-        "schema_id": "session",
-        "schema_version": 1,
-        "applies_to": "aiwiki/sessions/**/*.md",
-        "filename_pattern": "{date}-{slug}.md",
-        "hard_cap_lines": 200,
-        "soft_target_lines": [40, 150],
-        "required_frontmatter": {
-            "schema_id": {"type": "string", "equals": "session"},
-            "schema_version": {"type": "integer"},
-            "status": {"type": "enum", "values": ["active", "done", "abandoned"]},
-            "date_start": {"type": "date"},
-            "date_end": {"type": "date", "optional": True},
-            "focus": {"type": "string"},
-            "last_commit": {"type": "string", "optional": True},
-        },
-        "required_sections": [],
-        "optional_sections": [
-            "## Files touched",
-            "## Decisions made",
-            "## Gotchas surfaced",
-            "## Open questions",
-            "## Next steps",
-        ],
-        "section_order": "strict",
-        "citation_rule": "required-in-files-touched-when-present",
-        "maintained_by": "wrap",
+_V1: dict[str, Any] = {
+    "schema_id": "session",
+    "schema_version": 1,
+    "applies_to": "aiwiki/sessions/**/*.md",
+    "filename_pattern": "{date}-{slug}.md",
+    "hard_cap_lines": 200,
+    "soft_target_lines": [40, 150],
+    "required_frontmatter": {
+        "schema_id": {"type": "string", "equals": "session"},
+        "schema_version": {"type": "integer"},
+        "status": {"type": "enum", "values": ["active", "done", "abandoned"]},
+        "date_start": {"type": "date"},
+        "date_end": {"type": "date", "optional": True},
+        "focus": {"type": "string"},
+        "last_commit": {"type": "string", "optional": True},
     },
+    "required_sections": [],
+    "optional_sections": [
+        "## Files touched",
+        "## Decisions made",
+        "## Gotchas surfaced",
+        "## Open questions",
+        "## Next steps",
+    ],
+    "section_order": "strict",
+    "citation_rule": "required-in-files-touched-when-present",
+    "maintained_by": "wrap",
+}
+_KEYS_V1: dict[str, Any] = _V1["required_frontmatter"]
+_SHIPPED: dict[int, dict[str, Any]] = {
+    1: _V1,
     2: {
-        "schema_id": "session",
+        **_V1,
         "schema_version": 2,
-        "applies_to": "aiwiki/sessions/**/*.md",
         "filename_pattern": "{date}-{session_id_short}.md",
         "hard_cap_lines": 400,
         "soft_target_lines": [40, 200],
         "required_frontmatter": {
-            "schema_id": {"type": "string", "equals": "session"},
-            "schema_version": {"type": "integer"},
-            "status": {"type": "enum", "values": ["active", "done", "abandoned"]},
-            "date_start": {"type": "date"},
-            "date_end": {"type": "date", "optional": True},
-            "focus": {"type": "string"},
+            **{k: v for k, v in _KEYS_V1.items() if k != "last_commit"},
             "session_id": {"type": "string", "optional": True},
-            "last_commit": {"type": "string", "optional": True},
+            "last_commit": _KEYS_V1["last_commit"],
         },
-        "required_sections": [],
-        "optional_sections": [
-            "## Checkpoints",
-            "## Files touched",
-            "## Decisions made",
-            "## Gotchas surfaced",
-            "## Open questions",
-            "## Next steps",
-        ],
-        "section_order": "strict",
-        "citation_rule": "required-in-files-touched-when-present",
+        "optional_sections": ["## Checkpoints", *_V1["optional_sections"]],
         "maintained_by": "lazy-on-first-event",
     },
 }

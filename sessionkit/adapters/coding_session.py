@@ -1,13 +1,10 @@
 """The ``coding_session`` notes Basic Memory's Claude Code and Codex plugins write.
 
-One note per checkpoint, of type ``coding_session``: an automatic pre-compaction
-checkpoint (``capture: extractive``) or a deliberate one (``capture:
-deliberate``).  Frontmatter names the work (``repository``, ``branch``,
-``git_sha``…), the agent session (``agent`` and ``session_id`` since Basic
-Memory 0.24; older notes ``claude_session_id`` / ``codex_session_id``) and
-``status`` (``open|resumed|closed``).  Each checkpoint can link the one before
-with ``- continues [[Previous checkpoint title]]``.  The plugin's vocabulary is
-data in the Basic Memory profile (``BASIC_MEMORY.note_types["coding_session"]``).
+One note per checkpoint (``capture: extractive`` before a compaction, else
+``deliberate``), naming its agent session (``agent`` + ``session_id``, or a legacy
+``claude_session_id`` / ``codex_session_id``) and linking the one before with
+``- continues [[Previous checkpoint title]]``.  The vocabulary is data in
+``BASIC_MEMORY.note_types["coding_session"]``.
 
 * :func:`coding_view`: a note's session with the plugin's categories in fields;
 * :func:`chains`: the checkpoints of one agent session, in order;
@@ -27,9 +24,8 @@ from typing import Any
 import attrs
 
 from ..errors import FormatError, SessionKitError
-from ..markdown import tokenize
 from ..model import Checkpoint, Citation, Observation, Session, Status
-from ..text.grammar import DATE, split_lines
+from ..text.grammar import DATE
 from .profiles import BASIC_MEMORY
 
 __all__ = [
@@ -49,24 +45,20 @@ __all__ = [
     "is_chain_page",
     "may_chain",
     "notes_log",
-    "outside_notes",
     "page_notes",
     "split_chain_page",
 ]
 
-#: the plugins' vocabulary, in the Basic Memory format profile (one place)
 NOTE_TYPE = BASIC_MEMORY.note_types["coding_session"]
 #: the plugins' note type
 CODING_SESSION = NOTE_TYPE.name
 #: the relation a checkpoint links its predecessor with
 CONTINUES = str(NOTE_TYPE.continues)
-#: the plugins' observation categories and the model field each fills
-#: (``None``: kept as a typed :class:`~sessionkit.model.Observation`);
-#: :attr:`sessionkit.adapters.profiles.NoteType.categories` of :data:`NOTE_TYPE`
+#: the plugins' observation categories -> the model field each fills (``None``: none)
 CODING_SESSION_CATEGORIES: Mapping[str, str | None] = NOTE_TYPE.categories
 #: frontmatter keys naming the agent session (in order of preference)
 SESSION_ID_KEYS = NOTE_TYPE.session_keys
-#: the fence info string of an embedded note: ``basic-memory <json of key, eol>``
+#: an embedded note's fence: ``basic-memory-note <json of key, eol, sha>``
 _FENCE_INFO = "basic-memory-note"
 _FENCE_OPEN = re.compile(r"^(`{4,}) basic-memory-note (\{.*\})$")
 #: the frontmatter key of a chain page listing its notes' keys
@@ -220,12 +212,11 @@ def _fence_for(text: str) -> str:
 
 
 def _info(data: Mapping[str, Any]) -> str:
-    """A note block's info string: ``data`` as one line of JSON with no backtick (a
-    backtick fence's info string holds none; NEL, U+2028 and U+2029 escaped too)."""
+    """``data`` as one line of JSON with no backtick (a backtick fence's info string holds
+    none) and no NEL, U+2028 or U+2029."""
     return json.dumps(data, ensure_ascii=False).translate(_INFO_ESCAPES)
 
 
-#: characters a note block's info string spells as JSON escapes (see :func:`_info`)
 _INFO_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "`\x85\u2028\u2029"}
 
 
@@ -246,7 +237,7 @@ _ENTRY_PAGE = (
 
 
 def _fingerprint(head: str) -> str:
-    """A short digest of a note's block: an edit of the block on the page shows."""
+    """A short digest of a note's block, to tell an edit of the block on the page."""
     import hashlib
 
     return hashlib.sha256(head.encode("utf-8")).hexdigest()[:16]
@@ -278,7 +269,7 @@ def _carried(text: str, key: str) -> tuple[str, bool, tuple[Checkpoint, ...]]:
 
 
 def _with_entries(head: str, eol: bool, entries: Sequence[Checkpoint]) -> str:
-    """The note text :func:`_carried` splits into ``(head, eol, entries)``."""
+    """The inverse of :func:`_carried`."""
     text = head + (_CARRIER_MARK + _entries_text(entries) if entries else "")
     return text + "\n" if eol else text
 
@@ -324,13 +315,10 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
     first, last = metas[0], metas[-1]
     word = str(last.get("status", "open")).strip().lower()
     status = Status.DONE if word == "closed" else Status.ACTIVE
-    files: list[Citation] = []
-    decisions: list[str] = []
-    gotchas: list[str] = []
-    for view in views:
-        files.extend(c for c in view.files_touched if c not in files)
-        decisions.extend(d for d in view.decisions if d not in decisions)
-        gotchas.extend(g for g in view.gotchas if g not in gotchas)
+
+    def gathered(field: str) -> tuple[Any, ...]:
+        return tuple(dict.fromkeys(item for view in views for item in getattr(view, field)))
+
     sha = last.get("git_sha")
     session = Session(
         id=agent_session_id(last),
@@ -340,9 +328,9 @@ def chain_page(notes: Sequence[tuple[str, str]]) -> str:
         ended=_date(last.get("ended")) if status is Status.DONE else None,
         last_commit=str(sha) if sha else None,
         checkpoints=tuple(checkpoints),
-        files_touched=tuple(files),
-        decisions=tuple(decisions),
-        gotchas=tuple(gotchas),
+        files_touched=gathered("files_touched"),
+        decisions=gathered("decisions"),
+        gotchas=gathered("gotchas"),
         next_steps=views[-1].next_steps,
         extra={CHAIN_KEY: [key for key, _ in notes]},
     )
@@ -398,21 +386,6 @@ def split_chain_page(text: str, path: str | None = None) -> list[tuple[str, str]
     return out
 
 
-def outside_notes(text: str) -> str:
-    """A chain page with its note blocks emptied (their fence lines stay): two pages
-    of the same notes whose ``outside_notes`` differ differ by an edit outside the blocks.
-    """
-    parts = text.split("\n")
-    lines = split_lines(text)
-    emptied: set[int] = set()
-    for blk in tokenize(lines):
-        if blk.kind == "fence" and _FENCE_OPEN.match(parts[blk.start]):
-            emptied.update(range(blk.start + 1, blk.end - 1 if blk.closed else blk.end))
-    if not emptied:
-        return text
-    return "\n".join(part for i, part in enumerate(parts) if i not in emptied)
-
-
 def _is_block(cp: Checkpoint) -> bool:
     return _FENCE_OPEN.match(cp.body.split("\n", 1)[0]) is not None
 
@@ -465,8 +438,8 @@ _DERIVED = {
 
 @attrs.frozen
 class _Slot:
-    """An item of a note's view of a list field: its value and the observation it comes
-    from (``None``: the reader's own field) with its ``anchor`` among the observations."""
+    """An item of a note's list field: its value, the observation it comes from (``None``:
+    the reader's own field) and its ``anchor`` among the observations."""
 
     value: Any
     obs: Observation | None = None
@@ -474,8 +447,7 @@ class _Slot:
 
 
 def _view_value(field: str, obs: Observation) -> Any:
-    """An observation as :func:`coding_view` holds it in ``field`` (a Files touched
-    item as a citation, its context in parentheses)."""
+    """An observation as :func:`coding_view` holds it in ``field``."""
     from ._aiwiki_parse import citation_from_text
 
     if field != "files_touched":
@@ -727,11 +699,10 @@ def carry_edits(
     now = attrs.evolve(page, origin=None)
     was = _page(chain_page(notes), path)
     problems: list[str] = []
+    skip = ("origin", *_GATHERED, "next_steps", "status", "status_word", "last_commit", "ended")
     for attr in attrs.fields(Session):
         name = attr.name
-        if name in ("origin", *_GATHERED, "next_steps", "status", "status_word"):
-            continue
-        if name in ("last_commit", "ended"):
+        if name in skip:
             continue
         if name == "extra":
             problems.extend(_extra_problems(was.extra, now.extra))

@@ -295,18 +295,14 @@ BUILTIN_NOTES = ("basic-memory-session.md", "basic-memory-coding-session.md")
 
 
 @cache
-def _builtin() -> tuple[Schema, ...]:
+def builtin_schemas() -> tuple[Schema, ...]:
+    """The schemas sessionkit ships: Basic Memory 0.24.1's plugins' ``Session`` and
+    ``CodingSession`` schemas (a project's own schema notes come first)."""
     folder = resources.files("sessionkit.adapters") / "schemas"
     return tuple(
         load_schema_note((folder / name).read_text(encoding="utf-8"), f"sessionkit:schemas/{name}")
         for name in BUILTIN_NOTES
     )
-
-
-def builtin_schemas() -> tuple[Schema, ...]:
-    """The schemas sessionkit ships: Basic Memory 0.24.1's plugins' ``Session`` and
-    ``CodingSession`` schemas (a project's own schema notes come first)."""
-    return _builtin()
 
 
 def resolve_schema(

@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from .._listing import NO_ID
 from ..model import Status
 from ..text.grammar import dated_key
 from . import _aiwiki_words
@@ -109,7 +110,6 @@ class FormatProfile:
         sections: where each list field lives: aiwiki section title, or
             Basic Memory observation category -> :class:`Session` field.
         keys: frontmatter key -> :class:`Session` field (the keys it owns).
-        format_keys: keys that belong to the format itself (not the session).
         key_prefix: the prefix its own frontmatter keys take in the other
             format (``aiwiki_status`` in a Basic Memory note).
         section_prefix: the prefix its own sections take in the other format
@@ -125,7 +125,6 @@ class FormatProfile:
     status_write: Mapping[Status, str] = attrs.field(converter=_frozen)
     sections: Mapping[str, str] = attrs.field(converter=_frozen)
     keys: Mapping[str, str] = attrs.field(converter=_frozen)
-    format_keys: tuple[str, ...] = ()
     key_prefix: str
     section_prefix: str
     filename: Callable[..., str] = attrs.field(eq=False)
@@ -159,17 +158,8 @@ class FormatProfile:
         """The :class:`Session` field a section title or category holds, if any."""
         return self.sections.get(section)
 
-    def section_of(self, field: str) -> str | None:
-        """The section title or category that holds list field ``field``, if any."""
-        for name, value in self.sections.items():
-            if value == field:
-                return name
-        return None
-
 
 _UNSAFE_ID = re.compile(r"[^0-9A-Za-z_-]")
-#: the filename id part of a session without a usable id
-NO_ID = "0000000"
 
 
 def safe_id7(session_id: str | None) -> str:
@@ -200,7 +190,6 @@ AIWIKI = FormatProfile(
     status_write={Status(word): word for word in _aiwiki_words.STATUS_WORDS},
     sections=_aiwiki_words.SECTIONS,
     keys=_aiwiki_words.KEYS,
-    format_keys=_aiwiki_words.FORMAT_KEYS,
     key_prefix="aiwiki_",
     section_prefix="aiwiki: ",
     filename=aiwiki_filename,
@@ -210,25 +199,11 @@ AIWIKI = FormatProfile(
 BASIC_MEMORY = FormatProfile(
     name="basic-memory",
     status_words={
-        "open": Status.ACTIVE,
-        "resumed": Status.ACTIVE,
-        "active": Status.ACTIVE,
-        "draft": Status.ACTIVE,
-        "blocked": Status.ACTIVE,
-        "paused": Status.ACTIVE,
-        "waiting": Status.ACTIVE,
-        "in-progress": Status.ACTIVE,
-        "in_progress": Status.ACTIVE,
-        "closed": Status.DONE,
-        "done": Status.DONE,
-        "complete": Status.DONE,
-        "completed": Status.DONE,
-        "finished": Status.DONE,
-        "archived": Status.DONE,
-        "abandoned": Status.ABANDONED,
-        "cancelled": Status.ABANDONED,
-        "canceled": Status.ABANDONED,
-        "dropped": Status.ABANDONED,
+        **dict.fromkeys(("open", "resumed", "active", "draft", "blocked", "paused"), Status.ACTIVE),
+        **dict.fromkeys(("waiting", "in-progress", "in_progress"), Status.ACTIVE),
+        **dict.fromkeys(("closed", "done", "complete", "completed"), Status.DONE),
+        **dict.fromkeys(("finished", "archived"), Status.DONE),
+        **dict.fromkeys(("abandoned", "cancelled", "canceled", "dropped"), Status.ABANDONED),
     },
     status_default=Status.ACTIVE,
     status_write={Status.ACTIVE: "open", Status.DONE: "closed", Status.ABANDONED: "abandoned"},
@@ -252,7 +227,6 @@ BASIC_MEMORY = FormatProfile(
         "focus": "focus",
         "last_commit": "last_commit",
     },
-    format_keys=("type", "permalink"),
     key_prefix="bm_",
     section_prefix="bm: ",
     filename=bm_filename,

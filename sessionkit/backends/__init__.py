@@ -1,13 +1,9 @@
 """Storage backends: where notes live and how they are named.
 
-A *backend* is a factory registered by name: called as
-``factory(url, format=None, **options)`` it returns a :class:`Store`.
-Built-in backends are the layouts ``aiwiki`` and ``basic-memory`` (also
-reachable as the URL scheme ``bm://``); both run on any fsspec filesystem.
-Backends are imported on first use; third parties add more through the
-``sessionkit.backends`` entry-point group, whose value is ``"module:attr"``
-naming such a factory (a :class:`Store` subclass with an ``open`` classmethod
-works too).  A backend whose name is a URL scheme handles URLs of that scheme::
+A *backend* is a factory ``factory(url, format=None, **options) -> Store`` registered by
+name: the layouts ``aiwiki`` and ``basic-memory`` (also the URL scheme ``bm://``), on any
+fsspec filesystem, and third parties' from the ``sessionkit.backends`` entry-point group
+(``"module:attr"``).  A backend whose name is a URL scheme handles URLs of that scheme::
 
     store = sessionkit.open_store("s3://team-notes/wiki")        # layout detected
     store = sessionkit.open_store("memory://demo", layout="aiwiki")
@@ -16,12 +12,12 @@ works too).  A backend whose name is a URL scheme handles URLs of that scheme::
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import MissingDependencyError, NotFoundError, SessionKitError, StoreError
+from .._entry_points import Registry
+from ..errors import NotFoundError, SessionKitError, StoreError
 from ._base import NoteInfo, Store, check_key
 
 __all__ = [
@@ -38,15 +34,29 @@ __all__ = [
 
 BackendFactory = Callable[..., Store]
 
-#: built-in backends: name -> "module:attr" (imported on first use)
-_BUILTIN: dict[str, str] = {
-    "aiwiki": "sessionkit.backends.aiwiki:AiwikiStore",
-    "basic-memory": "sessionkit.backends.basic_memory:BasicMemoryStore",
-    "bm": "sessionkit.backends.basic_memory:BasicMemoryStore",
-}
-_registry: dict[str, str | BackendFactory] = dict(_BUILTIN)
-_loaded: dict[str, BackendFactory] = {}
-_entry_points_read = False
+
+def _as_factory(target: Any) -> BackendFactory:
+    if isinstance(target, type) and issubclass(target, Store) and hasattr(target, "open"):
+        opener: BackendFactory = target.open
+        return opener
+    if callable(target):
+        return target  # type: ignore[no-any-return]
+    raise StoreError(f"backend {target!r} is not callable")
+
+
+_plugins = Registry(
+    "sessionkit.backends",
+    "backend",
+    {
+        "aiwiki": "sessionkit.backends.aiwiki:AiwikiStore",
+        "basic-memory": "sessionkit.backends.basic_memory:BasicMemoryStore",
+        "bm": "sessionkit.backends.basic_memory:BasicMemoryStore",
+    },
+    _as_factory,
+    StoreError,
+    long_kind="store backend",
+    or_package=True,
+)
 
 #: options sessionkit itself understands (the rest go to fsspec)
 _OWN_OPTIONS = ("single_writer", "lock_timeout", "max_attempts", "connect_timeout", "read_timeout")
@@ -65,36 +75,12 @@ def register_backend(name: str, factory: str | BackendFactory, *, replace: bool 
     Raises:
         ValueError: ``name`` is taken and ``replace`` is false.
     """
-    if name in _registry and not replace:
-        raise ValueError(f"backend {name!r} is already registered")
-    _registry[name] = factory
-    _loaded.pop(name, None)
-
-
-def _read_entry_points() -> None:
-    global _entry_points_read
-    if _entry_points_read:
-        return
-    _entry_points_read = True
-    from .._entry_points import entry_points
-
-    for name, value in entry_points("sessionkit.backends"):
-        _registry.setdefault(name, value)
+    _plugins.register(name, factory, replace)
 
 
 def available_backends() -> list[str]:
     """Names of every registered backend (built-in and from entry points)."""
-    _read_entry_points()
-    return sorted(_registry)
-
-
-def _as_factory(target: Any) -> BackendFactory:
-    if isinstance(target, type) and issubclass(target, Store) and hasattr(target, "open"):
-        opener: BackendFactory = target.open
-        return opener
-    if callable(target):
-        return target  # type: ignore[no-any-return]
-    raise StoreError(f"backend {target!r} is not callable")
+    return _plugins.names()
 
 
 def get_backend(name: str) -> BackendFactory:
@@ -105,35 +91,7 @@ def get_backend(name: str) -> BackendFactory:
         MissingDependencyError: its module needs an optional dependency
             (the message says what to install).
     """
-    if name in _loaded:
-        return _loaded[name]
-    if name not in _registry:
-        _read_entry_points()
-    target = _registry.get(name)
-    if target is None:
-        raise StoreError(
-            f"unknown store backend {name!r} (known: {', '.join(available_backends())})"
-        )
-    if isinstance(target, str):
-        module_name, _, attr = target.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            missing = exc.name or "a missing module"
-            raise MissingDependencyError(
-                f"store backend {name!r} needs {missing}: pip install 'sessionkit[{name}]' "
-                f"(or the package providing {missing})"
-            ) from exc
-        try:
-            obj: Any = module
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        except AttributeError:
-            raise StoreError(f"backend {name!r}: {target!r} does not exist") from None
-        factory = _as_factory(obj)
-    else:
-        factory = _as_factory(target)
-    _loaded[name] = factory
+    factory: BackendFactory = _plugins.get(name)
     return factory
 
 
@@ -162,11 +120,7 @@ def detect_layout(url: str, **storage_options: Any) -> str:
     protocol, rest = split_url(url)
     if protocol == "bm":
         return "basic-memory"
-    trimmed = url.rstrip("/")
-    if trimmed.endswith(("/aiwiki", "/aiwiki/sessions")) or trimmed in (
-        "aiwiki",
-        "aiwiki/sessions",
-    ):
+    if ("/" + url.rstrip("/")).endswith(("/aiwiki", "/aiwiki/sessions")):
         return "aiwiki"
     own = {k: storage_options.pop(k) for k in _OWN_OPTIONS if k in storage_options}
     names = open_storage(url, **own, **storage_options).names()
@@ -242,10 +196,8 @@ def open_store(
             url = resolved
     protocol, _ = split_url(url)
     name = layout
-    if name is None and protocol is not None:
-        _read_entry_points()
-        if protocol in _registry:
-            name = protocol
+    if name is None and protocol is not None and protocol in _plugins:
+        name = protocol
     if name is None:
         name = detect_layout(url, **dict(storage_options))
     factory = get_backend(name)

@@ -139,6 +139,14 @@ def as_status(value: Status | str | None) -> Status | None:
         raise ValidationError(f"status {value!r} is not one of {allowed}") from None
 
 
+def in_range(day: str | None, lo: str | None, hi: str | None) -> bool:
+    """Whether ``day`` is on or after ``lo`` and on or before ``hi`` (``None``: no bound);
+    no day is in no bounded range."""
+    if day is None:
+        return not (lo or hi)
+    return (not lo or day >= lo) and (not hi or day <= hi)
+
+
 def _each(items: Iterable[Any], call: Callable[[Any], Any]) -> list[Any]:
     """``call`` of each item, in order; a :class:`SessionKitError` is kept, not raised."""
     out: list[Any] = []
@@ -264,6 +272,8 @@ class Store(abc.ABC):
         on or before ``until``), sorted by key.  This generic version parses every
         note; layouts read names first and frontmatter heads only when needed.
         """
+        from .._api import loads
+
         lo, hi = as_iso_date(since), as_iso_date(until)
         want = as_status(status)
         out: list[NoteInfo] = []
@@ -271,19 +281,13 @@ class Store(abc.ABC):
             if isinstance(text, SessionKitError):
                 continue
             try:
-                from .._api import loads
-
                 s = loads(text, path=key)
             except SessionKitError:
                 continue
             day = (s.started or "")[:10] or None
             if want is not None and s.status is not want:
                 continue
-            if (lo or hi) and day is None:
-                continue
-            if lo and day and day < lo:
-                continue
-            if hi and day and day > hi:
+            if not in_range(day, lo, hi):
                 continue
             out.append(
                 NoteInfo(key=key, date=day, status=s.status, title=s.focus or s.title, id=s.id)

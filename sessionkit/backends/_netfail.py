@@ -128,21 +128,13 @@ def _plain_network_errors(method: F) -> F:
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except StoreError as exc:
-            # "cannot read 'x': <botocore text>" for a timeout: named plainly instead
-            cause = exc.__cause__ or exc.__context__
-            plain = (
-                None
-                if cause is None or type(exc) is not StoreError
-                else reach_error(cause, str(getattr(self, "url", "") or "the store"))
-            )
-            if plain is None:
-                raise
-            raise plain from None
-        except SessionKitError:
-            raise
         except Exception as exc:
-            plain = reach_error(exc, str(getattr(self, "url", "") or "the store"))
+            cause: BaseException | None = exc
+            if isinstance(exc, SessionKitError):
+                # "cannot read 'x': <botocore text>" for a timeout: named plainly instead
+                cause = exc.__cause__ or exc.__context__ if type(exc) is StoreError else None
+            url = str(getattr(self, "url", "") or "the store")
+            plain = None if cause is None else reach_error(cause, url)
             if plain is None:
                 raise
             raise plain from None
@@ -151,26 +143,14 @@ def _plain_network_errors(method: F) -> F:
 
 
 #: the storage methods that talk to the network
-_METHODS = (
-    "names",
-    "exists",
-    "list",
-    "read",
-    "read_many",
-    "read_heads",
-    "read_versioned",
-    "mtime",
-    "write",
-    "update",
-    "delete",
-)
+_METHODS = "names exists list read read_many read_heads read_versioned mtime write update delete"
 
 C = TypeVar("C", bound=type)
 
 
 def name_network_failures(cls: C) -> C:
     """Class decorator: network failures named plainly by each storage method ``cls`` defines."""
-    for name in _METHODS:
+    for name in _METHODS.split():
         method = cls.__dict__.get(name)
         if callable(method):
             setattr(cls, name, _plain_network_errors(method))

@@ -91,6 +91,10 @@ class FsspecStorage(Storage):
         check_key(path)
         return f"{self.root}/{path}" if self.root else path
 
+    def _uncache(self, full: str) -> None:
+        with contextlib.suppress(Exception):
+            self.fs.invalidate_cache(full)
+
     def _rel(self, full: str) -> str:
         """``full`` (as the filesystem names it) relative to the root."""
         full, root = full.strip("/"), self.root.strip("/")
@@ -101,8 +105,7 @@ class FsspecStorage(Storage):
     # -- reading --------------------------------------------------------------
     def list(self, folder: str = "") -> list[FileEntry]:
         base = self.full(folder) if folder else self.root
-        with contextlib.suppress(Exception):
-            self.fs.invalidate_cache(base)
+        self._uncache(base)
         try:
             found = self.fs.find(base, detail=True)
         except FileNotFoundError:
@@ -122,8 +125,7 @@ class FsspecStorage(Storage):
         return out
 
     def names(self) -> set[str]:
-        with contextlib.suppress(Exception):
-            self.fs.invalidate_cache(self.root)
+        self._uncache(self.root)
         try:
             listed = self.fs.ls(self.root, detail=False)
         except (FileNotFoundError, NotADirectoryError):
@@ -135,8 +137,7 @@ class FsspecStorage(Storage):
     def exists(self, folder: str = "") -> bool:
         """Whether ``folder`` (the root when empty) is there."""
         full = self.full(folder) if folder else self.root
-        with contextlib.suppress(Exception):
-            self.fs.invalidate_cache(full)
+        self._uncache(full)
         try:
             return bool(self.fs.exists(full))
         except OSError as exc:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import SessionKitError
 from ..model import Session, Status
-from ._base import DateLike, NoteInfo, as_iso_date, check_key
+from ._base import _WINDOWS_RESERVED, DateLike, NoteInfo, as_iso_date, check_key, in_range
 from ._filestore import FileStore
 from ._storage import Storage, open_storage
 
@@ -41,10 +41,6 @@ _STATUS_WORDS: dict[str, Status] = {
     "done": Status.DONE,
     "abandoned": Status.ABANDONED,
 }
-
-_FILENAME_BAD = re.compile(r'[/\\<>:"|?*]')
-_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$", re.IGNORECASE)
-
 
 _NAME_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T_](\d{2})[-:.](\d{2})(?:[-:.](\d{2}))?)?")
 
@@ -76,18 +72,15 @@ def name_stamp(key: str) -> str | None:
 def _filename_for_title(title: str) -> str:
     """``{stem}.md`` as Basic Memory names a note, safe everywhere (empty: ``Session``; long:
     cut to 200 bytes; reserved such as ``CON``: ``-note`` added)."""
-    try:
-        from ..adapters.profiles import filename_for_title  # the shared rule
+    from ..adapters.basic_memory.permalink import filename_for_title
 
-        stem = str(filename_for_title(title))
-    except ImportError:  # pragma: no cover - the helper ships with sessionkit
-        stem = _FILENAME_BAD.sub("-", title).strip(".").strip("-")
+    stem = filename_for_title(title)
     # no leading dot: a dotfile is skipped by Basic Memory's indexer and by our own
     # listings, so the note would be written and never seen ("../x" gives "..-x")
     stem = "".join(c for c in stem if ord(c) >= 32).strip().lstrip(".-").strip() or "Session"
     while len(stem.encode("utf-8")) > 200:
         stem = stem[:-1]
-    if _RESERVED.match(stem):
+    if _WINDOWS_RESERVED.match(stem):
         stem += "-note"
     return f"{stem.rstrip('. ')}.md"
 
@@ -214,17 +207,6 @@ class BasicMemoryStore(FileStore):
         "Created" is the frontmatter ``started`` (else ``created``), else the
         file's modification time.
         """
-        return [note for note, _ in self._scan(status, since, until, days, types, False)]
-
-    def _scan(
-        self,
-        status: Status | str | None,
-        since: DateLike | None,
-        until: DateLike | None,
-        days: float | None,
-        types: frozenset[str],
-        need_created: bool,
-    ) -> builtins.list[tuple[NoteInfo, datetime | None]]:
         from ..adapters.basic_memory import session_id_of  # the format's one rule
 
         lo, hi = as_iso_date(since), as_iso_date(until)
@@ -237,7 +219,7 @@ class BasicMemoryStore(FileStore):
         cutoff = datetime.now(UTC) - timedelta(days=days) if days is not None else None
         entries = self.entries()
         metas = self.frontmatters([k for k, _ in entries])
-        out = []
+        out: builtins.list[NoteInfo] = []
         for key, entry in entries:
             meta = metas.get(key, {})
             if str(meta.get("type", "")).strip() not in types:
@@ -251,32 +233,28 @@ class BasicMemoryStore(FileStore):
             if raw_want is not None and word != raw_want:
                 continue
             created = _when(meta.get("started", meta.get("created")))
-            if created is None and (cutoff or lo or hi or need_created):
+            if created is None and (cutoff or lo or hi):
                 mtime = entry.mtime
                 if mtime is None:
                     mtime = self.storage.mtime(self.path_of(key))
                 if mtime is not None:
                     created = datetime.fromtimestamp(mtime, UTC)
             day = created.date().isoformat() if created else None
-            if (cutoff or lo or hi) and created is None:
+            if cutoff is not None and (created is None or created < cutoff):
                 continue
-            if cutoff is not None and created is not None and created < cutoff:
-                continue
-            if lo and day and day < lo:
-                continue
-            if hi and day and day > hi:
+            if not in_range(day, lo, hi):
                 continue
             title = meta.get("title")
-            sid = session_id_of(meta)
-            note = NoteInfo(
-                key=key,
-                date=day,
-                status=st,
-                title=None if title is None else str(title),
-                id=sid,
-                mtime=entry.mtime,
+            out.append(
+                NoteInfo(
+                    key=key,
+                    date=day,
+                    status=st,
+                    title=None if title is None else str(title),
+                    id=session_id_of(meta),
+                    mtime=entry.mtime,
+                )
             )
-            out.append((note, created))
         return out
 
     def latest(self) -> str | None:
@@ -284,11 +262,10 @@ class BasicMemoryStore(FileStore):
         newest modification time among that name date's notes (undated names count only
         when none is dated); never a note of checkpoints without a session id.
         """
-        found = self._scan(None, None, None, None, SESSION_TYPES, False)
-        found = [(note, c) for note, c in found if not is_unknown(note.key)]
+        found = [note for note in self.list() if not is_unknown(note.key)]
         if not found:
             return None
-        named = [(name_stamp(note.key), note) for note, _ in found]
+        named = [(name_stamp(note.key), note) for note in found]
         dated = [(stamp, note) for stamp, note in named if stamp is not None]
         pool = dated or [("", note) for _, note in named]
         top = max(stamp for stamp, _ in pool)

@@ -26,14 +26,11 @@ from sessionkit.errors import MissingDependencyError, NotFoundError, StoreError
 
 
 @pytest.fixture
-def clean_registry() -> Any:
-    saved = (dict(backends._registry), dict(backends._loaded), backends._entry_points_read)
-    yield
-    backends._registry.clear()
-    backends._registry.update(saved[0])
-    backends._loaded.clear()
-    backends._loaded.update(saved[1])
-    backends._entry_points_read = saved[2]
+def clean_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    plugins = backends._plugins
+    monkeypatch.setattr(plugins, "targets", dict(plugins.targets))
+    monkeypatch.setattr(plugins, "loaded", dict(plugins.loaded))
+    monkeypatch.setattr(plugins, "read", plugins.read)
 
 
 def test_builtins_registered() -> None:
@@ -177,7 +174,7 @@ def test_entry_point_backend_loaded_lazily(clean_registry: Any, monkeypatch: Any
         return [EP()] if group == "sessionkit.backends" else []
 
     monkeypatch.setattr(metadata, "entry_points", fake_entry_points)
-    backends._entry_points_read = False
+    backends._plugins.read = False
     assert "fromplugin" in available_backends()
     assert get_backend("fromplugin") == AiwikiStore.open
 
