@@ -105,9 +105,6 @@ def payload_ids(payload: Any) -> tuple[str | None, str, bool, str | None]:
     return session_id, id7, payload_ok, trigger
 
 
-# -- the active work item --------------------------------------------------------------
-
-
 class Work(Plain):
     """The single in-progress work item (see :func:`find_work`)."""
 
@@ -209,9 +206,6 @@ def find_work(repo_root: str | os.PathLike[str] | None) -> Work | None:
     return items[0] if len(items) == 1 else None
 
 
-# -- the entry ---------------------------------------------------------------------------
-
-
 def checkpoint_body(work: Any) -> str:
     """A checkpoint entry's text before its directive: the active work item, or none."""
     lines: list[str] = []
@@ -250,8 +244,6 @@ def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str 
             best = (m.group(1), key)
     return None if best is None else best[1]
 
-
-# -- the light lane ----------------------------------------------------------------------
 
 _TEMP_TAIL = ".tmp"
 
@@ -460,9 +452,6 @@ def _guarded(text: str, path: str, redaction: Any, findings: list[Any]) -> str:
             self.redactions = findings
 
     return _redaction.guard(_Sink(), path, text, remote=False)
-
-
-# -- the repository's commit ---------------------------------------------------------
 
 
 def head_commit(repo_root: str | None) -> str | None:

@@ -1,10 +1,8 @@
 """The session lifecycle over a store: checkpoints, directives, wrap-up items, pruning.
 
-The operations behind the agent hooks and the recording commands (``directive
-consume``, ``add``, ``status``, ``prune``): pure functions over a
-:class:`~sessionkit.backends.Store` that return a report and never print.
-Every edit reads the session into the model, evolves it and writes it back as
-a minimal edit under the store's lock (:meth:`Store.update`).
+The operations behind the agent hooks and ``directive consume``, ``add``, ``status``,
+``prune``: functions over a :class:`~sessionkit.backends.Store` that return a report and
+never print; every edit is a minimal one under the store's lock (:meth:`Store.update`).
 
 aiwiki: a checkpoint is a ``### PreCompact at <UTC ISO>`` entry under
 ``## Checkpoints`` with a ``**Dream directive (unconsumed):**`` block,
@@ -98,9 +96,6 @@ def _is_bm(store: Store) -> bool:
     )
 
 
-# -- the active work item -----------------------------------------------------------
-
-
 @attrs.frozen(kw_only=True)
 class WorkItem:
     """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``: its ``name``
@@ -121,9 +116,6 @@ def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
     if work is None:
         return None
     return WorkItem(name=work.name, manifest=work.manifest, status=work.status, phases=work.phases)
-
-
-# -- finding a session ------------------------------------------------------------
 
 
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
@@ -185,9 +177,6 @@ def _load_aiwiki_v2(text: str, key: str) -> Session:
         return AIWIKI_V2.read(doc)
     except SessionKitError as exc:
         raise exc.with_path(key) from None
-
-
-# -- pre-compact ------------------------------------------------------------------------
 
 
 @attrs.frozen(kw_only=True)
@@ -405,7 +394,6 @@ def record_checkpoint(
             from ..backends.basic_memory import unknown_title
 
             fresh = attrs.evolve(fresh, title=unknown_title(iso_now(now)[:10]))
-            key = store.key_for(fresh)
         if key is None:
             # named after the transcript's first request when there is one, so
             # racing first checkpoints of one session pick the same note
@@ -485,9 +473,6 @@ def record_checkpoint(
     )
 
 
-# -- directives ------------------------------------------------------------------------
-
-
 @attrs.frozen(kw_only=True)
 class DirectiveInfo:
     """One directive of a session: ``index`` (1-based among every directive of the note,
@@ -524,34 +509,18 @@ def _bm_parse_directive(obs: Observation) -> tuple[str, str, DirectiveState, str
 
 def directives_of(session: Session) -> list[DirectiveInfo]:
     """Every directive of a session, numbered from 1, in note order."""
-    out: list[DirectiveInfo] = []
-    for cp in session.checkpoints:
-        for d in cp.directives:
-            out.append(
-                DirectiveInfo(
-                    index=len(out) + 1,
-                    kind=d.kind,
-                    action=d.action,
-                    state=d.state,
-                    consumed_at=d.consumed_at,
-                    checkpoint_at=cp.at,
-                )
-            )
-    for obs in session.observations:
-        parsed = _bm_parse_directive(obs)
-        if parsed is None:
-            continue
+    found: list[tuple[str, str | None, DirectiveState, str | None, str | None]] = [
+        (d.kind, d.action, d.state, d.consumed_at, cp.at)
+        for cp in session.checkpoints
+        for d in cp.directives
+    ]
+    for parsed in filter(None, map(_bm_parse_directive, session.observations)):
         kind, action, state, consumed_at = parsed
-        out.append(
-            DirectiveInfo(
-                index=len(out) + 1,
-                kind=kind,
-                action=action or None,
-                state=state,
-                consumed_at=consumed_at,
-            )
-        )
-    return out
+        found.append((kind, action or None, state, consumed_at, None))
+    return [
+        DirectiveInfo(index=i, kind=k, action=a, state=s, consumed_at=c, checkpoint_at=at)
+        for i, (k, a, s, c, at) in enumerate(found, 1)
+    ]
 
 
 @attrs.frozen(kw_only=True)
@@ -695,9 +664,6 @@ def consume_directives(
     return ConsumeReport(key=target, at=at, consumed=tuple(picked), remaining=left[0])
 
 
-# -- add / status ------------------------------------------------------------------------
-
-
 @attrs.frozen(kw_only=True)
 class ItemReport:
     """What :func:`add_item` did: the note, the section field and the text added."""
@@ -817,9 +783,6 @@ def set_status(
 
     store.update(target, edit)
     return StatusReport(key=target, old=before[0], new=new_status, ended=ended[0])
-
-
-# -- prune ----------------------------------------------------------------------------------
 
 
 @attrs.frozen(kw_only=True)

@@ -340,17 +340,10 @@ def summary() -> list[dict[str, Any]]:
                 identity = str(json.loads(fh.read().decode("utf-8"))["store"])
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        items = []
-        for path, entry in entries(identity):
-            entry = entry or {}
-            items.append(
-                {
-                    "file": path,
-                    "id": entry.get("id"),
-                    "at": entry.get("at"),
-                    "session_id": entry.get("session_id"),
-                }
-            )
+        items = [
+            {"file": path, **{k: (entry or {}).get(k) for k in ("id", "at", "session_id")}}
+            for path, entry in entries(identity)
+        ]
         if items:
             out.append({"store": identity, "folder": folder, "count": len(items), "entries": items})
     return out

@@ -213,9 +213,6 @@ def _aiwiki_adapter(doc: Any) -> Adapter:
     return get_adapter(name if name.startswith("aiwiki") else AIWIKI)
 
 
-# ----------------------------------------------------------------------------- sync
-
-
 def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
     if isinstance(target, Store):
         return target
@@ -332,7 +329,6 @@ class _Run:
             "base": page,
         }
 
-    # -- a pair both sides knew at the last sync -----------------------------------
     def pair(self, ak: str, entry: Mapping[str, str]) -> None:
         bk = entry["basic_memory"]
         at, bt = self.aw_texts.get(ak, _MISSING), self.bm_texts.get(bk, _MISSING)
@@ -374,14 +370,7 @@ class _Run:
                 return
         new_at = at if merged == a else sides.write_aw(merged, at, ak)
         new_bt = bt if merged == b else sides.write_bm(new_at, ak, bt, bk)
-        if new_at != at and new_bt != bt:
-            action = "merge"
-        elif new_at != at:
-            action = "update-aiwiki"
-        elif new_bt != bt:
-            action = "update-basic-memory"
-        else:
-            action = "pair"
+        action = _ACTIONS[new_at != at, new_bt != bt]
         if not self.dry_run:
             if new_bt != bt:
                 _put(sides.bm, bk, bt, new_bt)
@@ -441,7 +430,6 @@ class _Run:
         self.new_notes.pop(ak, None)
         self.act(f"delete-{kept}", ak, bk, message=f"deleted in {gone}")
 
-    # -- chains of coding_session checkpoints ---------------------------------------
     def record_chain(self, ak: str, notes: Sequence[tuple[str, str]], page: str) -> None:
         self.new_notes[ak] = {
             "basic_memory": notes[0][0],
@@ -577,14 +565,8 @@ class _Run:
         # named after where the change came from (a carried block edit also
         # refreshes the page's derived sections)
         converged = not wrote_bm and all(page_notes.get(k) == bm.get(k) for k in chain)
-        if converged:  # the page may be refreshed (its blocks' fingerprints), no note changed
-            action = "pair"
-        elif ca and cb:
-            action = "merge"
-        elif ca:
-            action = "update-basic-memory"
-        else:
-            action = "update-aiwiki"
+        # (converged: the page may be refreshed, its blocks' fingerprints; no note changed)
+        action = "pair" if converged else _ACTIONS[cb, ca]
         self.act(action, ak, chain[0], message=_chain_of(len(notes)))
 
     def new_chain_page(self, ak: str, at: str, claimed: dict[str, str]) -> None:
@@ -622,7 +604,6 @@ class _Run:
         action = "create-basic-memory" if new else "pair"
         self.act(action, ak, keys[0], message=_chain_of(len(notes)))
 
-    # -- notes in no pair ---------------------------------------------------------
     def new_aiwiki(self, ak: str, claimed: dict[str, str]) -> None:
         at = self.aw_texts[ak]
         if at is None or ak in self.handled:
@@ -832,6 +813,15 @@ def sync(
             report.state_written = True
     report.redacted.extend(secrets)
     return report
+
+
+#: the action by (the aiwiki page written, the Basic Memory note written)
+_ACTIONS = {
+    (True, True): "merge",
+    (True, False): "update-aiwiki",
+    (False, True): "update-basic-memory",
+    (False, False): "pair",
+}
 
 
 def _chain_of(n: int) -> str:

@@ -168,6 +168,7 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
     storage = _storage(store)
     folder = str(getattr(store, "folder", "") or "")
     path = f"{folder}/{LOCK_NAME}" if folder else LOCK_NAME
+    busy = f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later"
     resolve = getattr(storage, "resolve", None)
     if resolve is not None:
         full = resolve(path)
@@ -177,10 +178,7 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
             with FileLock(full, timeout=timeout):
                 yield
         except Timeout:
-            raise ConflictError(
-                f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
-                path=path,
-            ) from None
+            raise ConflictError(busy, path=path) from None
         return
     deadline = time.monotonic() + timeout
     token = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "at": time.time()})
@@ -192,10 +190,7 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
             if _take_stale_lease(storage, path, token):
                 break
             if time.monotonic() >= deadline:
-                raise ConflictError(
-                    f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
-                    path=path,
-                ) from None
+                raise ConflictError(busy, path=path) from None
             time.sleep(min(1.0, max(0.05, timeout / 20)))
     try:
         yield
