@@ -245,13 +245,9 @@ def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str 
     return None if best is None else best[1]
 
 
-_TEMP_TAIL = ".tmp"
-
-
 class Recorded(Plain):
     """What :func:`record_local` did: the note, the short id, whether the payload was
-    usable, the secrets redacted (or warned about).
-    """
+    usable, the secrets redacted (or warned about)."""
 
     __slots__ = ("findings", "key", "payload_ok", "short_id")
 
@@ -303,7 +299,7 @@ def record_local(
     key = key_for_id7(keys, id7, today=day if id7 == NO_ID else None)
     if key is None:
         return None  # a new note: the store makes it
-    if _TEMP_TAIL + "\0" in listing:
+    if ".tmp\0" in listing:
         from .._atomic import sweep_temps
 
         sweep_temps(folder)  # what a killed writer left (as the store does before its lock)

@@ -4,12 +4,7 @@ The operations behind the agent hooks and ``directive consume``, ``add``, ``stat
 ``prune``: functions over a :class:`~sessionkit.backends.Store` that return a report and
 never print; every edit is a minimal one under the store's lock (:meth:`Store.update`).
 
-aiwiki: a checkpoint is a ``### PreCompact at <UTC ISO>`` entry under
-``## Checkpoints`` with a ``**Dream directive (unconsumed):**`` block,
-consumed as ``(consumed at <UTC ISO>)``.  Basic Memory (the Claude Code
-plugin's session note): a checkpoint is a ``- [context] PreCompact at …``
-observation and a directive ``- [directive] Dream: <action> #unconsumed``,
-consumed as ``#consumed (consumed at …)``.
+Checkpoints and directives are written in each format as docs/hooks.md shows.
 """
 
 from __future__ import annotations
@@ -154,11 +149,8 @@ def find_session(store: Store, session: str | None = None) -> str:
         raise NotFoundError(f"{store.url}: no session {session!r}")
     id7 = safe_short_id(session)
     if len(_UNSAFE_ID.sub("", session)) >= 4:
-        candidates = []
-        for key in keys:
-            m = _DATED_KEY.match(key)
-            if m and (m.group(2) == id7 or m.group(2).startswith(id7)):
-                candidates.append((m.group(1), key))
+        matches = (_DATED_KEY.match(key) for key in keys)
+        candidates = [(m.group(1), m.string) for m in matches if m and m.group(2).startswith(id7)]
         if candidates:
             return max(candidates)[1]
     raise NotFoundError(f"{store.url}: no session {session!r}")
@@ -376,8 +368,8 @@ def record_checkpoint(
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id, id7, payload_ok, trigger = payload_ids(payload)
     spec = directive or DirectiveSpec()
+    root = repo_root if repo_root is not None else _text_field(data, "cwd")
     if work == "find":
-        root = repo_root if repo_root is not None else _text_field(data, "cwd")
         work = find_work_item(root) if root else None
     marker = checkpoint_marker(checkpoint_id) if checkpoint_id else None
     created: list[bool] = [False]
@@ -426,8 +418,7 @@ def record_checkpoint(
 
     else:
         day = iso_now(now)[:10]
-        where = repo_root if repo_root is not None else _text_field(data, "cwd")
-        head = head_commit(os.fspath(where)) if where else None  # last_commit, from .git
+        head = head_commit(os.fspath(root)) if root else None  # last_commit, from .git
         key = key_for_id7(store.keys(), id7, day if id7 == NO_ID else None)
         if key is None:
             key = store.key_for(_new_aiwiki_session(session_id, day))

@@ -83,12 +83,6 @@ class _Sides:
         page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
         return page, self.aw_session(page, key)
 
-    def aw_as_bm(self, text: str, key: str) -> str:
-        """An aiwiki page as a Basic Memory note."""
-        return convert_text(
-            text, BASIC_MEMORY, key, AIWIKI, project=self.project, folder=self.folder
-        )
-
     def bm_key_for(self, text: str, key: str) -> str:
         # (named from the text as the note will hold it: a secret never names a file)
         return target_key(_as_held(self.bm, text)[0], BASIC_MEMORY, key, project=self.project)
@@ -117,13 +111,11 @@ class _Sides:
         """
         doc = read_document(current, key)
         adapter = _aiwiki_adapter(doc)
-        text = adapter.write(session, base=doc).text
-        if self.aw_session(text, key) == session:
-            return text
-        text = adapter.write(session).text
-        got = self.aw_session(text, key)
-        if got == session:
-            return text
+        for base in (doc, None):  # a minimal edit, else the page written anew
+            text = adapter.write(session, base=base).text
+            got = self.aw_session(text, key)
+            if got == session:
+                return text
         differ = _differing(session, got)
         raise FormatError(
             "the merged session does not read back the same as an aiwiki page"
@@ -143,7 +135,9 @@ class _Sides:
     def _write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
         """The Basic Memory note ``current`` (or a new one) holding the aiwiki ``page``: a
         minimal splice when it reads back as the page, else the full conversion."""
-        full = self.aw_as_bm(page, aw_key)
+        full = convert_text(
+            page, BASIC_MEMORY, aw_key, AIWIKI, project=self.project, folder=self.folder
+        )
         if current is None:
             return full  # a whole conversion: convert checks it reads back as the page
         want = self.aw_session(page, aw_key)
