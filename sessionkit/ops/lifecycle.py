@@ -25,9 +25,9 @@ from ..text.grammar import DATE
 from ..text.grammar import DATED_KEY as _DATED_KEY
 from .checkpoint import (
     NO_ID,
+    WorkItem,
     checkpoint_body,
     directive_items,
-    find_work,
     head_commit,
     iso_now,
     key_for_id7,
@@ -35,6 +35,7 @@ from .checkpoint import (
     safe_short_id,
 )
 from .checkpoint import UNSAFE_ID as _UNSAFE_ID
+from .checkpoint import find_work as find_work_item
 from .checkpoint import one_line as _one_line
 from .checkpoint import text_field as _text_field
 from .install import HOOK_COMMANDS, HooksReport, hook_program, install_hooks, register_mcp_server
@@ -89,28 +90,6 @@ def _is_bm(store: Store) -> bool:
     return str(getattr(store, "format", "")).startswith("basic-memory") or (
         getattr(store, "layout", "") == "basic-memory"
     )
-
-
-@attrs.frozen(kw_only=True)
-class WorkItem:
-    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``: its ``name``
-    (``<type>/<name>``), ``manifest`` path (from the repository root), ``status``, and
-    ``phases`` (``artifacts.<phase>.locked_at`` values, in manifest order)."""
-
-    name: str
-    manifest: str
-    status: str
-    phases: tuple[tuple[str, str], ...] = ()
-
-
-def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
-    """The in-progress work item under ``repo_root``, when there is exactly one (a
-    manifest whose ``status`` is ``in-progress``; unreadable ones, those over 256 KB and
-    anything not a regular file are skipped)."""
-    work = find_work(repo_root)
-    if work is None:
-        return None
-    return WorkItem(name=work.name, manifest=work.manifest, status=work.status, phases=work.phases)
 
 
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
