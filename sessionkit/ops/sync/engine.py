@@ -83,13 +83,6 @@ class _Sides:
         page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
         return page, self.aw_session(page, key)
 
-    def bm_key_for(self, text: str, key: str) -> str:
-        # (named from the text as the note will hold it: a secret never names a file)
-        return target_key(_as_held(self.bm, text)[0], BASIC_MEMORY, key, project=self.project)
-
-    def aw_key_for(self, text: str, key: str) -> str:
-        return target_key(_as_held(self.aw, text)[0], AIWIKI, key)
-
     def not_session(self, text: str, key: str) -> str | None:
         """Why a Basic Memory note is not a session note (``None``: it is one)."""
         why = _blank(text, key)
@@ -606,7 +599,8 @@ class _Run:
             self.new_chain_page(ak, at, claimed)
             return
         sides = self.sides
-        bk = sides.bm_key_for(at, ak)
+        # (named from the text as the note will hold it: a secret never names a file)
+        bk = target_key(_as_held(sides.bm, at)[0], BASIC_MEMORY, ak, project=sides.project)
         if bk in claimed:
             self.act("failure", ak, bk, message=f"maps to {bk}, already paired with {claimed[bk]}")
             return
@@ -639,7 +633,7 @@ class _Run:
         if bt is None:
             return
         sides = self.sides
-        ak = sides.aw_key_for(bt, bk)
+        ak = target_key(_as_held(sides.aw, bt)[0], AIWIKI, bk)
         if ak in self.aw_texts or ak in self.new_notes:
             other = self.new_notes.get(ak, {}).get("basic_memory")
             self.act(
