@@ -185,11 +185,6 @@ def _indent_of(raw: str) -> int | str:
     return 2
 
 
-def _write_json(path: Path, raw: str, data: dict[str, Any]) -> None:
-    text = json.dumps(data, indent=_indent_of(raw), ensure_ascii=False)
-    write_atomic(path, text + ("\n" if not raw or raw.endswith("\n") else ""))
-
-
 def _edit_json(
     path: Path,
     what: str,
@@ -214,7 +209,8 @@ def _edit_json(
     if removed and not table:
         del data[key]
     if added or removed:
-        _write_json(path, raw, data)
+        text = json.dumps(data, indent=_indent_of(raw), ensure_ascii=False)
+        write_atomic(path, text + ("\n" if not raw or raw.endswith("\n") else ""))
     return HooksReport(
         path=str(path),
         changed=bool(added or removed),

@@ -257,11 +257,6 @@ def _transcript_start(
     return None, None
 
 
-def _bm_title(at: str, request: str | None) -> str:
-    stamp = at.replace("T", " ").rstrip("Z")[:19]
-    return f"Session {stamp} — {request}" if request else f"Session {stamp}"
-
-
 def _bm_directive(spec: DirectiveSpec) -> Observation:
     kind = _one_line(spec.kind) or "Dream"
     action = _one_line(spec.action).replace("#", "")
@@ -288,6 +283,7 @@ def _new_bm_session(
     """A new note in the Basic Memory plugin's shape (started: the transcript's first request)."""
     request, started = _transcript_start(_text_field(payload, "transcript_path"))
     start = started or now
+    title = f"Session {start.replace('T', ' ').rstrip('Z')[:19]}"
     extra: dict[str, Any] = {"type": "session"}
     trigger = _text_field(payload, "trigger", 64)
     if trigger:
@@ -296,7 +292,7 @@ def _new_bm_session(
     return Session(
         id=session_id,
         status=Status.ACTIVE,
-        title=_bm_title(start, request),
+        title=f"{title} — {request}" if request else title,
         started=start,
         ended=now,
         project=project,

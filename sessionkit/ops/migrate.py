@@ -351,17 +351,6 @@ def _check_backup(store: Store, backup: str | os.PathLike[str]) -> Path:
     return folder
 
 
-def _workers(jobs: int | None, store: Store) -> tuple[int, int]:
-    """(worker processes, fewest pages worth a pool) for this store."""
-    from ._parallel import MIN_PARALLEL, default_jobs
-
-    if _local_root(store) is None:
-        return 1, 0
-    if jobs is None:
-        return default_jobs(), MIN_PARALLEL
-    return jobs, 2
-
-
 def migrate(
     store_or_path: Store | str | os.PathLike[str],
     to: str = "aiwiki-v2",
@@ -415,8 +404,11 @@ def migrate(
     if backup is not None and not dry_run:
         backup_dir = _check_backup(store, backup)
     keys = store.keys()
-    workers, min_parallel = _workers(jobs, store)
-    from ._parallel import ordered_map_chunks
+    from ._parallel import MIN_PARALLEL, default_jobs, ordered_map_chunks
+
+    workers, min_parallel = (jobs or default_jobs(), MIN_PARALLEL if jobs is None else 2)
+    if _local_root(store) is None:  # (a pool for local disks only)
+        workers, min_parallel = 1, 0
 
     chunk = functools.partial(
         _migrate_keys, store, to, dry_run, None if backup_dir is None else str(backup_dir)

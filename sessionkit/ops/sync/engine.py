@@ -121,8 +121,11 @@ class _Sides:
         made from it); the redactions reported when the note changes."""
         held, found = _as_held(self.bm, page, key)
         text = self._write_bm(held, aw_key, current, key)
-        if found and text != current:
-            _report_held(self.bm, found)
+        if found and text != current:  # (reported as the store's write reports its own)
+            relay(found)
+            log = getattr(self.bm, "redactions", None)
+            if isinstance(log, list):
+                log.extend(found)
         return text
 
     def _write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
@@ -181,14 +184,6 @@ def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tupl
     path = None if key is None else str(path_of(key)) if callable(path_of) else key
     done = redact(text, allow=policy.allow, path=path)
     return done.text, done.findings
-
-
-def _report_held(store: Store, findings: Sequence[Any]) -> None:
-    """Report redactions made before a write as the store's write reports its own."""
-    relay(findings)
-    log = getattr(store, "redactions", None)
-    if isinstance(log, list):
-        log.extend(findings)
 
 
 def _aiwiki_adapter(doc: Any) -> Adapter:
@@ -757,7 +752,8 @@ def sync(
             dry_run=dry_run,
             propagate_deletes=propagate_deletes,
         )
-        found = _chains(bm_texts)
+        readable = {k: t for k, t in bm_texts.items() if t is not None and may_chain(t)}
+        found = chains(readable, minimum=1) if readable else []  # chains of checkpoints
         chain_of = {member: chain for chain in found for member in chain}
         steps: list[tuple[str, Callable[[], None]]] = []
         for k, e in sorted(notes.items()):
@@ -823,12 +819,6 @@ def _is_chain_page(text: str, key: str) -> bool:
         return CHAIN_KEY in read_document(text, key).meta
     except SessionKitError:
         return False
-
-
-def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
-    """The chains of checkpoints among the readable notes."""
-    readable = {k: t for k, t in texts.items() if t is not None and may_chain(t)}
-    return chains(readable, minimum=1) if readable else []
 
 
 def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:
