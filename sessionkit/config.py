@@ -1,18 +1,10 @@
 """Configuration: where sessions live by default, set once for hooks, scripts and the CLI.
 
-A :class:`Config` is a plain frozen value.  The library never reads a file behind
-a caller's back: build one (``Config(store="wiki")``) or ask :func:`load_config` for
-the effective one, which reads, most specific first: 1. ``overrides`` (the CLI's
-flags); 2. the environment (``SESSIONKIT_STORE``, … see :data:`SETTINGS`); 3. the
-project file ``.sessionkit.toml``, found walking up from ``start_dir`` (the working
-directory, or a hook payload's ``cwd``); 4. the user file ``config.toml`` in
-``platformdirs.user_config_dir("sessionkit")`` (or ``$SESSIONKIT_CONFIG``); 5. the
-defaults (the aiwiki store at the repository root: the nearest ancestor of
-``start_dir`` holding ``aiwiki/`` or ``.git``, else ``start_dir``).
-
-Every effective value remembers where it came from (:class:`Source`).  A
-malformed file raises :class:`ConfigError` naming the file, line and key.
-Credentials never belong here (fsspec and the cloud SDKs have their own):
+A :class:`Config` is a frozen value; building one reads nothing.  :func:`load_config`
+reads, most specific first: ``overrides`` (the CLI's flags), the environment (see
+:data:`SETTINGS`), the project file ``.sessionkit.toml`` (walking up from ``start_dir``),
+the user file (``$SESSIONKIT_CONFIG`` or ``platformdirs.user_config_dir``), then the
+defaults.  Each value remembers its :class:`Source`.  Credentials never belong here:
 :func:`set_value` refuses secret-looking keys and :func:`describe` masks them.
 """
 
@@ -30,7 +22,7 @@ from .errors import SessionKitError
 
 if TYPE_CHECKING:
     import tomllib
-    from pathlib import Path  # (imported where a Path is returned: hooks read a file without it)
+    from pathlib import Path  # (imported where returned: hooks read a file without it)
 
 __all__ = [
     "PROJECT_FILE", "SETTINGS", "Config", "ConfigError", "HookConfig", "Limits", "SecretsConfig",
@@ -40,7 +32,6 @@ __all__ = [
     "storage_options_for", "user_config_path",
 ]  # fmt: skip
 
-#: where credentials should come from instead (used in refusal messages)
 _CREDENTIAL_HINT = (
     "keep credentials with fsspec and the cloud SDKs (environment variables such as "
     "AWS_ACCESS_KEY_ID, ~/.aws/credentials and a 'profile' storage option, "
@@ -62,7 +53,6 @@ class ConfigError(SessionKitError):
 
 
 def _fields(values: dict[str, Any]) -> dict[str, Any]:
-    """An ``__init__``'s arguments from its ``locals()``, for :meth:`Frozen._set`."""
     return {name: value for name, value in values.items() if name != "self"}
 
 
@@ -430,8 +420,6 @@ def _key_lines(text: str) -> dict[tuple[str, ...], int]:
     return found
 
 
-# -- reading and validating -------------------------------------------------------
-
 _TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
@@ -515,11 +503,10 @@ def _from_text(setting: Setting, raw: Any, origin: str) -> Any:
         try:
             value = int(raw.strip().replace("_", ""))
         except ValueError:
-            problem: str | None = f"must be an integer, not {raw!r}"
-        else:
-            problem = _check_scalar(setting, value)
-    else:
-        problem = _check_scalar(setting, value)
+            raise ConfigError(
+                f"{origin}: {setting.key} must be an integer, not {raw!r}", key=setting.key
+            ) from None
+    problem = _check_scalar(setting, value)
     if problem is not None:
         raise ConfigError(f"{origin}: {setting.key} {problem}", key=setting.key)
     return value
@@ -869,9 +856,6 @@ def format_config(config: Config) -> str:
         f"  # {Source(**row['source'])}\n"
         for row in describe(config)
     )
-
-
-# -- writing ----------------------------------------------------------------------------
 
 
 def config_file(

@@ -31,7 +31,7 @@ FENCE = re.compile(r"^---[ \t]*\r?\n?$")
 RULE = re.compile(r"^---[ \t]*$")
 STATUS = re.compile(r"^Status:[ \t]*(?P<value>.*)$")
 UNSAFE = re.compile(r"[^0-9A-Za-z_-]")
-DATED_KEY = re.compile(r"^(?:.*/)?(\d{4}-\d{2}-\d{2})-([0-9A-Za-z_-]+)\.md$")
+DATED_KEY = re.compile(r"^(?:.*/)?([0-9]{4}-[0-9]{2}-[0-9]{2})-([0-9A-Za-z_-]+)\.md$")
 DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
 
 #: characters the rules turn on, and some they must not confuse (Unicode digits, NUL-free)

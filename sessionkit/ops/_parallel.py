@@ -1,10 +1,8 @@
 """An ordered, chunked, streaming map over a process pool (for bulk operations).
 
-:func:`ordered_map` applies a picklable top-level function to every item and
-yields the results *in input order*, whatever order the workers finish in.
-Items are consumed lazily and only a bounded number of chunks is in flight at
-a time, so memory does not grow with the number of items.  With one job, or
-fewer items than ``min_parallel``, it runs in this process and spawns nothing.
+Results come in input order; items are read lazily with a bounded number of chunks in
+flight, so memory does not grow with the input.  With one job, or fewer items than
+``min_parallel``, it runs in this process and spawns nothing.
 """
 
 from __future__ import annotations
@@ -109,12 +107,9 @@ def _ordered(
     in_flight: int,
 ) -> Iterator[Any]:
     workers = default_jobs() if jobs is None else jobs
-    if workers < 1:
-        raise ValueError(f"jobs must be at least 1, not {workers}")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be at least 1, not {chunk_size}")
-    if in_flight < 1:
-        raise ValueError(f"in_flight must be at least 1, not {in_flight}")
+    for name, value in (("jobs", workers), ("chunk_size", chunk_size), ("in_flight", in_flight)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, not {value}")
     source = _Input(iter(items))
     mapped = _mapped(run, func, source, workers, chunk_size, min_parallel, around, in_flight)
     return _then_failure(mapped, source)

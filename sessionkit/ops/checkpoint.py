@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from .._lazyre import lazy
 from .._listing import NO_ID, joined, names_with, note_names
-from .._plain import Plain
+from .._plain import Frozen, Plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ __all__ = [
     "NO_ID",
     "UNSAFE_ID",
     "Recorded",
-    "Work",
+    "WorkItem",
     "checkpoint_body",
     "directive_items",
     "find_work",
@@ -105,21 +105,21 @@ def payload_ids(payload: Any) -> tuple[str | None, str, bool, str | None]:
     return session_id, id7, payload_ok, trigger
 
 
-# -- the active work item --------------------------------------------------------------
+class WorkItem(Frozen):
+    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``: its ``name``
+    (``<type>/<name>``), ``manifest`` path (from the repository root), ``status``, and
+    ``phases`` (``artifacts.<phase>.locked_at`` values, in manifest order); a frozen value."""
 
-
-class Work(Plain):
-    """The single in-progress work item (see :func:`find_work`)."""
-
-    __slots__ = ("manifest", "name", "phases", "status")
+    name: str
+    manifest: str
+    status: str
+    phases: tuple[tuple[str, str], ...]
+    __slots__ = tuple(__annotations__)
 
     def __init__(
-        self, name: str, manifest: str, status: str, phases: tuple[tuple[str, str], ...] = ()
+        self, *, name: str, manifest: str, status: str, phases: tuple[tuple[str, str], ...] = ()
     ) -> None:
-        self.name = name
-        self.manifest = manifest
-        self.status = status
-        self.phases = phases
+        self._set(name=name, manifest=manifest, status=status, phases=phases)
 
 
 def manifest_status(text: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
@@ -166,7 +166,7 @@ def _folders(path: str) -> list[str]:
     return out
 
 
-def find_work(repo_root: str | os.PathLike[str] | None) -> Work | None:
+def find_work(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
     """The in-progress work item under ``repo_root``, when there is exactly one.
 
     Looks at the first 1,000 ``.forge/work/<type>/<name>/manifest.yaml`` (sorted) for
@@ -190,7 +190,7 @@ def find_work(repo_root: str | os.PathLike[str] | None) -> Work | None:
     found.sort(key=lambda item: (item[0], item[1]))
     from .._safe_read import read_regular
 
-    items: list[Work] = []
+    items: list[WorkItem] = []
     for kind, name, path in found[:_MANIFESTS]:
         # regular files only, never a FIFO or a device (those would block the hook)
         data = read_regular(path, _MANIFEST_BYTES + 1)
@@ -203,13 +203,11 @@ def find_work(repo_root: str | os.PathLike[str] | None) -> Work | None:
         status, phases = manifest_status(text)
         if status != "in-progress":
             continue
+        manifest = f".forge/work/{kind}/{name}/manifest.yaml"
         items.append(
-            Work(f"{kind}/{name}", f".forge/work/{kind}/{name}/manifest.yaml", status, phases)
+            WorkItem(name=f"{kind}/{name}", manifest=manifest, status=status, phases=phases)
         )
     return items[0] if len(items) == 1 else None
-
-
-# -- the entry ---------------------------------------------------------------------------
 
 
 def checkpoint_body(work: Any) -> str:
@@ -251,15 +249,9 @@ def key_for_id7(keys: Sequence[str], id7: str, today: str | None = None) -> str 
     return None if best is None else best[1]
 
 
-# -- the light lane ----------------------------------------------------------------------
-
-_TEMP_TAIL = ".tmp"
-
-
 class Recorded(Plain):
     """What :func:`record_local` did: the note, the short id, whether the payload was
-    usable, the secrets redacted (or warned about).
-    """
+    usable, the secrets redacted (or warned about)."""
 
     __slots__ = ("findings", "key", "payload_ok", "short_id")
 
@@ -311,7 +303,7 @@ def record_local(
     key = key_for_id7(keys, id7, today=day if id7 == NO_ID else None)
     if key is None:
         return None  # a new note: the store makes it
-    if _TEMP_TAIL + "\0" in listing:
+    if ".tmp\0" in listing:
         from .._atomic import sweep_temps
 
         sweep_temps(folder)  # what a killed writer left (as the store does before its lock)
@@ -460,9 +452,6 @@ def _guarded(text: str, path: str, redaction: Any, findings: list[Any]) -> str:
             self.redactions = findings
 
     return _redaction.guard(_Sink(), path, text, remote=False)
-
-
-# -- the repository's commit ---------------------------------------------------------
 
 
 def head_commit(repo_root: str | None) -> str | None:

@@ -1,23 +1,12 @@
 """Writing sessionkit into agents' hook configurations (``sessionkit install-hooks``).
 
-Each agent keeps its hooks in a JSON file of its own, in its documented place:
-
-==============  ===============================  ===============================  =========
-agent           project scope                    user scope                       shape
-==============  ===============================  ===============================  =========
-``claude``      ``.claude/settings.json``        ``~/.claude/settings.json``      settings
-``codex``       ``.codex/hooks.json``            ``~/.codex/hooks.json``          settings
-``antigravity`` ``.agents/hooks.json``           ``~/.gemini/config/hooks.json``  named
-==============  ===============================  ===============================  =========
-
-*settings*: ``{"hooks": {EVENT: [{"matcher": "", "hooks": [{"type": "command",
-"command": …}]}]}}`` (Claude Code's shape, which Codex reads too); *named*: the
-same event table under a hook name, ``{"sessionkit": {EVENT: [...]}}``.
-
-Installing twice changes nothing; an entry of ours spelled otherwise (a bare
-``sessionkit``, another venv) is updated in place; every other key and hook is
-kept in order, and the file keeps its indentation; removal takes out exactly
-sessionkit's entries.  Files are written atomically, only when they change.
+Each agent's JSON file (:data:`AGENTS`; docs/hooks.md) has the *settings* shape,
+``{"hooks": {EVENT: [{"matcher": "", "hooks": [{"type": "command", "command": …}]}]}}``,
+or the *named* one, the same table under a hook name (``{"sessionkit": {EVENT: …}}``).
+Installing twice changes nothing; an entry of ours spelled otherwise (another venv) is
+updated in place; every other key and hook is kept in order, with the file's indentation;
+removal takes out exactly sessionkit's entries.  Files are written atomically, only when
+they change.
 """
 
 from __future__ import annotations
@@ -114,8 +103,7 @@ def agent_events(agent: str) -> dict[str, str]:
 
 def agent_config_path(agent: str, scope: str, repo_root: str | os.PathLike[str]) -> Path:
     """Where ``agent`` reads its hooks for ``scope`` (``project`` or ``user``)."""
-    if agent not in AGENTS:
-        raise ValidationError(f"unknown agent {agent!r} (one of {', '.join(AGENTS)})")
+    agent_events(agent)  # (refuses an unknown agent)
     project, user, _ = AGENTS[agent]
     if scope == "user":
         return Path(os.path.expanduser(user))
@@ -197,11 +185,6 @@ def _indent_of(raw: str) -> int | str:
     return 2
 
 
-def _write_json(path: Path, raw: str, data: dict[str, Any]) -> None:
-    text = json.dumps(data, indent=_indent_of(raw), ensure_ascii=False)
-    write_atomic(path, text + ("\n" if not raw or raw.endswith("\n") else ""))
-
-
 def _edit_json(
     path: Path,
     what: str,
@@ -226,7 +209,8 @@ def _edit_json(
     if removed and not table:
         del data[key]
     if added or removed:
-        _write_json(path, raw, data)
+        text = json.dumps(data, indent=_indent_of(raw), ensure_ascii=False)
+        write_atomic(path, text + ("\n" if not raw or raw.endswith("\n") else ""))
     return HooksReport(
         path=str(path),
         changed=bool(added or removed),

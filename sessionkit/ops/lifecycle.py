@@ -1,17 +1,10 @@
 """The session lifecycle over a store: checkpoints, directives, wrap-up items, pruning.
 
-The operations behind the agent hooks and the recording commands (``directive
-consume``, ``add``, ``status``, ``prune``): pure functions over a
-:class:`~sessionkit.backends.Store` that return a report and never print.
-Every edit reads the session into the model, evolves it and writes it back as
-a minimal edit under the store's lock (:meth:`Store.update`).
+The operations behind the agent hooks and ``directive consume``, ``add``, ``status``,
+``prune``: functions over a :class:`~sessionkit.backends.Store` that return a report and
+never print; every edit is a minimal one under the store's lock (:meth:`Store.update`).
 
-aiwiki: a checkpoint is a ``### PreCompact at <UTC ISO>`` entry under
-``## Checkpoints`` with a ``**Dream directive (unconsumed):**`` block,
-consumed as ``(consumed at <UTC ISO>)``.  Basic Memory (the Claude Code
-plugin's session note): a checkpoint is a ``- [context] PreCompact at …``
-observation and a directive ``- [directive] Dream: <action> #unconsumed``,
-consumed as ``#consumed (consumed at …)``.
+Checkpoints and directives are written in each format as docs/hooks.md shows.
 """
 
 from __future__ import annotations
@@ -32,9 +25,9 @@ from ..text.grammar import DATE
 from ..text.grammar import DATED_KEY as _DATED_KEY
 from .checkpoint import (
     NO_ID,
+    WorkItem,
     checkpoint_body,
     directive_items,
-    find_work,
     head_commit,
     iso_now,
     key_for_id7,
@@ -42,6 +35,7 @@ from .checkpoint import (
     safe_short_id,
 )
 from .checkpoint import UNSAFE_ID as _UNSAFE_ID
+from .checkpoint import find_work as find_work_item
 from .checkpoint import one_line as _one_line
 from .checkpoint import text_field as _text_field
 from .install import HOOK_COMMANDS, HooksReport, hook_program, install_hooks, register_mcp_server
@@ -98,34 +92,6 @@ def _is_bm(store: Store) -> bool:
     )
 
 
-# -- the active work item -----------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class WorkItem:
-    """The single in-progress ``.forge/work/<type>/<name>/manifest.yaml``: its ``name``
-    (``<type>/<name>``), ``manifest`` path (from the repository root), ``status``, and
-    ``phases`` (``artifacts.<phase>.locked_at`` values, in manifest order)."""
-
-    name: str
-    manifest: str
-    status: str
-    phases: tuple[tuple[str, str], ...] = ()
-
-
-def find_work_item(repo_root: str | os.PathLike[str] | None) -> WorkItem | None:
-    """The in-progress work item under ``repo_root``, when there is exactly one (a
-    manifest whose ``status`` is ``in-progress``; unreadable ones, those over 256 KB and
-    anything not a regular file are skipped)."""
-    work = find_work(repo_root)
-    if work is None:
-        return None
-    return WorkItem(name=work.name, manifest=work.manifest, status=work.status, phases=work.phases)
-
-
-# -- finding a session ------------------------------------------------------------
-
-
 def _bm_key_for_id(store: Store, session_id: str) -> str | None:
     lister: Callable[..., Sequence[Any]] = store.list
     notes = lister()
@@ -162,11 +128,8 @@ def find_session(store: Store, session: str | None = None) -> str:
         raise NotFoundError(f"{store.url}: no session {session!r}")
     id7 = safe_short_id(session)
     if len(_UNSAFE_ID.sub("", session)) >= 4:
-        candidates = []
-        for key in keys:
-            m = _DATED_KEY.match(key)
-            if m and (m.group(2) == id7 or m.group(2).startswith(id7)):
-                candidates.append((m.group(1), key))
+        matches = (_DATED_KEY.match(key) for key in keys)
+        candidates = [(m.group(1), m.string) for m in matches if m and m.group(2).startswith(id7)]
         if candidates:
             return max(candidates)[1]
     raise NotFoundError(f"{store.url}: no session {session!r}")
@@ -185,9 +148,6 @@ def _load_aiwiki_v2(text: str, key: str) -> Session:
         return AIWIKI_V2.read(doc)
     except SessionKitError as exc:
         raise exc.with_path(key) from None
-
-
-# -- pre-compact ------------------------------------------------------------------------
 
 
 @attrs.frozen(kw_only=True)
@@ -297,11 +257,6 @@ def _transcript_start(
     return None, None
 
 
-def _bm_title(at: str, request: str | None) -> str:
-    stamp = at.replace("T", " ").rstrip("Z")[:19]
-    return f"Session {stamp} — {request}" if request else f"Session {stamp}"
-
-
 def _bm_directive(spec: DirectiveSpec) -> Observation:
     kind = _one_line(spec.kind) or "Dream"
     action = _one_line(spec.action).replace("#", "")
@@ -328,6 +283,7 @@ def _new_bm_session(
     """A new note in the Basic Memory plugin's shape (started: the transcript's first request)."""
     request, started = _transcript_start(_text_field(payload, "transcript_path"))
     start = started or now
+    title = f"Session {start.replace('T', ' ').rstrip('Z')[:19]}"
     extra: dict[str, Any] = {"type": "session"}
     trigger = _text_field(payload, "trigger", 64)
     if trigger:
@@ -336,7 +292,7 @@ def _new_bm_session(
     return Session(
         id=session_id,
         status=Status.ACTIVE,
-        title=_bm_title(start, request),
+        title=f"{title} — {request}" if request else title,
         started=start,
         ended=now,
         project=project,
@@ -387,8 +343,8 @@ def record_checkpoint(
     data: Mapping[str, Any] = payload if isinstance(payload, Mapping) else {}
     session_id, id7, payload_ok, trigger = payload_ids(payload)
     spec = directive or DirectiveSpec()
+    root = repo_root if repo_root is not None else _text_field(data, "cwd")
     if work == "find":
-        root = repo_root if repo_root is not None else _text_field(data, "cwd")
         work = find_work_item(root) if root else None
     marker = checkpoint_marker(checkpoint_id) if checkpoint_id else None
     created: list[bool] = [False]
@@ -405,7 +361,6 @@ def record_checkpoint(
             from ..backends.basic_memory import unknown_title
 
             fresh = attrs.evolve(fresh, title=unknown_title(iso_now(now)[:10]))
-            key = store.key_for(fresh)
         if key is None:
             # named after the transcript's first request when there is one, so
             # racing first checkpoints of one session pick the same note
@@ -438,8 +393,7 @@ def record_checkpoint(
 
     else:
         day = iso_now(now)[:10]
-        where = repo_root if repo_root is not None else _text_field(data, "cwd")
-        head = head_commit(os.fspath(where)) if where else None  # last_commit, from .git
+        head = head_commit(os.fspath(root)) if root else None  # last_commit, from .git
         key = key_for_id7(store.keys(), id7, day if id7 == NO_ID else None)
         if key is None:
             key = store.key_for(_new_aiwiki_session(session_id, day))
@@ -485,9 +439,6 @@ def record_checkpoint(
     )
 
 
-# -- directives ------------------------------------------------------------------------
-
-
 @attrs.frozen(kw_only=True)
 class DirectiveInfo:
     """One directive of a session: ``index`` (1-based among every directive of the note,
@@ -524,34 +475,18 @@ def _bm_parse_directive(obs: Observation) -> tuple[str, str, DirectiveState, str
 
 def directives_of(session: Session) -> list[DirectiveInfo]:
     """Every directive of a session, numbered from 1, in note order."""
-    out: list[DirectiveInfo] = []
-    for cp in session.checkpoints:
-        for d in cp.directives:
-            out.append(
-                DirectiveInfo(
-                    index=len(out) + 1,
-                    kind=d.kind,
-                    action=d.action,
-                    state=d.state,
-                    consumed_at=d.consumed_at,
-                    checkpoint_at=cp.at,
-                )
-            )
-    for obs in session.observations:
-        parsed = _bm_parse_directive(obs)
-        if parsed is None:
-            continue
+    found: list[tuple[str, str | None, DirectiveState, str | None, str | None]] = [
+        (d.kind, d.action, d.state, d.consumed_at, cp.at)
+        for cp in session.checkpoints
+        for d in cp.directives
+    ]
+    for parsed in filter(None, map(_bm_parse_directive, session.observations)):
         kind, action, state, consumed_at = parsed
-        out.append(
-            DirectiveInfo(
-                index=len(out) + 1,
-                kind=kind,
-                action=action or None,
-                state=state,
-                consumed_at=consumed_at,
-            )
-        )
-    return out
+        found.append((kind, action or None, state, consumed_at, None))
+    return [
+        DirectiveInfo(index=i, kind=k, action=a, state=s, consumed_at=c, checkpoint_at=at)
+        for i, (k, a, s, c, at) in enumerate(found, 1)
+    ]
 
 
 @attrs.frozen(kw_only=True)
@@ -695,9 +630,6 @@ def consume_directives(
     return ConsumeReport(key=target, at=at, consumed=tuple(picked), remaining=left[0])
 
 
-# -- add / status ------------------------------------------------------------------------
-
-
 @attrs.frozen(kw_only=True)
 class ItemReport:
     """What :func:`add_item` did: the note, the section field and the text added."""
@@ -817,9 +749,6 @@ def set_status(
 
     store.update(target, edit)
     return StatusReport(key=target, old=before[0], new=new_status, ended=ended[0])
-
-
-# -- prune ----------------------------------------------------------------------------------
 
 
 @attrs.frozen(kw_only=True)

@@ -1,12 +1,10 @@
 """Migrate every page of an aiwiki store between schema versions (v1 ⇄ v2).
 
-:func:`migrate` applies :func:`sessionkit.adapters.aiwiki.migrate_document` to each session
-page and writes the result back through the store.  It is **minimal** (only the frontmatter
-lines the schema names change), **atomic** (temporary file, ``fsync``, :func:`os.replace`,
-under the folder's lock: a crash leaves the old or the new page), loses **no edits** (the new
-text is made from the text read under the lock), **safe on bad input** (a page that cannot be
-migrated is reported with path, line and reason, never written) and **idempotent** (a rerun
-finishes an interrupted run).  It never prints; progress goes to an optional callback.
+:func:`migrate` applies :func:`sessionkit.adapters.aiwiki.migrate_document` to each page
+through the store: minimal (only the lines the schema names change), atomic under the
+folder's lock, made from the text read under the lock (no edit lost), never writing a page
+it cannot migrate (reported with path, line and reason), and idempotent (a rerun finishes
+an interrupted run).  It never prints; progress goes to an optional callback.
 """
 
 from __future__ import annotations
@@ -145,11 +143,8 @@ class MigrationReport:
 
     @property
     def ok(self) -> bool:
-        """No page failed: after a real run every page is at the target version.
-
-        (After a dry run: a real run would bring every page there.)
-        """
-        return not any(f.outcome is Outcome.FAILED for f in self.files)
+        """No page failed: every page is (after a dry run: would be) at the target version."""
+        return not self.failed
 
     @property
     def diffs(self) -> list[str]:
@@ -177,9 +172,6 @@ class MigrationReport:
             "redacted": [f.to_dict() for f in self.redacted],
             "files": [f.to_dict() for f in self.files],
         }
-
-
-# -- one page ---------------------------------------------------------------------------
 
 
 def _path_of(store: Store, key: str) -> str:
@@ -301,9 +293,6 @@ def _migrate_keys(
     return results
 
 
-# -- the store --------------------------------------------------------------------------
-
-
 def _open(store_or_path: Store | str | os.PathLike[str]) -> Store:
     if isinstance(store_or_path, Store):
         store = store_or_path
@@ -321,9 +310,8 @@ def _open(store_or_path: Store | str | os.PathLike[str]) -> Store:
         raise UnsupportedFormatError(
             f"{store.url}: migrate moves aiwiki session pages; this is a Basic Memory store"
         )
-    storage = getattr(store, "storage", None)
-    root = getattr(storage, "root", None)
-    if _is_local_store(store) and isinstance(root, str):
+    root = _local_root(store)
+    if root is not None:
         if not os.path.isdir(root):
             raise StoreError("no such folder", path=store.url)
         notes = str(getattr(store, "folder", ""))
@@ -332,23 +320,25 @@ def _open(store_or_path: Store | str | os.PathLike[str]) -> Store:
     return store
 
 
-def _is_local_store(store: Store) -> bool:
+def _local_root(store: Store) -> str | None:
+    """The root folder of a store on the local disk (``None``: elsewhere)."""
     from ..backends._storage import LocalStorage
 
-    return isinstance(getattr(store, "storage", None), LocalStorage)
+    storage = getattr(store, "storage", None)
+    return storage.root if isinstance(storage, LocalStorage) else None
 
 
 def _check_backup(store: Store, backup: str | os.PathLike[str]) -> Path:
+    from .._atomic import inside
+
     folder = Path(os.path.abspath(os.fspath(backup)))
-    storage = getattr(store, "storage", None)
-    root = getattr(storage, "root", None)
+    root = _local_root(store)
     notes = getattr(store, "folder", "")
-    if _is_local_store(store) and isinstance(root, str):
-        inside = os.path.realpath(os.path.join(root, *notes.split("/"))) if notes else root
-        real = os.path.realpath(folder)
-        if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
+    if root is not None:
+        kept = os.path.realpath(os.path.join(root, *notes.split("/"))) if notes else root
+        if inside(os.path.realpath(folder), kept):
             raise StoreError(
-                f"the backup folder {folder} is inside the notes folder {inside}; "
+                f"the backup folder {folder} is inside the notes folder {kept}; "
                 "its copies would be taken for notes",
                 path=str(folder),
             )
@@ -359,17 +349,6 @@ def _check_backup(store: Store, backup: str | os.PathLike[str]) -> Path:
             f"cannot create the backup folder {folder}: {exc.strerror}", path=str(folder)
         ) from None
     return folder
-
-
-def _workers(jobs: int | None, store: Store) -> tuple[int, int]:
-    """(worker processes, fewest pages worth a pool) for this store."""
-    from ._parallel import MIN_PARALLEL, default_jobs
-
-    if not _is_local_store(store):
-        return 1, 0
-    if jobs is None:
-        return default_jobs(), MIN_PARALLEL
-    return jobs, 2
 
 
 def migrate(
@@ -425,8 +404,11 @@ def migrate(
     if backup is not None and not dry_run:
         backup_dir = _check_backup(store, backup)
     keys = store.keys()
-    workers, min_parallel = _workers(jobs, store)
-    from ._parallel import ordered_map_chunks
+    from ._parallel import MIN_PARALLEL, default_jobs, ordered_map_chunks
+
+    workers, min_parallel = (jobs or default_jobs(), MIN_PARALLEL if jobs is None else 2)
+    if _local_root(store) is None:  # (a pool for local disks only)
+        workers, min_parallel = 1, 0
 
     chunk = functools.partial(
         _migrate_keys, store, to, dry_run, None if backup_dir is None else str(backup_dir)

@@ -1,12 +1,8 @@
-"""The outbox: checkpoints a store could not take in time, kept until it can.
+"""The outbox: checkpoints a store could not take in time, kept until it can (docs/hooks.md).
 
-When ``sessionkit hook pre-compact`` cannot record its checkpoint before its
-deadline, it writes it here (one JSON file per checkpoint, in
-``$SESSIONKIT_STATE_DIR/outbox`` else the user's state folder, one folder per
-store) and says so.  The next hook on that store, ``sessionkit sync``, every
-command that opens the store and ``sessionkit outbox --deliver`` deliver what
-waits, oldest first, exactly once (each entry's random id is written with its
-checkpoint).  Entries are written crash-safe, redacted, without credentials.
+One JSON file per checkpoint (crash-safe, redacted, without credentials) in one folder per
+store under :func:`state_dir`; delivered oldest first, exactly once (each entry's random id
+is written with its checkpoint).
 """
 
 from __future__ import annotations
@@ -340,17 +336,10 @@ def summary() -> list[dict[str, Any]]:
                 identity = str(json.loads(fh.read().decode("utf-8"))["store"])
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        items = []
-        for path, entry in entries(identity):
-            entry = entry or {}
-            items.append(
-                {
-                    "file": path,
-                    "id": entry.get("id"),
-                    "at": entry.get("at"),
-                    "session_id": entry.get("session_id"),
-                }
-            )
+        items = [
+            {"file": path, **{k: (entry or {}).get(k) for k in ("id", "at", "session_id")}}
+            for path, entry in entries(identity)
+        ]
         if items:
             out.append({"store": identity, "folder": folder, "count": len(items), "entries": items})
     return out

@@ -83,19 +83,6 @@ class _Sides:
         page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
         return page, self.aw_session(page, key)
 
-    def aw_as_bm(self, text: str, key: str) -> str:
-        """An aiwiki page as a Basic Memory note."""
-        return convert_text(
-            text, BASIC_MEMORY, key, AIWIKI, project=self.project, folder=self.folder
-        )
-
-    def bm_key_for(self, text: str, key: str) -> str:
-        # (named from the text as the note will hold it: a secret never names a file)
-        return target_key(_as_held(self.bm, text)[0], BASIC_MEMORY, key, project=self.project)
-
-    def aw_key_for(self, text: str, key: str) -> str:
-        return target_key(_as_held(self.aw, text)[0], AIWIKI, key)
-
     def not_session(self, text: str, key: str) -> str | None:
         """Why a Basic Memory note is not a session note (``None``: it is one)."""
         why = _blank(text, key)
@@ -117,13 +104,11 @@ class _Sides:
         """
         doc = read_document(current, key)
         adapter = _aiwiki_adapter(doc)
-        text = adapter.write(session, base=doc).text
-        if self.aw_session(text, key) == session:
-            return text
-        text = adapter.write(session).text
-        got = self.aw_session(text, key)
-        if got == session:
-            return text
+        for base in (doc, None):  # a minimal edit, else the page written anew
+            text = adapter.write(session, base=base).text
+            got = self.aw_session(text, key)
+            if got == session:
+                return text
         differ = _differing(session, got)
         raise FormatError(
             "the merged session does not read back the same as an aiwiki page"
@@ -136,14 +121,19 @@ class _Sides:
         made from it); the redactions reported when the note changes."""
         held, found = _as_held(self.bm, page, key)
         text = self._write_bm(held, aw_key, current, key)
-        if found and text != current:
-            _report_held(self.bm, found)
+        if found and text != current:  # (reported as the store's write reports its own)
+            relay(found)
+            log = getattr(self.bm, "redactions", None)
+            if isinstance(log, list):
+                log.extend(found)
         return text
 
     def _write_bm(self, page: str, aw_key: str, current: str | None, key: str) -> str:
         """The Basic Memory note ``current`` (or a new one) holding the aiwiki ``page``: a
         minimal splice when it reads back as the page, else the full conversion."""
-        full = self.aw_as_bm(page, aw_key)
+        full = convert_text(
+            page, BASIC_MEMORY, aw_key, AIWIKI, project=self.project, folder=self.folder
+        )
         if current is None:
             return full  # a whole conversion: convert checks it reads back as the page
         want = self.aw_session(page, aw_key)
@@ -196,14 +186,6 @@ def _as_held(store: Store, text: str, key: str | None = None) -> tuple[str, tupl
     return done.text, done.findings
 
 
-def _report_held(store: Store, findings: Sequence[Any]) -> None:
-    """Report redactions made before a write as the store's write reports its own."""
-    relay(findings)
-    log = getattr(store, "redactions", None)
-    if isinstance(log, list):
-        log.extend(findings)
-
-
 def _aiwiki_adapter(doc: Any) -> Adapter:
     """The adapter of an aiwiki page's own schema version (v2 when it says none)."""
     try:
@@ -211,9 +193,6 @@ def _aiwiki_adapter(doc: Any) -> Adapter:
     except SessionKitError:
         name = AIWIKI
     return get_adapter(name if name.startswith("aiwiki") else AIWIKI)
-
-
-# ----------------------------------------------------------------------------- sync
 
 
 def _open(target: Any, storage_options: Mapping[str, Any]) -> Store:
@@ -332,7 +311,6 @@ class _Run:
             "base": page,
         }
 
-    # -- a pair both sides knew at the last sync -----------------------------------
     def pair(self, ak: str, entry: Mapping[str, str]) -> None:
         bk = entry["basic_memory"]
         at, bt = self.aw_texts.get(ak, _MISSING), self.bm_texts.get(bk, _MISSING)
@@ -374,14 +352,7 @@ class _Run:
                 return
         new_at = at if merged == a else sides.write_aw(merged, at, ak)
         new_bt = bt if merged == b else sides.write_bm(new_at, ak, bt, bk)
-        if new_at != at and new_bt != bt:
-            action = "merge"
-        elif new_at != at:
-            action = "update-aiwiki"
-        elif new_bt != bt:
-            action = "update-basic-memory"
-        else:
-            action = "pair"
+        action = _ACTIONS[new_at != at, new_bt != bt]
         if not self.dry_run:
             if new_bt != bt:
                 _put(sides.bm, bk, bt, new_bt)
@@ -441,7 +412,6 @@ class _Run:
         self.new_notes.pop(ak, None)
         self.act(f"delete-{kept}", ak, bk, message=f"deleted in {gone}")
 
-    # -- chains of coding_session checkpoints ---------------------------------------
     def record_chain(self, ak: str, notes: Sequence[tuple[str, str]], page: str) -> None:
         self.new_notes[ak] = {
             "basic_memory": notes[0][0],
@@ -577,14 +547,8 @@ class _Run:
         # named after where the change came from (a carried block edit also
         # refreshes the page's derived sections)
         converged = not wrote_bm and all(page_notes.get(k) == bm.get(k) for k in chain)
-        if converged:  # the page may be refreshed (its blocks' fingerprints), no note changed
-            action = "pair"
-        elif ca and cb:
-            action = "merge"
-        elif ca:
-            action = "update-basic-memory"
-        else:
-            action = "update-aiwiki"
+        # (converged: the page may be refreshed, its blocks' fingerprints; no note changed)
+        action = "pair" if converged else _ACTIONS[cb, ca]
         self.act(action, ak, chain[0], message=_chain_of(len(notes)))
 
     def new_chain_page(self, ak: str, at: str, claimed: dict[str, str]) -> None:
@@ -622,7 +586,6 @@ class _Run:
         action = "create-basic-memory" if new else "pair"
         self.act(action, ak, keys[0], message=_chain_of(len(notes)))
 
-    # -- notes in no pair ---------------------------------------------------------
     def new_aiwiki(self, ak: str, claimed: dict[str, str]) -> None:
         at = self.aw_texts[ak]
         if at is None or ak in self.handled:
@@ -631,7 +594,8 @@ class _Run:
             self.new_chain_page(ak, at, claimed)
             return
         sides = self.sides
-        bk = sides.bm_key_for(at, ak)
+        # (named from the text as the note will hold it: a secret never names a file)
+        bk = target_key(_as_held(sides.bm, at)[0], BASIC_MEMORY, ak, project=sides.project)
         if bk in claimed:
             self.act("failure", ak, bk, message=f"maps to {bk}, already paired with {claimed[bk]}")
             return
@@ -664,7 +628,7 @@ class _Run:
         if bt is None:
             return
         sides = self.sides
-        ak = sides.aw_key_for(bt, bk)
+        ak = target_key(_as_held(sides.aw, bt)[0], AIWIKI, bk)
         if ak in self.aw_texts or ak in self.new_notes:
             other = self.new_notes.get(ak, {}).get("basic_memory")
             self.act(
@@ -788,7 +752,8 @@ def sync(
             dry_run=dry_run,
             propagate_deletes=propagate_deletes,
         )
-        found = _chains(bm_texts)
+        readable = {k: t for k, t in bm_texts.items() if t is not None and may_chain(t)}
+        found = chains(readable, minimum=1) if readable else []  # chains of checkpoints
         chain_of = {member: chain for chain in found for member in chain}
         steps: list[tuple[str, Callable[[], None]]] = []
         for k, e in sorted(notes.items()):
@@ -834,6 +799,15 @@ def sync(
     return report
 
 
+#: the action by (the aiwiki page written, the Basic Memory note written)
+_ACTIONS = {
+    (True, True): "merge",
+    (True, False): "update-aiwiki",
+    (False, True): "update-basic-memory",
+    (False, False): "pair",
+}
+
+
 def _chain_of(n: int) -> str:
     return f"a chain of {n} checkpoint" + ("" if n == 1 else "s")
 
@@ -845,12 +819,6 @@ def _is_chain_page(text: str, key: str) -> bool:
         return CHAIN_KEY in read_document(text, key).meta
     except SessionKitError:
         return False
-
-
-def _chains(texts: Mapping[str, str | None]) -> list[list[str]]:
-    """The chains of checkpoints among the readable notes."""
-    readable = {k: t for k, t in texts.items() if t is not None and may_chain(t)}
-    return chains(readable, minimum=1) if readable else []
 
 
 def _guarded(run: _Run, key: str, step: Callable[[], None]) -> None:

@@ -73,7 +73,6 @@ class SyncAction:
         return out
 
 
-BM = "basic-memory"
 #: actions that write a note
 WRITES = frozenset(
     f"{verb}-{side}"

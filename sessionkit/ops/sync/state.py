@@ -42,9 +42,10 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _state_path(store: Store) -> str:
+def _beside(store: Store, name: str) -> str:
+    """The path of ``name`` in the store's notes folder."""
     folder = str(getattr(store, "folder", "") or "")
-    return f"{folder}/{STATE_NAME}" if folder else STATE_NAME
+    return f"{folder}/{name}" if folder else name
 
 
 def _storage(store: Store) -> Any:
@@ -67,7 +68,7 @@ def read_state(store: Store) -> dict[str, Any]:
     Raises:
         FormatError: the state file exists but is not a sync state.
     """
-    path = _state_path(store)
+    path = _beside(store, STATE_NAME)
     try:
         data = json.loads(_storage(store).read(path).decode("utf-8"))
     except NotFoundError:
@@ -105,11 +106,6 @@ def _notes_of(data: Mapping[str, Any], peer: str) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in (notes or {}).items() if isinstance(v, dict)}
 
 
-def _state_record(store: Store) -> Any:
-    """The state file as a :class:`Record` of peers (locked, merged, atomic)."""
-    return Record(_storage(store), _state_path(store), section="peers")
-
-
 def _write_state(
     store: Store, peer: str, before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> None:
@@ -128,7 +124,7 @@ def _write_state(
         entry["notes"] = merged
         return entry
 
-    _state_record(store).merge({peer: change})
+    Record(_storage(store), _beside(store, STATE_NAME), section="peers").merge({peer: change})
 
 
 def _kept_base(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -166,8 +162,8 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
     """Hold the sync lock of an aiwiki store, waiting up to ``timeout`` seconds: a file
     lock on local disks, else a create-only lease taken over after :data:`LEASE_TTL`."""
     storage = _storage(store)
-    folder = str(getattr(store, "folder", "") or "")
-    path = f"{folder}/{LOCK_NAME}" if folder else LOCK_NAME
+    path = _beside(store, LOCK_NAME)
+    busy = f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later"
     resolve = getattr(storage, "resolve", None)
     if resolve is not None:
         full = resolve(path)
@@ -177,10 +173,7 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
             with FileLock(full, timeout=timeout):
                 yield
         except Timeout:
-            raise ConflictError(
-                f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
-                path=path,
-            ) from None
+            raise ConflictError(busy, path=path) from None
         return
     deadline = time.monotonic() + timeout
     token = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "at": time.time()})
@@ -192,10 +185,7 @@ def _locked(store: Store, timeout: float) -> Iterator[None]:
             if _take_stale_lease(storage, path, token):
                 break
             if time.monotonic() >= deadline:
-                raise ConflictError(
-                    f"another sync has held {LOCK_NAME} for {timeout:g} s; try again later",
-                    path=path,
-                ) from None
+                raise ConflictError(busy, path=path) from None
             time.sleep(min(1.0, max(0.05, timeout / 20)))
     try:
         yield
