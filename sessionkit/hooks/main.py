@@ -22,7 +22,6 @@ from .common import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
     from typing import IO, Any
 
@@ -48,9 +47,14 @@ def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> i
     args_list = list(sys.argv[2:] if argv is None else argv)
     NOTICES.clear()
     try:
-        args: Any = _parser().parse_args(args_list)
-    except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 1
+        args: Any = _parse(args_list)
+    except _UsageError as exc:
+        event, message = exc.args
+        prog = f"sessionkit hook {event}".rstrip()
+        sys.stderr.write(f"{_usage(event)}\n{prog}: error: {message}\n")
+        return 1
+    if args is None:  # (a help was printed)
+        return 0
     try:
         code = _run(args, stdin)
     finally:
@@ -104,92 +108,155 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
         return 0
 
 
-def _key_value(item: str) -> str:
-    if "=" not in item or not item.partition("=")[0].strip():
-        import argparse
+#: each event and what it does (its help)
+_EVENTS = {
+    "pre-compact": (
+        "PreCompact: record a checkpoint (the time, the trigger, the work item, a Dream\n"
+        "directive) in the note of the payload's session_id, creating it on first use.\n"
+        "Prints a one-line systemMessage JSON; exits 0."
+    ),
+    "session-start": (
+        "SessionStart: print the latest note's summary, its unconsumed directives, next\n"
+        "steps and open questions, within hooks.context_budget (Claude Code hook JSON by\n"
+        "default, or --plain text). Exits 0."
+    ),
+    "session-end": (
+        "SessionEnd (Codex: Stop): set the session's date_end and, for a real session end,\n"
+        "close its checkpoint log with a SessionEnd entry; only when the session has a\n"
+        "note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0."
+    ),
+}
+_START = "session-start"
+#: the options every event takes, each with a value, as its errors name them
+_VALUES = {"--agent": "--agent", "--store": "--store", "--storage-option": "--storage-option/-o"}
+_USAGE = "usage: sessionkit hook [-h] EVENT ..."
+_EVENT_USAGE = (
+    "usage: sessionkit hook {0} [-h] [--agent {{claude,codex,antigravity}}] [--store URL]\n"
+    "                        {1}[--storage-option KEY=VALUE]{2}"
+)
+_FLAGS = " [--plain | --json]"
+_HELP = f"""{_USAGE}
 
-        raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
-    return item
+Claude Code hooks: each reads the hook's JSON payload on stdin (session_id,
+cwd, transcript_path, source...) and never breaks the agent: a problem exits 0
+and is shown to the user in one line.
+
+events:
+  pre-compact    PreCompact: record a checkpoint (with its Dream directive) in
+                 the session's note, creating the note on first use
+  session-start  SessionStart: print where the last session stopped (summary,
+                 unconsumed directives, next steps) within hooks.context_budget
+  session-end    SessionEnd (Codex: Stop): record the session's end (date_end)
+
+options:
+  -h, --help     show this help message and exit
+
+Installed by `sessionkit install-hooks`; `sessionkit hook EVENT --help` lists an
+event's options. The store is --store, else hooks.store, else the configured one.
+"""
+_OPTIONS_HELP = """options:
+  -h, --help            show this help message and exit
+  --agent {claude,codex,antigravity}
+                        the agent running the hook: its payload and the answer it accepts
+  --store URL           store path or URL (default: configured)
+  --storage-option KEY=VALUE, -o KEY=VALUE
+                        fsspec storage option (repeatable); VALUE is a TOML literal or a string
+"""
+_FLAGS_HELP = """  --plain               print plain text
+  --json                print Claude Code hook JSON
+"""
 
 
-def _parser() -> argparse.ArgumentParser:
-    import argparse
+def _choices(names: Sequence[str] | dict[str, str]) -> str:
+    return ", ".join(map(repr, names))
 
-    raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
-        prog="sessionkit hook",
-        formatter_class=raw,
-        description=(
-            "Claude Code hooks: each reads the hook's JSON payload on stdin (session_id,\n"
-            "cwd, transcript_path, source...) and never breaks the agent: a problem exits 0\n"
-            "and is shown to the user in one line."
-        ),
-        epilog=(
-            "events:\n"
-            "  pre-compact    PreCompact: record a checkpoint (with its Dream directive) in\n"
-            "                 the session's note, creating the note on first use\n"
-            "  session-start  SessionStart: print where the last session stopped (summary,\n"
-            "                 unconsumed directives, next steps) within hooks.context_budget\n"
-            "  session-end    SessionEnd (Codex: Stop): record the session's end (date_end)\n"
-            "\n"
-            "Installed by `sessionkit install-hooks`; `sessionkit hook EVENT --help` lists an\n"
-            "event's options. The store is --store, else hooks.store, else the configured one."
-        ),
+
+def _is_option(arg: str) -> bool:
+    """Whether argparse takes ``arg`` for an option (not a value): ``-x``, but not ``-``, a
+    negative number or words with a space."""
+    return (
+        arg[:1] == "-"
+        and arg != "-"
+        and " " not in arg
+        and not arg[1:].replace(".", "", 1).isdigit()
     )
-    sub = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
-    pre = sub.add_parser(
-        "pre-compact",
-        help="record a PreCompact checkpoint",
-        formatter_class=raw,
-        description=(
-            "PreCompact: record a checkpoint (the time, the trigger, the work item, a Dream\n"
-            "directive) in the note of the payload's session_id, creating it on first use.\n"
-            "Prints a one-line systemMessage JSON; exits 0."
-        ),
-    )
-    start = sub.add_parser(
-        "session-start",
-        help="print the latest session and its directives",
-        formatter_class=raw,
-        description=(
-            "SessionStart: print the latest note's summary, its unconsumed directives, next\n"
-            "steps and open questions, within hooks.context_budget (Claude Code hook JSON by\n"
-            "default, or --plain text). Exits 0."
-        ),
-    )
-    end = sub.add_parser(
-        "session-end",
-        help="record that the session ended",
-        formatter_class=raw,
-        description=(
-            "SessionEnd (Codex: Stop): set the session's date_end and, for a real session end,\n"
-            "close its checkpoint log with a SessionEnd entry; only when the session has a\n"
-            "note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0."
-        ),
-    )
-    for each in (pre, start, end):
-        each.add_argument(
-            "--agent",
-            choices=AGENTS,
-            default="claude",
-            help="the agent running the hook: its payload and the answer it accepts",
-        )
-        each.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
-        each.add_argument(
-            "--storage-option",
-            "-o",
-            dest="storage_option",
-            action="append",
-            default=[],
-            type=_key_value,
-            metavar="KEY=VALUE",
-            help="fsspec storage option (repeatable); VALUE is a TOML literal or a string",
-        )
-    fmt = start.add_mutually_exclusive_group()
-    fmt.add_argument(
-        "--plain", dest="plain", action="store_true", default=None, help="print plain text"
-    )
-    fmt.add_argument(
-        "--json", dest="plain", action="store_false", help="print Claude Code hook JSON"
-    )
-    return parser
+
+
+class _Args:
+    """The command line, parsed (argparse's names: ``event``, ``agent``, ``store``,
+    ``storage_option``, ``plain``)."""
+
+    def __init__(self, event: str) -> None:
+        self.event, self.agent, self.store = event, "claude", None
+        self.storage_option: list[str] = []
+        self.plain: bool | None = None
+
+
+class _UsageError(Exception):
+    """A command line the hook cannot run: ``(event or "", message)``."""
+
+
+def _usage(event: str) -> str:
+    if not event:
+        return _USAGE
+    return _EVENT_USAGE.format(event, " " * len(event), _FLAGS if event == _START else "")
+
+
+def _parse(argv: Sequence[str]) -> _Args | None:
+    """``argv`` parsed as argparse parses a command line (a long option may be abbreviated,
+    ``--opt=VALUE``, ``-oVALUE``); ``None`` once a help was printed.
+
+    Raises:
+        _UsageError: an unknown event or option, a missing or bad value.
+    """
+    head = argv[0] if argv else ""
+    if head == "-h" or (len(head) > 2 and "--help".startswith(head)):
+        sys.stdout.write(_HELP)
+        return None
+    if head not in _EVENTS:
+        why = f"argument EVENT: invalid choice: {head!r} (choose from {_choices(_EVENTS)})"
+        raise _UsageError("", why if head else "the following arguments are required: EVENT")
+    args, at = _Args(head), 1
+    names = [*_VALUES, "--help", *(("--plain", "--json") if head == _START else ())]
+    while at < len(argv):
+        arg, value = argv[at], None
+        at += 1
+        if arg[:2] == "-o":  # -o VALUE, -oVALUE, -o=VALUE
+            name, value = "--storage-option", arg[2 + (arg[2:3] == "=") :] if arg[2:] else None
+        elif arg[:2] == "--" and len(arg) > 2:
+            name, eq, rest = arg.partition("=")
+            found = [name] if name in names else [n for n in names if n.startswith(name)]
+            if len(found) > 1:
+                raise _UsageError(head, f"ambiguous option: {name} could match {', '.join(found)}")
+            name, value = (found or [""])[0], rest if eq else None
+        else:
+            name = "-h" if arg == "-h" else ""
+        label = f"argument {_VALUES.get(name, name)}"
+        if not name:
+            raise _UsageError(head, f"unrecognized arguments: {' '.join(argv[at - 1 :])}")
+        if name in ("-h", "--help"):
+            flags = _FLAGS_HELP if head == _START else ""
+            sys.stdout.write(f"{_usage(head)}\n\n{_EVENTS[head]}\n\n{_OPTIONS_HELP}{flags}")
+            return None
+        if name in ("--plain", "--json"):
+            if value is not None:
+                raise _UsageError(head, f"{label}: ignored explicit argument {value!r}")
+            if args.plain is (name == "--json"):
+                other = "--json" if name == "--plain" else "--plain"
+                raise _UsageError(head, f"{label}: not allowed with argument {other}")
+            args.plain = name == "--plain"
+            continue
+        if value is None:
+            if at == len(argv) or _is_option(argv[at]):
+                raise _UsageError(head, f"{label}: expected one argument")
+            value, at = argv[at], at + 1
+        if name == "--agent" and value not in AGENTS:
+            why = f"invalid choice: {value!r} (choose from {_choices(AGENTS)})"
+            raise _UsageError(head, f"{label}: {why}")
+        if name != "--storage-option":
+            setattr(args, name[2:], value)
+        elif "=" in value and value.partition("=")[0].strip():
+            args.storage_option.append(value)
+        else:
+            raise _UsageError(head, f"{label}: {value!r} is not KEY=VALUE")
+    return args
