@@ -381,25 +381,22 @@ class _Spool:
             while chunk := self.file.read(1 << 16):
                 yield chunk
             return
+        import heapq
+
         self.index.sort()
         self.keys.seek(0)
-        late = iter(self.index)
-        ahead = next(late, None)
-        while head := self.keys.readline():
-            size, length = map(int, head.split())
-            key = self.keys.read(size)
-            while ahead is not None and ahead < key:
-                yield self._late(ahead)
-                ahead = next(late, None)
-            yield self.file.read(length)
-        while ahead is not None:
-            yield self._late(ahead)
-            ahead = next(late, None)
+        ordered = (self._in_order(head) for head in iter(self.keys.readline, b""))
+        for key, length in heapq.merge(ordered, ((entry, -1) for entry in self.index)):
+            if length >= 0:
+                yield self.file.read(length)
+                continue
+            at, size = map(int, key.rpartition(b"\0")[2].split())
+            self.late.seek(at)
+            yield self.late.read(size)
 
-    def _late(self, entry: bytes) -> bytes:
-        at, length = map(int, entry.rpartition(b"\0")[2].split())
-        self.late.seek(at)
-        return self.late.read(length)
+    def _in_order(self, head: bytes) -> tuple[bytes, int]:
+        size, length = map(int, head.split())
+        return self.keys.read(size), length
 
 
 @click.command(name="ls")

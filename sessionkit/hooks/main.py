@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import SimpleNamespace
 
 from .common import (
     DEADLINE_ENV,
@@ -32,18 +33,11 @@ AGENTS = ("claude", "codex", "antigravity")
 
 
 def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> int:
-    """Run ``sessionkit hook EVENT ...`` and return the exit code.
-
-    Args:
-        argv: the arguments after ``hook`` (default: ``sys.argv[2:]``).
-        stdin: where the payload comes from (default: ``sys.stdin.buffer``).
-
-    Never exits 2 (Claude Code would block the agent): a usage error
-    (``hook bogus``) exits 1, a non-blocking error whose message Claude Code
-    shows; every other failure exits 0 with one line on stderr and the same
-    words as the JSON reply's ``systemMessage``, which Claude Code shows the
-    user.  ``--help`` exits 0.
-    """
+    """Run ``sessionkit hook EVENT ...`` (``argv``: the arguments after ``hook``, default
+    ``sys.argv[2:]``; ``stdin``: the payload's stream, default ``sys.stdin.buffer``) and
+    return the exit code: never 2 (Claude Code would block the agent); a usage error exits
+    1 (Claude Code shows its message); any other failure exits 0 with one line on stderr
+    and the same words as the reply's ``systemMessage``; ``--help`` exits 0."""
     args_list = list(sys.argv[2:] if argv is None else argv)
     NOTICES.clear()
     try:
@@ -108,23 +102,17 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
         return 0
 
 
-#: each event and what it does (its help)
+#: each event's help (``hook --help`` lists them all)
 _EVENTS = {
-    "pre-compact": (
-        "PreCompact: record a checkpoint (the time, the trigger, the work item, a Dream\n"
-        "directive) in the note of the payload's session_id, creating it on first use.\n"
-        "Prints a one-line systemMessage JSON; exits 0."
-    ),
-    "session-start": (
-        "SessionStart: print the latest note's summary, its unconsumed directives, next\n"
-        "steps and open questions, within hooks.context_budget (Claude Code hook JSON by\n"
-        "default, or --plain text). Exits 0."
-    ),
-    "session-end": (
-        "SessionEnd (Codex: Stop): set the session's date_end and, for a real session end,\n"
-        "close its checkpoint log with a SessionEnd entry; only when the session has a\n"
-        "note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0."
-    ),
+    "pre-compact": "PreCompact: record a checkpoint (the time, the trigger, the work item, a\n"
+    "Dream directive) in the note of the payload's session_id, creating it on first use.\n"
+    "Prints a one-line systemMessage JSON; exits 0.",
+    "session-start": "SessionStart: print the latest note's summary, its unconsumed directives,\n"
+    "next steps and open questions, within hooks.context_budget (Claude Code hook JSON\n"
+    "by default, or --plain text). Exits 0.",
+    "session-end": "SessionEnd (Codex: Stop): set the session's date_end and, for a real session\n"
+    "end, close its checkpoint log with a SessionEnd entry; only when the session has\n"
+    "a note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0.",
 }
 _START = "session-start"
 #: the options every event takes, each with a value, as its errors name them
@@ -135,25 +123,15 @@ _EVENT_USAGE = (
     "                        {1}[--storage-option KEY=VALUE]{2}"
 )
 _FLAGS = " [--plain | --json]"
-_HELP = f"""{_USAGE}
-
-Claude Code hooks: each reads the hook's JSON payload on stdin (session_id,
-cwd, transcript_path, source...) and never breaks the agent: a problem exits 0
-and is shown to the user in one line.
-
-events:
-  pre-compact    PreCompact: record a checkpoint (with its Dream directive) in
-                 the session's note, creating the note on first use
-  session-start  SessionStart: print where the last session stopped (summary,
-                 unconsumed directives, next steps) within hooks.context_budget
-  session-end    SessionEnd (Codex: Stop): record the session's end (date_end)
-
-options:
-  -h, --help     show this help message and exit
-
-Installed by `sessionkit install-hooks`; `sessionkit hook EVENT --help` lists an
-event's options. The store is --store, else hooks.store, else the configured one.
-"""
+_HELP = (
+    f"{_USAGE}\n\nClaude Code hooks: each reads the hook's JSON payload on stdin (session_id,\n"
+    "cwd, transcript_path, source...) and never breaks the agent: a problem exits 0\n"
+    "and is shown to the user in one line. Installed by `sessionkit install-hooks`;\n"
+    "the store is --store, else hooks.store, else the configured one.\n\nevents:\n"
+    + "".join(f"  {k}\n    {v.replace(chr(10), chr(10) + '    ')}\n" for k, v in _EVENTS.items())
+    + "\noptions:\n  -h, --help     show this help message and exit\n\n"
+    "`sessionkit hook EVENT --help` lists an event's options.\n"
+)
 _OPTIONS_HELP = """options:
   -h, --help            show this help message and exit
   --agent {claude,codex,antigravity}
@@ -167,29 +145,10 @@ _FLAGS_HELP = """  --plain               print plain text
 """
 
 
-def _choices(names: Sequence[str] | dict[str, str]) -> str:
-    return ", ".join(map(repr, names))
-
-
 def _is_option(arg: str) -> bool:
-    """Whether argparse takes ``arg`` for an option (not a value): ``-x``, but not ``-``, a
-    negative number or words with a space."""
-    return (
-        arg[:1] == "-"
-        and arg != "-"
-        and " " not in arg
-        and not arg[1:].replace(".", "", 1).isdigit()
-    )
-
-
-class _Args:
-    """The command line, parsed (argparse's names: ``event``, ``agent``, ``store``,
-    ``storage_option``, ``plain``)."""
-
-    def __init__(self, event: str) -> None:
-        self.event, self.agent, self.store = event, "claude", None
-        self.storage_option: list[str] = []
-        self.plain: bool | None = None
+    """Whether argparse takes ``arg`` for an option (not ``-``, a number, words with a space)."""
+    number = arg[1:].replace(".", "", 1).isdigit()
+    return arg[:1] == "-" and arg != "-" and " " not in arg and not number
 
 
 class _UsageError(Exception):
@@ -202,7 +161,7 @@ def _usage(event: str) -> str:
     return _EVENT_USAGE.format(event, " " * len(event), _FLAGS if event == _START else "")
 
 
-def _parse(argv: Sequence[str]) -> _Args | None:
+def _parse(argv: Sequence[str]) -> Any:
     """``argv`` parsed as argparse parses a command line (a long option may be abbreviated,
     ``--opt=VALUE``, ``-oVALUE``); ``None`` once a help was printed.
 
@@ -214,9 +173,11 @@ def _parse(argv: Sequence[str]) -> _Args | None:
         sys.stdout.write(_HELP)
         return None
     if head not in _EVENTS:
-        why = f"argument EVENT: invalid choice: {head!r} (choose from {_choices(_EVENTS)})"
+        choices = ", ".join(map(repr, _EVENTS))
+        why = f"argument EVENT: invalid choice: {head!r} (choose from {choices})"
         raise _UsageError("", why if head else "the following arguments are required: EVENT")
-    args, at = _Args(head), 1
+    args, at = SimpleNamespace(event=head, agent="claude", store=None, plain=None), 1
+    args.storage_option = []
     names = [*_VALUES, "--help", *(("--plain", "--json") if head == _START else ())]
     while at < len(argv):
         arg, value = argv[at], None
@@ -251,7 +212,7 @@ def _parse(argv: Sequence[str]) -> _Args | None:
                 raise _UsageError(head, f"{label}: expected one argument")
             value, at = argv[at], at + 1
         if name == "--agent" and value not in AGENTS:
-            why = f"invalid choice: {value!r} (choose from {_choices(AGENTS)})"
+            why = f"invalid choice: {value!r} (choose from {', '.join(map(repr, AGENTS))})"
             raise _UsageError(head, f"{label}: {why}")
         if name != "--storage-option":
             setattr(args, name[2:], value)
