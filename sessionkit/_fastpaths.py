@@ -96,15 +96,8 @@ def general_paths() -> AbstractContextManager[None]:
 
 
 def taken() -> dict[str, int]:
-    """How many answers each fast lane (:data:`LANES`) has given in this process.
-
-    A copy, never reset: compare two readings.  For tests and benchmarks,
-    e.g. that a page the lane is for does take it::
-
-        before = taken()["headings"]
-        sessionkit.parse(text).headings
-        assert taken()["headings"] == before + 1
-    """
+    """How many answers each fast lane (:data:`LANES`) has given in this process: a copy,
+    never reset (tests and benchmarks compare two readings)."""
     return dict(_taken)
 
 

@@ -29,26 +29,20 @@ NO_ID = "0000000"
 
 def note_names(folder: str) -> list[str] | None:
     """Every name in ``folder`` when each is a regular file (dotfiles too), else ``None``
-    (a missing folder, a subfolder or a symlink: the store's walk decides); no stat.
-    """
+    (a missing folder, a subfolder or a symlink: the store's walk decides)."""
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
     except OSError:
         return None
-    try:  # (listed by its descriptor: the entries do not each join a path)
+    odd: list[os.DirEntry[str]] = []  # (listed by its descriptor: no path joined; d_type, no stat)
+    try:
         with os.scandir(fd) as it:
-            entries = list(it)
-        # regular files, no symlinks (asked while the folder is open: they stat by its fd)
-        plain = not any(map(_IS_SYMLINK, entries)) and all(map(_IS_FILE, entries))
+            names = [e.name for e in it if e.is_file(follow_symlinks=False) or odd.append(e)]  # type: ignore[func-returns-value]
     except OSError:
         return None
     finally:
         os.close(fd)
-    return [e.name for e in entries] if plain else None
-
-
-_IS_SYMLINK = os.DirEntry.is_symlink
-_IS_FILE = os.DirEntry.is_file  # (of an entry that is no symlink: whether it is a regular file)
+    return None if odd else names
 
 
 def joined(names: Sequence[str]) -> str:

@@ -52,8 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def console() -> int:
     """The ``sessionkit`` console script (and ``python -m sessionkit``); a hook run, a
     short process with no garbage worth collecting, runs with the collector off."""
-    command = sys.argv[1:2]
-    if command == ["hook"]:
+    if sys.argv[1:2] == ["hook"]:
         import gc
 
         gc.disable()

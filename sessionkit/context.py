@@ -146,20 +146,13 @@ class Context(Frozen):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape (``sessionkit context --json``)."""
-        return {
-            "key": self.key,
-            "source": self.source,
-            "budget": self.budget,
-            "unit": self.unit,
-            "size": self.size,
-            "complete": self.complete,
-            "unconsumed": self.unconsumed,
-            "shown": self.shown,
-            "left_out": dict(self.left_out),
-            "left_out_size": self.left_out_size,
-            "rest": self.rest,
-            "text": self.text,
-        }
+        out = {name: getattr(self, name) for name in _JSON_KEYS.split()}
+        return {**out, "left_out": dict(self.left_out)}  # (a copy, in its place)
+
+
+_JSON_KEYS = (
+    "key source budget unit size complete unconsumed shown left_out left_out_size rest text"
+)
 
 
 class _Part:

@@ -49,6 +49,7 @@ def _wiki(tmp_path: Path, dates: list[str]) -> Path:
     [
         ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04"],  # in key order already
         ["2026-03-01", "2026-01-02", "2026-02-03", "2026-01-02", "2025-12-31"],  # not
+        ["2026-01-01", "2026-01-05", "2026-01-03", "2026-01-06", "2026-01-02"],  # interleaved
     ],
 )
 def test_ls_rows_come_oldest_first(tmp_path: Path, dates: list[str]) -> None:

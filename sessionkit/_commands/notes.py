@@ -342,53 +342,61 @@ def _listed_rows(
 
 
 class _Spool:
-    """ls's output lines sorted on disk, not in memory (lines in one temp file, their sort
-    keys and lengths in another; lines that came in order are copied out as they are)."""
+    """ls's output lines sorted on disk, not in memory: the lines that come in order (each
+    sort key at least the last one's) in one temporary file and their sort keys in
+    another; those that come late in a third, only their sort keys and places held
+    (one bytes object each), merged in on the way out."""
 
     def __init__(self) -> None:
         import tempfile
 
-        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by __exit__)
-        self.keys = tempfile.TemporaryFile()  # noqa: SIM115
-        self.last: list[str] | None = None
-        self.ordered = True
+        files = (tempfile.TemporaryFile() for _ in range(3))  # noqa: SIM115 (closed by __exit__)
+        self.file, self.keys, self.late = files
+        self.last = b""
+        self.index: list[bytes] = []  # a late line's sort key, then b"offset length"
 
     def __enter__(self) -> _Spool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.file.close()
-        self.keys.close()
+        for file in (self.file, self.keys, self.late):
+            file.close()
 
     def add(self, sort_key: list[str], line: str) -> None:
-        import json
-
         data = line.encode("utf-8", "surrogateescape")
-        if self.last is not None and sort_key < self.last:
-            self.ordered = False
-        self.last = sort_key
-        self.file.write(data)
-        self.keys.write(json.dumps([*sort_key, len(data)]).encode() + b"\n")
+        # each part ends in NUL (in no name): UTF-8 keeps the code points' order, NUL the list's
+        key = "".join(f"{part}\0" for part in sort_key).encode("utf-8", "surrogatepass")
+        if key >= self.last:
+            self.last = key
+            self.file.write(data)
+            self.keys.write(b"%d %d\n%s" % (len(key), len(data), key))
+        else:
+            self.index.append(key + b"%d %d" % (self.late.tell(), len(data)))
+            self.late.write(data)
 
     def lines(self) -> Iterator[bytes]:
-        """The lines' bytes in sorted order (blocks of them when they came in order)."""
-        import json
-
+        """The lines' bytes in sorted order (blocks of them when none came late)."""
         self.file.seek(0)
-        if self.ordered:
+        if not self.index:
             while chunk := self.file.read(1 << 16):
                 yield chunk
             return
+        import heapq
+
+        self.index.sort()
         self.keys.seek(0)
-        index, at = [], 0
-        for raw in self.keys:
-            *sort_key, length = json.loads(raw)
-            index.append((sort_key, at, length))
-            at += length
-        index.sort(key=lambda entry: entry[0])
-        for _, at, length in index:
-            self.file.seek(at)
-            yield self.file.read(length)
+        ordered = (self._in_order(head) for head in iter(self.keys.readline, b""))
+        for key, length in heapq.merge(ordered, ((entry, -1) for entry in self.index)):
+            if length >= 0:
+                yield self.file.read(length)
+                continue
+            at, size = map(int, key.rpartition(b"\0")[2].split())
+            self.late.seek(at)
+            yield self.late.read(size)
+
+    def _in_order(self, head: bytes) -> tuple[bytes, int]:
+        size, length = map(int, head.split())
+        return self.keys.read(size), length
 
 
 @click.command(name="ls")

@@ -3,6 +3,7 @@ problem, and its settings and store."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -67,8 +68,7 @@ class DeadlineExceeded(BaseException):
 
     def __init__(self, stage: str, seconds: float) -> None:
         super().__init__(stage, seconds)
-        self.stage = stage
-        self.seconds = seconds
+        self.stage, self.seconds = stage, seconds
         self.kept: str | None = None
 
 
@@ -84,8 +84,7 @@ class Deadline:
     def __init__(self, seconds: float, *, since_start: float = 0.0, clock: Any = None) -> None:
         self.clock = clock or time.monotonic
         self.start = self.clock() - since_start - EXIT_RESERVE
-        self.seconds = seconds
-        self.end = self.start + seconds
+        self.seconds, self.end = seconds, self.start + seconds
         self.stage = "starting"
         self.process_entry = False  # the hook is the whole process (the console script)
         self._armed = False
@@ -103,8 +102,7 @@ class Deadline:
 
     def reset(self, seconds: float) -> None:
         """Change the budget (the configuration may set another one), still from the start."""
-        self.seconds = seconds
-        self.end = self.start + seconds
+        self.seconds, self.end = seconds, self.start + seconds
         if self._armed:
             self._set_timer()
 
@@ -242,15 +240,7 @@ def describe(exc: BaseException) -> str:
 
 
 def json_dumps(value: Mapping[str, Any]) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False)
-
-
-def _json_loads(text: str) -> Any:
-    import json
-
-    return json.loads(text)
 
 
 def _complete_json(data: bytes) -> bool:
@@ -258,7 +248,7 @@ def _complete_json(data: bytes) -> bool:
     if not data.rstrip().endswith(b"}"):
         return False
     try:
-        _json_loads(data.decode("utf-8"))
+        json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
     return True
@@ -337,7 +327,7 @@ def read_payload(
     if not data.strip():
         return {}, timed_out or "empty payload"
     try:
-        value = _json_loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"))
     except RecursionError:
         return {}, "payload is nested too deep to decode"
     except (UnicodeDecodeError, ValueError):

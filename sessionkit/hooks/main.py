@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import SimpleNamespace
 
 from .common import (
     DEADLINE_ENV,
@@ -22,7 +23,6 @@ from .common import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
     from typing import IO, Any
 
@@ -33,24 +33,22 @@ AGENTS = ("claude", "codex", "antigravity")
 
 
 def main(argv: Sequence[str] | None = None, stdin: IO[bytes] | None = None) -> int:
-    """Run ``sessionkit hook EVENT ...`` and return the exit code.
-
-    Args:
-        argv: the arguments after ``hook`` (default: ``sys.argv[2:]``).
-        stdin: where the payload comes from (default: ``sys.stdin.buffer``).
-
-    Never exits 2 (Claude Code would block the agent): a usage error
-    (``hook bogus``) exits 1, a non-blocking error whose message Claude Code
-    shows; every other failure exits 0 with one line on stderr and the same
-    words as the JSON reply's ``systemMessage``, which Claude Code shows the
-    user.  ``--help`` exits 0.
-    """
+    """Run ``sessionkit hook EVENT ...`` (``argv``: the arguments after ``hook``, default
+    ``sys.argv[2:]``; ``stdin``: the payload's stream, default ``sys.stdin.buffer``) and
+    return the exit code: never 2 (Claude Code would block the agent); a usage error exits
+    1 (Claude Code shows its message); any other failure exits 0 with one line on stderr
+    and the same words as the reply's ``systemMessage``; ``--help`` exits 0."""
     args_list = list(sys.argv[2:] if argv is None else argv)
     NOTICES.clear()
     try:
-        args: Any = _parser().parse_args(args_list)
-    except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 1
+        args: Any = _parse(args_list)
+    except _UsageError as exc:
+        event, message = exc.args
+        prog = f"sessionkit hook {event}".rstrip()
+        sys.stderr.write(f"{_usage(event)}\n{prog}: error: {message}\n")
+        return 1
+    if args is None:  # (a help was printed)
+        return 0
     try:
         code = _run(args, stdin)
     finally:
@@ -104,92 +102,122 @@ def _run(args: Any, stdin: IO[bytes] | None) -> int:
         return 0
 
 
-def _key_value(item: str) -> str:
-    if "=" not in item or not item.partition("=")[0].strip():
-        import argparse
+#: each event's help (``hook --help`` lists them all)
+_EVENTS = {
+    "pre-compact": "PreCompact: record a checkpoint (the time, the trigger, the work item, a\n"
+    "Dream directive) in the note of the payload's session_id, creating it on first use.\n"
+    "Prints a one-line systemMessage JSON; exits 0.",
+    "session-start": "SessionStart: print the latest note's summary, its unconsumed directives,\n"
+    "next steps and open questions, within hooks.context_budget (Claude Code hook JSON\n"
+    "by default, or --plain text). Exits 0.",
+    "session-end": "SessionEnd (Codex: Stop): set the session's date_end and, for a real session\n"
+    "end, close its checkpoint log with a SessionEnd entry; only when the session has\n"
+    "a note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0.",
+}
+_START = "session-start"
+#: the options every event takes, each with a value, as its errors name them
+_VALUES = {"--agent": "--agent", "--store": "--store", "--storage-option": "--storage-option/-o"}
+_USAGE = "usage: sessionkit hook [-h] EVENT ..."
+_EVENT_USAGE = (
+    "usage: sessionkit hook {0} [-h] [--agent {{claude,codex,antigravity}}] [--store URL]\n"
+    "                        {1}[--storage-option KEY=VALUE]{2}"
+)
+_FLAGS = " [--plain | --json]"
+_HELP = (
+    f"{_USAGE}\n\nClaude Code hooks: each reads the hook's JSON payload on stdin (session_id,\n"
+    "cwd, transcript_path, source...) and never breaks the agent: a problem exits 0\n"
+    "and is shown to the user in one line. Installed by `sessionkit install-hooks`;\n"
+    "the store is --store, else hooks.store, else the configured one.\n\nevents:\n"
+    + "".join(f"  {k}\n    {v.replace(chr(10), chr(10) + '    ')}\n" for k, v in _EVENTS.items())
+    + "\noptions:\n  -h, --help     show this help message and exit\n\n"
+    "`sessionkit hook EVENT --help` lists an event's options.\n"
+)
+_OPTIONS_HELP = """options:
+  -h, --help            show this help message and exit
+  --agent {claude,codex,antigravity}
+                        the agent running the hook: its payload and the answer it accepts
+  --store URL           store path or URL (default: configured)
+  --storage-option KEY=VALUE, -o KEY=VALUE
+                        fsspec storage option (repeatable); VALUE is a TOML literal or a string
+"""
+_FLAGS_HELP = """  --plain               print plain text
+  --json                print Claude Code hook JSON
+"""
 
-        raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
-    return item
+
+def _is_option(arg: str) -> bool:
+    """Whether argparse takes ``arg`` for an option (not ``-``, a number, words with a space)."""
+    number = arg[1:].replace(".", "", 1).isdigit()
+    return arg[:1] == "-" and arg != "-" and " " not in arg and not number
 
 
-def _parser() -> argparse.ArgumentParser:
-    import argparse
+class _UsageError(Exception):
+    """A command line the hook cannot run: ``(event or "", message)``."""
 
-    raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
-        prog="sessionkit hook",
-        formatter_class=raw,
-        description=(
-            "Claude Code hooks: each reads the hook's JSON payload on stdin (session_id,\n"
-            "cwd, transcript_path, source...) and never breaks the agent: a problem exits 0\n"
-            "and is shown to the user in one line."
-        ),
-        epilog=(
-            "events:\n"
-            "  pre-compact    PreCompact: record a checkpoint (with its Dream directive) in\n"
-            "                 the session's note, creating the note on first use\n"
-            "  session-start  SessionStart: print where the last session stopped (summary,\n"
-            "                 unconsumed directives, next steps) within hooks.context_budget\n"
-            "  session-end    SessionEnd (Codex: Stop): record the session's end (date_end)\n"
-            "\n"
-            "Installed by `sessionkit install-hooks`; `sessionkit hook EVENT --help` lists an\n"
-            "event's options. The store is --store, else hooks.store, else the configured one."
-        ),
-    )
-    sub = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
-    pre = sub.add_parser(
-        "pre-compact",
-        help="record a PreCompact checkpoint",
-        formatter_class=raw,
-        description=(
-            "PreCompact: record a checkpoint (the time, the trigger, the work item, a Dream\n"
-            "directive) in the note of the payload's session_id, creating it on first use.\n"
-            "Prints a one-line systemMessage JSON; exits 0."
-        ),
-    )
-    start = sub.add_parser(
-        "session-start",
-        help="print the latest session and its directives",
-        formatter_class=raw,
-        description=(
-            "SessionStart: print the latest note's summary, its unconsumed directives, next\n"
-            "steps and open questions, within hooks.context_budget (Claude Code hook JSON by\n"
-            "default, or --plain text). Exits 0."
-        ),
-    )
-    end = sub.add_parser(
-        "session-end",
-        help="record that the session ended",
-        formatter_class=raw,
-        description=(
-            "SessionEnd (Codex: Stop): set the session's date_end and, for a real session end,\n"
-            "close its checkpoint log with a SessionEnd entry; only when the session has a\n"
-            "note. Quick (Claude Code gives SessionEnd hooks 1.5 s). Exits 0."
-        ),
-    )
-    for each in (pre, start, end):
-        each.add_argument(
-            "--agent",
-            choices=AGENTS,
-            default="claude",
-            help="the agent running the hook: its payload and the answer it accepts",
-        )
-        each.add_argument("--store", metavar="URL", help="store path or URL (default: configured)")
-        each.add_argument(
-            "--storage-option",
-            "-o",
-            dest="storage_option",
-            action="append",
-            default=[],
-            type=_key_value,
-            metavar="KEY=VALUE",
-            help="fsspec storage option (repeatable); VALUE is a TOML literal or a string",
-        )
-    fmt = start.add_mutually_exclusive_group()
-    fmt.add_argument(
-        "--plain", dest="plain", action="store_true", default=None, help="print plain text"
-    )
-    fmt.add_argument(
-        "--json", dest="plain", action="store_false", help="print Claude Code hook JSON"
-    )
-    return parser
+
+def _usage(event: str) -> str:
+    if not event:
+        return _USAGE
+    return _EVENT_USAGE.format(event, " " * len(event), _FLAGS if event == _START else "")
+
+
+def _parse(argv: Sequence[str]) -> Any:
+    """``argv`` parsed as argparse parses a command line (a long option may be abbreviated,
+    ``--opt=VALUE``, ``-oVALUE``); ``None`` once a help was printed.
+
+    Raises:
+        _UsageError: an unknown event or option, a missing or bad value.
+    """
+    head = argv[0] if argv else ""
+    if head == "-h" or (len(head) > 2 and "--help".startswith(head)):
+        sys.stdout.write(_HELP)
+        return None
+    if head not in _EVENTS:
+        choices = ", ".join(map(repr, _EVENTS))
+        why = f"argument EVENT: invalid choice: {head!r} (choose from {choices})"
+        raise _UsageError("", why if head else "the following arguments are required: EVENT")
+    args, at = SimpleNamespace(event=head, agent="claude", store=None, plain=None), 1
+    args.storage_option = []
+    names = [*_VALUES, "--help", *(("--plain", "--json") if head == _START else ())]
+    while at < len(argv):
+        arg, value = argv[at], None
+        at += 1
+        if arg[:2] == "-o":  # -o VALUE, -oVALUE, -o=VALUE
+            name, value = "--storage-option", arg[2 + (arg[2:3] == "=") :] if arg[2:] else None
+        elif arg[:2] == "--" and len(arg) > 2:
+            name, eq, rest = arg.partition("=")
+            found = [name] if name in names else [n for n in names if n.startswith(name)]
+            if len(found) > 1:
+                raise _UsageError(head, f"ambiguous option: {name} could match {', '.join(found)}")
+            name, value = (found or [""])[0], rest if eq else None
+        else:
+            name = "-h" if arg == "-h" else ""
+        label = f"argument {_VALUES.get(name, name)}"
+        if not name:
+            raise _UsageError(head, f"unrecognized arguments: {' '.join(argv[at - 1 :])}")
+        if name in ("-h", "--help"):
+            flags = _FLAGS_HELP if head == _START else ""
+            sys.stdout.write(f"{_usage(head)}\n\n{_EVENTS[head]}\n\n{_OPTIONS_HELP}{flags}")
+            return None
+        if name in ("--plain", "--json"):
+            if value is not None:
+                raise _UsageError(head, f"{label}: ignored explicit argument {value!r}")
+            if args.plain is (name == "--json"):
+                other = "--json" if name == "--plain" else "--plain"
+                raise _UsageError(head, f"{label}: not allowed with argument {other}")
+            args.plain = name == "--plain"
+            continue
+        if value is None:
+            if at == len(argv) or _is_option(argv[at]):
+                raise _UsageError(head, f"{label}: expected one argument")
+            value, at = argv[at], at + 1
+        if name == "--agent" and value not in AGENTS:
+            why = f"invalid choice: {value!r} (choose from {', '.join(map(repr, AGENTS))})"
+            raise _UsageError(head, f"{label}: {why}")
+        if name != "--storage-option":
+            setattr(args, name[2:], value)
+        elif "=" in value and value.partition("=")[0].strip():
+            args.storage_option.append(value)
+        else:
+            raise _UsageError(head, f"{label}: {value!r} is not KEY=VALUE")
+    return args

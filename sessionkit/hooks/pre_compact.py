@@ -158,9 +158,7 @@ def _keep(settings: Settings, payload: Any, checkpoint_id: str, at: str) -> str 
             "phases": [list(p) for p in work.phases],
         },
         "directive": {
-            "kind": str(hooks.directive_kind),
-            "scope": str(hooks.directive_scope),
-            "action": str(hooks.directive_action),
+            k: str(getattr(hooks, f"directive_{k}")) for k in ("kind", "scope", "action")
         },
         "layout": settings.layout,
         "format": settings.format,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from types import SimpleNamespace
 
 from .common import (
     NO_START,
@@ -123,14 +124,6 @@ def _unknown_notice(unknown: Sequence[str]) -> None:
         )
 
 
-class _Numbered:
-    """A directive with its number (the shape :func:`sessionkit.context.render` reads)."""
-
-    def __init__(self, index: int, kind: str, action: str | None, state: Any, at: str) -> None:
-        self.index, self.kind, self.action, self.state = index, kind, action, state
-        self.checkpoint_at: str | None = at
-
-
 def _local_text(
     root: str, max_bytes: int, render: Mapping[str, Any]
 ) -> tuple[str | None, list[str]] | None:
@@ -156,10 +149,11 @@ def _local_text(
     from ..document import decode, parse
 
     page, _ = read_parts(parse(decode(data, key), key))
-    numbered: list[_Numbered] = []
+    numbered: list[Any] = []  # (each directive numbered, as context.render reads them)
     for cp in page.checkpoints:
         for d in cp.directives:
-            numbered.append(_Numbered(len(numbered) + 1, d.kind, d.action, d.state, cp.at))
+            each = {"kind": d.kind, "action": d.action, "state": d.state, "checkpoint_at": cp.at}
+            numbered.append(SimpleNamespace(index=len(numbered) + 1, **each))
     return render_context(key, page, numbered, **render).text, unknown
 
 
