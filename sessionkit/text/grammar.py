@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .._lazyre import lazy
+
 __all__ = [
     "CITATION_BARE",
     "CITATION_CODE",
@@ -181,9 +183,9 @@ _REF_TAIL = (
     r"(?:@(?P<sha>[0-9a-fA-F]{4,40}))?"
 )
 #: a list item's text that is a backticked citation, an optional note after a space
-CITATION_CODE = re.compile(rf"^`{_REF_CODE_PATH}{_REF_TAIL}`(?: (?P<note>.*))?$", re.DOTALL)
+CITATION_CODE = lazy(rf"^`{_REF_CODE_PATH}{_REF_TAIL}`(?: (?P<note>.*))?$", re.DOTALL)
 #: a list item's text that is a bare citation, an optional note after a space
-CITATION_BARE = re.compile(rf"^{_REF_PATH}{_REF_TAIL}(?: (?P<note>.*))?$", re.DOTALL)
+CITATION_BARE = lazy(rf"^{_REF_PATH}{_REF_TAIL}(?: (?P<note>.*))?$", re.DOTALL)
 
 # ---------------------------------------------------------------- note keys
 
