@@ -209,18 +209,79 @@ def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> In
     ``jobs``: processes that parse changed notes (``None``: one per core when
     there are many; 1: this process only).
     """
+    db, stats = _open_fresh(store, rebuild=rebuild, jobs=jobs)
+    db.close()
+    return stats
+
+
+def _open_fresh(
+    store: Any, *, rebuild: bool, jobs: int | None
+) -> tuple[sqlite3.Connection, IndexStats]:
+    """``store``'s index, open and brought up to date (see :func:`refresh`)."""
     import sqlite3
 
     path = index_path(store)
     db, fresh = _connect(path, rebuild=rebuild)
     try:
-        return _refresh(db, store, path, fresh, jobs)
+        return db, _refresh(db, store, path, fresh, jobs)
     except sqlite3.DatabaseError:
         db.close()
         db, _ = _connect(path, rebuild=True)
-        return _refresh(db, store, path, True, jobs)
-    finally:
+        try:
+            return db, _refresh(db, store, path, True, jobs)
+        except BaseException:
+            db.close()
+            raise
+    except BaseException:
         db.close()
+        raise
+
+
+def _local_folder(store: Any) -> str | None:
+    """The notes folder of a store on the local disk, else ``None``."""
+    from ..backends._local import LocalStorage
+
+    storage = getattr(store, "storage", None)
+    if not isinstance(storage, LocalStorage):
+        return None
+    folder = str(getattr(store, "folder", ""))
+    return storage.resolve(folder) if folder else storage.root
+
+
+def _stamp(folder: str) -> str | None:
+    """A digest of every entry below ``folder`` (names, ``mtime_ns``, size, inode; one
+    ``stat`` each, dot names skipped as the listing skips them): unchanged, no note was
+    added, removed, renamed or edited in place.  ``None`` when a link is met (its
+    target may change unseen: the store's own listing decides then)."""
+    import array
+    import stat
+
+    names: list[str] = []
+    nums = array.array("q")
+    is_dir, is_reg = stat.S_ISDIR, stat.S_ISREG
+    todo = [folder]
+    while todo:
+        top = todo.pop()
+        names.append("\0" + top)
+        try:
+            entries = os.scandir(top)
+        except OSError:
+            return None
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                st = entry.stat(follow_symlinks=False)
+                mode = st.st_mode
+                if not is_reg(mode):
+                    if not is_dir(mode):
+                        return None  # (a link, a FIFO: the listing decides)
+                    todo.append(entry.path)
+                names.append(name)
+                nums.extend((st.st_mtime_ns, st.st_size, st.st_ino))
+    data = "\0".join(names).encode("utf-8", "surrogateescape") + nums.tobytes()
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 #: a note as a worker reads it: (key, version, session, day, status, project, error, rows);
@@ -232,15 +293,22 @@ _Note = tuple[str, str, str | None, str | None, str | None, str | None, str | No
 def _refresh(
     db: sqlite3.Connection, store: Any, path: str, fresh: bool, jobs: int | None
 ) -> IndexStats:
-    versions: dict[str, str] = store.versions()
-    # the whole listing's digest: when it is the one stored, no note changed (nothing to load)
-    listing = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
-    if "" not in versions.values():
+    # the listing's digest: when it is the one stored, no note changed (nothing to load);
+    # on a local disk from one stat per entry, with no other work per note
+    folder = _local_folder(store)
+    stamp = _stamp(folder) if folder is not None else None
+    versions: dict[str, str] | None = None
+    if stamp is None:
+        versions = store.versions()
+        if "" not in versions.values():
+            stamp = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
+    if stamp is not None and not fresh:
         row = db.execute("SELECT v FROM meta WHERE k = 'listing'").fetchone()
-        if row is not None and row[0] == listing:
-            return IndexStats(
-                path=path, notes=len(versions), read=0, removed=0, failed=0, rebuilt=fresh
-            )
+        if row is not None and row[0] == stamp:
+            (count,) = db.execute("SELECT count(*) FROM notes").fetchone()
+            return IndexStats(path=path, notes=count, read=0, removed=0, failed=0, rebuilt=False)
+    if versions is None:
+        versions = store.versions()
     from ._parallel import ordered_map
 
     known = {} if fresh else dict(db.execute("SELECT key, version FROM notes"))
@@ -283,7 +351,8 @@ def _refresh(
             if len(items) >= 4096:
                 _insert(db, items, words)
         _insert(db, items, words)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (listing,))
+        if stamp is not None:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (stamp,))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -553,35 +622,35 @@ def search(
     if limit < 1:
         raise ValidationError(f"limit must be at least 1, not {limit}")
     many = [stores] if isinstance(stores, Store) else list(stores)
-    hits: list[SearchHit] = []
-    for every in (True, False):
-        match = _match(query, every=every)
-        if match is None:
-            return []
-        hits = []
+    if _match(query, every=True) is None:
+        return []
+    dbs: list[tuple[Any, sqlite3.Connection]] = []
+    try:
         for store in many:
-            if every:
-                refresh(store, rebuild=rebuild)
-            db, _ = _connect(index_path(store), rebuild=False)
-            try:
-                hits.extend(
-                    _query(
-                        db,
-                        store,
-                        match,
-                        kinds=kinds,
-                        status=status,
-                        since=since,
-                        project=project,
-                        unconsumed=unconsumed,
-                        category=category,
-                        limit=limit,
-                    )
+            dbs.append((store, _open_fresh(store, rebuild=rebuild, jobs=None)[0]))
+        for every in (True, False):
+            match = _match(query, every=every) or ""
+            hits = [
+                hit
+                for store, db in dbs
+                for hit in _query(
+                    db,
+                    store,
+                    match,
+                    kinds=kinds,
+                    status=status,
+                    since=since,
+                    project=project,
+                    unconsumed=unconsumed,
+                    category=category,
+                    limit=limit,
                 )
-            finally:
-                db.close()
-        if hits:
-            break
+            ]
+            if hits:
+                break
+    finally:
+        for _, db in dbs:
+            db.close()
     hits.sort(key=lambda h: (h.score, _newest_first(h.date), h.path, h.line or 0))
     return hits[:limit]
 
