@@ -22,11 +22,13 @@ and ``retr*`` a prefix.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -248,23 +250,20 @@ def _local_folder(store: Any) -> str | None:
     return storage.resolve(folder) if folder else storage.root
 
 
-def _stamp(folder: str) -> str | None:
-    """A digest of every entry below ``folder`` (names, ``mtime_ns``, size, inode; one
-    ``stat`` each, dot names skipped as the listing skips them): unchanged, no note was
-    added, removed, renamed or edited in place.  ``None`` when a link is met (its
-    target may change unseen: the store's own listing decides then)."""
-    import array
-    import stat
-
+def _scan(folder: str) -> tuple[list[str], array.array[int]] | None:
+    """Every file below ``folder``, by relative path, with its ``mtime_ns``, size and
+    inode (three numbers each, in one array): one ``stat`` per entry and no other work
+    per note; dot names skipped, as the listing skips them.  ``None`` when a link or a
+    FIFO is met (the store's own listing decides then)."""
     names: list[str] = []
     nums = array.array("q")
-    is_dir, is_reg = stat.S_ISDIR, stat.S_ISREG
-    todo = [folder]
+    todo = [("", folder)]
     while todo:
-        top = todo.pop()
-        names.append("\0" + top)
+        rel, top = todo.pop()
         try:
             entries = os.scandir(top)
+        except FileNotFoundError:
+            continue  # (no folder: no notes)
         except OSError:
             return None
         with entries:
@@ -272,16 +271,18 @@ def _stamp(folder: str) -> str | None:
                 name = entry.name
                 if name[0] == ".":
                     continue
-                st = entry.stat(follow_symlinks=False)
-                mode = st.st_mode
-                if not is_reg(mode):
-                    if not is_dir(mode):
-                        return None  # (a link, a FIFO: the listing decides)
-                    todo.append(entry.path)
-                names.append(name)
-                nums.extend((st.st_mtime_ns, st.st_size, st.st_ino))
-    data = "\0".join(names).encode("utf-8", "surrogateescape") + nums.tobytes()
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    return None
+                if S_ISREG(st.st_mode):
+                    names.append(rel + name)
+                    nums.extend((st.st_mtime_ns, st.st_size, st.st_ino))
+                elif S_ISDIR(st.st_mode):
+                    todo.append((f"{rel}{name}/", entry.path))
+                else:
+                    return None
+    return names, nums
 
 
 #: a note as a worker reads it: (key, version, session, day, status, project, error, rows);
@@ -296,9 +297,18 @@ def _refresh(
     # the listing's digest: when it is the one stored, no note changed (nothing to load);
     # on a local disk from one stat per entry, with no other work per note
     folder = _local_folder(store)
-    stamp = _stamp(folder) if folder is not None else None
-    versions: dict[str, str] | None = None
-    if stamp is None:
+    scan = _scan(folder) if folder is not None else None
+    stamp: str | None = None
+    names_blob = nums_blob = b""  # (none: the listing is the store's)
+    versions: dict[str, str] = {}
+    known: dict[str, str] | None = None if not fresh else {}
+    gone: list[str] = []
+    if scan is not None:  # the listing as two blobs: compared, and diffed, in bulk
+        names, nums = scan
+        names_blob = "\0".join(names).encode("utf-8", "surrogateescape")
+        nums_blob = nums.tobytes()
+        stamp = hashlib.blake2b(names_blob + nums_blob, digest_size=16).hexdigest()
+    else:
         versions = store.versions()
         if "" not in versions.values():
             stamp = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
@@ -307,13 +317,25 @@ def _refresh(
         if row is not None and row[0] == stamp:
             (count,) = db.execute("SELECT count(*) FROM notes").fetchone()
             return IndexStats(path=path, notes=count, read=0, removed=0, failed=0, rebuilt=False)
-    if versions is None:
-        versions = store.versions()
-    from ._parallel import ordered_map
-
-    known = {} if fresh else dict(db.execute("SELECT key, version FROM notes"))
-    gone = [key for key in known if key not in versions]
+    if scan is not None:  # (a note's version: its mtime_ns:size:inode)
+        names, nums = scan
+        is_note = store.is_note
+        old = None if fresh else _meta(db, "nums") if _meta(db, "names") == names_blob else None
+        changed: Iterable[int] = range(len(names))
+        if old is not None and len(old) == len(nums_blob):  # the same names: edits in place
+            was, known = array.array("q", old), {}
+            changed = _differing(old, nums_blob, 3 * was.itemsize)
+            for i in changed:
+                if is_note(names[i]):
+                    known[names[i]] = f"{was[3 * i]}:{was[3 * i + 1]}:{was[3 * i + 2]}"
+        for i in changed:
+            if is_note(names[i]):
+                versions[names[i]] = f"{nums[3 * i]}:{nums[3 * i + 1]}:{nums[3 * i + 2]}"
+    if known is None:
+        known = dict(db.execute("SELECT key, version FROM notes"))
+        gone = [key for key in known if key not in versions]
     stale = [key for key, v in versions.items() if not v or known.get(key) != v]
+    from ._parallel import ordered_map
 
     def texts() -> Iterator[tuple[str, str, str, str | None]]:
         for start in range(0, len(stale), _BATCH):
@@ -351,8 +373,10 @@ def _refresh(
             if len(items) >= 4096:
                 _insert(db, items, words)
         _insert(db, items, words)
-        if stamp is not None:
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (stamp,))
+        db.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("listing", stamp), ("names", names_blob or None), ("nums", nums_blob or None)],
+        )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -361,6 +385,28 @@ def _refresh(
     return IndexStats(
         path=path, notes=count, read=read, removed=len(gone), failed=failed, rebuilt=fresh
     )
+
+
+def _meta(db: sqlite3.Connection, key: str) -> Any:
+    row = db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _differing(old: bytes, new: bytes, width: int) -> list[int]:
+    """The indices of the ``width``-byte records that differ between two equally long
+    blobs: halves compared whole (in C), only the unequal ones split further."""
+    out: list[int] = []
+    todo = [(0, len(new) // width)]
+    while todo:
+        lo, hi = todo.pop()
+        if old[lo * width : hi * width] == new[lo * width : hi * width]:
+            continue
+        if hi - lo == 1:
+            out.append(lo)
+            continue
+        mid = (lo + hi) // 2
+        todo += ((mid, hi), (lo, mid))
+    return out
 
 
 def _insert(
