@@ -351,8 +351,8 @@ def _refresh(
         for key in gone:
             _drop(db, key)
         (top,) = db.execute("SELECT coalesce(max(id), 0) FROM items").fetchone()
-        items: list[tuple[Any, ...]] = []
-        words: list[tuple[Any, ...]] = []
+        batch: tuple[list[tuple[Any, ...]], ...] = ([], [], [])  # notes, items, words
+        notes, items, words = batch
         for note in ordered_map(_extract, texts(), jobs=jobs if len(stale) > 1 else 1):
             key, version, session, day, status, project, error, rows = note
             if known.get(key) == version:  # (a versionless note whose text did not change)
@@ -361,18 +361,14 @@ def _refresh(
                 _drop(db, key)
             read += 1
             failed += error is not None
-            db.execute(
-                "INSERT INTO notes(key, version, session, date, status, project, error)"
-                " VALUES (?,?,?,?,?,?,?)",
-                (key, version, session, day, status, project, error),
-            )
+            notes.append((key, version, session, day, status, project, error))
             for kind, line, category, state, text, title in rows:
                 top += 1
                 items.append((top, key, kind, line, category, state))
                 words.append((top, text, title))
             if len(items) >= 4096:
-                _insert(db, items, words)
-        _insert(db, items, words)
+                _insert(db, batch)
+        _insert(db, batch)
         db.executemany(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)",
             [("listing", stamp), ("names", names_blob or None), ("nums", nums_blob or None)],
@@ -409,13 +405,20 @@ def _differing(old: bytes, new: bytes, width: int) -> list[int]:
     return out
 
 
-def _insert(
-    db: sqlite3.Connection, items: list[tuple[Any, ...]], words: list[tuple[Any, ...]]
-) -> None:
-    db.executemany("INSERT INTO items VALUES (?,?,?,?,?,?)", items)
-    db.executemany("INSERT INTO fts(rowid, text, title) VALUES (?,?,?)", words)
-    items.clear()
-    words.clear()
+def _insert(db: sqlite3.Connection, batch: tuple[list[tuple[Any, ...]], ...]) -> None:
+    """Insert the rows gathered (notes, items, words), in one statement a table."""
+    for sql, rows in zip(
+        (
+            "INSERT INTO notes(key, version, session, date, status, project, error)"
+            " VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO items VALUES (?,?,?,?,?,?)",
+            "INSERT INTO fts(rowid, text, title) VALUES (?,?,?)",
+        ),
+        batch,
+        strict=True,
+    ):
+        db.executemany(sql, rows)
+        rows.clear()
 
 
 def _drop(db: sqlite3.Connection, key: str) -> None:
