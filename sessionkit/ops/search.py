@@ -598,18 +598,34 @@ def _query(
     if category:
         where.append("i.category = ?")
         args.append(category)
+    # the best scores first, from the full-text index alone (items and notes joined only
+    # to filter): then the details of those rows, and the snippets of the ones kept
+    joins = ""
+    if len(where) > 1:
+        joins = " JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
     sql = (
-        "SELECT i.key, i.line, i.kind, n.session, n.date, n.status, n.project, i.category,"
-        " i.state, snippet(fts, -1, '[', ']', '…', 12),"
-        f" bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score"
-        " FROM fts JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
-        f" WHERE {' AND '.join(where)}"
-        " ORDER BY score, n.date DESC, i.key, i.line LIMIT ?"
+        f"SELECT fts.rowid, bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score FROM fts{joins}"
+        f" WHERE {' AND '.join(where)} ORDER BY score"
     )
-    args.append(limit)
+    wide = 4 * limit  # (beyond the limit: the rows tied with the last one kept)
+    top = db.execute(f"{sql} LIMIT ?", [*args, wide]).fetchall()
+    if len(top) == wide and top[-1][1] <= top[limit - 1][1]:
+        top = db.execute(sql, args).fetchall()  # (ties past it: all of them)
+    cut = top[min(limit, len(top)) - 1][1] if top else 0.0
+    scores = {rowid: score for rowid, score in top if score <= cut}
+    found = db.execute(
+        "SELECT i.id, i.key, i.line, i.kind, n.session, n.date, n.status, n.project,"
+        " i.category, i.state FROM items i JOIN notes n ON n.key = i.key"
+        f" WHERE i.id IN ({', '.join('?' for _ in scores)})",
+        list(scores),
+    ).fetchall()
+    found.sort(key=lambda r: (scores[r[0]], _newest_first(r[5]), r[1], r[2] or 0))
     out = []
-    for row in db.execute(sql, args):
-        key, line, kind, session, date, status_, proj, cat, state, snip, score = row
+    for rowid, key, line, kind, session, date, status_, proj, cat, state in found[:limit]:
+        (snip,) = db.execute(
+            "SELECT snippet(fts, -1, '[', ']', '…', 12) FROM fts WHERE fts MATCH ? AND rowid = ?",
+            (match, rowid),
+        ).fetchone()
         out.append(
             SearchHit(
                 store=str(getattr(store, "url", "")),
@@ -624,7 +640,7 @@ def _query(
                 category=cat,
                 state=state,
                 snippet=" ".join(snip.split()),
-                score=round(score, 6),
+                score=round(scores[rowid], 6),
             )
         )
     return out
