@@ -28,6 +28,7 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
@@ -211,32 +212,18 @@ def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> In
     ``jobs``: processes that parse changed notes (``None``: one per core when
     there are many; 1: this process only).
     """
-    db, stats = _open_fresh(store, rebuild=rebuild, jobs=jobs)
-    db.close()
-    return stats
-
-
-def _open_fresh(
-    store: Any, *, rebuild: bool, jobs: int | None
-) -> tuple[sqlite3.Connection, IndexStats]:
-    """``store``'s index, open and brought up to date (see :func:`refresh`)."""
     import sqlite3
 
     path = index_path(store)
     db, fresh = _connect(path, rebuild=rebuild)
     try:
-        return db, _refresh(db, store, path, fresh, jobs)
+        return _refresh(db, store, path, fresh, jobs)
     except sqlite3.DatabaseError:
         db.close()
         db, _ = _connect(path, rebuild=True)
-        try:
-            return db, _refresh(db, store, path, True, jobs)
-        except BaseException:
-            db.close()
-            raise
-    except BaseException:
+        return _refresh(db, store, path, True, jobs)
+    finally:
         db.close()
-        raise
 
 
 def _local_folder(store: Any) -> str | None:
@@ -395,14 +382,11 @@ def _differing(old: bytes, new: bytes, width: int) -> list[int]:
     todo = [(0, len(new) // width)]
     while todo:
         lo, hi = todo.pop()
-        if old[lo * width : hi * width] == new[lo * width : hi * width]:
-            continue
-        if hi - lo == 1:
-            out.append(lo)
-            continue
-        mid = (lo + hi) // 2
-        todo += ((mid, hi), (lo, mid))
-    return out
+        if old[lo * width : hi * width] != new[lo * width : hi * width]:
+            mid = (lo + hi) // 2
+            todo += ((mid, hi), (lo, mid)) if hi - lo > 1 else ()
+            out += [lo] if hi - lo == 1 else []
+    return sorted(out)
 
 
 def _insert(db: sqlite3.Connection, batch: tuple[list[tuple[Any, ...]], ...]) -> None:
@@ -445,41 +429,20 @@ def _extract(item: tuple[str, str, str, str | None]) -> _Note:
         return key, version, None, None, None, None, type(exc).__name__, []
     day = (session.started or "")[:10] or None
     status = session.status_word or str(session.status)
-    lines = _lines(text)
+    lines = text.removeprefix("\ufeff").splitlines()
+    after: dict[str, int] = {}  # kind -> the line after its last item (items come in order)
     rows: list[_Row] = []
     for kind, body, title, needle, state in _items(session):
-        line = lines.find(kind, needle)
+        needle, start = needle.strip(), after.get(kind, 0)
+        order = chain(range(start, len(lines)), range(start)) if needle else ()
+        line = next((i for i in order if needle in lines[i]), None)
         category = None
         if line is not None:
-            m = _CATEGORY.match(lines.lines[line])
+            after[kind] = line + 1
+            m = _CATEGORY.match(lines[line])
             category = m.group(1).strip() if m else None
         rows.append((kind, None if line is None else line + 1, category, state, body, title))
     return key, version, session.id, day, status, session.project, None, rows
-
-
-class _Lines:
-    """The note's lines and, per kind, where the last item of that kind was found
-    (items come in order, so the next one is looked for after it)."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self._after: dict[str, int] = {}
-
-    def find(self, kind: str, needle: str) -> int | None:
-        needle = needle.strip()
-        if not needle:
-            return None
-        start = self._after.get(kind, 0)
-        for lo, hi in ((start, len(self.lines)), (0, start)):
-            for i in range(lo, hi):
-                if needle in self.lines[i]:
-                    self._after[kind] = i + 1
-                    return i
-        return None
-
-
-def _lines(text: str) -> _Lines:
-    return _Lines(text.removeprefix("\ufeff").splitlines())
 
 
 def _first_line(text: str) -> str:
@@ -584,20 +547,17 @@ def _query(
     if kinds:
         where.append(f"i.kind IN ({', '.join('?' for _ in kinds)})")
         args.extend(kinds)
-    if status:
-        where.append("n.status = ?")
-        args.append(status)
-    if since:
-        where.append("n.date >= ?")
-        args.append(since)
-    if project:
-        where.append("n.project = ?")
-        args.append(project)
+    for test, value in (
+        ("n.status = ?", status),
+        ("n.date >= ?", since),
+        ("n.project = ?", project),
+        ("i.category = ?", category),
+    ):
+        if value:
+            where.append(test)
+            args.append(value)
     if unconsumed:
         where.append("i.kind = 'directive' AND i.state = 'unconsumed'")
-    if category:
-        where.append("i.category = ?")
-        args.append(category)
     # the best scores first, from the full-text index alone (items and notes joined only
     # to filter): then the details of those rows, and the snippets of the ones kept
     joins = ""
@@ -692,7 +652,8 @@ def search(
     dbs: list[tuple[Any, sqlite3.Connection]] = []
     try:
         for store in many:
-            dbs.append((store, _open_fresh(store, rebuild=rebuild, jobs=None)[0]))
+            refresh(store, rebuild=rebuild)
+            dbs.append((store, _connect(index_path(store), rebuild=False)[0]))
         for every in (True, False):
             match = _match(query, every=every) or ""
             hits = [
