@@ -530,47 +530,24 @@ def _shown_path(store: Any, key: str) -> str:
 
 
 def _query(
-    db: sqlite3.Connection,
-    store: Any,
-    match: str,
-    *,
-    kinds: Sequence[str],
-    status: str | None,
-    since: str | None,
-    project: str | None,
-    unconsumed: bool,
-    category: str | None,
-    limit: int,
+    db: sqlite3.Connection, store: Any, match: str, filters: tuple[list[str], list[Any]], limit: int
 ) -> list[SearchHit]:
-    where = ["fts MATCH ?"]
-    args: list[Any] = [match]
-    if kinds:
-        where.append(f"i.kind IN ({', '.join('?' for _ in kinds)})")
-        args.extend(kinds)
-    for test, value in (
-        ("n.status = ?", status),
-        ("n.date >= ?", since),
-        ("n.project = ?", project),
-        ("i.category = ?", category),
-    ):
-        if value:
-            where.append(test)
-            args.append(value)
-    if unconsumed:
-        where.append("i.kind = 'directive' AND i.state = 'unconsumed'")
+    where, args = ["fts MATCH ?", *filters[0]], [match, *filters[1]]
     # the best scores first, from the full-text index alone (items and notes joined only
     # to filter): then the details of those rows, and the snippets of the ones kept
-    joins = ""
-    if len(where) > 1:
-        joins = " JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
-    sql = (
-        f"SELECT fts.rowid, bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score FROM fts{joins}"
-        f" WHERE {' AND '.join(where)} ORDER BY score"
-    )
+    joined = " JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
+
+    def ranked(joins: str, then: str, n: int) -> list[Any]:
+        return db.execute(
+            f"SELECT fts.rowid, bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score FROM fts{joins}"
+            f" WHERE {' AND '.join(where)} ORDER BY score{then} LIMIT ?",
+            [*args, n],
+        ).fetchall()
+
     wide = 4 * limit  # (beyond the limit: the rows tied with the last one kept)
-    top = db.execute(f"{sql} LIMIT ?", [*args, wide]).fetchall()
-    if len(top) == wide and top[-1][1] <= top[limit - 1][1]:
-        top = db.execute(sql, args).fetchall()  # (ties past it: all of them)
+    top = ranked(joined if len(where) > 1 else "", "", wide)
+    if len(top) == wide and top[-1][1] <= top[limit - 1][1]:  # ties past it: broken in SQL
+        top = ranked(joined, ", n.date DESC, i.key, i.line", limit)
     cut = top[min(limit, len(top)) - 1][1] if top else 0.0
     scores = {rowid: score for rowid, score in top if score <= cut}
     found = db.execute(
@@ -649,6 +626,21 @@ def search(
     many = [stores] if isinstance(stores, Store) else list(stores)
     if _match(query, every=True) is None:
         return []
+    filters: tuple[list[str], list[Any]] = ([], [])
+    if kinds:
+        filters[0].append(f"i.kind IN ({', '.join('?' for _ in kinds)})")
+        filters[1].extend(kinds)
+    for test, value in (
+        ("n.status = ?", status),
+        ("n.date >= ?", since),
+        ("n.project = ?", project),
+        ("i.category = ?", category),
+    ):
+        if value:
+            filters[0].append(test)
+            filters[1].append(value)
+    if unconsumed:
+        filters[0].append("i.kind = 'directive' AND i.state = 'unconsumed'")
     dbs: list[tuple[Any, sqlite3.Connection]] = []
     try:
         for store in many:
@@ -656,22 +648,7 @@ def search(
             dbs.append((store, _connect(index_path(store), rebuild=False)[0]))
         for every in (True, False):
             match = _match(query, every=every) or ""
-            hits = [
-                hit
-                for store, db in dbs
-                for hit in _query(
-                    db,
-                    store,
-                    match,
-                    kinds=kinds,
-                    status=status,
-                    since=since,
-                    project=project,
-                    unconsumed=unconsumed,
-                    category=category,
-                    limit=limit,
-                )
-            ]
+            hits = [h for store, db in dbs for h in _query(db, store, match, filters, limit)]
             if hits:
                 break
     finally:
