@@ -226,17 +226,6 @@ def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> In
         db.close()
 
 
-def _local_folder(store: Any) -> str | None:
-    """The notes folder of a store on the local disk, else ``None``."""
-    from ..backends._local import LocalStorage
-
-    storage = getattr(store, "storage", None)
-    if not isinstance(storage, LocalStorage):
-        return None
-    folder = str(getattr(store, "folder", ""))
-    return storage.resolve(folder) if folder else storage.root
-
-
 def _scan(folder: str) -> tuple[list[str], array.array[int]] | None:
     """Every file below ``folder``, by relative path, with its ``mtime_ns``, size and
     inode (three numbers each, in one array): one ``stat`` per entry and no other work
@@ -283,8 +272,12 @@ def _refresh(
 ) -> IndexStats:
     # the listing's digest: when it is the one stored, no note changed (nothing to load);
     # on a local disk from one stat per entry, with no other work per note
-    folder = _local_folder(store)
-    scan = _scan(folder) if folder is not None else None
+    from ..backends._local import LocalStorage
+
+    storage: Any = getattr(store, "storage", None)
+    folder = str(getattr(store, "folder", ""))
+    local = isinstance(storage, LocalStorage)
+    scan = _scan(storage.resolve(folder) if folder else storage.root) if local else None
     stamp: str | None = None
     names_blob = nums_blob = b""  # (none: the listing is the store's)
     versions: dict[str, str] = {}
@@ -307,7 +300,12 @@ def _refresh(
     if scan is not None:  # (a note's version: its mtime_ns:size:inode)
         names, nums = scan
         is_note = store.is_note
-        old = None if fresh else _meta(db, "nums") if _meta(db, "names") == names_blob else None
+        old = None
+        if not fresh:
+            was_names, old = db.execute(
+                "SELECT (SELECT v FROM meta WHERE k='names'), (SELECT v FROM meta WHERE k='nums')"
+            ).fetchone()
+            old = old if was_names == names_blob else None
         changed: Iterable[int] = range(len(names))
         if old is not None and len(old) == len(nums_blob):  # the same names: edits in place
             was, known = array.array("q", old), {}
@@ -368,11 +366,6 @@ def _refresh(
     return IndexStats(
         path=path, notes=count, read=read, removed=len(gone), failed=failed, rebuilt=fresh
     )
-
-
-def _meta(db: sqlite3.Connection, key: str) -> Any:
-    row = db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
-    return None if row is None else row[0]
 
 
 def _differing(old: bytes, new: bytes, width: int) -> list[int]:
