@@ -539,7 +539,9 @@ def _query(
 
     wide = 4 * limit  # (beyond the limit: the rows tied with the last one kept)
     top = ranked(joined if len(where) > 1 else "", "", wide)
-    if len(top) == wide and top[-1][1] <= top[limit - 1][1]:  # ties past it: broken in SQL
+    if len(top) == wide and top[-1][1] <= top[limit - 1][1]:  # ties past it: broken in SQL,
+        where.append(f"bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) <= ?")  # among those alone
+        args.append(top[limit - 1][1])
         top = ranked(joined, ", n.date DESC, i.key, i.line", limit)
     cut = top[min(limit, len(top)) - 1][1] if top else 0.0
     scores = {rowid: score for rowid, score in top if score <= cut}
