@@ -28,8 +28,10 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from itertools import chain
-from stat import S_ISDIR, S_ISREG
+from operator import attrgetter
+from stat import S_IFMT, S_IFREG, S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -228,37 +230,51 @@ def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> In
 
 def _scan(folder: str) -> tuple[list[str], array.array[int]] | None:
     """Every file below ``folder``, by relative path, with its ``mtime_ns``, size and
-    inode (three numbers each, in one array): one ``stat`` per entry and no other work
-    per note; dot names skipped, as the listing skips them.  ``None`` when a link or a
-    FIFO is met (the store's own listing decides then)."""
+    inode (three numbers each, in one array): one ``stat`` per entry, relative to the
+    open folder and mapped in C (no Python statement per note); dot names skipped, as
+    the listing skips them.  ``None`` when a link or a FIFO is met, or a file goes
+    meanwhile (the store's own listing decides then)."""
+    if os.stat not in os.supports_dir_fd:
+        return None
     names: list[str] = []
     nums = array.array("q")
     todo = [("", folder)]
     while todo:
         rel, top = todo.pop()
         try:
-            entries = os.scandir(top)
+            fd = os.open(top, os.O_RDONLY | _NOFOLLOW_DIR)
         except FileNotFoundError:
             continue  # (no folder: no notes)
         except OSError:
             return None
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    return None
-                if S_ISREG(st.st_mode):
-                    names.append(rel + name)
-                    nums.extend((st.st_mtime_ns, st.st_size, st.st_ino))
-                elif S_ISDIR(st.st_mode):
-                    todo.append((f"{rel}{name}/", entry.path))
-                else:
-                    return None
+        try:
+            here = os.listdir(fd)
+            if "\0." in "\0".join(["", *here]):  # (rare: dot names, never notes)
+                here = [name for name in here if name[0] != "."]
+            stats = list(map(partial(os.stat, dir_fd=fd, follow_symlinks=False), here))
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if set(map(S_IFMT, map(_MODE, stats))) - {S_IFREG}:  # (rare: folders, links, FIFOs)
+            if not all(S_ISDIR(st.st_mode) or S_ISREG(st.st_mode) for st in stats):
+                return None
+            todo += [
+                (f"{rel}{n}/", f"{top}/{n}")
+                for n, st in zip(here, stats, strict=True)
+                if S_ISDIR(st.st_mode)
+            ]
+            keep = [i for i, st in enumerate(stats) if S_ISREG(st.st_mode)]
+            here, stats = [here[i] for i in keep], [stats[i] for i in keep]
+        names += [rel + name for name in here] if rel else here
+        nums.extend(chain.from_iterable(map(_NUMS, stats)))
     return names, nums
+
+
+_MODE = attrgetter("st_mode")
+#: a folder opened as itself, never through a link (a linked folder: the listing decides)
+_NOFOLLOW_DIR = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_NUMS = attrgetter("st_mtime_ns", "st_size", "st_ino")
 
 
 #: a note as a worker reads it: (key, version, session, day, status, project, error, rows);
