@@ -442,9 +442,11 @@ def _extract(item: tuple[str, str, str, str | None]) -> _Note:
     after: dict[str, int] = {}  # kind -> the line after its last item (items come in order)
     rows: list[_Row] = []
     for kind, body, title, needle, state in _items(session):
-        needle, start = needle.strip(), after.get(kind, 0)
-        order = chain(range(start, len(lines)), range(start)) if needle else ()
-        line = next((i for i in order if needle in lines[i]), None)
+        needle, start, line = needle.strip(), after.get(kind, 0), None
+        for i in chain(range(start, len(lines)), range(start)) if needle else ():
+            if needle in lines[i]:
+                line = i
+                break
         category = None
         if line is not None:
             after[kind] = line + 1
