@@ -22,11 +22,16 @@ and ``retr*`` a prefix.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from itertools import chain
+from operator import attrgetter
+from stat import S_IFMT, S_IFREG, S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -223,6 +228,55 @@ def refresh(store: Any, *, rebuild: bool = False, jobs: int | None = None) -> In
         db.close()
 
 
+def _scan(folder: str) -> tuple[list[str], array.array[int]] | None:
+    """Every file below ``folder``, by relative path, with its ``mtime_ns``, size and
+    inode (three numbers each, in one array): one ``stat`` per entry, relative to the
+    open folder and mapped in C (no Python statement per note); dot names skipped, as
+    the listing skips them.  ``None`` when a link or a FIFO is met, or a file goes
+    meanwhile (the store's own listing decides then)."""
+    if os.stat not in os.supports_dir_fd:
+        return None
+    names: list[str] = []
+    nums = array.array("q")
+    todo = [("", folder)]
+    while todo:
+        rel, top = todo.pop()
+        try:
+            fd = os.open(top, os.O_RDONLY | _NOFOLLOW_DIR)
+        except FileNotFoundError:
+            continue  # (no folder: no notes)
+        except OSError:
+            return None
+        try:
+            here = os.listdir(fd)
+            if "\0." in "\0".join(["", *here]):  # (rare: dot names, never notes)
+                here = [name for name in here if name[0] != "."]
+            stats = list(map(partial(os.stat, dir_fd=fd, follow_symlinks=False), here))
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if set(map(S_IFMT, map(_MODE, stats))) - {S_IFREG}:  # (rare: folders, links, FIFOs)
+            if not all(S_ISDIR(st.st_mode) or S_ISREG(st.st_mode) for st in stats):
+                return None
+            todo += [
+                (f"{rel}{n}/", f"{top}/{n}")
+                for n, st in zip(here, stats, strict=True)
+                if S_ISDIR(st.st_mode)
+            ]
+            keep = [i for i, st in enumerate(stats) if S_ISREG(st.st_mode)]
+            here, stats = [here[i] for i in keep], [stats[i] for i in keep]
+        names += [rel + name for name in here] if rel else here
+        nums.extend(chain.from_iterable(map(_NUMS, stats)))
+    return names, nums
+
+
+_MODE = attrgetter("st_mode")
+#: a folder opened as itself, never through a link (a linked folder: the listing decides)
+_NOFOLLOW_DIR = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_NUMS = attrgetter("st_mtime_ns", "st_size", "st_ino")
+
+
 #: a note as a worker reads it: (key, version, session, day, status, project, error, rows);
 #: a row is (kind, line, category, state, text, title)
 _Row = tuple[str, int | None, str | None, str | None, str, str]
@@ -232,20 +286,57 @@ _Note = tuple[str, str, str | None, str | None, str | None, str | None, str | No
 def _refresh(
     db: sqlite3.Connection, store: Any, path: str, fresh: bool, jobs: int | None
 ) -> IndexStats:
-    versions: dict[str, str] = store.versions()
-    # the whole listing's digest: when it is the one stored, no note changed (nothing to load)
-    listing = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
-    if "" not in versions.values():
-        row = db.execute("SELECT v FROM meta WHERE k = 'listing'").fetchone()
-        if row is not None and row[0] == listing:
-            return IndexStats(
-                path=path, notes=len(versions), read=0, removed=0, failed=0, rebuilt=fresh
-            )
-    from ._parallel import ordered_map
+    # the listing's digest: when it is the one stored, no note changed (nothing to load);
+    # on a local disk from one stat per entry, with no other work per note
+    from ..backends._local import LocalStorage
 
-    known = {} if fresh else dict(db.execute("SELECT key, version FROM notes"))
-    gone = [key for key in known if key not in versions]
+    storage: Any = getattr(store, "storage", None)
+    folder = str(getattr(store, "folder", ""))
+    local = isinstance(storage, LocalStorage)
+    scan = _scan(storage.resolve(folder) if folder else storage.root) if local else None
+    stamp: str | None = None
+    names_blob = nums_blob = b""  # (none: the listing is the store's)
+    versions: dict[str, str] = {}
+    known: dict[str, str] | None = None if not fresh else {}
+    gone: list[str] = []
+    if scan is not None:  # the listing as two blobs: compared, and diffed, in bulk
+        names, nums = scan
+        names_blob = "\0".join(names).encode("utf-8", "surrogateescape")
+        nums_blob = nums.tobytes()
+        stamp = hashlib.blake2b(names_blob + nums_blob, digest_size=16).hexdigest()
+    else:
+        versions = store.versions()
+        if "" not in versions.values():
+            stamp = _fingerprint("\0".join(versions) + "\1" + "\0".join(versions.values()))
+    if stamp is not None and not fresh:
+        row = db.execute("SELECT v FROM meta WHERE k = 'listing'").fetchone()
+        if row is not None and row[0] == stamp:
+            (count,) = db.execute("SELECT count(*) FROM notes").fetchone()
+            return IndexStats(path=path, notes=count, read=0, removed=0, failed=0, rebuilt=False)
+    if scan is not None:  # (a note's version: its mtime_ns:size:inode)
+        names, nums = scan
+        is_note = store.is_note
+        old = None
+        if not fresh:
+            was_names, old = db.execute(
+                "SELECT (SELECT v FROM meta WHERE k='names'), (SELECT v FROM meta WHERE k='nums')"
+            ).fetchone()
+            old = old if was_names == names_blob else None
+        changed: Iterable[int] = range(len(names))
+        if old is not None and len(old) == len(nums_blob):  # the same names: edits in place
+            was, known = array.array("q", old), {}
+            changed = _differing(old, nums_blob, 3 * was.itemsize)
+            for i in changed:
+                if is_note(names[i]):
+                    known[names[i]] = f"{was[3 * i]}:{was[3 * i + 1]}:{was[3 * i + 2]}"
+        for i in changed:
+            if is_note(names[i]):
+                versions[names[i]] = f"{nums[3 * i]}:{nums[3 * i + 1]}:{nums[3 * i + 2]}"
+    if known is None:
+        known = dict(db.execute("SELECT key, version FROM notes"))
+        gone = [key for key in known if key not in versions]
     stale = [key for key, v in versions.items() if not v or known.get(key) != v]
+    from ._parallel import ordered_map
 
     def texts() -> Iterator[tuple[str, str, str, str | None]]:
         for start in range(0, len(stale), _BATCH):
@@ -261,8 +352,8 @@ def _refresh(
         for key in gone:
             _drop(db, key)
         (top,) = db.execute("SELECT coalesce(max(id), 0) FROM items").fetchone()
-        items: list[tuple[Any, ...]] = []
-        words: list[tuple[Any, ...]] = []
+        batch: tuple[list[tuple[Any, ...]], ...] = ([], [], [])  # notes, items, words
+        notes, items, words = batch
         for note in ordered_map(_extract, texts(), jobs=jobs if len(stale) > 1 else 1):
             key, version, session, day, status, project, error, rows = note
             if known.get(key) == version:  # (a versionless note whose text did not change)
@@ -271,19 +362,18 @@ def _refresh(
                 _drop(db, key)
             read += 1
             failed += error is not None
-            db.execute(
-                "INSERT INTO notes(key, version, session, date, status, project, error)"
-                " VALUES (?,?,?,?,?,?,?)",
-                (key, version, session, day, status, project, error),
-            )
+            notes.append((key, version, session, day, status, project, error))
             for kind, line, category, state, text, title in rows:
                 top += 1
                 items.append((top, key, kind, line, category, state))
                 words.append((top, text, title))
             if len(items) >= 4096:
-                _insert(db, items, words)
-        _insert(db, items, words)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (listing,))
+                _insert(db, batch)
+        _insert(db, batch)
+        db.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("listing", stamp), ("names", names_blob or None), ("nums", nums_blob or None)],
+        )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -294,13 +384,34 @@ def _refresh(
     )
 
 
-def _insert(
-    db: sqlite3.Connection, items: list[tuple[Any, ...]], words: list[tuple[Any, ...]]
-) -> None:
-    db.executemany("INSERT INTO items VALUES (?,?,?,?,?,?)", items)
-    db.executemany("INSERT INTO fts(rowid, text, title) VALUES (?,?,?)", words)
-    items.clear()
-    words.clear()
+def _differing(old: bytes, new: bytes, width: int) -> list[int]:
+    """The indices of the ``width``-byte records that differ between two equally long
+    blobs: halves compared whole (in C), only the unequal ones split further."""
+    out: list[int] = []
+    todo = [(0, len(new) // width)]
+    while todo:
+        lo, hi = todo.pop()
+        if old[lo * width : hi * width] != new[lo * width : hi * width]:
+            mid = (lo + hi) // 2
+            todo += ((mid, hi), (lo, mid)) if hi - lo > 1 else ()
+            out += [lo] if hi - lo == 1 else []
+    return sorted(out)
+
+
+def _insert(db: sqlite3.Connection, batch: tuple[list[tuple[Any, ...]], ...]) -> None:
+    """Insert the rows gathered (notes, items, words), in one statement a table."""
+    for sql, rows in zip(
+        (
+            "INSERT INTO notes(key, version, session, date, status, project, error)"
+            " VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO items VALUES (?,?,?,?,?,?)",
+            "INSERT INTO fts(rowid, text, title) VALUES (?,?,?)",
+        ),
+        batch,
+        strict=True,
+    ):
+        db.executemany(sql, rows)
+        rows.clear()
 
 
 def _drop(db: sqlite3.Connection, key: str) -> None:
@@ -327,41 +438,22 @@ def _extract(item: tuple[str, str, str, str | None]) -> _Note:
         return key, version, None, None, None, None, type(exc).__name__, []
     day = (session.started or "")[:10] or None
     status = session.status_word or str(session.status)
-    lines = _lines(text)
+    lines = text.removeprefix("\ufeff").splitlines()
+    after: dict[str, int] = {}  # kind -> the line after its last item (items come in order)
     rows: list[_Row] = []
     for kind, body, title, needle, state in _items(session):
-        line = lines.find(kind, needle)
+        needle, start, line = needle.strip(), after.get(kind, 0), None
+        for i in chain(range(start, len(lines)), range(start)) if needle else ():
+            if needle in lines[i]:
+                line = i
+                break
         category = None
         if line is not None:
-            m = _CATEGORY.match(lines.lines[line])
+            after[kind] = line + 1
+            m = _CATEGORY.match(lines[line])
             category = m.group(1).strip() if m else None
         rows.append((kind, None if line is None else line + 1, category, state, body, title))
     return key, version, session.id, day, status, session.project, None, rows
-
-
-class _Lines:
-    """The note's lines and, per kind, where the last item of that kind was found
-    (items come in order, so the next one is looked for after it)."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self._after: dict[str, int] = {}
-
-    def find(self, kind: str, needle: str) -> int | None:
-        needle = needle.strip()
-        if not needle:
-            return None
-        start = self._after.get(kind, 0)
-        for lo, hi in ((start, len(self.lines)), (0, start)):
-            for i in range(lo, hi):
-                if needle in self.lines[i]:
-                    self._after[kind] = i + 1
-                    return i
-        return None
-
-
-def _lines(text: str) -> _Lines:
-    return _Lines(text.removeprefix("\ufeff").splitlines())
 
 
 def _first_line(text: str) -> str:
@@ -449,49 +541,41 @@ def _shown_path(store: Any, key: str) -> str:
 
 
 def _query(
-    db: sqlite3.Connection,
-    store: Any,
-    match: str,
-    *,
-    kinds: Sequence[str],
-    status: str | None,
-    since: str | None,
-    project: str | None,
-    unconsumed: bool,
-    category: str | None,
-    limit: int,
+    db: sqlite3.Connection, store: Any, match: str, filters: tuple[list[str], list[Any]], limit: int
 ) -> list[SearchHit]:
-    where = ["fts MATCH ?"]
-    args: list[Any] = [match]
-    if kinds:
-        where.append(f"i.kind IN ({', '.join('?' for _ in kinds)})")
-        args.extend(kinds)
-    if status:
-        where.append("n.status = ?")
-        args.append(status)
-    if since:
-        where.append("n.date >= ?")
-        args.append(since)
-    if project:
-        where.append("n.project = ?")
-        args.append(project)
-    if unconsumed:
-        where.append("i.kind = 'directive' AND i.state = 'unconsumed'")
-    if category:
-        where.append("i.category = ?")
-        args.append(category)
-    sql = (
-        "SELECT i.key, i.line, i.kind, n.session, n.date, n.status, n.project, i.category,"
-        " i.state, snippet(fts, -1, '[', ']', '…', 12),"
-        f" bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score"
-        " FROM fts JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
-        f" WHERE {' AND '.join(where)}"
-        " ORDER BY score, n.date DESC, i.key, i.line LIMIT ?"
-    )
-    args.append(limit)
+    where, args = ["fts MATCH ?", *filters[0]], [match, *filters[1]]
+    # the best scores first, from the full-text index alone (items and notes joined only
+    # to filter): then the details of those rows, and the snippets of the ones kept
+    joined = " JOIN items i ON i.id = fts.rowid JOIN notes n ON n.key = i.key"
+
+    def ranked(joins: str, then: str, n: int) -> list[Any]:
+        return db.execute(
+            f"SELECT fts.rowid, bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) AS score FROM fts{joins}"
+            f" WHERE {' AND '.join(where)} ORDER BY score{then} LIMIT ?",
+            [*args, n],
+        ).fetchall()
+
+    wide = 4 * limit  # (beyond the limit: the rows tied with the last one kept)
+    top = ranked(joined if len(where) > 1 else "", "", wide)
+    if len(top) == wide and top[-1][1] <= top[limit - 1][1]:  # ties past it: broken in SQL,
+        where.append(f"bm25(fts, {_WEIGHTS[0]}, {_WEIGHTS[1]}) <= ?")  # among those alone
+        args.append(top[limit - 1][1])
+        top = ranked(joined, ", n.date DESC, i.key, i.line", limit)
+    cut = top[min(limit, len(top)) - 1][1] if top else 0.0
+    scores = {rowid: score for rowid, score in top if score <= cut}
+    found = db.execute(
+        "SELECT i.id, i.key, i.line, i.kind, n.session, n.date, n.status, n.project,"
+        " i.category, i.state FROM items i JOIN notes n ON n.key = i.key"
+        f" WHERE i.id IN ({', '.join('?' for _ in scores)})",
+        list(scores),
+    ).fetchall()
+    found.sort(key=lambda r: (scores[r[0]], _newest_first(r[5]), r[1], r[2] or 0))
     out = []
-    for row in db.execute(sql, args):
-        key, line, kind, session, date, status_, proj, cat, state, snip, score = row
+    for rowid, key, line, kind, session, date, status_, proj, cat, state in found[:limit]:
+        (snip,) = db.execute(
+            "SELECT snippet(fts, -1, '[', ']', '…', 12) FROM fts WHERE fts MATCH ? AND rowid = ?",
+            (match, rowid),
+        ).fetchone()
         out.append(
             SearchHit(
                 store=str(getattr(store, "url", "")),
@@ -506,7 +590,7 @@ def _query(
                 category=cat,
                 state=state,
                 snippet=" ".join(snip.split()),
-                score=round(score, 6),
+                score=round(scores[rowid], 6),
             )
         )
     return out
@@ -553,35 +637,36 @@ def search(
     if limit < 1:
         raise ValidationError(f"limit must be at least 1, not {limit}")
     many = [stores] if isinstance(stores, Store) else list(stores)
-    hits: list[SearchHit] = []
-    for every in (True, False):
-        match = _match(query, every=every)
-        if match is None:
-            return []
-        hits = []
+    if _match(query, every=True) is None:
+        return []
+    filters: tuple[list[str], list[Any]] = ([], [])
+    if kinds:
+        filters[0].append(f"i.kind IN ({', '.join('?' for _ in kinds)})")
+        filters[1].extend(kinds)
+    for test, value in (
+        ("n.status = ?", status),
+        ("n.date >= ?", since),
+        ("n.project = ?", project),
+        ("i.category = ?", category),
+    ):
+        if value:
+            filters[0].append(test)
+            filters[1].append(value)
+    if unconsumed:
+        filters[0].append("i.kind = 'directive' AND i.state = 'unconsumed'")
+    dbs: list[tuple[Any, sqlite3.Connection]] = []
+    try:
         for store in many:
-            if every:
-                refresh(store, rebuild=rebuild)
-            db, _ = _connect(index_path(store), rebuild=False)
-            try:
-                hits.extend(
-                    _query(
-                        db,
-                        store,
-                        match,
-                        kinds=kinds,
-                        status=status,
-                        since=since,
-                        project=project,
-                        unconsumed=unconsumed,
-                        category=category,
-                        limit=limit,
-                    )
-                )
-            finally:
-                db.close()
-        if hits:
-            break
+            refresh(store, rebuild=rebuild)
+            dbs.append((store, _connect(index_path(store), rebuild=False)[0]))
+        for every in (True, False):
+            match = _match(query, every=every) or ""
+            hits = [h for store, db in dbs for h in _query(db, store, match, filters, limit)]
+            if hits:
+                break
+    finally:
+        for _, db in dbs:
+            db.close()
     hits.sort(key=lambda h: (h.score, _newest_first(h.date), h.path, h.line or 0))
     return hits[:limit]
 

@@ -245,3 +245,40 @@ def test_the_command_offers_every_kind() -> None:
     ).stdout
     offered = shown.split("--kind [", 1)[1].split("]", 1)[0]
     assert tuple(offered.replace("\n", "").replace(" ", "").split("|")) == KINDS
+
+
+def test_a_same_size_edit_in_place_and_a_linked_note_are_seen(stores: tuple[Path, Path]) -> None:
+    wiki, _ = stores
+    (store,) = _open(wiki)
+    page = wiki / "aiwiki" / "sessions" / "2026-06-01-a1b2c3d.md"
+    assert sessionkit.search("spans", store)
+    with page.open("r+b") as f:  # the same bytes count, no rename: only its mtime tells
+        data = f.read()
+        f.seek(0)
+        f.write(data.replace(b"spans", b"walls"))
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 10**9))
+    assert [h.key for h in sessionkit.search("walls", store)] == ["2026-06-01-a1b2c3d.md"]
+    assert sessionkit.search("spans", store) == []
+    outside = wiki / "drafts" / "linked.md"  # a link in the folder: the store's listing decides
+    outside.parent.mkdir()
+    outside.write_text(EXTRA.replace("exporter retries", "heron tuning"))
+    link = wiki / "aiwiki" / "sessions" / "2026-06-03-c3d4e5f.md"
+    link.symlink_to(outside)
+    assert [h.key for h in sessionkit.search("heron", store)] == [link.name]
+    outside.write_text(EXTRA.replace("exporter retries", "egret tuning"))
+    assert [h.key for h in sessionkit.search("egret", store)] == [link.name]
+
+
+def test_rows_tied_on_score_come_newest_first(stores: tuple[Path, Path]) -> None:
+    wiki, _ = stores
+    folder = wiki / "aiwiki" / "sessions"
+    for day in range(1, 10):  # nine notes whose one matching row scores the same
+        text = EXTRA.replace("2026-06-01", f"2026-07-0{day}").replace("a1b2c3d4", f"b1b2c3d{day}")
+        (folder / f"2026-07-0{day}-b1b2c3d.md").write_text(text + "- feed the axolotl\n")
+    (store,) = _open(wiki)
+    for limit in (1, 2, 3):
+        hits = sessionkit.search("axolotl", store, limit=limit)
+        assert [h.date for h in hits] == [f"2026-07-0{9 - i}" for i in range(limit)]
+        assert len({h.score for h in hits}) == 1
+    kind = sessionkit.search("axolotl", store, limit=2, kind="next-step")
+    assert [h.date for h in kind] == ["2026-07-09", "2026-07-08"]
