@@ -908,11 +908,12 @@ def _scan_entry(
             headers.append((i, m))
         at = marked.find("\n**", at + 1)
     if headers and may_open_block(text):
+        # the entry's heading is a top-level block, so its lines read alone as in the page
+        from ..markdown import tokenize
+
         inside: set[int] = set()
-        for blk in doc.top_blocks:
-            if blk.start >= end:
-                break
-            if blk.end > first and blk.kind in ("fence", "html"):
+        for blk in tokenize(lines, first, end, tables=False):
+            if blk.kind in ("fence", "html"):
                 inside.update(range(blk.start, blk.end))
         headers = [(i, m) for i, m in headers if i not in inside]
     kinds = kinds or model_kinds()
