@@ -22,15 +22,12 @@ if TYPE_CHECKING:  # (typing is not imported on the hooks' path)
 
 __all__ = [
     "HeadLines",
-    "Joined",
     "Lines",
     "batched",
     "chunked",
     "handed",
-    "join_batched",
     "joined",
     "narrower_from",
-    "same_spans",
     "spanned",
     "spans",
 ]
@@ -255,96 +252,6 @@ def spans(
     return [spanned(lines, start, stop)]
 
 
-#: characters compared (or cut) at once by :func:`same_spans` and :class:`Joined`
-_BLOCK = 1 << 16
-
-
-def same_spans(one: Iterable[tuple[str, int, int]], other: Iterable[tuple[str, int, int]]) -> bool:
-    """Whether two texts given as ``(text, a, b)`` spans (:func:`spans`) are equal,
-    compared 64 Ki characters at a time (neither is joined, nor copied whole)."""
-    xs = [s for s in one if s[2] > s[1]]
-    ys = [s for s in other if s[2] > s[1]]
-    if sum(b - a for _, a, b in xs) != sum(b - a for _, a, b in ys):
-        return False
-    i = j = 0
-    at = xs[0][1] if xs else 0
-    bt = ys[0][1] if ys else 0
-    while i < len(xs):
-        text, _, end = xs[i]
-        other_text, _, other_end = ys[j]
-        n = min(end - at, other_end - bt, _BLOCK)
-        if text[at : at + n] != other_text[bt : bt + n]:
-            return False
-        at += n
-        bt += n
-        if at == end:
-            i += 1
-            at = xs[i][1] if i < len(xs) else 0
-        if bt == other_end:
-            j += 1
-            bt = ys[j][1] if j < len(ys) else 0
-    return True
-
-
-class Joined:
-    """A text given as ``(text, a, b)`` spans (:func:`spans`), read as one string
-    without joining them: its length, a character, a cut, a search."""
-
-    __slots__ = ("_spans", "_starts")
-
-    def __init__(self, spans: Iterable[tuple[str, int, int]]) -> None:
-        self._spans = [s for s in spans if s[2] > s[1]]
-        starts = [0]  # where each span starts in the whole, then its length
-        for _, a, b in self._spans:
-            starts.append(starts[-1] + b - a)
-        self._starts = starts
-
-    def __len__(self) -> int:
-        return self._starts[-1]
-
-    def char(self, i: int) -> str:
-        """The character at ``i`` (``0 <= i < len``)."""
-        k = _bisect(self._starts, i) - 1
-        text, a, _ = self._spans[k]
-        return text[a + i - self._starts[k]]
-
-    def spans(self, i: int, j: int) -> list[tuple[str, int, int]]:
-        """The spans of the cut ``[i:j]`` (``0 <= i <= j <= len``)."""
-        out = []
-        for (text, a, b), start in zip(self._spans, self._starts, strict=False):
-            lo, hi = max(i - start, 0), min(j - start, b - a)
-            if lo < hi:
-                out.append((text, a + lo, a + hi))
-        return out
-
-    def cut(self, i: int, j: int) -> str:
-        """The string ``[i:j]`` of the whole."""
-        return "".join([text[a:b] for text, a, b in self.spans(i, j)])
-
-    def words_end(self) -> int:
-        """Where the blank space at the end starts (no copy made)."""
-        for k in range(len(self._spans) - 1, -1, -1):
-            text, a, b = self._spans[k]
-            end = b
-            while end > a and text[end - 1].isspace():
-                end -= 1
-            if end > a:
-                return self._starts[k] + end - a
-        return 0
-
-    def find(self, sub: str, tries: int) -> Iterator[int]:
-        """Where ``sub`` starts, at most ``tries`` places in order, each wholly within
-        one span (a ``sub`` across two spans is not found)."""
-        for (text, a, b), start in zip(self._spans, self._starts, strict=False):
-            at = text.find(sub, a, b)
-            while at >= 0:
-                if tries <= 0:
-                    return
-                tries -= 1
-                yield start + at - a
-                at = text.find(sub, at + 1, b)
-
-
 def batched(lines: Iterable[str], sep: str = "\n") -> Iterator[str]:
     """The pieces of ``sep.join(lines)``, in order: the lines joined 4,096 at a
     time, and ``sep`` between two batches (so a million lines are never all
@@ -358,11 +265,6 @@ def batched(lines: Iterable[str], sep: str = "\n") -> Iterator[str]:
         batch = list(islice(it, 4096))
         if batch:
             yield sep
-
-
-def join_batched(lines: Iterable[str], sep: str = "\n") -> str:
-    """``sep.join(lines)``, a batch of lines at a time (:func:`batched`)."""
-    return "".join(batched(lines, sep))
 
 
 #: characters in a run of narrower lines worth a piece of its own (:func:`chunked`)

@@ -226,34 +226,28 @@ def _empty(st: _State, line: int) -> bool:
 
 def _terminated(st: _State, names: int, line: int, end: int) -> bool:
     """Whether a rule of the set ``names`` (:data:`_T_PARAGRAPH`, ...) starts at ``line``;
-    silent rules have no effects, so only those that may start with its first character
-    are tried."""
+    rules asked without ``out`` (silent) have no effects, so only those that may start
+    with its first character are tried."""
     s = st.src[line]
     pos = st.b[line] + st.t[line]
     if pos >= len(s) or st.s[line] - st.blk >= 4:
         return False  # every terminating rule refuses blank and code lines
     ch = s[pos]
-    if names == _T_PARAGRAPH and st.tables and line + 1 < end:
-        nl = line + 1
-        t = st.src[nl]
-        p2 = st.b[nl] + st.t[nl]
-        if p2 < len(t) and t[p2] in "|-:" and _table(st, line, end, True):
-            return True
+    if names == _T_PARAGRAPH and st.tables and _table(st, line, end):
+        return True
     if ch == ">":
         return True
     if ch == "`" or ch == "~":
-        return _fence(st, line, end, True)
+        return _fence(st, line, end)
     if (ch == "*" or ch == "-" or ch == "_") and thematic_break(s[pos:]):
         return True
     if names == _T_LIST:
         return False
-    if (ch == "*" or ch == "-" or ch == "+" or "0" <= ch <= "9") and _list(st, line, end, True):
+    if (ch == "*" or ch == "-" or ch == "+" or "0" <= ch <= "9") and _list(st, line, end):
         return True
     if ch == "<":
-        return _html(st, line, end, True)
-    if ch == "#":
-        return atx_heading(s[pos:]) is not None
-    return False
+        return _html(st, line, end)
+    return ch == "#" and atx_heading(s[pos:]) is not None
 
 
 def _get_lines(st: _State, begin: int, end: int, indent: int) -> str:
@@ -262,10 +256,7 @@ def _get_lines(st: _State, begin: int, end: int, indent: int) -> str:
     st.steps += end - begin
     src, b = st.src, st.b
     if indent <= 0:  # nothing to take off past each line's start
-        if end - begin == 1:
-            text = src[begin][b[begin] :]
-        else:
-            text = "\n".join([src[line][b[line] :] for line in range(begin, end)])
+        text = "\n".join([src[line][b[line] :] for line in range(begin, end)])
     else:
         out: list[str] = []
         for line in range(begin, end):
@@ -334,11 +325,8 @@ def _tokenize(st: _State, start: int, end: int, out: list[Block]) -> None:
 
 def _block(st: _State, line: int, end: int, out: list[Block]) -> None:
     """Run the first rule that takes ``line`` (markdown-it's rule order)."""
-    if st.tables and line + 1 < end:
-        t = st.src[line + 1]
-        p2 = st.b[line + 1] + st.t[line + 1]
-        if p2 < len(t) and t[p2] in "|-:" and _table(st, line, end, False, out):
-            return
+    if st.tables and _table(st, line, end, out):
+        return
     if st.s[line] - st.blk >= 4:
         _code(st, line, end, out)
         return
@@ -355,10 +343,10 @@ def _block(st: _State, line: int, end: int, out: list[Block]) -> None:
         out.append(Block("heading", line + off, line + 1 + off, (), head[1], "#", head[0]))
         st.line = line + 1
     elif (ch.isalnum() and not "0" <= ch <= "9") or not (  # (a letter: a paragraph)
-        (ch in "`~" and _fence(st, line, end, False, out))
-        or ((ch in "*-+" or "0" <= ch <= "9") and _list(st, line, end, False, out))
+        (ch in "`~" and _fence(st, line, end, out))
+        or ((ch in "*-+" or "0" <= ch <= "9") and _list(st, line, end, out))
         or (ch == "[" and _reference(st, line, out))
-        or (ch == "<" and _html(st, line, end, False, out))
+        or (ch == "<" and _html(st, line, end, out))
     ):
         _paragraph(st, line, end, out)
 
@@ -377,9 +365,9 @@ def _code(st: _State, start: int, end: int, out: list[Block]) -> None:
     out.append(Block("code", start + st.off, last + st.off))
 
 
-def _fence(st: _State, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+def _fence(st: _State, start: int, end: int, out: list[Block] | None = None) -> bool:
     opened = fence_open(_rest(st, start)) if st.s[start] - st.blk < 4 else None
-    if opened is None or silent:
+    if opened is None or out is None:
         return opened is not None
     run = opened[1]
     src, b, t, sc, blk = st.src, st.b, st.t, st.s, st.blk
@@ -397,24 +385,21 @@ def _fence(st: _State, start: int, end: int, silent: bool, out: list[Block] | No
         nxt += 1
     st.line = nxt + 1 if closed else nxt
     st.steps += nxt - start
-    if out is not None:
-        block = Block("fence", start + st.off, st.line + st.off, (), "", run)
-        block.info = opened[2]
-        block.closed = closed
-        out.append(block)
+    block = Block("fence", start + st.off, st.line + st.off, (), "", run)
+    block.info = opened[2]
+    block.closed = closed
+    out.append(block)
     return True
 
 
-def _html(st: _State, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+def _html(st: _State, start: int, end: int, out: list[Block] | None = None) -> bool:
     if st.s[start] - st.blk >= 4:
         return False
     text = _rest(st, start)
-    found = [(k, close) for k, (opener, close) in enumerate(_HTML_OPEN, 1) if opener.search(text)]
-    if not found:
-        return False
-    kind, closer = found[0]
-    if silent:
-        return kind != 7
+    found = next((k for k, (opener, _) in enumerate(_HTML_OPEN) if opener.search(text)), -1)
+    if found < 0 or out is None:
+        return found >= 0 and found != 6
+    kind, closer = found + 1, _HTML_OPEN[found][1]
     nxt = start + 1
     if closer is None or not closer.search(text):
         while nxt < end:
@@ -430,31 +415,28 @@ def _html(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
             nxt += 1
     st.line = nxt
     st.steps += nxt - start
-    if out is not None:
-        block = Block("html", start + st.off, nxt + st.off)
-        block.html_kind = kind
-        out.append(block)
+    block = Block("html", start + st.off, nxt + st.off)
+    block.html_kind = kind
+    out.append(block)
     return True
 
 
-def _cells(row: str) -> list[str]:
-    """A table row's cells (split at ``|`` not after a backslash), less an empty first
-    and last: only their number and emptiness are used."""
-    cells = _CELL_SPLIT.split(row)
-    if cells and cells[0] == "":
-        cells.pop(0)
-    if cells and cells[-1] == "":
-        cells.pop()
+def _cells(cells: list[str]) -> list[str]:
+    """A table row's cells less an empty first and last (the outer pipes): only their
+    number and emptiness are used."""
+    del cells[: not cells[0]]
+    del cells[len(cells) - (bool(cells) and not cells[-1]) :]
     return cells
 
 
-def _table(st: _State, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
-    if start + 2 > end:
-        return False
+def _table(st: _State, start: int, end: int, out: list[Block] | None = None) -> bool:
     nxt = start + 1
-    if st.s[nxt] < st.blk or st.s[nxt] - st.blk >= 4:
+    if nxt >= end or st.s[nxt] < st.blk or st.s[nxt] - st.blk >= 4:
         return False
-    delim = _rest(st, nxt)
+    text, pos = st.src[nxt], st.b[nxt] + st.t[nxt]
+    if text[pos : pos + 1] not in ("|", "-", ":"):  # (the delimiter row's first character)
+        return False
+    delim = text[pos:]
     if len(delim) < 2:
         return False
     c1, c2 = delim[0], delim[1]
@@ -462,19 +444,17 @@ def _table(st: _State, start: int, end: int, silent: bool, out: list[Block] | No
         return False
     if delim.strip("|-: \t"):
         return False
-    columns = [col.strip(TRIM) for col in delim.split("|")]
-    del columns[: not columns[0]]  # (an empty first and last column are no columns)
-    del columns[len(columns) - (bool(columns) and not columns[-1]) :]
+    columns = _cells([col.strip(TRIM) for col in delim.split("|")])
     if not all(_DELIM_CELL.match(col) for col in columns):
         return False
     ncols = len(columns)
     head = _rest(st, start).strip(TRIM)
     if "|" not in head or st.s[start] - st.blk >= 4:
         return False
-    cells = _cells(head)
+    cells = _cells(_CELL_SPLIT.split(head))
     if not cells or len(cells) != ncols:
         return False
-    if silent:
+    if out is None:
         return True
     old_para, st.para = st.para, False
     autocompleted = 0
@@ -485,15 +465,14 @@ def _table(st: _State, start: int, end: int, silent: bool, out: list[Block] | No
         row = _rest(st, nxt).strip(TRIM)
         if not row or st.s[nxt] - st.blk >= 4:
             break
-        autocompleted += ncols - len(_cells(row))
+        autocompleted += ncols - len(_cells(_CELL_SPLIT.split(row)))
         if autocompleted > 0x10000:
             break
         nxt += 1
     st.para = old_para
     st.line = nxt
     st.steps += nxt - start
-    if out is not None:
-        out.append(Block("table", start + st.off, nxt + st.off))
+    out.append(Block("table", start + st.off, nxt + st.off))
     return True
 
 
@@ -612,14 +591,11 @@ def _reference(st: _State, start: int, out: list[Block]) -> bool:
                 k += 1
             k += 1
     if title_ok:
-        while pos < len(text) and text[pos] in " \t":
-            pos += 1
+        pos = len(text) - len(text[pos:].lstrip(" \t"))
         title_ok = pos >= len(text) or text[pos] == "\n"
     if not title_ok:
-        pos = dest_end
         nxt = dest_line
-        while pos < len(text) and text[pos] in " \t":
-            pos += 1
+        pos = len(text) - len(text[dest_end:].lstrip(" \t"))
     if pos < len(text) and text[pos] != "\n":
         return False
     if not _WS_RUN.sub(" ", text[1:label_end].strip(TRIM)):
@@ -830,12 +806,12 @@ def _one_line_item(
 _NOT_PLAIN = frozenset(" \t>#`~<*-+_[0123456789")
 
 
-def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | None = None) -> bool:
+def _list(st: _State, start: int, end: int, out: list[Block] | None = None) -> bool:
     if st.s[start] - st.blk >= 4:
         return False
     if st.list_indent >= 0 and st.s[start] - st.list_indent >= 4 and st.s[start] < st.blk:
         return False
-    terminating = silent and st.para and st.s[start] >= st.blk
+    terminating = out is None and st.para and st.s[start] >= st.blk
     src = st.src
     first = st.b[start] + st.t[start]
     ordered = "0" <= src[start][first : first + 1] <= "9"
@@ -846,9 +822,8 @@ def _list(st: _State, start: int, end: int, silent: bool, out: list[Block] | Non
     if terminating and ((ordered and value != 1) or not src[start][after:].strip(" \t")):
         return False
     marker = src[start][after - 1]
-    if silent:
+    if out is None:
         return True
-    assert out is not None
     off = st.off
     items: list[Block] = []
     lst = Block("list", start + off, 0, items, "", marker)

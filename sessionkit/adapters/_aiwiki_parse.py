@@ -24,13 +24,14 @@ the parts it finds is a :class:`Kinds`: :func:`model_kinds` makes the
 :func:`scan` return, the model imported on first use), :data:`LIGHT` makes
 plain :class:`Parts` (:func:`read_parts`: what the hooks and the context
 rendering read).  Both go through the same functions, line for line.
+
+A list section's bullets (and a directive's) are found by :mod:`._aiwiki_items`.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from array import array
 from collections.abc import Iterator, Sequence
 
 from .._lazyre import lazy
@@ -43,19 +44,18 @@ from ..text.grammar import (
     CITATION_CODE,
     is_fence,
     may_open_block,
-    strip_eol,
-    thematic_break,
 )
+from ..text.grammar import strip_eol as _strip
+from ._aiwiki_items import PLACEHOLDER, ItemSpan, ItemSpans, content_end, leading_items, scan_items
 from ._aiwiki_words import FORMAT_KEYS as _FORMAT_KEYS
 from ._aiwiki_words import KEYS, SECTIONS, STATUS_WORDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, overload
+    from typing import Any
 
     from ..document import Document, Section
-    from ..markdown import Block as MdBlock
     from ..model import Block, Citation, Session
 
 __all__ = [
@@ -84,9 +84,8 @@ __all__ = [
     "read_header",
     "read_parts",
     "scan",
+    "scan_items",
 ]
-
-PLACEHOLDER = "(filled by /wrap)"
 
 #: section title -> Session field of bullet texts (``files_touched`` holds citations)
 LIST_FIELDS: dict[str, str] = dict(SECTIONS)
@@ -100,16 +99,11 @@ DIRECTIVE_HEADER = lazy(
     r"\((?:(?P<un>unconsumed)|consumed at (?P<at>[^()\s]+))\):\*\*[ \t]*$"
 )
 
-_CODE_CITATION = CITATION_CODE
-_BARE_CITATION = CITATION_BARE
-# a backticked citation whose path has no ':', '@' or '`': the lazy path of _CODE_CITATION
+# a backticked citation whose path has no ':', '@' or '`': the lazy path of CITATION_CODE
 # cannot stop earlier there, so this reads the same parts (one line only; group 1 is the SHA)
 _QUICK_CODE_CITATION = lazy(
     r"`[^\s`:@]+(?::(?:0|[1-9][0-9]*)(?:-(?:0|[1-9][0-9]*))?)?(?:@([0-9a-fA-F]{4,40}))?`(?: |\Z)"
 )
-
-
-_strip = strip_eol
 
 
 _MODEL: Any = None
@@ -139,8 +133,14 @@ def _citation_from(m: re.Match[str], code: bool) -> Citation:
     )
 
 
-def _path_like(c: Citation) -> bool:
-    return c.start is not None or c.sha is not None or "/" in c.path or "." in c.path.strip(".")
+def _path_like(m: re.Match[str]) -> bool:
+    path = m.group("path")
+    return (
+        m.group("start") is not None
+        or m.group("sha") is not None
+        or "/" in path
+        or "." in path.strip(".")
+    )
 
 
 def parse_citation(text: str) -> Citation | None:
@@ -150,34 +150,35 @@ def parse_citation(text: str) -> Citation | None:
     (not backticked) reference must look like a path (a ``/``, a ``.``, a
     line or a SHA) to count.
     """
-    m = _CODE_CITATION.match(text)
-    if m:
-        c = _citation_from(m, True)
-    else:
-        m = _BARE_CITATION.match(text)
-        if not m:
+    m = CITATION_CODE.match(text)
+    code = m is not None
+    if m is None:
+        m = CITATION_BARE.match(text)
+        if m is None or not _path_like(m):
             return None
-        c = _citation_from(m, False)
-        if not _path_like(c):
-            return None
+    c = _citation_from(m, code)
     if "@" in c.path or c.render() != text:
         return None
     return c
 
 
-def parse_citation_lenient(text: str) -> Citation | None:
-    """Like :func:`parse_citation` but forgiving about spacing (for lint and fixes)."""
+def _lenient(text: str) -> tuple[re.Match[str], bool] | None:
+    """The citation match of ``text``'s first line, spacing forgiven, and whether it is
+    backticked (:func:`parse_citation_lenient` without building the citation)."""
     first = text.strip().split("\n", 1)[0].strip()
-    m = _CODE_CITATION.match(first)
+    m = CITATION_CODE.match(first)
     code = m is not None
     if m is None:
-        m = _BARE_CITATION.match(first)
-    if m is None:
+        m = CITATION_BARE.match(first)
+    if m is None or "@" in m.group("path") or (not code and not _path_like(m)):
         return None
-    c = _citation_from(m, code)
-    if "@" in c.path or (not code and not _path_like(c)):
-        return None
-    return c
+    return m, code
+
+
+def parse_citation_lenient(text: str) -> Citation | None:
+    """Like :func:`parse_citation` but forgiving about spacing (for lint and fixes)."""
+    found = _lenient(text)
+    return None if found is None else _citation_from(*found)
 
 
 def citation_state(text: str) -> int:
@@ -185,25 +186,8 @@ def citation_state(text: str) -> int:
 
     0: not a citation; 1: a citation without a SHA; 2: a citation with one.
     """
-    first = text.strip().split("\n", 1)[0].strip()
-    quick = _QUICK_CODE_CITATION.match(first)
-    if quick is not None:  # the common shape: the same match, found without backtracking
-        return 2 if quick.group(1) else 1
-    m = _CODE_CITATION.match(first)
-    code = m is not None
-    if m is None:
-        m = _BARE_CITATION.match(first)
-        if m is None:
-            return 0
-    path = m.group("path")
-    sha = m.group("sha")
-    if "@" in path:
-        return 0
-    if not code and not (
-        sha is not None or m.group("start") is not None or "/" in path or "." in path.strip(".")
-    ):
-        return 0
-    return 2 if sha else 1
+    found = _lenient(text)
+    return 0 if found is None else 2 if found[0].group("sha") else 1
 
 
 def citation_from_text(text: str) -> Citation:
@@ -211,150 +195,6 @@ def citation_from_text(text: str) -> Citation:
     not one."""
     found = parse_citation(text)
     return found or _model().Citation(path=text, code=False)
-
-
-class ItemSpan(Plain):
-    """A list item: its text (without the marker), lines [start, end) and its marker."""
-
-    __slots__ = ("end", "marker", "start", "text")
-
-    def __init__(self, text: str, start: int, end: int, marker: str = "-") -> None:
-        self.text = text
-        self.start = start
-        self.end = end
-        self.marker = marker
-
-
-class ItemSpans(Sequence[ItemSpan]):
-    """The items of one list section: a sequence of :class:`ItemSpan`, held compactly.
-
-    An item's first line is an unsigned int of an array (its end another, kept
-    only when some item runs over more than one line), its marker a byte (kept
-    only when some marker is not ``-``; a tuple of markers once one is an
-    ordered one such as ``1.``), and its text is the section's value for it
-    (:attr:`values`): the bullet text itself, shared with the session's tuple
-    of texts, or a value the text is rendered back from exactly (a
-    :class:`~sessionkit.model.Citation`, whose ``render()`` is its bullet
-    text).  Each :class:`ItemSpan` is made when asked for: a section of a
-    million one-line ``-`` bullets costs about four bytes an item here beyond
-    its values.  Equal to another :class:`ItemSpans` (or a tuple of
-    :class:`ItemSpan`) with the same items.
-    """
-
-    __slots__ = ("_ends", "_marks", "_render", "_starts", "_values")
-
-    def __init__(
-        self,
-        values: tuple[Any, ...],
-        starts: array[int],
-        ends: array[int] | None,
-        marks: bytearray | list[str] | None,
-        render: Callable[[Any], str] | None = None,
-    ) -> None:
-        self._values = values
-        self._starts = starts
-        self._ends = ends  # None: every item is one line
-        self._marks = marks  # None: every marker is "-"
-        self._render = render  # None: a value is its text
-
-    @property
-    def values(self) -> tuple[Any, ...]:
-        """The section's value of each item: its text, or what ``render`` gives it back from."""
-        return self._values
-
-    @property
-    def dashes(self) -> bool:
-        """Whether every item's marker is ``-``."""
-        return self._marks is None
-
-    def __len__(self) -> int:
-        return len(self._starts)
-
-    def _item(self, i: int) -> ItemSpan:
-        value = self._values[i]
-        start = self._starts[i]
-        ends, marks = self._ends, self._marks
-        return ItemSpan(
-            value if self._render is None else self._render(value),
-            start,
-            start + 1 if ends is None else ends[i],
-            "-" if marks is None else marks[i] if isinstance(marks, list) else chr(marks[i]),
-        )
-
-    if TYPE_CHECKING:
-
-        @overload
-        def __getitem__(self, i: int) -> ItemSpan: ...
-
-        @overload
-        def __getitem__(self, i: slice) -> tuple[ItemSpan, ...]: ...
-
-    def __getitem__(self, i: int | slice) -> ItemSpan | tuple[ItemSpan, ...]:
-        if isinstance(i, slice):
-            return tuple(self._item(k) for k in range(*i.indices(len(self))))
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("item index out of range")
-        return self._item(i)
-
-    def __iter__(self) -> Iterator[ItemSpan]:
-        for i in range(len(self)):
-            yield self._item(i)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ItemSpans):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        if isinstance(other, tuple):
-            return tuple(self) == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"ItemSpans({tuple(self)!r})"
-
-
-class _SpansBuilder:
-    """Collects the items of a section into an :class:`ItemSpans` (see there), each
-    item's text turned into its value (``value``) as it is found."""
-
-    __slots__ = ("ends", "marks", "render", "starts", "value", "values")
-
-    def __init__(
-        self, value: Callable[[str], Any] | None, render: Callable[[Any], str] | None
-    ) -> None:
-        self.values: list[Any] = []
-        self.starts: array[int] = array("I")
-        self.ends: array[int] | None = None
-        self.marks: bytearray | list[str] | None = None
-        self.value = value
-        self.render = render
-
-    def add(self, text: str, start: int, end: int, marker: str) -> None:
-        self.values.append(text if self.value is None else self.value(text))
-        if end != start + 1 and self.ends is None:
-            self.ends = array("I", [s + 1 for s in self.starts])
-        if self.ends is not None:
-            self.ends.append(end)
-        self.starts.append(start)
-        if marker != "-" and self.marks is None:
-            self.marks = bytearray(b"-" * (len(self.starts) - 1))
-        marks = self.marks
-        if marks is not None:
-            if isinstance(marks, list):
-                marks.append(marker)
-            elif len(marker) == 1 and marker.isascii():
-                marks.append(ord(marker))
-            else:
-                self.marks = [chr(b) for b in marks]
-                self.marks.append(marker)
-
-    def build(self) -> ItemSpans:
-        values = tuple(self.values)
-        self.values = []
-        return ItemSpans(values, self.starts, self.ends, self.marks, self.render)
 
 
 class DirectiveSpan(Plain):
@@ -675,160 +515,6 @@ def checkpoint_lines(cp: Any) -> list[str]:
     return out
 
 
-def scan_items(
-    lines: Sequence[str],
-    start: int,
-    end: int,
-    *,
-    ordered: bool = False,
-    value: Callable[[str], Any] | None = None,
-    render: Callable[[Any], str] | None = None,
-) -> tuple[ItemSpans, int | None, array[int]]:
-    """The items of ``lines[start:end]`` as the Markdown tokenizer finds them; also
-    the placeholder line and the loose lines (in order, an array of line indices:
-    four bytes a line, as a section of a hundred thousand paragraphs has).
-
-    ``value`` turns each item's text into the value held for it as it is found
-    (:attr:`ItemSpans.values`); ``render`` gives the text back from that value,
-    exactly (both ``None``: the text is the value).
-
-    Every item of a top-level list is an item (with ``ordered``, numbered items
-    ``1.``, ``2)`` too; without it their lines are loose); an item runs over its
-    lines as :func:`sessionkit.markdown.tokenize` finds them (continuation and
-    lazy lines, nested lists, fences, quotes), trailing blank lines left out;
-    its text is its first line after the marker and the other lines as
-    written.  The lines of every other block are loose, but for the
-    placeholder paragraph before the first item.
-    """
-    items = _SpansBuilder(value, render)
-    add = items.add
-    placeholder: int | None = None
-    loose: array[int] = array("I")
-    if _one_line_bullets(lines, start, end, add):
-        return items.build(), _placeholder_at(lines, start, end), loose
-    items = _SpansBuilder(value, render)
-    add = items.add
-    from ..markdown import tokenize
-
-    for blk in tokenize(lines, start, end):
-        kind = blk.kind
-        if kind == "blank":
-            continue
-        if kind == "list" and (ordered or not blk.ordered):
-            for it in blk.children:
-                parts = _item_parts(lines, it)
-                if parts is None:  # not an item line after all: keep its lines
-                    loose.extend(range(it.start, _content_end(lines, it.start, it.end)))
-                else:
-                    add(*parts)
-            continue
-        s, e = blk.start, _content_end(lines, blk.start, blk.end)
-        if (
-            kind == "paragraph"
-            and not items.starts
-            and placeholder is None
-            and e - s == 1
-            and _strip(lines[s]).strip() == PLACEHOLDER
-        ):
-            placeholder = s
-            continue
-        loose.extend(range(s, e))
-    return items.build(), placeholder, loose
-
-
-_MARKER = lazy(r"^ {0,3}([-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
-
-
-def _one_line_bullets(
-    lines: Sequence[str], start: int, end: int, add: Callable[[str, int, int, str], None]
-) -> bool:
-    """Add the items of ``lines[start:end]`` when every line is blank or a bullet at
-    column 0 with its text on its line (the placeholder may come first), and say so;
-    False (some added) for any other lines, which the tokenizer reads.
-
-    A column-0 bullet ends a paragraph and every item before it, so each is a
-    one-line item (``tests/adapters/test_aiwiki_items.py`` holds it to markdown-it).
-    """
-    seen = False  # a bullet or the placeholder
-    for k in range(start, end):
-        line = _strip(lines[k])
-        if not line.strip(" \t"):
-            continue
-        mark = line[0]
-        if "\r" in line:
-            return False
-        if (
-            (mark == "-" or mark == "*" or mark == "+")
-            and line[1:2] in (" ", "\t")
-            and line[1:].strip(" \t")[:1] not in ("", ">")
-            and not thematic_break(line)
-        ):
-            seen = True
-            m = _MARKER.match(line)
-            assert m is not None
-            add(line[m.end() :], k, k + 1, mark)
-        elif not seen and mark not in " \t" and line.strip() == PLACEHOLDER:
-            seen = True
-        else:
-            return False
-    return True
-
-
-def _placeholder_at(lines: Sequence[str], start: int, end: int) -> int | None:
-    """The line of the placeholder paragraph before the first item, if any."""
-    for k in range(start, end):
-        if lines[k].strip(" \t\r\n"):
-            return k if _strip(lines[k]).strip() == PLACEHOLDER else None
-    return None
-
-
-def _content_end(lines: Sequence[str], start: int, end: int) -> int:
-    """``end`` less the blank lines that close ``lines[start:end]`` (never below one line)."""
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
-    return end
-
-
-def _item_parts(lines: Sequence[str], item: MdBlock) -> tuple[str, int, int, str] | None:
-    """The :class:`ItemSpan` parts (text, start, end, marker) of a list item block: its
-    text is its first line after the marker, then its other lines as written (trailing
-    blank lines left out)."""
-    s = item.start
-    e = _content_end(lines, s, item.end)
-    first = _strip(lines[s])
-    c = first[:1]
-    if c in "-*+" and c and first[1:2] == " " and first[2:3] not in (" ", "\t"):
-        head, marker = first[2:], c  # "- text": the marker and one blank (what _MARKER reads)
-    else:
-        m = _MARKER.match(first)
-        if m is None:
-            return None
-        head, marker = first[m.end() :], m.group(1)
-    if e == s + 1:
-        return head, s, e, marker
-    text = [head, *(_strip(lines[k]) for k in range(s + 1, e))]
-    return "\n".join(text), s, e, marker
-
-
-def _leading_items(lines: Sequence[str], j: int, end: int) -> list[ItemSpan]:
-    """The bullets of ``lines[j:end]`` (line ``j`` is one) up to the first block that
-    is not a bulleted list (blank lines between lists are no such block)."""
-    items: list[ItemSpan] = []
-    from ..markdown import tokenize
-
-    for blk in tokenize(lines, j, end):
-        if blk.kind == "blank":
-            continue
-        if blk.kind != "list" or blk.ordered:
-            break
-        for it in blk.children:
-            parts = _item_parts(lines, it)
-            if parts is None:
-                return items
-            items.append(ItemSpan(*parts))
-    return items
-
-
 def _directive_block(
     lines: Sequence[str], i: int, end: int, m: re.Match[str], kinds: Kinds
 ) -> tuple[Any, DirectiveSpan]:
@@ -840,7 +526,7 @@ def _directive_block(
     block_end = j
     item_spans: list[ItemSpan] = []
     if j < end:
-        item_spans = _leading_items(lines, j, end)
+        item_spans = leading_items(lines, j, end)
         if item_spans:
             block_end = item_spans[-1].end
     if not item_spans:
@@ -866,21 +552,13 @@ def _directive_block(
     return directive, DirectiveSpan(i, tuple(item_spans), status, block_end)
 
 
-def _entry_end(lines: Sequence[str], heading: int, end: int, body: list[str]) -> tuple[str, int]:
-    """An entry's text from its body lines (blank lines and the closing rule trimmed),
-    and its content end."""
-    while body and not body[-1].strip():
-        body.pop()
-    if body and is_fence(body[-1]):
-        body.pop()
-        while body and not body[-1].strip():
-            body.pop()
-    while body and not body[0].strip():
-        body.pop(0)
-    content_end = end
-    while content_end > heading + 1 and not lines[content_end - 1].strip():
-        content_end -= 1
-    return "\n".join(body), content_end
+def _trim(lines: list[str], lead: bool = True) -> list[str]:
+    """``lines`` less their blank lines at the end (and, with ``lead``, at the start)."""
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lead and lines and not lines[0].strip():
+        lines.pop(0)
+    return lines
 
 
 def _scan_entry(
@@ -908,11 +586,12 @@ def _scan_entry(
             headers.append((i, m))
         at = marked.find("\n**", at + 1)
     if headers and may_open_block(text):
+        # the entry's heading is a top-level block, so its lines read alone as in the page
+        from ..markdown import tokenize
+
         inside: set[int] = set()
-        for blk in doc.top_blocks:
-            if blk.start >= end:
-                break
-            if blk.end > first and blk.kind in ("fence", "html"):
+        for blk in tokenize(lines, first, end, tables=False):
+            if blk.kind in ("fence", "html"):
                 inside.update(range(blk.start, blk.end))
         headers = [(i, m) for i, m in headers if i not in inside]
     kinds = kinds or model_kinds()
@@ -928,8 +607,10 @@ def _scan_entry(
         spans.append(span)
         pos = span.end
     body.extend(_strip(x) for x in lines[pos:end])
-    entry, content_end = _entry_end(lines, heading, end, body)
-    return entry, tuple(spans), directives, content_end
+    if _trim(body) and is_fence(body[-1]):  # the closing rule
+        body.pop()
+        _trim(body)
+    return "\n".join(body), tuple(spans), directives, content_end(lines, heading, end)
 
 
 def list_blocks_of(
@@ -1005,10 +686,7 @@ _SHARED_CITATIONS = 1024
 
 
 def _section_body(doc: Document, start: int, end: int) -> str:
-    lines = [_strip(x) for x in doc.lines[start:end]]
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(lines)
+    return "\n".join(_trim([_strip(x) for x in doc.lines[start:end]], lead=False))
 
 
 def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Layout]:
@@ -1085,11 +763,7 @@ def scan(doc: Document, kinds: Kinds | None = None) -> tuple[dict[str, Any], Lay
                 else:
                     bad.append(h.line)
         first = heads[0].line if heads else csec.end
-        pre = [_strip(x) for x in doc.lines[csec.start + 1 : first]]
-        while pre and not pre[-1].strip():
-            pre.pop()
-        while pre and not pre[0].strip():
-            pre.pop(0)
+        pre = _trim([_strip(x) for x in doc.lines[csec.start + 1 : first]])
         if pre:  # text before the first entry: held as a block of the log
             blocks["checkpoints"] = (kinds.block(text="\n".join(pre)),)
         for n, h in enumerate(heads):

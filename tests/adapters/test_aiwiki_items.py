@@ -133,6 +133,32 @@ def test_a_directive_header_inside_a_fence_is_text() -> None:
     assert sessionkit.dumps(sessionkit.loads(text, path="x.md")) == text
 
 
+def test_each_entry_places_its_directive_headers_by_its_own_blocks() -> None:
+    # fences and HTML blocks in the preamble, in other entries and in other sections
+    # do not move what an entry's own blocks say about its directive headers
+    header = "**Dream directive (unconsumed):**"
+    text = (
+        HEAD
+        + "```\nopen in the preamble\n```\n\n## Checkpoints\n\n"
+        + "### PreCompact at 2026-05-18T14:23:00Z\n\n"
+        + f"~~~\n{header}\n- Action: fenced\n~~~\n\n{header}\n- Action: one\n\n---\n\n"
+        + "### PreCompact at 2026-05-18T15:23:00Z\n\n"
+        + f"<div>\n{header}\n- Action: html\n</div>\n\n{header}\n- Action: two\n\n---\n\n"
+        + "### PreCompact at 2026-05-18T16:23:00Z\n\n"
+        + f"{header}\n- Action: three\n\n---\n\n"
+        + "## Next steps\n\n- a\n  ```\n  b\n  ```\n"
+    )
+    session = sessionkit.loads(text, path="x.md")
+    assert [[d.items for d in cp.directives] for cp in session.checkpoints] == [
+        [("Action: one",)],
+        [("Action: two",)],
+        [("Action: three",)],
+    ]
+    assert "Action: fenced" in session.checkpoints[0].body
+    assert "Action: html" in session.checkpoints[1].body
+    assert sessionkit.dumps(session) == text
+
+
 def test_a_directive_reads_its_bullets_up_to_the_next_block() -> None:
     text = _entry(
         "**Dream directive (unconsumed):**",
