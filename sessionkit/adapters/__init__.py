@@ -36,6 +36,7 @@ def register_format(name: str, adapter: str | Adapter, *, replace: bool = False)
         raise ValueError(f"format {name!r} is already registered")
     _registry[name] = adapter
     _loaded.pop(name, None)
+    _names.clear()
 
 
 def _read_entry_points() -> None:
@@ -47,12 +48,24 @@ def _read_entry_points() -> None:
 
     for name, value in entry_points("sessionkit.formats"):
         _registry.setdefault(name, value)
+    _names.clear()
+
+
+#: the registered names, sorted (made again after each registration)
+_names: list[str] = []
 
 
 def available_formats() -> list[str]:
     """Names of every registered format (built-in and from entry points)."""
+    return list(_sorted_names())
+
+
+def _sorted_names() -> list[str]:
+    """The registered names, sorted (held, not copied: every note's detection asks)."""
     _read_entry_points()
-    return sorted(_registry)
+    if not _names:
+        _names[:] = sorted(_registry)
+    return _names
 
 
 def _is_builtin(name: str | None) -> bool:
@@ -114,7 +127,7 @@ def detect_format(doc: Document, *, by_content: bool = False) -> str:
         UnsupportedFormatError: no adapter recognises it.
     """
     best, best_score = None, 0
-    for name in available_formats():
+    for name in _sorted_names():
         try:
             score = get_adapter(name).detect(doc)
         except MissingDependencyError:

@@ -53,7 +53,6 @@ from ._aiwiki_parse import (
     scan_items,
 )
 from ._aiwiki_schema import Schema, builtin_schema
-from .profiles import BASIC_MEMORY as _BM_PROFILE
 
 TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
@@ -78,11 +77,16 @@ _ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNORECASE)
 
-#: the heading prefix of the sections a conversion from Basic Memory carries what
-#: an aiwiki page has no section for in (``## bm: Observations``, ``## bm:
-#: Relations``, ``## bm: Summary``…): sessionkit's documented carrier, kept so the
-#: note converts back; AW006 does not warn on it
-_CARRIER_PREFIX = _BM_PROFILE.section_prefix
+
+def _carrier(title: str) -> bool:
+    """Whether ``title`` is that of a section a conversion from Basic Memory carries what
+    an aiwiki page has no section for in (``## bm: Observations``, ``## bm: Relations``,
+    ``## bm: Summary``…): sessionkit's documented carrier, kept so the note converts
+    back; AW006 does not warn on it.  (The profiles are imported for such a heading
+    alone: lint's start-up does not pay for them.)"""
+    from .profiles import BASIC_MEMORY
+
+    return title.startswith(BASIC_MEMORY.section_prefix)
 
 
 def parse_date(value: Any) -> dt.date | None:
@@ -148,36 +152,37 @@ def facts_of(doc: Document) -> PageFacts:
             problem = (exc.line, exc.message)
     files: list[tuple[int, str]] | None = []
     loose: list[tuple[int, str]] = []
-    section = doc.section("Files touched")
-    if section is not None:
-        body = doc.span_text(section.start, section.end).partition("\n")[2]
-        if _ALL_CITED.fullmatch(body):
-            files = None  # every bullet a citation with a SHA: nothing to report
-        else:
-            found, _, lines = scan_items(doc.lines, section.start + 1, section.end)
-            files = [(item.start, item.text) for item in found]
-            loose = [(line, doc.line_text(line)) for line in lines]
     bad: list[int] = []
     checkpoints: list[tuple[int, str]] = []
     stale: list[int] = []
-    section = doc.section(CHECKPOINTS)
-    if section is not None:
-        for h in doc.headings:
-            if h.level == 3 and section.start < h.line < section.end:
-                m = CHECKPOINT_HEADING.match(h.title)
+    outline = doc.outline
+    h2 = [head for head in outline if head[0] == 2]
+    titles = [head[1] for head in h2]
+    if "Files touched" in titles:
+        start, end, body = _section(doc, h2, titles.index("Files touched"))
+        if not _ALL_CITED.fullmatch(body.partition("\n")[2]):
+            found, _, lines = scan_items(doc.lines, start + 1, end)
+            files = [(item.start, item.text) for item in found]
+            loose = [(line, doc.line_text(line)) for line in lines]
+        else:
+            files = None  # every bullet a citation with a SHA: nothing to report
+    if CHECKPOINTS in titles:
+        start, end, body = _section(doc, h2, titles.index(CHECKPOINTS))
+        for head in outline:
+            if head[0] == 3 and start < head[2] < end:
+                m = CHECKPOINT_HEADING.match(head[1])
                 if m is None:
-                    bad.append(h.line)
+                    bad.append(head[2])
                 else:
-                    checkpoints.append((h.line, m.group("at")))
-        text = doc.span_text(section.start, section.end)
-        if "(unconsumed)" in text and _STALE_POSSIBLE.search(text):
+                    checkpoints.append((head[2], m.group("at")))
+        if "(unconsumed)" in body and _STALE_POSSIBLE.search(body):
             stale = _stale_status(doc)
     return PageFacts(
         path=doc.path,
         meta=meta,
         problem=problem,
         key_line=doc.key_line,
-        sections=[(s.title, s.start) for s in doc.sections],
+        sections=[(head[1], head[2]) for head in h2],
         nlines=doc.line_count,
         files=files,
         files_loose=loose,
@@ -185,6 +190,20 @@ def facts_of(doc: Document) -> PageFacts:
         checkpoints=checkpoints,
         stale_status=stale,
     )
+
+
+def _section(doc: Document, h2: list[Any], index: int) -> tuple[int, int, str]:
+    """(heading line, end line, text) of the level-2 section ``h2[index]`` of ``doc``'s
+    :attr:`~sessionkit.document.Document.outline`."""
+    head = h2[index]
+    if index + 1 < len(h2):
+        after = h2[index + 1]
+        end, stop = after[2], after[3]
+    else:
+        end, stop = doc.line_count, len(doc.text)
+    if head[3] is not None and stop is not None:
+        return head[2], end, doc.text[head[3] : stop]
+    return head[2], end, doc.span_text(head[2], end)
 
 
 def _stale_status(doc: Document) -> list[int]:
@@ -566,7 +585,7 @@ class _Linter(_MetaLinter):
                 self.error("AW007", line, f"section '## {title}' appears more than once")
                 continue
             seen.add(title)
-            if title.startswith(_CARRIER_PREFIX) and title not in schema.sections:
+            if title not in schema.sections and _carrier(title):
                 continue  # a Basic Memory carrier section (docs/converting.md): no finding
             if title not in schema.sections:
                 self.add(
