@@ -180,26 +180,16 @@ def lint_text(
         ]
         return _with_nul(unusable, text, path) if "\x00" in text else unusable
     adapter = get_adapter(name)
-    if schema is not None and name.startswith("aiwiki") and _takes_schema(adapter):
-        found = adapter.lint(doc, schema)  # type: ignore[call-arg]
-    else:
+    found: list[Diagnostic] | None = None
+    if schema is not None and name.startswith("aiwiki"):
+        from .adapters.aiwiki import AiwikiAdapter
+
+        if isinstance(adapter, AiwikiAdapter):
+            found = adapter.lint(doc, schema)
+    if found is None:
         found = adapter.lint(doc)
     found = found + _lint_secrets(text if data is None else data, path, name)
     return _with_nul(found, text, path) if "\x00" in text else found
-
-
-def _takes_schema(adapter: Any) -> bool:
-    """Whether ``adapter`` is an :class:`~sessionkit.adapters.aiwiki.AiwikiAdapter` (it
-    lints with a given schema); the class is looked up once, not once a note."""
-    global _AIWIKI
-    if _AIWIKI is None:
-        from .adapters.aiwiki import AiwikiAdapter
-
-        _AIWIKI = AiwikiAdapter
-    return isinstance(adapter, _AIWIKI)
-
-
-_AIWIKI: Any = None
 
 
 def _lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:

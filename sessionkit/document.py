@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 
+from . import _yaml
 from ._lazyre import lazy
 from ._lines import HeadLines, Lines, chunked, joined
 from .errors import ParseError
@@ -120,18 +121,6 @@ class Section:
 
     def __hash__(self) -> int:
         return hash((self.title, self.start, self.end))
-
-
-def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) -> list[Heading]:
-    """Return the top-level ATX headings in ``lines[start:end]`` as CommonMark sees them.
-
-    The block tokenizer (:mod:`sessionkit.markdown`) decides: headings inside
-    fenced or indented code, HTML blocks, block quotes and list items are not
-    top-level and are not returned.
-    """
-    from .markdown import top_headings
-
-    return [Heading(level, title, line) for level, title, line in top_headings(lines, start, end)]
 
 
 def _frontmatter(text: str, at: int = 0) -> tuple[int, int, int] | None:
@@ -322,8 +311,6 @@ class Document:
         if "\x00" in text:
             idx = text[: text.index("\x00")].count("\n")
             raise ParseError("NUL byte in frontmatter", path=self.path, line=idx + 2)
-        from . import _yaml
-
         try:
             return _yaml.load_mapping(text.replace("\r\n", "\n"), line_offset=1)
         except ParseError as exc:

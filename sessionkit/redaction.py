@@ -887,15 +887,10 @@ def _present(data: bytes) -> tuple[set[bytes], set[bytes]]:
         exact_lits, lowered_lits = _screen_literals()
         _SCREEN[:] = [_anchored(exact_lits), _anchored(lowered_lits)]
     exact_screen, lowered_screen = _SCREEN
-    for a, search in exact_screen:
-        if a in data and search(data) is not None:
-            break
-    else:
-        for a, search in lowered_screen:
-            if a in low and search(low) is not None:
-                break
-        else:
-            return set(), set()  # (most notes: no literal at all, a few anchored searches)
+    if not any(a in data and search(data) for a, search in exact_screen) and not any(
+        a in low and search(low) for a, search in lowered_screen
+    ):
+        return set(), set()  # (most notes: no literal at all, a few anchored searches)
     if not _LITERALS:
         _LITERALS[:] = [_literals(False), _literals(True)]
     exact, lowered = _LITERALS

@@ -36,7 +36,6 @@ def register_format(name: str, adapter: str | Adapter, *, replace: bool = False)
         raise ValueError(f"format {name!r} is already registered")
     _registry[name] = adapter
     _loaded.pop(name, None)
-    _names.clear()
 
 
 def _read_entry_points() -> None:
@@ -48,32 +47,12 @@ def _read_entry_points() -> None:
 
     for name, value in entry_points("sessionkit.formats"):
         _registry.setdefault(name, value)
-    _names.clear()
-
-
-#: the registered names, sorted (made again after each registration)
-_names: list[str] = []
 
 
 def available_formats() -> list[str]:
     """Names of every registered format (built-in and from entry points)."""
-    return list(_sorted_names())
-
-
-def _sorted_names() -> list[str]:
-    """The registered names, sorted (held, not copied: every note's detection asks)."""
     _read_entry_points()
-    if not _names:
-        _names[:] = sorted(_registry)
-    return _names
-
-
-def _is_builtin(name: str | None) -> bool:
-    """Whether format ``name`` (``None``: every registered format) is the built-in one."""
-    _read_entry_points()
-    if name is None:
-        return _registry == _BUILTIN
-    return name in _BUILTIN and _registry.get(name) == _BUILTIN[name]
+    return sorted(_registry)
 
 
 def get_adapter(name: str) -> Adapter:
@@ -127,7 +106,7 @@ def detect_format(doc: Document, *, by_content: bool = False) -> str:
         UnsupportedFormatError: no adapter recognises it.
     """
     best, best_score = None, 0
-    for name in _sorted_names():
+    for name in available_formats():
         try:
             score = get_adapter(name).detect(doc)
         except MissingDependencyError:

@@ -79,11 +79,9 @@ _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNO
 
 
 def _carrier(title: str) -> bool:
-    """Whether ``title`` is that of a section a conversion from Basic Memory carries what
-    an aiwiki page has no section for in (``## bm: Observations``, ``## bm: Relations``,
-    ``## bm: Summary``…): sessionkit's documented carrier, kept so the note converts
-    back; AW006 does not warn on it.  (The profiles are imported for such a heading
-    alone: lint's start-up does not pay for them.)"""
+    """Whether ``title`` heads a section a conversion from Basic Memory carries (``## bm:
+    Summary``…: documented, kept so the note converts back; no AW006).  (The profiles
+    are imported for such a heading alone, not at lint's start-up.)"""
     from .profiles import BASIC_MEMORY
 
     return title.startswith(BASIC_MEMORY.section_prefix)
@@ -152,37 +150,36 @@ def facts_of(doc: Document) -> PageFacts:
             problem = (exc.line, exc.message)
     files: list[tuple[int, str]] | None = []
     loose: list[tuple[int, str]] = []
+    section = doc.section("Files touched")
+    if section is not None:
+        body = doc.span_text(section.start, section.end).partition("\n")[2]
+        if _ALL_CITED.fullmatch(body):
+            files = None  # every bullet a citation with a SHA: nothing to report
+        else:
+            found, _, lines = scan_items(doc.lines, section.start + 1, section.end)
+            files = [(item.start, item.text) for item in found]
+            loose = [(line, doc.line_text(line)) for line in lines]
     bad: list[int] = []
     checkpoints: list[tuple[int, str]] = []
     stale: list[int] = []
-    outline = doc.outline
-    h2 = [head for head in outline if head[0] == 2]
-    titles = [head[1] for head in h2]
-    if "Files touched" in titles:
-        start, end, body = _section(doc, h2, titles.index("Files touched"))
-        if not _ALL_CITED.fullmatch(body.partition("\n")[2]):
-            found, _, lines = scan_items(doc.lines, start + 1, end)
-            files = [(item.start, item.text) for item in found]
-            loose = [(line, doc.line_text(line)) for line in lines]
-        else:
-            files = None  # every bullet a citation with a SHA: nothing to report
-    if CHECKPOINTS in titles:
-        start, end, body = _section(doc, h2, titles.index(CHECKPOINTS))
-        for head in outline:
-            if head[0] == 3 and start < head[2] < end:
-                m = CHECKPOINT_HEADING.match(head[1])
+    section = doc.section(CHECKPOINTS)
+    if section is not None:
+        for level, title, line, _ in doc.outline:
+            if level == 3 and section.start < line < section.end:
+                m = CHECKPOINT_HEADING.match(title)
                 if m is None:
-                    bad.append(head[2])
+                    bad.append(line)
                 else:
-                    checkpoints.append((head[2], m.group("at")))
-        if "(unconsumed)" in body and _STALE_POSSIBLE.search(body):
+                    checkpoints.append((line, m.group("at")))
+        text = doc.span_text(section.start, section.end)
+        if "(unconsumed)" in text and _STALE_POSSIBLE.search(text):
             stale = _stale_status(doc)
     return PageFacts(
         path=doc.path,
         meta=meta,
         problem=problem,
         key_line=doc.key_line,
-        sections=[(head[1], head[2]) for head in h2],
+        sections=[(s.title, s.start) for s in doc.sections],
         nlines=doc.line_count,
         files=files,
         files_loose=loose,
@@ -190,20 +187,6 @@ def facts_of(doc: Document) -> PageFacts:
         checkpoints=checkpoints,
         stale_status=stale,
     )
-
-
-def _section(doc: Document, h2: list[Any], index: int) -> tuple[int, int, str]:
-    """(heading line, end line, text) of the level-2 section ``h2[index]`` of ``doc``'s
-    :attr:`~sessionkit.document.Document.outline`."""
-    head = h2[index]
-    if index + 1 < len(h2):
-        after = h2[index + 1]
-        end, stop = after[2], after[3]
-    else:
-        end, stop = doc.line_count, len(doc.text)
-    if head[3] is not None and stop is not None:
-        return head[2], end, doc.text[head[3] : stop]
-    return head[2], end, doc.span_text(head[2], end)
 
 
 def _stale_status(doc: Document) -> list[int]:
