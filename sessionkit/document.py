@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 
+from . import _yaml
 from ._lazyre import lazy
 from ._lines import HeadLines, Lines, chunked, joined
 from .errors import ParseError
@@ -122,18 +123,6 @@ class Section:
         return hash((self.title, self.start, self.end))
 
 
-def scan_headings(lines: Sequence[str], start: int = 0, end: int | None = None) -> list[Heading]:
-    """Return the top-level ATX headings in ``lines[start:end]`` as CommonMark sees them.
-
-    The block tokenizer (:mod:`sessionkit.markdown`) decides: headings inside
-    fenced or indented code, HTML blocks, block quotes and list items are not
-    top-level and are not returned.
-    """
-    from .markdown import top_headings
-
-    return [Heading(level, title, line) for level, title, line in top_headings(lines, start, end)]
-
-
 def _frontmatter(text: str, at: int = 0) -> tuple[int, int, int] | None:
     """(closing fence's line, offset where its line starts, offset after it) of the
     frontmatter ``text[at:]`` opens with, else ``None`` (no frontmatter: ``(0, 0, 0)``
@@ -153,19 +142,24 @@ def _frontmatter(text: str, at: int = 0) -> tuple[int, int, int] | None:
     return None
 
 
-#: a line (with the line break before it) that may be a heading, a fence or open another
-#: block: group 1 is its first character
-_BLOCK_LINE = lazy(r"\n(([#`~ <])[^\n]*)")
+#: a line (with the line break before it) that may be a heading, a fence or open an HTML
+#: block, indented up to three spaces: group 1 is the line without its end (a line
+#: indented more, or starting otherwise, neither opens nor closes any of these; a text
+#: with a CR that ends no line is left to the tokenizer)
+_BLOCK_LINE = lazy(r"\n( {0,3}[#`~<][^\r\n]*)")
 _LONE_CR = lazy(r"\r(?!\n)")
 #: heading line -> (level, title) or None (headings repeat from page to page)
 _ATX: dict[str, tuple[int, str] | None] = {}
 _UNSEEN = (0, "")
 
+#: a top-level heading as :attr:`Document.outline` gives it: (level, title, line index,
+#: offset of its line in the text, or ``None`` when the block tokenizer placed it)
+Head = tuple[int, str, int, "int | None"]
 
-def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> list[Heading] | None:
+
+def _line_headings(text: str, at: int, line: int) -> list[Head] | None:
     """The top-level ATX headings of ``text`` from offset ``at`` (the start of line
-    ``line``), or ``None`` when the tokenizer must decide; ``offsets`` gets each
-    heading's line's offset."""
+    ``line``), or ``None`` when the tokenizer must decide."""
     if "\r" in text and _LONE_CR.search(text, at) is not None:
         return None
     shift = 0
@@ -175,19 +169,17 @@ def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> li
     else:
         at -= 1  # (the line break before the first line, counted below)
     line -= 1
-    found: list[Heading] = []
+    found: list[Head] = []
     run = ""  # the open fence's mark run
     last = at
     count = text.count
     for m in _BLOCK_LINE.finditer(text, at):
-        raw, lead = m.group(1, 2)
-        if raw[-1:] == "\r":
-            raw = raw[:-1]
+        raw = m[1]
+        lead = raw[0]
         if run:
-            if (lead == " " or lead == run[0]) and fence_closes(raw, run):
+            if fence_closes(raw, run):
                 run = ""
-            continue
-        if lead == "#":
+        elif lead == "#":
             start = m.start(1)
             line += count("\n", last, start)
             last = start
@@ -198,13 +190,12 @@ def _line_headings(text: str, at: int, line: int, offsets: dict[int, int]) -> li
                     _ATX.clear()
                 _ATX[raw] = title
             if title is not None:
-                found.append(Heading(title[0], title[1], line))
-                offsets[line] = start + shift
+                found.append((title[0], title[1], line, start + shift))
         elif lead == "<":
             return None  # an HTML block
         elif lead == " ":
-            head = raw[:4].lstrip(" ")[:1]
-            if head == "#" or head == "<" or ((head == "`" or head == "~") and fence_open(raw)):
+            head = raw.lstrip(" ")[0]
+            if head == "#" or head == "<" or fence_open(raw) is not None:
                 return None  # an indented heading or fence, or an HTML block
         else:
             opened = fence_open(raw)
@@ -275,6 +266,8 @@ class Document:
         """The text of ``lines[start:end]``, from the text itself when both are
         headings (or ``end`` is the last line) that :attr:`headings` placed."""
         at = self.__dict__.get("_heading_at")
+        if at is None and "outline" in self.__dict__:
+            at = self.__dict__["_heading_at"] = {head[2]: head[3] for head in self.outline}
         if at is not None:
             a = at.get(start)
             b = len(self.text) if end >= self.line_count else at.get(end)
@@ -318,8 +311,6 @@ class Document:
         if "\x00" in text:
             idx = text[: text.index("\x00")].count("\n")
             raise ParseError("NUL byte in frontmatter", path=self.path, line=idx + 2)
-        from . import _yaml
-
         try:
             return _yaml.load_mapping(text.replace("\r\n", "\n"), line_offset=1)
         except ParseError as exc:
@@ -373,18 +364,22 @@ class Document:
 
     # -- body ----------------------------------------------------------------
     @cached_property
-    def headings(self) -> list[Heading]:
-        """Every top-level ATX heading of the body, in order."""
+    def outline(self) -> list[Head]:
+        """Every top-level ATX heading of the body, in order, as ``(level, title, line,
+        offset)`` (see :data:`Head`): what :attr:`headings` and :attr:`sections` are made of."""
         if type(self) is Document:
-            at: dict[int, int] = {}
-            found = _line_headings(self.text, self._body_at, self.body_start, at)
+            found = _line_headings(self.text, self._body_at, self.body_start)
             if found is not None:
-                self.__dict__["_heading_at"] = at
                 return found
         from .markdown import top_headings
 
         tops = top_headings(self.lines, self.body_start, blocks=lambda: self.top_blocks)
-        return [Heading(level, title, line) for level, title, line in tops]
+        return [(level, title, line, None) for level, title, line in tops]
+
+    @cached_property
+    def headings(self) -> list[Heading]:
+        """Every top-level ATX heading of the body, in order."""
+        return [Heading(head[0], head[1], head[2]) for head in self.outline]
 
     @cached_property
     def top_blocks(self) -> list[Block]:
@@ -397,12 +392,10 @@ class Document:
     @cached_property
     def sections(self) -> list[Section]:
         """The level-2 sections of the body, in order."""
-        h2 = [h for h in self.headings if h.level == 2]
-        out: list[Section] = []
-        for n, h in enumerate(h2):
-            end = h2[n + 1].line if n + 1 < len(h2) else self.line_count
-            out.append(Section(h.title, h.line, end))
-        return out
+        h2 = [head for head in self.outline if head[0] == 2]
+        ends = [head[2] for head in h2[1:]]
+        ends.append(self.line_count)
+        return [Section(head[1], head[2], end) for head, end in zip(h2, ends, strict=False)]
 
     def section(self, title: str) -> Section | None:
         """The first level-2 section with this title (``"Next steps"``), if any."""

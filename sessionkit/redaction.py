@@ -831,6 +831,10 @@ def lint_secrets(data: str | bytes, path: str | None, format: str) -> list[Any]:
     else:
         return []
     if isinstance(data, bytes):
+        # (the literals are ASCII: the bytes hold one where their text does, and most
+        # notes hold none, so are never decoded here)
+        if not any(_present(data)):
+            return []
         data = data.decode("utf-8", "replace").removeprefix("\ufeff")
     findings = find_secrets(data, allow=LINT_ALLOW)
     if not findings:

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from sessionkit.document import Document, Heading, Section, parse, scan_headings, split_lines
+from sessionkit.document import Document, Heading, Section, parse, split_lines
 from sessionkit.errors import ParseError
 
 TESTS = Path(__file__).resolve().parent
@@ -191,13 +191,12 @@ def test_splices_keep_the_bom_and_newline_style() -> None:
 # -- headings -----------------------------------------------------------------
 
 
-def test_scan_headings_skips_code_and_html() -> None:
-    lines = split_lines(
+def test_headings_skip_code_and_html() -> None:
+    doc = parse(
         "## A\n```\n## no\n```\n~~~~\n## no\n~~~\n## no\n~~~~\n\n    ## no\n"
         "<!--\n## no\n-->\n<div>\n## no\n\n### B ###\n#no\n####### no\n##\n"
     )
-    found = scan_headings(lines)
-    assert found == [Heading(2, "A", 0), Heading(3, "B", 17), Heading(2, "", 20)]
+    assert doc.headings == [Heading(2, "A", 0), Heading(3, "B", 17), Heading(2, "", 20)]
 
 
 def test_sections_span_to_the_next_level_2_heading() -> None:

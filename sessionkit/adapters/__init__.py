@@ -55,14 +55,6 @@ def available_formats() -> list[str]:
     return sorted(_registry)
 
 
-def _is_builtin(name: str | None) -> bool:
-    """Whether format ``name`` (``None``: every registered format) is the built-in one."""
-    _read_entry_points()
-    if name is None:
-        return _registry == _BUILTIN
-    return name in _BUILTIN and _registry.get(name) == _BUILTIN[name]
-
-
 def get_adapter(name: str) -> Adapter:
     """The adapter registered as ``name``, imported on first use.
 

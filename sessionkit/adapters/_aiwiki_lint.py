@@ -53,7 +53,6 @@ from ._aiwiki_parse import (
     scan_items,
 )
 from ._aiwiki_schema import Schema, builtin_schema
-from .profiles import BASIC_MEMORY as _BM_PROFILE
 
 TYPE_CHECKING = False  # (typing is not imported at run time: lint's start-up pays for it)
 if TYPE_CHECKING:
@@ -78,11 +77,14 @@ _ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUS_CONSUMED = re.compile(r"^\s*[-*+][ \t]+Status:[ \t]*consumed\b", re.IGNORECASE)
 
-#: the heading prefix of the sections a conversion from Basic Memory carries what
-#: an aiwiki page has no section for in (``## bm: Observations``, ``## bm:
-#: Relations``, ``## bm: Summary``…): sessionkit's documented carrier, kept so the
-#: note converts back; AW006 does not warn on it
-_CARRIER_PREFIX = _BM_PROFILE.section_prefix
+
+def _carrier(title: str) -> bool:
+    """Whether ``title`` heads a section a conversion from Basic Memory carries (``## bm:
+    Summary``…: documented, kept so the note converts back; no AW006).  (The profiles
+    are imported for such a heading alone, not at lint's start-up.)"""
+    from .profiles import BASIC_MEMORY
+
+    return title.startswith(BASIC_MEMORY.section_prefix)
 
 
 def parse_date(value: Any) -> dt.date | None:
@@ -162,13 +164,13 @@ def facts_of(doc: Document) -> PageFacts:
     stale: list[int] = []
     section = doc.section(CHECKPOINTS)
     if section is not None:
-        for h in doc.headings:
-            if h.level == 3 and section.start < h.line < section.end:
-                m = CHECKPOINT_HEADING.match(h.title)
+        for level, title, line, _ in doc.outline:
+            if level == 3 and section.start < line < section.end:
+                m = CHECKPOINT_HEADING.match(title)
                 if m is None:
-                    bad.append(h.line)
+                    bad.append(line)
                 else:
-                    checkpoints.append((h.line, m.group("at")))
+                    checkpoints.append((line, m.group("at")))
         text = doc.span_text(section.start, section.end)
         if "(unconsumed)" in text and _STALE_POSSIBLE.search(text):
             stale = _stale_status(doc)
@@ -566,7 +568,7 @@ class _Linter(_MetaLinter):
                 self.error("AW007", line, f"section '## {title}' appears more than once")
                 continue
             seen.add(title)
-            if title.startswith(_CARRIER_PREFIX) and title not in schema.sections:
+            if title not in schema.sections and _carrier(title):
                 continue  # a Basic Memory carrier section (docs/converting.md): no finding
             if title not in schema.sections:
                 self.add(

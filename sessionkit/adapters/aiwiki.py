@@ -24,21 +24,19 @@ from __future__ import annotations
 import os
 import re
 
-import attrs
-
 from ..diagnostics import Diagnostic
 from ..document import Document
 from ..errors import FormatError, SessionKitError, UnsupportedFormatError
-from ..model import Origin, Session
 from . import HINT_SCORE
 from ._aiwiki_lint import lint_page
 from ._aiwiki_parse import read_header, read_page
 from ._aiwiki_schema import KeyRule, Schema, builtin_schema, load_schema, schema_for_root
-from ._aiwiki_write import edit_page, render_page, replace_value
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # (the model, attrs and the writer are imported on first use: lint
+if TYPE_CHECKING:  # needs none of them)
     from typing import Any
+
+    from ..model import Session
 
 __all__ = [
     "AIWIKI_V1",
@@ -57,7 +55,8 @@ _SESSIONS_DIR = re.compile(r"(?:^|/)aiwiki/sessions/")
 
 
 def _under_sessions(doc: Document) -> bool:
-    return bool(doc.path and _SESSIONS_DIR.search(doc.path.replace("\\", "/")))
+    path = doc.path
+    return bool(path and "sessions" in path and _SESSIONS_DIR.search(path.replace("\\", "/")))
 
 
 class AiwikiAdapter:
@@ -99,15 +98,15 @@ class AiwikiAdapter:
         none, AW004 for another), as does unusable frontmatter outside that
         folder.
         """
-        hint = _under_sessions(doc)
         try:
             meta = doc.meta
         except SessionKitError:
-            return HINT_SCORE if hint and self.version == 2 else 0
-        if meta.get("schema_id") != "session":
-            # under aiwiki/sessions/ a page is meant to be a session: v2 claims
-            # it weakly, so lint says what is wrong (AW002, AW004), not SK001
-            return HINT_SCORE if hint and self.version == 2 else 0
+            meta = None
+        if meta is None or meta.get("schema_id") != "session":
+            # under aiwiki/sessions/ a page is meant to be a session (also one whose
+            # frontmatter does not read): v2 claims it weakly, so lint says what is wrong
+            # with it (AW001, AW002, AW004), not SK001
+            return HINT_SCORE if self.version == 2 and _under_sessions(doc) else 0
         version = meta.get("schema_version")
         if version == self.version and not isinstance(version, bool):
             score = 90
@@ -115,7 +114,7 @@ class AiwikiAdapter:
             score = 50  # missing or unknown: v2 takes it, lint says why
         else:
             return 0
-        return min(100, score + (10 if hint else 0))
+        return min(100, score + (10 if _under_sessions(doc) else 0))
 
     def read(self, doc: Document) -> Session:
         """Read a page into a :class:`Session` (origin set for minimal edits).
@@ -124,6 +123,10 @@ class AiwikiAdapter:
             ParseError: unusable frontmatter (with path and line).
             FormatError: ``schema_id`` is not ``session`` or ``status`` is unknown.
         """
+        import attrs
+
+        from ..model import Origin
+
         session, _ = read_page(doc)
         return attrs.evolve(session, origin=Origin(format=self.name, document=doc, session=session))
 
@@ -142,6 +145,8 @@ class AiwikiAdapter:
                 has no ``session_id`` and no checkpoints), or an ``extra``
                 key collides with a schema key.
         """
+        from ._aiwiki_write import edit_page, render_page
+
         if base is None:
             return render_page(session, self.schema, self.version)
         return edit_page(session, base, self.schema, self.version)
@@ -170,6 +175,8 @@ def _meta(doc: Document) -> dict[str, object]:
 def _set_version(doc: Document, version: int) -> Document:
     span = doc.key_spans["schema_version"]
     if span[1] - span[0] == 1:
+        from ._aiwiki_write import replace_value
+
         line = replace_value(doc.line_text(span[0]), str(version))
         if line is not None:
             return doc.replace_line(span[0], line)
