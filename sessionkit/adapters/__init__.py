@@ -8,6 +8,7 @@ zero-argument callable returning one).
 
 from __future__ import annotations
 
+from .._entry_points import Registry
 from ..errors import MissingDependencyError, SessionKitError, UnsupportedFormatError
 
 TYPE_CHECKING = False
@@ -19,40 +20,33 @@ if TYPE_CHECKING:
 
 __all__ = ["Adapter", "available_formats", "detect_format", "get_adapter", "register_format"]
 
-#: built-in formats: name -> "module:attribute"
-_BUILTIN: dict[str, str] = {
-    "aiwiki-v2": "sessionkit.adapters.aiwiki:AIWIKI_V2",
-    "aiwiki-v1": "sessionkit.adapters.aiwiki:AIWIKI_V1",
-    "basic-memory": "sessionkit.adapters.basic_memory:BASIC_MEMORY",
-}
-_registry: dict[str, str | Adapter] = dict(_BUILTIN)
-_loaded: dict[str, Adapter] = {}
-_entry_points_read = False
+
+def _made(target: Any) -> Adapter:
+    """An entry point's target: the adapter, or a zero-argument callable returning one."""
+    return target() if callable(target) and not hasattr(target, "read") else target  # type: ignore[no-any-return]
+
+
+_plugins = Registry(
+    "sessionkit.formats",
+    "format",
+    {
+        "aiwiki-v2": "sessionkit.adapters.aiwiki:AIWIKI_V2",
+        "aiwiki-v1": "sessionkit.adapters.aiwiki:AIWIKI_V1",
+        "basic-memory": "sessionkit.adapters.basic_memory:BASIC_MEMORY",
+    },
+    _made,
+    UnsupportedFormatError,
+)
 
 
 def register_format(name: str, adapter: str | Adapter, *, replace: bool = False) -> None:
     """Register an adapter (or a ``"module:attr"`` string loaded on first use)."""
-    if name in _registry and not replace:
-        raise ValueError(f"format {name!r} is already registered")
-    _registry[name] = adapter
-    _loaded.pop(name, None)
-
-
-def _read_entry_points() -> None:
-    global _entry_points_read
-    if _entry_points_read:
-        return
-    _entry_points_read = True
-    from .._entry_points import entry_points  # (importlib.metadata, imported on first use)
-
-    for name, value in entry_points("sessionkit.formats"):
-        _registry.setdefault(name, value)
+    _plugins.register(name, adapter, replace)
 
 
 def available_formats() -> list[str]:
     """Names of every registered format (built-in and from entry points)."""
-    _read_entry_points()
-    return sorted(_registry)
+    return _plugins.names()
 
 
 def get_adapter(name: str) -> Adapter:
@@ -62,32 +56,8 @@ def get_adapter(name: str) -> Adapter:
         UnsupportedFormatError: no such format.
         MissingDependencyError: its module needs an optional dependency.
     """
-    if name in _loaded:
-        return _loaded[name]
-    if name not in _registry:
-        _read_entry_points()
-    target = _registry.get(name)
-    if target is None:
-        raise UnsupportedFormatError(
-            f"unknown format {name!r} (known: {', '.join(available_formats())})"
-        )
-    adapter: Any = target
-    if isinstance(target, str):
-        module_name, _, attr = target.partition(":")
-        from importlib import import_module
-
-        try:
-            module = import_module(module_name)
-        except ImportError as exc:
-            raise MissingDependencyError(
-                f"format {name!r} needs {exc.name or 'a missing module'}: "
-                f"pip install 'sessionkit[{name}]'"
-            ) from exc
-        adapter = getattr(module, attr)
-        if callable(adapter) and not hasattr(adapter, "read"):
-            adapter = adapter()
-    _loaded[name] = adapter
-    return adapter  # type: ignore[no-any-return]
+    adapter: Adapter = _plugins.get(name)
+    return adapter
 
 
 #: the most a format claims a note by its place alone (aiwiki v2 under
