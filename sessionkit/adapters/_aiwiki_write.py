@@ -59,6 +59,8 @@ _YAML_PRINTABLE = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U00
 #: the characters of Unicode categories Zl and Zp (U+2028 and U+2029, the only ones;
 #: ``tests/adapters/test_aiwiki_write_fast.py`` checks every code point)
 _LINE_SEPARATORS = re.compile("[\u2028\u2029]")
+#: a UUID (an agent's session id), plain in every YAML reader: no number, date or word of YAML
+_UUID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
 
 
 def _double_quoted(text: str) -> str:
@@ -105,6 +107,8 @@ def key_text(key: str, value: Any, schema: Schema) -> str:
     """One-line YAML for the value of frontmatter key ``key``."""
     if key == "last_commit" and type(value) is str and "'" not in value and value.isprintable():
         return f"'{value}'"  # a SHA is always written quoted (a reader may take 1e10 for a number)
+    if key == "session_id" and type(value) is str and _UUID.fullmatch(value):
+        return value  # (as the plugin writes it)
     if isinstance(value, str) and DATE.fullmatch(value):
         rule = schema.key(key)
         if rule is not None and rule.type == "date":

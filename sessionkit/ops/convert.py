@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -396,7 +397,8 @@ def _convert_one(job: _Job, item: _Item) -> tuple[str, _Result]:
             text = job.source.read_text(key)
         except SessionKitError as exc:
             return key, str(exc)
-        policy_of = job.target if job.target is not None else _PolicyOnly(job.policy)
+        # (without the target, a stand-in holding only its redaction policy)
+        policy_of = job.target if job.target is not None else SimpleNamespace(redaction=job.policy)
         text = _redacted_source(policy_of, job.source, key, text)
     key, result = _convert_item(job, (key, text))
     if isinstance(result, list):
@@ -660,7 +662,7 @@ def convert(
                 assert key == item.key
             results = result if isinstance(result, list) else [result]
             group.extend((key, one) for one in results)
-            held += sum(_size(one) for one in results if isinstance(one, Converted))
+            held += sum(sum(map(len, n.pieces)) for n in results if isinstance(n, Converted))
             if len(group) >= size or held >= _GROUP_CHARS:  # (big notes: not held long)
                 placed_all(group)
                 group = []
@@ -671,13 +673,6 @@ def convert(
         run.finish()
     report.redacted.extend(secrets)
     return report
-
-
-class _PolicyOnly:
-    """A stand-in for the target store where only its redaction policy is needed."""
-
-    def __init__(self, policy: Any) -> None:
-        self.redaction = policy
 
 
 def _redacted_sources(
@@ -699,11 +694,6 @@ def _redacted_source(target: Any, source: Store, key: str, text: str) -> str | _
         return guard(target, str(path_of(key)) if callable(path_of) else key, text, strict=True)
     except SecretError as exc:
         return _Unreadable(str(exc))
-
-
-def _size(result: Converted) -> int:
-    """The characters of a converted note."""
-    return sum(map(len, result.pieces))
 
 
 def _without_secrets(target: Store, result: Converted) -> Converted:

@@ -417,6 +417,10 @@ def test_date_keys_are_written_plain_and_read_back_as_strings() -> None:
     # a new page: dates plain, ids quoted; a value that is not a real date stays quoted
     fresh = AIWIKI_V2.write(attrs.evolve(done, origin=None, id="0000001")).text
     assert "\ndate_start: 2026-05-18\ndate_end: 2026-05-20\nsession_id: '0000001'\n" in fresh
+    # an agent's UUID is plain, as the plugin writes it (no YAML reader takes it for another type)
+    uuid = "2d6b0a35-efb2-c80f-a8c9-ea4668bad905"
+    plain = AIWIKI_V2.write(attrs.evolve(done, origin=None, id=uuid)).text
+    assert f"\nsession_id: {uuid}\n" in plain and AIWIKI_V2.read(parse(plain)).id == uuid
     odd = AIWIKI_V2.write(attrs.evolve(done, origin=None, ended="2026-13-40")).text
     assert "\ndate_end: '2026-13-40'\n" in odd
     assert AIWIKI_V2.read(parse(odd)).ended == "2026-13-40"
