@@ -111,6 +111,9 @@ class _Pivot:
     original: str | None = None
     original_key: str | None = None
     home: str | None = None
+    #: how the source Basic Memory note's bytes differ from the note written anew from the
+    #: model, when only in layout (:func:`_bm_patch`): its own lines, no copy of the note
+    bm_patch: Any = None
     #: read from a whole-session carrier (authoritative; no self-check needed)
     from_carrier: bool = attrs.field(default=False, eq=False)
     #: the source adapter's own reading of the note (for the self-check)
@@ -128,6 +131,7 @@ class _Pivot:
                 "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
                 "original": [self.original, self.original_key, self.home],
                 "keys": [self.aw_key, self.bm_key],
+                "bm_patch": self.bm_patch,
             },
             ensure_ascii=False,
             default=str,
@@ -149,6 +153,8 @@ class _Pivot:
             data["aw_key"] = self.aw_key
         if self.bm_key is not None:
             data["bm_key"] = self.bm_key
+        if self.bm_patch is not None:
+            data["bm_patch"] = self.bm_patch
         if self.original is not None:
             data = {"text": self.original, "key": self.original_key, "home": self.home}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -178,6 +184,7 @@ def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessio
             bm_status=data.get("bm_status", _ABSENT),
             aw_key=data.get("aw_key"),
             bm_key=data.get("bm_key"),
+            bm_patch=data.get("bm_patch"),
             from_carrier=True,
         )
     except (KeyError, TypeError, AttributeError, ValidationError) as exc:
@@ -337,6 +344,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_status=bm_status,
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
+        bm_patch=meta.get("bm"),
         read=read,
         layout=layout,
     )
@@ -417,8 +425,10 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
         extra["bm_cwd"] = s.cwd
     if s.tags:
         extra["bm_tags"] = list(s.tags)
-    if pivot.bm_key is not None:
-        extra[AW_META] = json.dumps({"key": pivot.bm_key}, ensure_ascii=False)
+    meta = {"key": pivot.bm_key, "bm": pivot.bm_patch}
+    if any(v is not None for v in meta.values()):
+        meta = {k: v for k, v in meta.items() if v is not None}
+        extra[AW_META] = json.dumps(meta, ensure_ascii=False)
     sections = [
         attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
         if sec.title
@@ -478,13 +488,18 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 # ----------------------------------------------------------------------------- Basic Memory side
 
 
-def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None = None) -> _Pivot:
-    """Read a Basic Memory note and undo the carriers a conversion put there."""
+def pivot_from_bm(
+    doc: Document, folder: str = "sessions", like: Session | None = None, *, patch: bool = True
+) -> _Pivot:
+    """Read a Basic Memory note and undo the carriers a conversion put there; with ``patch``,
+    how its bytes differ from the note written anew from what was read goes in
+    :attr:`_Pivot.bm_patch` (when that note reads as the same session)."""
     from ...model import list_blocks
     from ..basic_memory.permalink import generate_permalink
     from ..basic_memory.read import _session_fields, split_lead
     from ..basic_memory.write import note_path
 
+    source = doc.text
     lead, note = split_lead(doc)
     try:
         # facts from the fact sections only (read as the session's are, in the same pass)
@@ -623,7 +638,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
         note_path(title, folder), project=None if project is None else str(project)
     ):
         bm_extra.pop("permalink")
-    return _Pivot(
+    pivot = _Pivot(
         session=session,
         aw_extra=aw_extra,
         bm_extra=bm_extra,
@@ -632,6 +647,16 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
     )
+    if not patch:
+        return pivot
+    word = None if project is None else str(project)
+    base = "".join(_natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1])
+    if base == source:
+        return pivot
+    again = pivot_from_bm(parse(base, doc.path), folder, like, patch=False)
+    if again.key() != pivot.key():  # (the model does not write the note's facts back)
+        return pivot
+    return attrs.evolve(pivot, bm_patch=_bm_patch(base, source))
 
 
 def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> Session:
@@ -847,7 +872,82 @@ def _natural(
     """The target text without the whole-session fallback: (key, its pieces)."""
     if family == "aiwiki":
         return _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
-    return _render_bm(*_to_bm_session(pivot, project), folder, pivot.bm_key)
+    key, pieces = _render_bm(*_to_bm_session(pivot, project), folder, pivot.bm_key)
+    if pivot.bm_patch is not None:
+        text = _apply_bm_patch("".join(pieces), pivot.bm_patch)
+        if text is not None:
+            return key, (text,)
+    return key, pieces
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines, each with its line end (``\\n`` only: a CR stays in its line)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+#: a layout patch larger than this share of its note is not kept (the note is written anew)
+_PATCH_SHARE = 0.5
+
+
+def _bm_patch(base: str, text: str) -> dict[str, Any] | None:
+    """How ``text`` differs from ``base`` (the note written anew), line by line: ``{"sha": base's
+    digest, "crlf": 1 when every line of ``text`` ends in CRLF (then compared with ``base``'s
+    lines so ended), "ops": [[from, to, lines]]}``, each op replacing ``base``'s lines
+    ``[from, to)`` by ``lines``, a line written as the index of an equal ``base`` line where
+    there is one (a moved line is not copied).  ``None`` when the patch would be most of the
+    note."""
+    import difflib
+
+    crlf = text.count("\n") > 0 and text.count("\n") == text.count("\r\n")
+    old = _lines(base.replace("\n", "\r\n") if crlf else base)
+    new = _lines(text)
+    index: dict[str, int] = {}
+    for at, line in enumerate(old):
+        index.setdefault(line, at)
+    ops: list[list[Any]] = []
+    size = 0
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        lines = [index.get(line, line) for line in new[j1:j2]]
+        size += sum(len(line) for line in lines if isinstance(line, str)) + 8
+        ops.append([i1, i2, lines])
+    if size > _PATCH_SHARE * len(text):
+        return None
+    out: dict[str, Any] = {"sha": _digest(base)}
+    if crlf:
+        out["crlf"] = 1
+    out["ops"] = ops
+    return out
+
+
+def _apply_bm_patch(base: str, patch: Any) -> str | None:
+    """``base`` patched (:func:`_bm_patch`); ``None`` when the patch was made from another note
+    (the note was edited since: it is written anew) or is not one :func:`_bm_patch` writes."""
+    try:
+        if patch["sha"] != _digest(base):
+            return None
+        old = _lines(base.replace("\n", "\r\n") if patch.get("crlf") else base)
+        out: list[str] = []
+        at = 0
+        for i1, i2, lines in patch["ops"]:
+            if not at <= i1 <= i2 <= len(old):
+                return None
+            out.extend(old[at:i1])
+            out.extend(
+                old[line] if type(line) is int and line >= 0 else str(line) for line in lines
+            )
+            at = i2
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+    out.extend(old[at:])
+    return "".join(out)
 
 
 def _json_digest(session: Session, tail: str = "") -> bytes:
