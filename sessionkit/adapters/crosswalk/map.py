@@ -113,7 +113,8 @@ class _Pivot:
     home: str | None = None
     #: how the source Basic Memory note's bytes differ from the note written anew from the
     #: model, when only in layout (:func:`_bm_patch`): its own lines, no copy of the note
-    bm_patch: Any = None
+    #: (not a fact: :meth:`key` leaves it out, and a stale one is not applied)
+    bm_patch: Any = attrs.field(default=None, eq=False)
     #: read from a whole-session carrier (authoritative; no self-check needed)
     from_carrier: bool = attrs.field(default=False, eq=False)
     #: the source adapter's own reading of the note (for the self-check)
@@ -131,7 +132,6 @@ class _Pivot:
                 "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
                 "original": [self.original, self.original_key, self.home],
                 "keys": [self.aw_key, self.bm_key],
-                "bm_patch": self.bm_patch,
             },
             ensure_ascii=False,
             default=str,
