@@ -654,7 +654,7 @@ def pivot_from_bm(
     if base == source:
         return pivot
     again = pivot_from_bm(parse(base, doc.path), folder, like, patch=False)
-    if again.key() != pivot.key():  # (the model does not write the note's facts back)
+    if _unordered(again) != _unordered(pivot):  # (the model does not write the facts back)
         return pivot
     return attrs.evolve(pivot, bm_patch=_bm_patch(base, source))
 
@@ -880,6 +880,15 @@ def _natural(
     return key, pieces
 
 
+def _unordered(pivot: _Pivot) -> bytes:
+    """:meth:`_Pivot.key` of ``pivot`` whatever the order of its frontmatter keys."""
+    return attrs.evolve(
+        pivot,
+        aw_extra=dict(sorted(pivot.aw_extra.items())),
+        bm_extra=dict(sorted(pivot.bm_extra.items())),
+    ).key()
+
+
 def _lines(text: str) -> list[str]:
     """``text``'s lines, each with its line end (``\\n`` only: a CR stays in its line)."""
     parts = text.split("\n")
@@ -890,22 +899,20 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-#: a layout patch larger than this share of its note is not kept (the note is written anew)
-_PATCH_SHARE = 0.5
-
-
 def _bm_patch(base: str, text: str) -> dict[str, Any] | None:
     """How ``text`` differs from ``base`` (the note written anew), line by line: ``{"sha": base's
     digest, "crlf": 1 when every line of ``text`` ends in CRLF (then compared with ``base``'s
-    lines so ended), "ops": [[from, to, lines]]}``, each op replacing ``base``'s lines
-    ``[from, to)`` by ``lines``, a line written as the index of an equal ``base`` line where
-    there is one (a moved line is not copied).  ``None`` when the patch would be most of the
-    note."""
+    lines so ended), "eof": 1 when ``text`` has no final line end, "ops": [[from, to,
+    lines]]}``, each op replacing ``base``'s lines ``[from, to)`` by ``lines``, a line written
+    as the index of an equal ``base`` line where there is one (a moved line is not copied).
+    ``None`` when the lines it copies would be the whole note."""
     import difflib
 
     crlf = text.count("\n") > 0 and text.count("\n") == text.count("\r\n")
-    old = _lines(base.replace("\n", "\r\n") if crlf else base)
-    new = _lines(text)
+    eol = "\r\n" if crlf else "\n"
+    eof = bool(text) and not text.endswith("\n")
+    old = _lines(base.replace("\n", eol) if crlf else base)
+    new = _lines(text + eol if eof else text)
     index: dict[str, int] = {}
     for at, line in enumerate(old):
         index.setdefault(line, at)
@@ -913,16 +920,17 @@ def _bm_patch(base: str, text: str) -> dict[str, Any] | None:
     size = 0
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        lines = [index.get(line, line) for line in new[j1:j2]]
-        size += sum(len(line) for line in lines if isinstance(line, str)) + 8
-        ops.append([i1, i2, lines])
-    if size > _PATCH_SHARE * len(text):
+        if tag != "equal":
+            lines = [index.get(line, line) for line in new[j1:j2]]
+            size += sum(len(line) for line in lines if isinstance(line, str))
+            ops.append([i1, i2, lines])
+    if size >= len(text):
         return None
     out: dict[str, Any] = {"sha": _digest(base)}
     if crlf:
         out["crlf"] = 1
+    if eof:
+        out["eof"] = 1
     out["ops"] = ops
     return out
 
@@ -933,7 +941,8 @@ def _apply_bm_patch(base: str, patch: Any) -> str | None:
     try:
         if patch["sha"] != _digest(base):
             return None
-        old = _lines(base.replace("\n", "\r\n") if patch.get("crlf") else base)
+        eol = "\r\n" if patch.get("crlf") else "\n"
+        old = _lines(base.replace("\n", eol) if patch.get("crlf") else base)
         out: list[str] = []
         at = 0
         for i1, i2, lines in patch["ops"]:
@@ -947,7 +956,8 @@ def _apply_bm_patch(base: str, patch: Any) -> str | None:
     except (TypeError, KeyError, IndexError, ValueError):
         return None
     out.extend(old[at:])
-    return "".join(out)
+    text = "".join(out)
+    return text[: -len(eol)] if patch.get("eof") and text.endswith(eol) else text
 
 
 def _json_digest(session: Session, tail: str = "") -> bytes:
