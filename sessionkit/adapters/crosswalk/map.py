@@ -30,7 +30,7 @@ from ...model import (
     Session,
     Status,
 )
-from ...text.grammar import DATE
+from ...text.grammar import DATE, split_lines
 from ..profiles import AIWIKI as AW_PROFILE
 from ..profiles import BASIC_MEMORY as BM_PROFILE
 from ..profiles import aiwiki_filename
@@ -425,9 +425,8 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
         extra["bm_cwd"] = s.cwd
     if s.tags:
         extra["bm_tags"] = list(s.tags)
-    meta = {"key": pivot.bm_key, "bm": pivot.bm_patch}
-    if any(v is not None for v in meta.values()):
-        meta = {k: v for k, v in meta.items() if v is not None}
+    meta = {k: v for k, v in (("key", pivot.bm_key), ("bm", pivot.bm_patch)) if v is not None}
+    if meta:
         extra[AW_META] = json.dumps(meta, ensure_ascii=False)
     sections = [
         attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
@@ -889,12 +888,6 @@ def _unordered(pivot: _Pivot) -> bytes:
     ).key()
 
 
-def _lines(text: str) -> list[str]:
-    """``text``'s lines, each with its line end (``\\n`` only: a CR stays in its line)."""
-    parts = text.split("\n")
-    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -911,8 +904,8 @@ def _bm_patch(base: str, text: str) -> dict[str, Any] | None:
     crlf = text.count("\n") > 0 and text.count("\n") == text.count("\r\n")
     eol = "\r\n" if crlf else "\n"
     eof = bool(text) and not text.endswith("\n")
-    old = _lines(base.replace("\n", eol) if crlf else base)
-    new = _lines(text + eol if eof else text)
+    old = split_lines(base.replace("\n", eol))
+    new = split_lines(text + eol if eof else text)
     index: dict[str, int] = {}
     for at, line in enumerate(old):
         index.setdefault(line, at)
@@ -926,13 +919,8 @@ def _bm_patch(base: str, text: str) -> dict[str, Any] | None:
             ops.append([i1, i2, lines])
     if size >= len(text):
         return None
-    out: dict[str, Any] = {"sha": _digest(base)}
-    if crlf:
-        out["crlf"] = 1
-    if eof:
-        out["eof"] = 1
-    out["ops"] = ops
-    return out
+    flags = {"crlf": 1} if crlf else {}
+    return {"sha": _digest(base), **flags, **({"eof": 1} if eof else {}), "ops": ops}
 
 
 def _apply_bm_patch(base: str, patch: Any) -> str | None:
@@ -942,7 +930,7 @@ def _apply_bm_patch(base: str, patch: Any) -> str | None:
         if patch["sha"] != _digest(base):
             return None
         eol = "\r\n" if patch.get("crlf") else "\n"
-        old = _lines(base.replace("\n", eol) if patch.get("crlf") else base)
+        old = split_lines(base.replace("\n", eol))
         out: list[str] = []
         at = 0
         for i1, i2, lines in patch["ops"]:
