@@ -211,3 +211,18 @@ def test_property_bm_aiwiki_bm_is_the_bytes(text: str) -> None:
     assert back == text
     carrier = _carrier(page)
     assert "pivot" not in carrier
+
+
+def test_the_carrier_holds_just_the_layout() -> None:
+    # a moved observation rides as the number of its line, a comment as itself, CRLF
+    # and a missing final line end as flags: no line of the note is copied but those
+    page = _there_and_back(_SHAPES["observations in another order"])[0]
+    assert "fails 1 in 20" not in json.dumps(_carrier(page)["bm"])
+    patch = _carrier(_there_and_back(_SHAPES["YAML comments"])[0])["bm"]
+    assert [line for op in patch["ops"] for line in op[2]] == [
+        "# set by the hook\n",
+        "status: open  # still\n",
+    ]
+    crlf = _SHAPES["CRLF line ends"].rstrip("\r\n")
+    patch = _carrier(_there_and_back(crlf)[0])["bm"]
+    assert patch["crlf"] == patch["eof"] == 1 and patch["ops"] == []

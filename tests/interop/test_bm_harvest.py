@@ -28,7 +28,9 @@ from sessionkit.errors import SessionKitError
 
 from ._bm_harvest import harvest, sdist
 
-pytestmark = pytest.mark.skipif(sys.version_info < (3, 12), reason="basic-memory needs 3.12")
+pytestmark = pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="interop needs basic-memory (Python >= 3.12)"
+)
 
 _KW: dict[str, Any] = {"project": None, "folder": "notes", "today": "2026-01-01"}
 
