@@ -646,7 +646,7 @@ def pivot_from_bm(
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
     )
-    if not patch:
+    if not patch or like is not None:  # (a read-back, ``like`` given: the patch is no fact)
         return pivot
     word = None if project is None else str(project)
     base = "".join(_natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1])
