@@ -30,7 +30,7 @@ from ...model import (
     Session,
     Status,
 )
-from ...text.grammar import DATE
+from ...text.grammar import DATE, split_lines
 from ..profiles import AIWIKI as AW_PROFILE
 from ..profiles import BASIC_MEMORY as BM_PROFILE
 from ..profiles import aiwiki_filename
@@ -111,6 +111,10 @@ class _Pivot:
     original: str | None = None
     original_key: str | None = None
     home: str | None = None
+    #: how the source Basic Memory note's bytes differ from the note written anew from the
+    #: model, when only in layout (:func:`_bm_patch`): its own lines, no copy of the note
+    #: (not a fact: :meth:`key` leaves it out, and a stale one is not applied)
+    bm_patch: Any = attrs.field(default=None, eq=False)
     #: read from a whole-session carrier (authoritative; no self-check needed)
     from_carrier: bool = attrs.field(default=False, eq=False)
     #: the source adapter's own reading of the note (for the self-check)
@@ -149,6 +153,8 @@ class _Pivot:
             data["aw_key"] = self.aw_key
         if self.bm_key is not None:
             data["bm_key"] = self.bm_key
+        if self.bm_patch is not None:
+            data["bm_patch"] = self.bm_patch
         if self.original is not None:
             data = {"text": self.original, "key": self.original_key, "home": self.home}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -178,6 +184,7 @@ def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessio
             bm_status=data.get("bm_status", _ABSENT),
             aw_key=data.get("aw_key"),
             bm_key=data.get("bm_key"),
+            bm_patch=data.get("bm_patch"),
             from_carrier=True,
         )
     except (KeyError, TypeError, AttributeError, ValidationError) as exc:
@@ -337,6 +344,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         bm_status=bm_status,
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
+        bm_patch=meta.get("bm"),
         read=read,
         layout=layout,
     )
@@ -417,8 +425,9 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
         extra["bm_cwd"] = s.cwd
     if s.tags:
         extra["bm_tags"] = list(s.tags)
-    if pivot.bm_key is not None:
-        extra[AW_META] = json.dumps({"key": pivot.bm_key}, ensure_ascii=False)
+    meta = {k: v for k, v in (("key", pivot.bm_key), ("bm", pivot.bm_patch)) if v is not None}
+    if meta:
+        extra[AW_META] = json.dumps(meta, ensure_ascii=False)
     sections = [
         attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
         if sec.title
@@ -478,13 +487,18 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
 # ----------------------------------------------------------------------------- Basic Memory side
 
 
-def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None = None) -> _Pivot:
-    """Read a Basic Memory note and undo the carriers a conversion put there."""
+def pivot_from_bm(
+    doc: Document, folder: str = "sessions", like: Session | None = None, *, patch: bool = True
+) -> _Pivot:
+    """Read a Basic Memory note and undo the carriers a conversion put there; with ``patch``,
+    how its bytes differ from the note written anew from what was read goes in
+    :attr:`_Pivot.bm_patch` (when that note reads as the same session)."""
     from ...model import list_blocks
     from ..basic_memory.permalink import generate_permalink
     from ..basic_memory.read import _session_fields, split_lead
     from ..basic_memory.write import note_path
 
+    source = doc.text
     lead, note = split_lead(doc)
     try:
         # facts from the fact sections only (read as the session's are, in the same pass)
@@ -623,7 +637,7 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
         note_path(title, folder), project=None if project is None else str(project)
     ):
         bm_extra.pop("permalink")
-    return _Pivot(
+    pivot = _Pivot(
         session=session,
         aw_extra=aw_extra,
         bm_extra=bm_extra,
@@ -632,6 +646,16 @@ def pivot_from_bm(doc: Document, folder: str = "sessions", like: Session | None 
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
     )
+    if not patch or like is not None:  # (a read-back, ``like`` given: the patch is no fact)
+        return pivot
+    word = None if project is None else str(project)
+    base = "".join(_natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1])
+    if base == source:
+        return pivot
+    again = pivot_from_bm(parse(base, doc.path), folder, like, patch=False)
+    if _unordered(again) != _unordered(pivot):  # (the model does not write the facts back)
+        return pivot
+    return attrs.evolve(pivot, bm_patch=_bm_patch(base, source))
 
 
 def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> Session:
@@ -847,7 +871,81 @@ def _natural(
     """The target text without the whole-session fallback: (key, its pieces)."""
     if family == "aiwiki":
         return _render_aiwiki(_to_aiwiki_session(pivot, today), pivot.aw_key)
-    return _render_bm(*_to_bm_session(pivot, project), folder, pivot.bm_key)
+    key, pieces = _render_bm(*_to_bm_session(pivot, project), folder, pivot.bm_key)
+    if pivot.bm_patch is not None:
+        text = _apply_bm_patch("".join(pieces), pivot.bm_patch)
+        if text is not None:
+            return key, (text,)
+    return key, pieces
+
+
+def _unordered(pivot: _Pivot) -> bytes:
+    """:meth:`_Pivot.key` of ``pivot`` whatever the order of its frontmatter keys."""
+    return attrs.evolve(
+        pivot,
+        aw_extra=dict(sorted(pivot.aw_extra.items())),
+        bm_extra=dict(sorted(pivot.bm_extra.items())),
+    ).key()
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _bm_patch(base: str, text: str) -> dict[str, Any] | None:
+    """How ``text`` differs from ``base`` (the note written anew), line by line: ``{"sha": base's
+    digest, "crlf": 1 when every line of ``text`` ends in CRLF (then compared with ``base``'s
+    lines so ended), "eof": 1 when ``text`` has no final line end, "ops": [[from, to,
+    lines]]}``, each op replacing ``base``'s lines ``[from, to)`` by ``lines``, a line written
+    as the index of an equal ``base`` line where there is one (a moved line is not copied).
+    ``None`` when the lines it copies would be the whole note."""
+    import difflib
+
+    crlf = text.count("\n") > 0 and text.count("\n") == text.count("\r\n")
+    eol = "\r\n" if crlf else "\n"
+    eof = bool(text) and not text.endswith("\n")
+    old = split_lines(base.replace("\n", eol))
+    new = split_lines(text + eol if eof else text)
+    index: dict[str, int] = {}
+    for at, line in enumerate(old):
+        index.setdefault(line, at)
+    ops: list[list[Any]] = []
+    size = 0
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            lines = [index.get(line, line) for line in new[j1:j2]]
+            size += sum(len(line) for line in lines if isinstance(line, str))
+            ops.append([i1, i2, lines])
+    if size >= len(text):
+        return None
+    flags = {"crlf": 1} if crlf else {}
+    return {"sha": _digest(base), **flags, **({"eof": 1} if eof else {}), "ops": ops}
+
+
+def _apply_bm_patch(base: str, patch: Any) -> str | None:
+    """``base`` patched (:func:`_bm_patch`); ``None`` when the patch was made from another note
+    (the note was edited since: it is written anew) or is not one :func:`_bm_patch` writes."""
+    try:
+        if patch["sha"] != _digest(base):
+            return None
+        eol = "\r\n" if patch.get("crlf") else "\n"
+        old = split_lines(base.replace("\n", eol))
+        out: list[str] = []
+        at = 0
+        for i1, i2, lines in patch["ops"]:
+            if not at <= i1 <= i2 <= len(old):
+                return None
+            out.extend(old[at:i1])
+            out.extend(
+                old[line] if type(line) is int and line >= 0 else str(line) for line in lines
+            )
+            at = i2
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+    out.extend(old[at:])
+    text = "".join(out)
+    return text[: -len(eol)] if patch.get("eof") and text.endswith(eol) else text
 
 
 def _json_digest(session: Session, tail: str = "") -> bytes:
