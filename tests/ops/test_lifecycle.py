@@ -118,7 +118,7 @@ def test_record_checkpoint_creates_the_v2_skeleton(tmp_path: Path) -> None:
     assert text.startswith(
         "---\nschema_id: session\nschema_version: 2\nstatus: active\n"
         "date_start: 2026-05-20\n"
-        f"session_id: '{SID}'\nfocus: unset\nlast_commit: ~\n---\n\n"
+        f"session_id: {SID}\nfocus: unset\nlast_commit: ~\n---\n\n"
         "## Checkpoints\n\n### PreCompact at 2026-05-20T09:30:05Z\n\n"
         "Active work: feature/x\nManifest: .forge/work/feature/x/manifest.yaml\n\n"
         "Phase status (from manifest):\n```yaml\nstatus: in-progress\n```\n\n"
