@@ -215,6 +215,14 @@ def convert_(
         say(f"sessionkit: {_issue_line(issue.source, issue.message)}", err=True)
     if report.record_error:
         say(f"sessionkit: the convert record: {one_line(report.record_error)}", err=True)
+    if report.counts["layout"]:
+        n = report.counts["layout"]
+        pages = "1 page keeps" if n == 1 else f"{n} pages keep"
+        say(
+            f"sessionkit: {pages} the Basic Memory note's layout (observation order, line "
+            "ends, comments) as a line patch in bm_sessionkit",
+            err=True,
+        )
     verb = "would write" if dry_run else "wrote"
     counts = report.counts
     say(

@@ -155,6 +155,8 @@ class ConversionReport:
             or forced).
         unchanged: target keys whose text was already what conversion gives.
         carried: target keys whose session rides in the JSON carrier (see module docs).
+        layout: aiwiki pages that keep their Basic Memory note's layout (observation
+            order, line ends, comments, blank lines) as a line patch in ``bm_sessionkit``.
         skipped: source keys that are not session notes (Basic Memory notes of other types).
         conflicts: target notes edited by hand (or not written by the converter);
             left alone unless ``force``.
@@ -167,8 +169,8 @@ class ConversionReport:
         redacted: the secrets redacted from the source notes before they were
             converted (path, line, kind; never the value).
         counts: how many notes went each way: ``created``, ``updated``,
-            ``unchanged``, ``carried``, ``skipped`` (the lengths of those lists, also
-            when :func:`convert` was asked not to list the notes).
+            ``unchanged``, ``carried``, ``layout``, ``skipped`` (the lengths of those
+            lists, also when :func:`convert` was asked not to list the notes).
     """
 
     source: str
@@ -179,13 +181,16 @@ class ConversionReport:
     updated: list[str] = attrs.field(factory=list)
     unchanged: list[str] = attrs.field(factory=list)
     carried: list[str] = attrs.field(factory=list)
+    layout: list[str] = attrs.field(factory=list)
     skipped: list[str] = attrs.field(factory=list)
     conflicts: list[ConversionIssue] = attrs.field(factory=list)
     failures: list[ConversionIssue] = attrs.field(factory=list)
     record_error: str | None = None
     redacted: list[Finding] = attrs.field(factory=list)
     counts: dict[str, int] = attrs.field(
-        factory=lambda: dict.fromkeys(("created", "updated", "unchanged", "carried", "skipped"), 0)
+        factory=lambda: dict.fromkeys(
+            ("created", "updated", "unchanged", "carried", "layout", "skipped"), 0
+        )
     )
 
     @property
@@ -210,6 +215,7 @@ class ConversionReport:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "carried": self.carried,
+            "layout": self.layout,
             "skipped": self.skipped,
             "conflicts": [attrs.asdict(c) for c in self.conflicts],
             "failures": [attrs.asdict(c) for c in self.failures],
@@ -705,7 +711,7 @@ def _without_secrets(target: Store, result: Converted) -> Converted:
     pieces = guard_pieces(target, path, result.pieces, strict=True)
     if pieces == result.pieces:
         return result
-    return Converted(key=result.key, pieces=pieces, carried=result.carried)
+    return attrs.evolve(result, pieces=pieces, sha=None, was=None)
 
 
 #: a journal up to this size is folded into the record when a run ends (a larger one, later)
@@ -846,6 +852,8 @@ class _Run:
         recorded = self.manifest.pop(tkey, None)  # (each target note is decided once)
         if result.carried:
             self._add("carried", tkey)
+        if result.layout:
+            self._add("layout", tkey)
         now: str | None = None  # the SHA-256 of the note there now
         if tkey in self.existing:
             try:

@@ -226,3 +226,32 @@ def test_the_carrier_holds_just_the_layout() -> None:
     crlf = _SHAPES["CRLF line ends"].rstrip("\r\n")
     patch = _carrier(_there_and_back(crlf)[0])["bm"]
     assert patch["crlf"] == patch["eof"] == 1 and patch["ops"] == []
+
+
+def test_the_convert_report_says_which_pages_keep_a_layout(tmp_path: Path) -> None:
+    # a note in the plugins' own layout needs no patch; one with its observations in
+    # another order keeps that order in bm_sessionkit, and the report names its page
+    from click.testing import CliRunner
+
+    from sessionkit.cli import cli
+
+    project = tmp_path / "bm" / "sessions"
+    project.mkdir(parents=True)
+    (project / "plain.md").write_text(_PLUGIN, encoding="utf-8")
+    (project / "moved.md").write_text(
+        _SHAPES["observations in another order"]
+        .replace("Fix the flaky", "Fix the moved")
+        .replace("2026-05-14T", "2026-05-15T"),
+        encoding="utf-8",
+    )
+    report = sessionkit.convert(tmp_path / "bm", tmp_path / "wiki", to="aiwiki")
+    assert not report.failures and report.counts["created"] == 2
+    assert report.counts["layout"] == 1 and len(report.layout) == 1
+    assert report.to_dict()["layout"] == report.layout
+    page = (tmp_path / "wiki" / "aiwiki" / "sessions" / report.layout[0]).read_text("utf-8")
+    assert "bm" in _carrier(page)
+    result = CliRunner().invoke(
+        cli, ["convert", str(tmp_path / "bm"), str(tmp_path / "again"), "--to", "aiwiki"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 page keeps the Basic Memory note's layout" in result.stderr

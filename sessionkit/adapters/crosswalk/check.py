@@ -110,7 +110,8 @@ def convert_doc(
             pass
         else:
             if _same_facts(back, pivot, want) and words.kept(pieces, dst):
-                return Converted(key=key, pieces=pieces, carried=False)
+                layout = dst == "aiwiki" and pivot.bm_patch is not None
+                return Converted(key=key, pieces=pieces, carried=False, layout=layout)
     for last in (False, True):
         if last:
             if pivot.original is not None:

@@ -823,6 +823,9 @@ class Converted:
     #: :func:`~sessionkit.document.parse_pieces`), an aiwiki page one piece
     pieces: Pieces
     carried: bool
+    #: the aiwiki page keeps its Basic Memory note's layout (observation order, line
+    #: ends, comments, blank lines) as a line patch in ``bm_sessionkit``
+    layout: bool = False
     #: SHA-256 of the text (computed in the worker), when known
     sha: str | None = None
     #: SHA-256 of the text the source says the target note had when the source was
