@@ -6,7 +6,7 @@
 * a ``convert`` updating every note is SIGKILLed at a seeded random point,
   the sources are edited again, and the rerun updates every note: never an
   "edited by hand" conflict, never a lost entry, no temp file left behind;
-* :class:`~sessionkit.backends._record.Record` merges concurrent writers'
+* :class:`~sessionkit.backends.record.Record` merges concurrent writers'
   entries (threads on one local store).
 
 Trials are few and the notes small, so this stays a few seconds per trial.
@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 import sessionkit
-from sessionkit.backends._record import Record
+from sessionkit.backends.record import Record
 from sessionkit.ops.convert import MANIFEST_NAME, convert
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "wiki" / "aiwiki" / "sessions"

@@ -311,7 +311,7 @@ def _recorded(source_key: str) -> str:
 
 def _record(store: Store) -> Any:
     """The target's convert record (``None`` for a store without a byte layer)."""
-    from ..backends._record import Record
+    from ..backends.record import Record
 
     path = _manifest_path(store)
     storage = getattr(store, "storage", None)
@@ -773,7 +773,7 @@ class _Run:
 
     def group(self, items: Sequence[tuple[str, Converted | str | None]]) -> Iterator[str]:
         """Handle one group of ``(source key, result)``; yields each source key when done."""
-        from ..backends._record import WAS, IfStill
+        from ..backends.record import WAS, IfStill
 
         plans: list[tuple[str, Converted, str | None]] = []  # (source, result, current sha)
         planned: list[tuple[str, Converted, str | None] | None] = []  # per item, in order
@@ -826,7 +826,7 @@ class _Run:
         self, key: str, result: Converted | str | None
     ) -> tuple[str, Converted, str | None] | None:
         """Report what needs no write; return ``(source, result, current sha)`` for a write."""
-        from ..backends._record import entry_accepts
+        from ..backends.record import entry_accepts
 
         if result is None:
             self._add("skipped", key)

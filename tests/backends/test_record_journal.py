@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 import sessionkit
-from sessionkit.backends._record import IfStill, Record
+from sessionkit.backends.record import IfStill, Record
 
 PATH = "sessions/.state.json"
 
@@ -113,7 +113,7 @@ def test_threads_appending_keep_every_entry(tmp_path: Path) -> None:
 APPENDER = """
 import sys
 import sessionkit
-from sessionkit.backends._record import Record
+from sessionkit.backends.record import Record
 
 storage = sessionkit.open_store(sys.argv[1], layout="aiwiki").storage
 record = Record(storage, "sessions/.state.json")

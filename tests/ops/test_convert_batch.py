@@ -1,6 +1,6 @@
 """Conversion writes in one store batch: the same guarantees, less per-file work.
 
-* inside :meth:`LocalStorage.batch` every folder is fsynced once, when the
+* inside a local store's ``storage.batch()`` every folder is fsynced once, when the
   batch ends, and before ``convert`` writes its manifest;
 * create-only writes need no lock file (the hard link refuses an existing
   name by itself); replacing writes still wait for the lock;
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sessionkit.backends._storage import LOCK_NAME, LocalStorage
+import sessionkit
 from sessionkit.backends.aiwiki import AiwikiStore
 from sessionkit.backends.basic_memory import BasicMemoryStore
 from sessionkit.errors import ConflictError
@@ -26,6 +26,12 @@ from tests.fsyncs import folder_fsyncs
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "tests" / "corpus" / "aiwiki-v2").glob("*.md"))[:6]
+LOCK_NAME = ".sessionkit.lock"  # (the lock file docs/remote.md names)
+
+
+def _storage(root: Path | str, **options: Any) -> Any:
+    """The byte layer of a local store at ``root`` (what ``open_store`` opens)."""
+    return sessionkit.open_store(str(root), layout="aiwiki", **options).storage
 
 
 def _wiki(tmp_path: Path) -> Path:
@@ -38,7 +44,7 @@ def _wiki(tmp_path: Path) -> Path:
 
 
 def test_batch_fsyncs_each_folder_once_at_the_end(tmp_path: Path, monkeypatch: Any) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     seen = folder_fsyncs(monkeypatch, tmp_path)
     with storage.batch():
         for i in range(5):
@@ -56,7 +62,7 @@ def test_batch_fsyncs_each_folder_once_at_the_end(tmp_path: Path, monkeypatch: A
 
 
 def test_batch_syncs_even_when_the_block_raises(tmp_path: Path, monkeypatch: Any) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     seen = folder_fsyncs(monkeypatch, tmp_path)
     with pytest.raises(RuntimeError), storage.batch():
         storage.write("n.md", b"x", create=True)
@@ -69,7 +75,7 @@ def test_batch_syncs_even_when_the_block_raises(tmp_path: Path, monkeypatch: Any
 def test_batch_create_needs_no_lock_but_replace_waits(tmp_path: Path) -> None:
     from filelock import FileLock
 
-    storage = LocalStorage(tmp_path, lock_timeout=0.2)
+    storage = _storage(tmp_path, lock_timeout=0.2)
     storage.write("n.md", b"old")
     with FileLock(str(tmp_path / LOCK_NAME)), storage.batch():
         storage.write("new.md", b"x", create=True)
@@ -83,7 +89,7 @@ def test_batch_create_needs_no_lock_but_replace_waits(tmp_path: Path) -> None:
 
 
 def test_batch_without_hard_links_takes_the_locked_path(tmp_path: Path, monkeypatch: Any) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     (tmp_path / "taken.md").write_bytes(b"theirs")
 
     def no_links(src: str, dst: str) -> None:
@@ -102,7 +108,7 @@ def test_batch_without_hard_links_takes_the_locked_path(tmp_path: Path, monkeypa
 
 
 def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None:
-    storage = LocalStorage(tmp_path)
+    storage = _storage(tmp_path)
     seen = folder_fsyncs(monkeypatch, tmp_path)
     with storage.batch():
         storage.write("mine.md", b"x", create=True)
@@ -116,7 +122,7 @@ def test_a_batch_belongs_to_its_thread(tmp_path: Path, monkeypatch: Any) -> None
 def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from sessionkit.backends._record import JOURNAL_SUFFIX, Record
+    from sessionkit.backends.record import JOURNAL_SUFFIX, Record
 
     _wiki(tmp_path)
     events: list[str] = []
@@ -150,7 +156,7 @@ def test_convert_records_ahead_then_syncs_the_notes_then_confirms(
     ]
     folder = dst / "sessions"
     assert not (folder / (OPS.MANIFEST_NAME + JOURNAL_SUFFIX)).exists()
-    assert len(Record(LocalStorage(dst), "sessions/" + OPS.MANIFEST_NAME).read()) == len(PAGES)
+    assert len(Record(_storage(dst), "sessions/" + OPS.MANIFEST_NAME).read()) == len(PAGES)
     for page in PAGES:  # an update is recorded ahead with the digest it replaces
         (tmp_path / "wiki" / "aiwiki" / "sessions" / page.name).write_text(
             page.read_text() + "\nedited\n"

@@ -1,14 +1,15 @@
-"""Parallel bulk operations: the ordered map, bulk lint, and ``--jobs`` on the CLI.
+"""The one process pool behind ``--jobs`` (lint, ls, migrate, convert), through its callers.
 
 No timing here (speed lives in ``benchmarks/``): these check that any number
-of jobs gives the same results, in the same order, byte for byte.
+of jobs gives the same results, in the same order, byte for byte; that a failure
+comes at its item's place; that a killed worker is named; and that each chunk of
+a migration is one store batch, its tail shared out between the workers.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,96 +18,120 @@ import pytest
 from click.testing import CliRunner
 
 from sessionkit.cli import cli
-from sessionkit.ops._parallel import default_jobs, ordered_map
+from sessionkit.diagnostics import Diagnostic
 from sessionkit.ops.lint import lint_many
+from sessionkit.ops.migrate import migrate
 from tests.procs import children
 
-
-def square(x: int) -> int:
-    return x * x
+LIMIT = 1 << 20
 
 
-def pid_of(_: int) -> int:
+def _items(n: int) -> list[tuple[str, str, bytes]]:
+    """``n`` notes to lint, each found by its own path (``b"\\xff"``: one finding)."""
+    return [("data", f"mem/{i:05d}.md", b"\xff") for i in range(n)]
+
+
+def _paths(n: int) -> list[str]:
+    return [item[1] for item in _items(n)]
+
+
+# ``render`` functions: they run where the item is linted (a worker, or this process)
+
+
+def path_of(found: list[Diagnostic]) -> str | None:
+    return found[0].path
+
+
+def pid_of(_: list[Diagnostic]) -> int:
     return os.getpid()
 
 
-def fail_at_50(x: int) -> int:
-    if x == 50:
-        raise KeyError(x)
-    return x
+def fail_at_50(found: list[Diagnostic]) -> str | None:
+    if found[0].path == "mem/00050.md":
+        raise KeyError(50)
+    return found[0].path
+
+
+def slow_path_of(found: list[Diagnostic]) -> str | None:
+    time.sleep(0.001)
+    return found[0].path
 
 
 @pytest.mark.parametrize("jobs", [1, 2, 3])
 @pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 200, 1001])
-def test_ordered_map_keeps_input_order(jobs: int, n: int) -> None:
-    got = list(ordered_map(square, range(n), jobs=jobs, chunk_size=16))
-    assert got == [x * x for x in range(n)]
+def test_lint_many_keeps_input_order(jobs: int, n: int) -> None:
+    assert list(lint_many(_items(n), limit=LIMIT, jobs=jobs, render=path_of)) == _paths(n)
 
 
-def test_ordered_map_reads_a_generator_lazily() -> None:
+def test_lint_many_reads_a_generator_lazily() -> None:
     taken: list[int] = []
 
-    def source() -> Iterator[int]:
-        for x in range(10_000):
+    def source() -> Iterator[tuple[str, str, bytes]]:
+        for x in range(100_000):
             taken.append(x)
-            yield x
+            yield ("data", f"mem/{x:06d}.md", b"\xff")
 
-    it = ordered_map(square, source(), jobs=2, chunk_size=10)
-    assert [next(it) for _ in range(5)] == [0, 1, 4, 9, 16]
-    # only the head and a few chunks in flight have been read, not all 10,000
-    assert len(taken) < 200
+    it = lint_many(source(), limit=LIMIT, jobs=2, render=path_of)
+    assert [next(it) for _ in range(5)] == [f"mem/{x:06d}.md" for x in range(5)]
+    # only the head and a few chunks in flight have been read, not all 100,000
+    assert len(taken) < 10_000
     it.close()
 
 
-def test_ordered_map_uses_workers_only_when_worth_it() -> None:
+def test_lint_many_uses_workers_only_when_worth_it() -> None:
     me = os.getpid()
-    assert set(ordered_map(pid_of, range(10), jobs=2)) == {me}  # tiny input: serial
-    assert set(ordered_map(pid_of, range(300), jobs=1)) == {me}
-    assert me not in set(ordered_map(pid_of, range(300), jobs=2, chunk_size=20))
+    assert set(lint_many(_items(10), limit=LIMIT, jobs=2, render=pid_of)) == {me}  # tiny: serial
+    assert set(lint_many(_items(300), limit=LIMIT, jobs=1, render=pid_of)) == {me}
+    assert me not in set(lint_many(_items(300), limit=LIMIT, jobs=2, render=pid_of))
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_ordered_map_raises_at_the_failing_item(jobs: int) -> None:
-    seen: list[int] = []
+def test_lint_many_raises_at_the_failing_item(jobs: int) -> None:
+    seen: list[str | None] = []
     with pytest.raises(KeyError):
-        for x in ordered_map(fail_at_50, range(300), jobs=jobs, chunk_size=8):
-            seen.append(x)
-    assert seen == list(range(50))
+        for path in lint_many(_items(300), limit=LIMIT, jobs=jobs, render=fail_at_50):
+            seen.append(path)
+    assert seen == _paths(50)
 
 
-def _failing_input(at: int) -> Iterator[int]:
-    """0, 1, ... up to ``at``, then the input itself raises (a path found missing)."""
-    yield from range(at)
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_lint_many_raises_an_unreadable_file_at_its_place(tmp_path: Path, jobs: int) -> None:
+    items: list[Any] = _items(300)
+    items[120] = ("file", str(tmp_path / "gone.md"), None)
+    seen: list[str | None] = []
+    with pytest.raises(OSError, match=r"gone\.md"):
+        for path in lint_many(items, limit=LIMIT, jobs=jobs, render=path_of):
+            seen.append(path)
+    assert seen == _paths(120)
+
+
+def _failing_input(at: int) -> Iterator[tuple[str, str, bytes]]:
+    """The first ``at`` items, then the input itself raises (a path found missing)."""
+    yield from _items(at)
     raise FileNotFoundError("gone.md")
 
 
-@pytest.mark.parametrize("around", [None, contextlib.nullcontext])
 @pytest.mark.parametrize("at", [5, 40, 130, 700])
 @pytest.mark.parametrize("jobs", [1, 2, 3])
-def test_ordered_map_raises_the_inputs_failure_at_its_place(
-    jobs: int, at: int, around: Any
-) -> None:
+def test_lint_many_raises_the_inputs_failure_at_its_place(jobs: int, at: int) -> None:
     """Every result before the input's own error is yielded first, however far ahead
-    the map reads (the head, the lookahead, a chunk inside ``around``)."""
-    seen: list[int] = []
+    the map reads (the head, the lookahead)."""
+    seen: list[str | None] = []
     with pytest.raises(FileNotFoundError, match=r"gone\.md"):
-        for x in ordered_map(square, _failing_input(at), jobs=jobs, chunk_size=16, around=around):
-            seen.append(x)
-    assert seen == [x * x for x in range(at)]
+        for path in lint_many(_failing_input(at), limit=LIMIT, jobs=jobs, render=path_of):
+            seen.append(path)
+    assert seen == _paths(at)
 
 
-def sleep_then_square(x: int) -> int:
-    import time
-
-    time.sleep(0.002)
-    return x * x
-
-
-def test_ordered_map_says_so_when_a_worker_is_killed() -> None:
+def test_lint_many_says_so_when_a_worker_is_killed() -> None:
     import signal
 
-    run = ordered_map(sleep_then_square, range(5000), jobs=2, chunk_size=16)
-    assert next(run) == 0
+    def source() -> Iterator[tuple[str, str, bytes]]:
+        for x in range(20_000):
+            yield ("data", f"mem/{x:05d}.md", b"\xff")
+
+    run = lint_many(source(), limit=LIMIT, jobs=2, render=slow_path_of)
+    assert next(run) == "mem/00000.md"
     for pid in children():
         os.kill(pid, signal.SIGKILL)
     with pytest.raises(OSError, match="a worker process ended before it answered"):
@@ -114,79 +139,109 @@ def test_ordered_map_says_so_when_a_worker_is_killed() -> None:
             pass
 
 
-class Around:
-    """A chunk context (picklable) that logs, per process, each chunk's enter and exit."""
-
-    def __init__(self, log: str) -> None:
-        self.log = log
-
-    def __call__(self) -> Any:
-        return self
-
-    def __enter__(self) -> None:
-        with open(self.log, "a") as fh:
-            fh.write(f"{os.getpid()} enter\n")
-
-    def __exit__(self, *exc: object) -> None:
-        with open(self.log, "a") as fh:
-            fh.write(f"{os.getpid()} exit\n")
+def test_lint_many_checks_its_arguments() -> None:
+    with pytest.raises(ValueError, match="jobs must be at least 1"):
+        list(lint_many(_items(1), limit=LIMIT, jobs=0))
+    assert list(lint_many(_items(2), limit=LIMIT, render=path_of)) == _paths(2)  # jobs: the cores
 
 
-def logged(log: str, x: int) -> int:
-    with open(log, "a") as fh:
-        fh.write(f"{os.getpid()} item {x}\n")
-    return x * x
+# -- each chunk of a migration is one store batch ----------------------------------------
+
+
+def _v1_wiki(root: Path, n: int) -> Path:
+    folder = root / "aiwiki" / "sessions"
+    folder.mkdir(parents=True)
+    for i in range(n):
+        (folder / f"note-{i:04d}.md").write_text(V1.format(i=i, day=i % 28 + 1), encoding="utf-8")
+    return folder
+
+
+def _spy_chunks(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
+    """Log, per process, each page written (``os.replace``) and each folder fsync (a
+    batch's end): into a file, so that forked workers' count too."""
+    import stat
+
+    real_replace, real_fsync = os.replace, os.fsync
+
+    def note(event: str) -> None:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()} {event}\n")
+
+    def replace(src: Any, dst: Any, **kw: Any) -> None:
+        real_replace(src, dst, **kw)
+        note("write " + os.path.basename(dst))
+
+    def fsync(fd: Any) -> None:
+        real_fsync(fd)
+        if stat.S_ISDIR(os.fstat(fd if isinstance(fd, int) else fd.fileno()).st_mode):
+            note("sync")
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def _chunks_of(log: Path) -> list[list[int]]:
+    """The chunks written, each a process's run of pages up to its folder fsync."""
+    by_pid: dict[str, list[str]] = {}
+    for line in log.read_text().splitlines():
+        pid, event = line.split(" ", 1)
+        by_pid.setdefault(pid, []).append(event)
+    chunks: list[list[int]] = []
+    for events in by_pid.values():
+        while events:
+            end = events.index("sync")  # (each chunk ends with its batch's one fsync)
+            chunks.append([int(e[len("write note-") : -3]) for e in events[:end]])
+            events = events[end + 1 :]
+    return sorted(chunks)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_ordered_map_runs_each_chunk_inside_around(tmp_path: Path, jobs: int) -> None:
-    log = str(tmp_path / "log")
-    got = list(
-        ordered_map(
-            functools.partial(logged, log), range(100), jobs=jobs, chunk_size=16, around=Around(log)
-        )
-    )
-    assert got == [x * x for x in range(100)]
-    by_pid: dict[str, list[str]] = {}
-    for line in Path(log).read_text().splitlines():
-        pid, event = line.split(" ", 1)
-        by_pid.setdefault(pid, []).append(event)
-    chunks = []
-    for events in by_pid.values():  # in each process: enter, its chunk's items, exit; again
-        while events:
-            assert events[0] == "enter"
-            end = events.index("exit")
-            chunks.append([int(e.split()[1]) for e in events[1:end]])
-            events = events[end + 1 :]
-    assert sorted(x for chunk in chunks for x in chunk) == list(range(100))
-    assert all(0 < len(chunk) <= 16 for chunk in chunks)
-    assert len(chunks) >= 100 // 16
+def test_migrate_writes_each_chunk_in_one_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    _v1_wiki(tmp_path, 150)
+    log = tmp_path / "log"
+    _spy_chunks(monkeypatch, log)
+    assert migrate(tmp_path, jobs=jobs).counts()["migrated"] == 150
+    chunks = _chunks_of(log)
+    assert [x for chunk in chunks for x in chunk] == list(range(150))
+    assert all(0 < len(chunk) <= 64 for chunk in chunks)
+    assert len(chunks) >= 150 // 64
 
 
-def test_ordered_map_in_process_yields_a_chunk_after_its_context_exits() -> None:
+def test_migrate_in_process_reports_a_chunk_after_its_batch_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fsyncs import folder_fsyncs
+
+    _v1_wiki(tmp_path, 150)
     events: list[str] = []
-
-    @contextlib.contextmanager
-    def around() -> Iterator[None]:
-        events.append("enter")
-        yield
-        events.append("exit")
-
-    for x in ordered_map(square, range(5), jobs=1, chunk_size=2, around=around):
-        events.append(f"got {x}")
-    assert events == [
-        "enter", "exit", "got 0", "got 1",
-        "enter", "exit", "got 4", "got 9",
-        "enter", "exit", "got 16",
-    ]  # fmt: skip
+    folder_fsyncs(monkeypatch, tmp_path, seen=lambda _: events.append("sync"))
+    migrate(tmp_path, jobs=1, progress=lambda done, total, key: events.append("page"))
+    assert events == ["sync", *["page"] * 64, "sync", *["page"] * 64, "sync", *["page"] * 22]
 
 
-def test_ordered_map_checks_its_arguments() -> None:
-    with pytest.raises(ValueError):
-        list(ordered_map(square, [1], jobs=0))
-    with pytest.raises(ValueError):
-        list(ordered_map(square, [1], chunk_size=0))
-    assert default_jobs() >= 1
+@pytest.mark.parametrize("n", [199, 401, 1001])
+@pytest.mark.parametrize("workers", [2, 3])
+def test_migrate_chunks_share_out_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int, workers: int
+) -> None:
+    """Full chunks (64 pages) while more input follows, then ``2 * workers`` near-equal
+    ones (so no worker is left with a whole chunk while the others wait)."""
+    _v1_wiki(tmp_path, n)
+    log = tmp_path / "log"
+    _spy_chunks(monkeypatch, log)
+    assert migrate(tmp_path, jobs=workers).counts()["migrated"] == n
+    chunks = _chunks_of(log)
+    assert [x for chunk in chunks for x in chunk] == list(range(n))
+    assert all(0 < len(chunk) <= 64 for chunk in chunks)
+    tail = len(chunks) if n < 64 * workers * 2 else 2 * workers
+    sizes = [len(chunk) for chunk in chunks[-tail:]]
+    assert all(size == sizes[0] for size in sizes[:-1]) and sizes[-1:] <= sizes[:1]
+    assert sizes[0] - sizes[-1] < len(sizes)  # near-equal: what is left, shared out
+    full = chunks[: len(chunks) - tail]
+    assert all(len(chunk) == 64 for chunk in full)
+    assert len(chunks[-tail:]) <= 2 * workers
 
 
 # -- a wiki with every kind of note -----------------------------------------------------
@@ -347,41 +402,3 @@ def test_lint_file_reads_whole_files_and_stops_at_the_limit(tmp_path: Path, size
     if data:
         assert [d.code for d in small] == ["SK002"]
         assert f"note is {len(data)} bytes" in small[0].message
-
-
-def _chunks_run(tmp_path: Path, n: int, jobs: int, chunk_size: int) -> list[list[int]]:
-    """The chunks ``ordered_map`` ran (through ``around``), in input order."""
-    log = str(tmp_path / f"log-{n}-{jobs}")
-    func = functools.partial(logged, log)
-    got = list(ordered_map(func, range(n), jobs=jobs, chunk_size=chunk_size, around=Around(log)))
-    assert got == [x * x for x in range(n)]
-    if not n:
-        return []
-    by_pid: dict[str, list[str]] = {}
-    for line in Path(log).read_text().splitlines():
-        pid, event = line.split(" ", 1)
-        by_pid.setdefault(pid, []).append(event)
-    chunks = []
-    for events in by_pid.values():
-        while events:
-            end = events.index("exit")
-            chunks.append([int(e.split()[1]) for e in events[1:end]])
-            events = events[end + 1 :]
-    return sorted(chunks)
-
-
-@pytest.mark.parametrize("n", [399, 401, 2345])
-@pytest.mark.parametrize("workers", [2, 3])
-def test_chunks_share_out_the_tail(tmp_path: Path, n: int, workers: int) -> None:
-    """Full chunks while more input follows, then ``2 * workers`` near-equal ones (so no
-    worker is left with a whole chunk while the others wait)."""
-    chunks = _chunks_run(tmp_path, n, workers, 100)
-    assert [x for chunk in chunks for x in chunk] == list(range(n))
-    assert all(0 < len(chunk) <= 100 for chunk in chunks)
-    tail = len(chunks) if n < 100 * workers * 2 else 2 * workers
-    sizes = [len(chunk) for chunk in chunks[-tail:]]
-    assert all(size == sizes[0] for size in sizes[:-1]) and sizes[-1:] <= sizes[:1]
-    assert sizes[0] - sizes[-1] < len(sizes)  # near-equal: what is left, shared out
-    full = chunks[: len(chunks) - tail]
-    assert all(len(chunk) == 100 for chunk in full)
-    assert len(chunks[-tail:]) <= 2 * workers

@@ -15,7 +15,7 @@ from filelock import FileLock, Timeout
 
 from ..._gitignore import exclude_in_git
 from ...backends import Store
-from ...backends._record import Record
+from ...backends.record import Record
 from ...errors import (
     ConflictError,
     FormatError,

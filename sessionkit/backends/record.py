@@ -22,7 +22,7 @@ from ..errors import NotFoundError, StoreError
 from ._base import Storage
 from ._local import LocalStorage, _os_error
 
-__all__ = ["Change", "IfStill", "Record", "entry_accepts"]
+__all__ = ["JOURNAL_SUFFIX", "WAS", "Change", "IfStill", "Record", "entry_accepts"]
 
 #: the entry to set, ``None`` to drop it, or a function of the current entry giving either
 Change = Mapping[str, Any] | None | Callable[[dict[str, Any] | None], Mapping[str, Any] | None]
