@@ -116,15 +116,6 @@ def _with_nul(found: list[Diagnostic], text: str, path: str | None) -> list[Diag
     ]
 
 
-def load_schema(text_or_path: str, *, source: str | None = None) -> Schema:
-    """:func:`sessionkit.adapters.aiwiki.load_schema`, without importing the whole
-    adapter (the model, attrs, the writer: ``sessionkit lint``'s start-up would pay
-    for them on every wiki that has its own schema page)."""
-    from .adapters._aiwiki_schema import load_schema
-
-    return load_schema(text_or_path, source=source)
-
-
 def lint(
     text: str,
     path: str | None = None,

@@ -8,19 +8,46 @@ operating system become one line on stderr with exit code 2.
 from __future__ import annotations
 
 import os
+from collections import UserDict
 from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
 
 import click
 
 from . import __version__
-from ._commands import edit, notes, search, setup, stores
 from ._commands.base import FINDINGS, OK, Group, State, say
 from ._lint_cmd import _silence_stdout
 
 __all__ = ["cli", "run"]
 
+#: the commands, by the module of :mod:`sessionkit._commands` that defines them (in its
+#: ``COMMANDS``)
+_HOMES = {
+    "notes": "lint show ls index",
+    "edit": "directive context add status new set prune",
+    "stores": "migrate convert sync outbox",
+    "setup": "init install-hooks plugin config",
+    "search": "search mcp hook",
+}
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Commands(UserDict[str, Any]):
+    """The root group's commands by name, each imported with its module on first look-up
+    (``lint`` imports only ``notes``); every name is known at once (help, "Did you mean")."""
+
+    def __getitem__(self, name: str) -> click.Command:
+        if isinstance(self.data[name], str):  # (the module defining it, not imported yet)
+            for command in import_module(f"sessionkit._commands.{self.data[name]}").COMMANDS:
+                self.data[str(command.name)] = command
+        return self.data[name]  # type: ignore[no-any-return]
+
+
+@click.group(
+    cls=Group,
+    commands=_Commands({n: m for m, names in _HOMES.items() for n in names.split()}),
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, "--version", prog_name="sessionkit")
 @click.option(
     "-C",
@@ -49,11 +76,6 @@ def cli(ctx: click.Context, directory: str | None) -> None:
         ctx.call_on_close(lambda: os.chdir(previous))
         directory = os.getcwd()
     ctx.obj = State(directory)
-
-
-for _module in (notes, edit, stores, setup, search):
-    for _command in _module.COMMANDS:
-        cli.add_command(_command)
 
 
 def run(args: Sequence[str]) -> int:

@@ -90,6 +90,7 @@ def test_version_and_help(env: Path) -> None:
 
 def test_usage_errors_exit_2(env: Path) -> None:
     assert invoke("no-such-command").exit_code == 2
+    assert "Did you mean 'lint'?" in invoke("lnt").output  # (every name known before import)
     assert invoke("lint", "--no-such-flag").exit_code == 2
     assert invoke("show").exit_code == 2  # PATH missing
 
@@ -101,6 +102,28 @@ def test_main_returns_exit_codes_without_raising(
     assert main(["sessionkit", "lint", "missing.md"]) == 2
     assert_one_line_error(capsys.readouterr().err, "missing.md", "No such file")
     assert main(["sessionkit", "ls", "--since", "yesterday-ish"]) == 2
+
+
+def test_every_command_is_listed_and_a_command_imports_only_its_own_module(env: Path) -> None:
+    import importlib
+    import pkgutil
+
+    import sessionkit._commands as package
+
+    ctx = click.Context(cli)
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"sessionkit._commands.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
+            assert cli.get_command(ctx, command.name) is command
+    assert len(cli.list_commands(ctx)) == len(set(cli.list_commands(ctx)))
+    (env / "n.md").write_text(V2_NOTE)
+    code = (
+        "import sys; from sessionkit.cli import main; main(['sessionkit', 'lint', 'n.md']); "
+        "print(sorted(m for m in sys.modules if m.startswith('sessionkit._commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    last = out.stdout.splitlines()[-1]  # (after the findings)
+    assert last == "['sessionkit._commands.base', 'sessionkit._commands.notes']"
 
 
 def test_importing_the_entry_point_does_not_import_click() -> None:

@@ -15,13 +15,15 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from .._lint_cmd import _is_url, _local, _one_line, _shown, failure_text
-from ..config import Config, effective_store_url, load_config, storage_options_for
 from ..errors import SessionKitError
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -301,7 +303,9 @@ class State:
 
     @property
     def config(self) -> Config:
-        if self._config is None:
+        if self._config is None:  # (config is imported here: --version and --help need none)
+            from ..config import load_config
+
             self._config = load_config(self.directory)
         return self._config
 
@@ -333,6 +337,8 @@ def given(root: str | None) -> str:
     """The store as messages name it: ROOT as typed, else the configured store."""
     if root:
         return root
+    from ..config import effective_store_url
+
     return shown_path(effective_store_url(state().config, state().directory))
 
 
@@ -351,6 +357,8 @@ def open_store(
     created by reading.  ``typed``: ``root`` is a path the user gave, not a
     configured value.
     """
+    from ..config import effective_store_url, storage_options_for
+
     config = state().config
     if root:
         url = user_path(root) if typed else root

@@ -102,20 +102,15 @@ def lint(paths: tuple[str, ...], as_json: bool, fix: bool, jobs: int | None, **s
 def _fix(targets: Sequence[str]) -> None:
     """Redact secrets in the local notes among ``targets`` (AW020, BM007), then fill
     missing ``@sha7`` citations in the aiwiki ones."""
-    import importlib
-
     from .._api import decode, read_document
     from .._atomic import write_atomic
     from ..adapters import detect_format
     from ..config import repository_root
     from ..ops.lint import notes_under
+    from ..ops.sha_fill import fill_shas
     from ..redaction import redact
 
     allow = state().config.secrets.allow_values()
-    try:
-        fill_shas = importlib.import_module("sessionkit.ops.sha_fill").fill_shas
-    except (ImportError, AttributeError):
-        raise Failure("lint --fix is not available (sessionkit.ops.sha_fill is missing)") from None
     for target in targets:
         if is_url(target):
             raise Failure(f"{target}: lint --fix works on local files and folders only")

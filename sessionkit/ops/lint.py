@@ -150,26 +150,18 @@ def lint_item(item: LintItem, limit: int) -> list[Diagnostic]:
 
 
 class _Job:
-    """A picklable ``item -> findings`` function with the size limit bound."""
+    """A picklable ``item -> findings`` function with the size limit bound (and, given
+    ``render``, ``item -> what render makes of its findings``)."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+    def __init__(self, limit: int, render: Callable[[list[Diagnostic]], Any] | None) -> None:
+        self.limit, self.render = limit, render
 
     def __call__(self, item: LintItem) -> Any:
         if item[0] == "file" and len(item) == 4:  # (the usual item: no dispatch)
-            return lint_file(item[1], self.limit, item[3])
-        return lint_item(item, self.limit)
-
-
-class _RenderJob(_Job):
-    """A :class:`_Job` that gives what ``render`` makes of an item's findings."""
-
-    def __init__(self, limit: int, render: Callable[[list[Diagnostic]], Any]) -> None:
-        super().__init__(limit)
-        self.render = render
-
-    def __call__(self, item: LintItem) -> Any:
-        return self.render(_Job.__call__(self, item))
+            found = lint_file(item[1], self.limit, item[3])
+        else:
+            found = lint_item(item, self.limit)
+        return found if self.render is None else self.render(found)
 
 
 if TYPE_CHECKING:
@@ -221,7 +213,7 @@ def lint_many(
     workers = default_jobs() if jobs is None else jobs
     if workers < 1:
         raise ValueError(f"jobs must be at least 1, not {workers}")
-    job = _Job(limit) if render is None else _RenderJob(limit, render)
+    job = _Job(limit, render)
     if workers == 1:  # (map raises the input's own error at its place too)
         return map(job, items)
     # (512 pages a task: the pool's own cost per task is about half a millisecond of
@@ -421,7 +413,7 @@ class WikiSchemas:
             page = os.path.join(key, SCHEMA_PAGE)
             own = None
             if os.path.isfile(page):  # (the reader is imported only for a wiki that has one)
-                from .._api import load_schema
+                from ..adapters._aiwiki_schema import load_schema
 
                 own = self._usable(load_schema(page))
             self._roots[key] = own
@@ -452,7 +444,8 @@ class WikiSchemas:
         storage = getattr(store, "storage", None)
         if getattr(store, "layout", None) != "aiwiki" or storage is None:
             return None
-        from .._api import decode, load_schema
+        from .._api import decode
+        from ..adapters._aiwiki_schema import load_schema
         from ..errors import FormatError, NotFoundError
 
         source = f"{str(storage.url).rstrip('/')}/{SCHEMA_PAGE}"
