@@ -18,29 +18,17 @@ if TYPE_CHECKING:
 __all__ = ["console", "main"]
 
 
-def _hook_main() -> Any:
-    """``sessionkit.hooks.main`` when that module exists, else ``None``."""
-    try:
-        from . import hooks
-    except ModuleNotFoundError as exc:  # (ImportError: a name the module lacks)
-        if exc.name != "sessionkit.hooks":
-            raise
-        return None
-    return hooks.main
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (program name first; default ``sys.argv``) and
     return its exit code."""
     args = list(sys.argv if argv is None else argv)
     if args[1:2] == ["hook"]:
         try:
-            hook_main = _hook_main()
+            from .hooks import main as hook_main
         except Exception as exc:  # a hook must never break the agent: report, exit 0
             print(f"sessionkit: hook: {type(exc).__name__}: {exc}", file=sys.stderr)
             return 0
-        if hook_main is not None:
-            return int(hook_main(args[2:]))
+        return int(hook_main(args[2:]))
     from ._names import escape_streams
 
     escape_streams()  # (a file name that is not UTF-8 is printed escaped, never an error)

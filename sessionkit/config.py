@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._config_sources import PROJECT_FILE, check_budget, project_file, scalar
 from ._config_sources import repository_root as _root
+from ._lazyre import lazy
 from ._plain import Frozen
 from .errors import SessionKitError
 
@@ -323,7 +324,7 @@ def is_secret_key(name: str) -> bool:
     return bool(_SECRET_PARTS.intersection(re.split(r"[^a-z0-9]+", low)))
 
 
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@:]*):([^/@]*)@")
+_USERINFO = lazy(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@:]*):([^/@]*)@")
 
 
 def mask_url(url: str) -> str:
@@ -361,7 +362,7 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
 
 # -- where each key is: line numbers for messages and sources (tomllib reads the values) --
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_BARE_KEY = lazy(r"[A-Za-z0-9_-]+")
 
 
 def _render_key(parts: tuple[str, ...]) -> str:
@@ -420,7 +421,7 @@ def _key_lines(text: str) -> dict[tuple[str, ...], int]:
     return found
 
 
-_TOML_ERROR_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+_TOML_ERROR_LINE = lazy(r"\(at line (\d+), column \d+\)")
 
 
 def _toml_error(exc: tomllib.TOMLDecodeError, text: str, file: str) -> ConfigError:

@@ -883,14 +883,16 @@ def _present(data: bytes) -> tuple[set[bytes], set[bytes]]:
     """The detectors' literals in ``data`` (a text's UTF-8), and their lowered ones in its
     lower case (ASCII letters lowered, as the detectors do)."""
     low = data.lower()
-    if not _SCREEN:
-        exact_lits, lowered_lits = _screen_literals()
-        _SCREEN[:] = [_anchored(exact_lits), _anchored(lowered_lits)]
-    exact_screen, lowered_screen = _SCREEN
-    if not any(a in data and search(data) for a, search in exact_screen) and not any(
-        a in low and search(low) for a, search in lowered_screen
-    ):
-        return set(), set()  # (most notes: no literal at all, a few anchored searches)
+    if _UNSCREENED[0] > 0:
+        _UNSCREENED[0] -= 1  # (a hook's few texts: each literal looked for, no screen made)
+    else:
+        if not _SCREEN:
+            _SCREEN[:] = [_anchored(literals) for literals in _screen_literals()]
+        exact_screen, lowered_screen = _SCREEN
+        if not any(a in data and search(data) for a, search in exact_screen) and not any(
+            a in low and search(low) for a, search in lowered_screen
+        ):
+            return set(), set()  # (most notes: no literal at all, a few anchored searches)
     if not _LITERALS:
         _LITERALS[:] = [_literals(False), _literals(True)]
     exact, lowered = _LITERALS
@@ -900,8 +902,10 @@ def _present(data: bytes) -> tuple[set[bytes], set[bytes]]:
     )
 
 
-#: the anchored searches of :func:`_present`'s first question, made on first use
+#: the anchored searches of :func:`_present`'s first question, made for its 17th text (they
+#: cost ~4 ms to make, save ~0.2 ms a text); the texts it still looks at without them
 _SCREEN: list[tuple[tuple[int, Any], ...]] = []
+_UNSCREENED = [16]
 #: where the seldom characters begin in ``_COMMON``, and where the most common end
 _SELDOM, _FREQUENT = _COMMON.index("j"), _COMMON.index("m")
 

@@ -134,14 +134,6 @@ def test_hook_dispatch_skips_click() -> None:
     assert out.stdout.splitlines() == ["hook got ['session-start', '--plain']", "0 False"]
 
 
-def test_hook_dispatch_falls_through_until_hooks_exist(env: Path) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("sessionkit.hooks") is not None:
-        pytest.skip("sessionkit.hooks exists: the hook tests cover it")
-    assert main(["sessionkit", "hook", "session-start"]) == 2  # click: no such command
-
-
 # -- lint ------------------------------------------------------------------------------------
 
 

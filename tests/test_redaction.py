@@ -628,3 +628,19 @@ def test_lint_finds_every_shape_in_a_notes_bytes(case: str) -> None:
         assert found == [(d.line, d.message) for d in lint_secrets(text, "n.md", "aiwiki")]
         assert found or case != "as is", shape
         assert all(line == 5 for line, _ in found), (shape, found)
+
+
+def test_the_literals_found_are_the_same_with_and_without_the_screen(monkeypatch: Any) -> None:
+    """A process's first texts are looked at literal by literal (a hook never pays for
+    the screen's patterns), later ones through the screen: the same literals either way."""
+    from sessionkit import redaction
+
+    texts = [s if c == "as is" else getattr(s, c)() for s in _SHAPES for c in ("as is", "upper")]
+    texts += ["# Notes\n\nNothing secret here, only auth and tokens talked about.\n", ""]
+    datas = [f"before {text} after\n".encode() for text in texts]
+    monkeypatch.setattr(redaction, "_SCREEN", [])
+    monkeypatch.setattr(redaction, "_UNSCREENED", [len(datas)])
+    direct = [redaction._present(data) for data in datas]
+    assert redaction._UNSCREENED == [0]
+    assert [redaction._present(data) for data in datas] == direct
+    assert redaction._SCREEN and any(found for pair in direct for found in pair)
