@@ -477,7 +477,7 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
         session=Session(id=s.id, status=s.status, focus=s.focus, started=s.started, ended=s.ended),
     )
     base = _to_aiwiki_session(minimal, today)
-    extra = {k: v for k, v in base.extra.items()}
+    extra = dict(base.extra)
     extra[AW_META] = json.dumps(
         {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
     )
@@ -563,40 +563,30 @@ def pivot_from_bm(
         raise FormatError(f"{BM_META}: unusable list layout", path=doc.path, line=1)
     carried: dict[str, Sequence[Block]] = {}  # (a read section's own tuple, lined up)
     sections: list[ExtraSection] = []
-    carriers = _aiwiki_parts(
-        [
-            (sec.title[len(BM_SECTION) :], sec.body)
-            for sec in session.sections
-            if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
-        ],
-        doc.path,
-        None if like is None else _Reuse.carried(like, layouts),
-    )
+    reuse = None if like is None else _Reuse.carried(like, layouts)
     for sec in session.sections:
+        name = _BM_LIST_CARRIERS.get(sec.title, "")
+        if not name and sec.title not in (BM_CHECKPOINTS, BM_FILES):
+            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
+            body = "\n" + sec.body if sec.body else sec.body
+            sections.append(ExtraSection(title=title, body=body))
+            continue
+        # a carrier section, read as aiwiki
+        part = _aiwiki_part(sec.title[len(BM_SECTION) :], sec.body, doc.path, reuse)
         if sec.title == BM_CHECKPOINTS:
-            part = carriers[sec.title[len(BM_SECTION) :]]
             checkpoints = part.checkpoints
             if "checkpoints" in part.blocks:
                 blocks["checkpoints"] = part.blocks["checkpoints"]
         elif sec.title == BM_FILES:
-            part = carriers[sec.title[len(BM_SECTION) :]]
             files = part.files_touched
             if "files_touched" in part.blocks:
                 blocks["files_touched"] = part.blocks["files_touched"]
-        elif sec.title in _BM_LIST_CARRIERS:
-            name = _BM_LIST_CARRIERS[sec.title]
-            part = carriers[sec.title[len(BM_SECTION) :]]
-            if name in layouts:
-                carried[name] = part.blocks.get(name) or list_blocks(part, name)
-                continue
+        elif name in layouts:  # (its blocks are placed below)
+            carried[name] = part.blocks.get(name) or list_blocks(part, name)
+        else:
             lists[name] = list(getattr(part, name))
             if name in part.blocks:
                 blocks[name] = part.blocks[name]
-        else:
-            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
-            body = "\n" + sec.body if sec.body else sec.body
-            sections.append(ExtraSection(title=title, body=body))
-    carriers.clear()  # (their carried blocks are in ``carried``, to be placed)
     for name, layout in layouts.items():
         placed = _placed(
             layout,
@@ -669,13 +659,6 @@ def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> 
         return read_page(parse(text, path), block)[0]
     except SessionKitError as exc:
         raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
-
-
-def _aiwiki_parts(
-    parts: Sequence[tuple[str, str]], path: str | None, block: Any = None
-) -> dict[str, Session]:
-    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title."""
-    return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
