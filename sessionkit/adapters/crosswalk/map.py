@@ -121,6 +121,9 @@ class _Pivot:
     read: Session | None = attrs.field(default=None, eq=False)
     #: where the parts of a source aiwiki page are (for the self-check)
     layout: Any = attrs.field(default=None, eq=False)
+    #: a source Basic Memory note written anew (:func:`_natural`, with its own project), as
+    #: :func:`pivot_from_bm` made it (for the self-check)
+    rendered: Pieces | None = attrs.field(default=None, eq=False)
 
     def key(self) -> bytes:
         """A digest of a canonical JSON text of every fact, for equality checks (the
@@ -639,13 +642,17 @@ def pivot_from_bm(
     if not patch or like is not None:  # (a read-back, ``like`` given: the patch is no fact)
         return pivot
     word = None if project is None else str(project)
-    base = "".join(_natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1])
+    pieces = _natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1]
+    base = "".join(pieces)
+    pivot = attrs.evolve(pivot, rendered=pieces)
     if base == source:
         return pivot
     again = pivot_from_bm(parse(base, doc.path), folder, like, patch=False)
     if _unordered(again) != _unordered(pivot):  # (the model does not write the facts back)
         return pivot
-    return attrs.evolve(pivot, bm_patch=_bm_patch(base, source))
+    diff = _bm_patch(base, source)
+    text = None if diff is None else _apply_bm_patch(base, diff)  # (as _natural applies it)
+    return attrs.evolve(pivot, bm_patch=diff, rendered=pieces if text is None else (text,))
 
 
 def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> Session:
@@ -835,13 +842,7 @@ def today_utc() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def _read_pivot(
-    doc: Document,
-    family: str,
-    folder: str,
-    *,
-    like: Session | None = None,
-) -> _Pivot:
+def _read_pivot(doc: Document, family: str, folder: str, *, like: Session | None = None) -> _Pivot:
     """The pivot of ``doc`` (``like`` helps read a Basic Memory note)."""
     if family == "aiwiki":
         return pivot_from_aiwiki(doc, folder)
