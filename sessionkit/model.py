@@ -270,6 +270,8 @@ class Directive:
         items: its bullet lines without the ``- `` (``Scope: …``, ``Action: …``),
             excluding a ``Status:`` line.
         status: the value of a ``Status:`` bullet inside it, if it has one.
+        gap: blank lines between its header and its first bullet, as written (layout
+            only: not compared, not in JSON).
     """
 
     kind: str = "Dream"
@@ -277,6 +279,7 @@ class Directive:
     consumed_at: str | None = None
     items: tuple[str, ...] = ()
     status: str | None = None
+    gap: int = attrs.field(default=0, eq=False, repr=False)
 
     def field(self, name: str) -> str | None:
         """The value of an item ``Name: value`` (case-insensitive name), if any."""

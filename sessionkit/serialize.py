@@ -146,10 +146,13 @@ def _converter() -> cattrs.Converter:
         conv.register_structure_hook(enum_cls, _enum_hook(enum_cls))
     conv.register_structure_hook_factory(_is_homogeneous_tuple, _tuple_hook_factory)
     conv.register_unstructure_hook_factory(_is_homogeneous_tuple, _tuple_unstructure)
-    for cls in _MODEL_CLASSES:
-        conv.register_structure_hook(
-            cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True)
-        )
+    gap = override(omit=True)  # (a directive's ``gap`` is layout, not a fact: not in JSON)
+    conv.register_unstructure_hook(Directive, make_dict_unstructure_fn(Directive, conv, gap=gap))
+    for cls in _MODEL_CLASSES:  # (Directive before Checkpoint, whose hook takes its hook)
+        hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True)
+        if cls is Directive:
+            hook = make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, gap=gap)
+        conv.register_structure_hook(cls, hook)
     conv.register_structure_hook(
         Session,
         make_dict_structure_fn(

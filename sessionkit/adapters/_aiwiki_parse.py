@@ -268,7 +268,7 @@ class DirectiveParts(Plain):
     """A directive as :func:`read_parts` reads it (the fields of
     :class:`~sessionkit.model.Directive`; ``state`` is ``"unconsumed"`` or ``"consumed"``)."""
 
-    __slots__ = ("consumed_at", "items", "kind", "state", "status")
+    __slots__ = ("consumed_at", "gap", "items", "kind", "state", "status")
 
     def __init__(
         self,
@@ -278,12 +278,14 @@ class DirectiveParts(Plain):
         consumed_at: str | None = None,
         items: tuple[str, ...] = (),
         status: str | None = None,
+        gap: int = 0,
     ) -> None:
         self.kind = kind
         self.state = state
         self.consumed_at = consumed_at
         self.items = items
         self.status = status
+        self.gap = gap
 
     @property
     def action(self) -> str | None:
@@ -493,8 +495,9 @@ def directive_header(d: Any) -> str:
 
 
 def directive_lines(d: Any) -> list[str]:
-    """A directive: header, its items, then ``- Status:`` when it has one."""
-    out = [directive_header(d)]
+    """A directive: header, its blank lines (``gap``), its items, then ``- Status:`` when
+    it has one."""
+    out = [directive_header(d), *[""] * d.gap]
     for item in d.items:
         out.extend(item_lines(item))
     if d.status is not None:
@@ -547,6 +550,7 @@ def _directive_block(
         consumed_at=m.group("at"),
         items=tuple(texts),
         status=status_value,
+        gap=j - i - 1 if item_spans else 0,
     )
     # blank lines between the header and the first bullet belong to the block
     return directive, DirectiveSpan(i, tuple(item_spans), status, block_end)

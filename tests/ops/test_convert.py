@@ -18,7 +18,7 @@ from sessionkit import get_adapter, lint, loads
 from sessionkit.adapters.basic_memory import dump_yaml, note_path, render_note
 from sessionkit.adapters.profiles import generate_permalink
 from sessionkit.diagnostics import Severity
-from sessionkit.errors import FormatError, UnsupportedFormatError
+from sessionkit.errors import FormatError, UnsupportedFormatError, ValidationError
 from sessionkit.model import (
     Checkpoint,
     Citation,
@@ -31,7 +31,7 @@ from sessionkit.model import (
     Status,
 )
 from sessionkit.ops.convert import MANIFEST_NAME, convert, convert_text
-from sessionkit.serialize import to_json
+from sessionkit.serialize import from_dict, to_json
 from tests import strategies as S
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -535,3 +535,74 @@ def test_checkpoint_and_citation_model_survive_exactly() -> None:
     assert back == text
     got = loads(back)
     assert got.checkpoints == session.checkpoints and got.files_touched == session.files_touched
+
+
+AIWIKI_LISTS = (
+    "Files touched",
+    "Decisions made",
+    "Gotchas surfaced",
+    "Open questions",
+    "Next steps",
+)
+#: a page as the aiwiki plugin writes it: a blank line between a directive's header and
+#: its first bullet (two before the second one's)
+PLUGIN_PAGE = """---
+schema_id: session
+schema_version: 2
+status: active
+date_start: 2026-08-02
+session_id: 1b2c3d4e-0000-4000-8000-000000000000
+focus: x
+last_commit: ~
+---
+
+## Checkpoints
+
+### PreCompact at 2026-08-02T10:00:00Z
+
+Active work: none
+
+**Dream directive (consumed at 2026-08-02T11:00:00Z):**
+
+- Scope: `aiwiki/raw/`
+- Action: invoke `support-dream`
+
+---
+
+### PreCompact at 2026-08-02T12:00:00Z
+
+**Dream directive (unconsumed):**
+
+
+- Action: invoke `support-dream`
+- Status: unconsumed
+
+---
+""" + "".join(f"\n## {t}\n\n(filled by /wrap)\n" for t in AIWIKI_LISTS)
+
+
+def test_a_directive_s_blank_lines_are_layout_that_comes_back() -> None:
+    session = loads(PLUGIN_PAGE, path="2026-08-02-1b2c3d4.md")
+    first, second = (cp.directives[0] for cp in session.checkpoints)
+    assert (first.gap, second.gap) == (1, 2)
+    # layout, not a fact: the same directive without it is equal, and the JSON is the same
+    assert first == attrs.evolve(first, gap=0) and hash(first) == hash(attrs.evolve(first, gap=0))
+    data = json.loads(to_json(session))
+    assert "gap" not in data["checkpoints"][0]["directives"][0]
+    data["checkpoints"][0]["directives"][0]["gap"] = 1  # (nor a key JSON may hold)
+    with pytest.raises(ValidationError, match="unknown key"):
+        from_dict(data)
+    # written anew, the page is its bytes; through Basic Memory and back too, with no copy of it
+    assert _fresh_aiwiki(PLUGIN_PAGE, "2026-08-02-1b2c3d4.md") == PLUGIN_PAGE
+    bm = convert_text(PLUGIN_PAGE, to="basic-memory", project="p")
+    assert "Active work: none" in bm and bm.count("Active work") == 1  # (no copy)
+    assert convert_text(bm, to="aiwiki-v2") == PLUGIN_PAGE
+    # a directive made anew is written as before: its bullets right below its header
+    fresh = attrs.evolve(
+        session,
+        checkpoints=(
+            attrs.evolve(session.checkpoints[0], directives=(attrs.evolve(first, gap=0),)),
+        ),
+        origin=None,
+    )
+    assert "(consumed at 2026-08-02T11:00:00Z):**\n- Scope" in str(AIWIKI.write(fresh).text)

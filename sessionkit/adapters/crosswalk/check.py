@@ -72,7 +72,10 @@ def _faithful(pivot: _Pivot, doc: Document, family: str, folder: str, today: str
         value = doc.meta.get("project")
         project = None if value is None else str(value)
     try:
-        pieces = _natural(pivot, family, project=project, folder=folder, today=today)[1]
+        pieces = (
+            pivot.rendered
+            or _natural(pivot, family, project=project, folder=folder, today=today)[1]
+        )
         if same_text(doc.text, pieces):  # the same text reads the same: no second parse
             return _SAME_TEXT
         again = parse_pieces(pieces, doc.path)

@@ -121,6 +121,9 @@ class _Pivot:
     read: Session | None = attrs.field(default=None, eq=False)
     #: where the parts of a source aiwiki page are (for the self-check)
     layout: Any = attrs.field(default=None, eq=False)
+    #: a source Basic Memory note written anew (:func:`_natural`, with its own project), as
+    #: :func:`pivot_from_bm` made it (for the self-check)
+    rendered: Pieces | None = attrs.field(default=None, eq=False)
 
     def key(self) -> bytes:
         """A digest of a canonical JSON text of every fact, for equality checks (the
@@ -477,7 +480,7 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
         session=Session(id=s.id, status=s.status, focus=s.focus, started=s.started, ended=s.ended),
     )
     base = _to_aiwiki_session(minimal, today)
-    extra = {k: v for k, v in base.extra.items()}
+    extra = dict(base.extra)
     extra[AW_META] = json.dumps(
         {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
     )
@@ -563,40 +566,30 @@ def pivot_from_bm(
         raise FormatError(f"{BM_META}: unusable list layout", path=doc.path, line=1)
     carried: dict[str, Sequence[Block]] = {}  # (a read section's own tuple, lined up)
     sections: list[ExtraSection] = []
-    carriers = _aiwiki_parts(
-        [
-            (sec.title[len(BM_SECTION) :], sec.body)
-            for sec in session.sections
-            if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
-        ],
-        doc.path,
-        None if like is None else _Reuse.carried(like, layouts),
-    )
+    reuse = None if like is None else _Reuse.carried(like, layouts)
     for sec in session.sections:
+        name = _BM_LIST_CARRIERS.get(sec.title, "")
+        if not name and sec.title not in (BM_CHECKPOINTS, BM_FILES):
+            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
+            body = "\n" + sec.body if sec.body else sec.body
+            sections.append(ExtraSection(title=title, body=body))
+            continue
+        # a carrier section, read as aiwiki
+        part = _aiwiki_part(sec.title[len(BM_SECTION) :], sec.body, doc.path, reuse)
         if sec.title == BM_CHECKPOINTS:
-            part = carriers[sec.title[len(BM_SECTION) :]]
             checkpoints = part.checkpoints
             if "checkpoints" in part.blocks:
                 blocks["checkpoints"] = part.blocks["checkpoints"]
         elif sec.title == BM_FILES:
-            part = carriers[sec.title[len(BM_SECTION) :]]
             files = part.files_touched
             if "files_touched" in part.blocks:
                 blocks["files_touched"] = part.blocks["files_touched"]
-        elif sec.title in _BM_LIST_CARRIERS:
-            name = _BM_LIST_CARRIERS[sec.title]
-            part = carriers[sec.title[len(BM_SECTION) :]]
-            if name in layouts:
-                carried[name] = part.blocks.get(name) or list_blocks(part, name)
-                continue
+        elif name in layouts:  # (its blocks are placed below)
+            carried[name] = part.blocks.get(name) or list_blocks(part, name)
+        else:
             lists[name] = list(getattr(part, name))
             if name in part.blocks:
                 blocks[name] = part.blocks[name]
-        else:
-            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
-            body = "\n" + sec.body if sec.body else sec.body
-            sections.append(ExtraSection(title=title, body=body))
-    carriers.clear()  # (their carried blocks are in ``carried``, to be placed)
     for name, layout in layouts.items():
         placed = _placed(
             layout,
@@ -649,13 +642,17 @@ def pivot_from_bm(
     if not patch or like is not None:  # (a read-back, ``like`` given: the patch is no fact)
         return pivot
     word = None if project is None else str(project)
-    base = "".join(_natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1])
+    pieces = _natural(pivot, BASIC_MEMORY, project=word, folder=folder, today="")[1]
+    base = "".join(pieces)
+    pivot = attrs.evolve(pivot, rendered=pieces)
     if base == source:
         return pivot
     again = pivot_from_bm(parse(base, doc.path), folder, like, patch=False)
     if _unordered(again) != _unordered(pivot):  # (the model does not write the facts back)
         return pivot
-    return attrs.evolve(pivot, bm_patch=_bm_patch(base, source))
+    diff = _bm_patch(base, source)
+    text = None if diff is None else _apply_bm_patch(base, diff)  # (as _natural applies it)
+    return attrs.evolve(pivot, bm_patch=diff, rendered=pieces if text is None else (text,))
 
 
 def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> Session:
@@ -669,13 +666,6 @@ def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> 
         return read_page(parse(text, path), block)[0]
     except SessionKitError as exc:
         raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
-
-
-def _aiwiki_parts(
-    parts: Sequence[tuple[str, str]], path: str | None, block: Any = None
-) -> dict[str, Session]:
-    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title."""
-    return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:
@@ -855,13 +845,7 @@ def today_utc() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def _read_pivot(
-    doc: Document,
-    family: str,
-    folder: str,
-    *,
-    like: Session | None = None,
-) -> _Pivot:
+def _read_pivot(doc: Document, family: str, folder: str, *, like: Session | None = None) -> _Pivot:
     """The pivot of ``doc`` (``like`` helps read a Basic Memory note)."""
     if family == "aiwiki":
         return pivot_from_aiwiki(doc, folder)
