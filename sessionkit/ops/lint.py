@@ -413,7 +413,7 @@ class WikiSchemas:
             page = os.path.join(key, SCHEMA_PAGE)
             own = None
             if os.path.isfile(page):  # (the reader is imported only for a wiki that has one)
-                from ..adapters._aiwiki_schema import load_schema
+                from ..adapters.aiwiki import load_schema
 
                 own = self._usable(load_schema(page))
             self._roots[key] = own
@@ -445,7 +445,7 @@ class WikiSchemas:
         if getattr(store, "layout", None) != "aiwiki" or storage is None:
             return None
         from .._api import decode
-        from ..adapters._aiwiki_schema import load_schema
+        from ..adapters.aiwiki import load_schema
         from ..errors import FormatError, NotFoundError
 
         source = f"{str(storage.url).rstrip('/')}/{SCHEMA_PAGE}"
