@@ -77,9 +77,7 @@ BM_FILES = BM_SECTION + "Files touched"
 AW_OBSERVATIONS = AW_SECTION + "Observations"
 AW_RELATIONS = AW_SECTION + "Relations"
 
-#: aiwiki sections with a model field (a Basic Memory section of that name is escaped)
-_AW_KNOWN = ("Checkpoints", *AW_PROFILE.sections)
-#: Basic Memory sections that hold facts (an aiwiki section of that name is escaped)
+#: Basic Memory sections that hold facts
 _BM_KNOWN = ("Observations", "Relations")
 #: canonical Basic Memory status word for a model status (abandoned travels as
 #: ``aiwiki_status``: the Session schema's words are open, resumed and closed)
@@ -217,12 +215,14 @@ def derived_title(session: Session) -> str:
     return title
 
 
-def _escape_title(title: str, known: Sequence[str], prefix: str) -> str:
-    return prefix + title if title in known or title.startswith(prefix) else title
-
-
-def _unescape_title(title: str, prefix: str) -> str:
-    return title[len(prefix) :] if title.startswith(prefix) else title
+def _swap_title(title: str, home: str, away: str) -> str:
+    """A section title moved between the formats: its ``home`` prefix taken off (the section came
+    from there), else the ``away`` prefix put on (it is the other format's own). The pivot holds
+    the aiwiki titles, so each format's own prose sections travel namespaced in the other, lint
+    clean, and come back under their own names (``## Summary`` <-> ``## bm: Summary``)."""
+    if not title:
+        return title
+    return title[len(home) :] if title.startswith(home) else away + title
 
 
 # ----------------------------------------------------------------------------- aiwiki side
@@ -321,11 +321,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         elif sec.title == AW_RELATIONS:
             relations.extend(_link_of(rel) for rel in _parse_bm_lines(sec.body)[1])
         else:
-            sections.append(
-                attrs.evolve(sec, title=_unescape_title(sec.title, AW_SECTION))
-                if sec.title
-                else sec
-            )
+            sections.append(sec)
     session = attrs.evolve(
         session,
         extra={},
@@ -428,12 +424,7 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
     meta = {k: v for k, v in (("key", pivot.bm_key), ("bm", pivot.bm_patch)) if v is not None}
     if meta:
         extra[AW_META] = json.dumps(meta, ensure_ascii=False)
-    sections = [
-        attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
-        if sec.title
-        else sec
-        for sec in s.sections
-    ]
+    sections = list(s.sections)
     obs, rels = _bm_fact_lines(s)
     if obs:
         sections.append(ExtraSection(title=AW_OBSERVATIONS, body="\n" + "\n".join(obs)))
@@ -593,7 +584,7 @@ def pivot_from_bm(
             if name in part.blocks:
                 blocks[name] = part.blocks[name]
         else:
-            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
+            title = _swap_title(sec.title, BM_SECTION, AW_SECTION)
             body = "\n" + sec.body if sec.body else sec.body
             sections.append(ExtraSection(title=title, body=body))
     carriers.clear()  # (their carried blocks are in ``carried``, to be placed)
@@ -747,7 +738,7 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     if meta:
         extra[BM_META] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     sections.extend(
-        attrs.evolve(sec, title=_escape_title(sec.title, _BM_KNOWN, BM_SECTION)) for sec in rest
+        attrs.evolve(sec, title=_swap_title(sec.title, AW_SECTION, BM_SECTION)) for sec in rest
     )
     session = attrs.evolve(
         s,
