@@ -101,6 +101,9 @@ class _Pivot:
     aw_extra: Mapping[str, Any] = attrs.field(factory=dict)
     bm_extra: Mapping[str, Any] = attrs.field(factory=dict)
     bm_status: Any = _ABSENT
+    #: an aiwiki page done without a ``date_end`` (a finished Basic Memory note without
+    #: ``ended`` gets one, its start date, so that the page lints clean)
+    open_end: bool = False
     #: the note's file name in aiwiki / Basic Memory when it is not the derived one
     aw_key: str | None = None
     bm_key: str | None = None
@@ -130,6 +133,7 @@ class _Pivot:
                 "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
                 "original": [self.original, self.original_key, self.home],
                 "keys": [self.aw_key, self.bm_key],
+                "open_end": self.open_end,
             },
             ensure_ascii=False,
             default=str,
@@ -151,6 +155,8 @@ class _Pivot:
             data["aw_key"] = self.aw_key
         if self.bm_key is not None:
             data["bm_key"] = self.bm_key
+        if self.open_end:
+            data["open_end"] = 1
         if self.bm_patch is not None:
             data["bm_patch"] = self.bm_patch
         if self.original is not None:
@@ -183,6 +189,7 @@ def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessio
             aw_key=data.get("aw_key"),
             bm_key=data.get("bm_key"),
             bm_patch=data.get("bm_patch"),
+            open_end=bool(data.get("open_end")),
             from_carrier=True,
         )
     except (KeyError, TypeError, AttributeError, ValidationError) as exc:
@@ -338,6 +345,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         aw_extra=aw_extra,
         bm_extra=bm_extra,
         bm_status=bm_status,
+        open_end=session.status is Status.DONE and session.ended is None and "ended" not in fields,
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
         bm_patch=meta.get("bm"),
@@ -404,6 +412,9 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
         extra["bm_ended"] = s.ended
         if s.status is Status.ACTIVE:
             ended = None
+    elif s.ended is None and s.status is Status.DONE and not pivot.open_end:
+        extra["bm_ended"] = None  # (a done page without date_end contradicts itself, AW019)
+        ended = started
     focus = s.focus
     title_done = s.title is None
     if focus is None:
@@ -633,6 +644,7 @@ def pivot_from_bm(
         aw_extra=aw_extra,
         bm_extra=bm_extra,
         bm_status=bm_status,
+        open_end=bool(carrier.get("open_end")),
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
@@ -705,6 +717,8 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         meta["added"] = added
     if pivot.aw_key is not None:
         meta["key"] = pivot.aw_key
+    if pivot.open_end:
+        meta["open_end"] = 1
     sections: list[ExtraSection] = []
     rest = [
         attrs.evolve(sec, body=sec.body[1:]) if sec.body.startswith("\n") else sec
