@@ -151,14 +151,10 @@ class _Pivot:
         }
         if self.bm_status is not _ABSENT:
             data["bm_status"] = self.bm_status
-        if self.aw_key is not None:
-            data["aw_key"] = self.aw_key
-        if self.bm_key is not None:
-            data["bm_key"] = self.bm_key
+        more = (("aw_key", self.aw_key), ("bm_key", self.bm_key), ("bm_patch", self.bm_patch))
+        data.update((k, v) for k, v in more if v is not None)
         if self.open_end:
             data["open_end"] = 1
-        if self.bm_patch is not None:
-            data["bm_patch"] = self.bm_patch
         if self.original is not None:
             data = {"text": self.original, "key": self.original_key, "home": self.home}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -273,16 +269,8 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     aw_extra: dict[str, Any] = {}
     bm_extra: dict[str, Any] = {}
     bm_status: Any = _ABSENT
-    carried = {
-        "bm_title",
-        "bm_status",
-        "bm_started",
-        "bm_ended",
-        "bm_project",
-        "bm_cwd",
-        "bm_tags",
-        "bm_focus",
-    }
+    carried = {f"bm_{k}" for k in ("title", "status", "started", "ended", "project", "cwd")}
+    carried |= {"bm_tags", "bm_focus"}
     for key, value in extra.items():
         if key in carried:
             continue
@@ -479,11 +467,10 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
         session=Session(id=s.id, status=s.status, focus=s.focus, started=s.started, ended=s.ended),
     )
     base = _to_aiwiki_session(minimal, today)
-    extra = {k: v for k, v in base.extra.items()}
-    extra[AW_META] = json.dumps(
+    whole = json.dumps(
         {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
     )
-    return attrs.evolve(base, extra=extra)
+    return attrs.evolve(base, extra={**base.extra, AW_META: whole})
 
 
 # ----------------------------------------------------------------------------- Basic Memory side
@@ -565,15 +552,14 @@ def pivot_from_bm(
         raise FormatError(f"{BM_META}: unusable list layout", path=doc.path, line=1)
     carried: dict[str, Sequence[Block]] = {}  # (a read section's own tuple, lined up)
     sections: list[ExtraSection] = []
-    carriers = _aiwiki_parts(
-        [
-            (sec.title[len(BM_SECTION) :], sec.body)
-            for sec in session.sections
-            if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
-        ],
-        doc.path,
-        None if like is None else _Reuse.carried(like, layouts),
-    )
+    reuse = None if like is None else _Reuse.carried(like, layouts)
+    carriers = {  # each carrier section read as aiwiki, by its aiwiki title
+        sec.title[len(BM_SECTION) :]: _aiwiki_part(
+            sec.title[len(BM_SECTION) :], sec.body, doc.path, reuse
+        )
+        for sec in session.sections
+        if sec.title in (BM_CHECKPOINTS, BM_FILES) or sec.title in _BM_LIST_CARRIERS
+    }
     for sec in session.sections:
         if sec.title == BM_CHECKPOINTS:
             part = carriers[sec.title[len(BM_SECTION) :]]
@@ -672,13 +658,6 @@ def _aiwiki_part(title: str, body: str, path: str | None, block: Any = None) -> 
         return read_page(parse(text, path), block)[0]
     except SessionKitError as exc:
         raise FormatError(f"unusable '{title}' carrier section: {exc.message}", path=path) from None
-
-
-def _aiwiki_parts(
-    parts: Sequence[tuple[str, str]], path: str | None, block: Any = None
-) -> dict[str, Session]:
-    """Each carrier section ``(aiwiki title, body)`` read as aiwiki, by title."""
-    return {title: _aiwiki_part(title, body, path, block) for title, body in parts}
 
 
 def _aiwiki_section_body(session: Session, title: str) -> str:

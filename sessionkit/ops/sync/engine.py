@@ -172,23 +172,17 @@ def _placed(session: Session, like: Session) -> Session:
     fact to compare or carry (a focus edited in aiwiki retitles the paired note, which
     keeps its name, and the page gets no line for it)."""
 
-    def carrier(s: Session) -> dict[str, Any] | None:
+    def rest(s: Session) -> Any:  # the carrier but for the note's name
         try:
-            data = json.loads(s.extra.get(AW_META) or "{}")
+            return {**json.loads(s.extra.get(AW_META) or "{}"), "key": None}
         except (TypeError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
+            return s.extra.get(AW_META)
 
-    mine, theirs = carrier(session), carrier(like)
-    if mine is None or theirs is None or mine.get("key") == theirs.get("key"):
+    theirs = like.extra.get(AW_META)
+    if session.extra.get(AW_META) == theirs or rest(session) != rest(like):
         return session
-    mine.pop("key", None)
-    if "key" in theirs:
-        mine = {"key": theirs["key"], **mine}  # (first, as the converter writes it)
     extra = {k: v for k, v in session.extra.items() if k != AW_META}
-    if mine:
-        extra[AW_META] = json.dumps(mine, ensure_ascii=False)
-    return attrs.evolve(session, extra=extra)
+    return attrs.evolve(session, extra=extra if theirs is None else {**extra, AW_META: theirs})
 
 
 def _blank(text: str, key: str) -> str | None:
