@@ -581,7 +581,9 @@ def pivot_from_bm(
             if name in part.blocks:
                 blocks[name] = part.blocks[name]
         else:
-            title = _swap_title(sec.title, BM_SECTION, AW_SECTION)
+            title = sec.title  # (prose after a fact section's facts keeps its title)
+            if title not in _BM_KNOWN:
+                title = _swap_title(title, BM_SECTION, AW_SECTION)
             body = "\n" + sec.body if sec.body else sec.body
             sections.append(ExtraSection(title=title, body=body))
     carriers.clear()  # (their carried blocks are in ``carried``, to be placed)
