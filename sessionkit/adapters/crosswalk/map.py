@@ -268,7 +268,6 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     fields: dict[str, Any] = {}
     aw_extra: dict[str, Any] = {}
     bm_extra: dict[str, Any] = {}
-    bm_status: Any = _ABSENT
     carried = {f"bm_{k}" for k in ("title", "status", "started", "ended", "project", "cwd")}
     carried |= {"bm_tags", "bm_focus"}
     for key, value in extra.items():
@@ -278,8 +277,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
             bm_extra[key[len(AW_SIDE) :]] = value
         else:
             aw_extra[key] = value
-    if "bm_status" in extra:
-        bm_status = extra["bm_status"]
+    bm_status = extra.get("bm_status", _ABSENT)
     for name in ("started", "ended", "project", "cwd"):
         if "bm_" + name in extra:
             raw = extra["bm_" + name]
@@ -414,10 +412,9 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
             extra["bm_focus"] = None
     if not title_done:
         extra["bm_title"] = s.title
-    if s.project is not None:
-        extra["bm_project"] = s.project
-    if s.cwd is not None:
-        extra["bm_cwd"] = s.cwd
+    extra.update(
+        (f"bm_{k}", v) for k, v in (("project", s.project), ("cwd", s.cwd)) if v is not None
+    )
     if s.tags:
         extra["bm_tags"] = list(s.tags)
     meta = {k: v for k, v in (("key", pivot.bm_key), ("bm", pivot.bm_patch)) if v is not None}
@@ -785,11 +782,10 @@ def _fallback_bm(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         bm_status=pivot.bm_status,
     )
     session, word = _to_bm_session(minimal, project)
-    extra = {k: v for k, v in session.extra.items() if k != BM_META}
-    extra[BM_META] = json.dumps(
+    whole = json.dumps(
         {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
     )
-    return attrs.evolve(session, extra=extra), word
+    return attrs.evolve(session, extra={**session.extra, BM_META: whole}), word
 
 
 # ----------------------------------------------------------------------------- one note
