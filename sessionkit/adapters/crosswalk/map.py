@@ -754,10 +754,9 @@ def _render_bm(
     """(key, the note's frontmatter and body): see :func:`_render_note`."""
     from ..basic_memory.write import _render_note
 
-    if word is _ABSENT:
-        path, text = _render_note(session, folder=folder, implied=False)
-    else:  # the source's own status word (None: it had no status key)
-        path, text = _render_note(session, folder=folder, implied=False, status=word)
+    # the source's own status word, when it had one (None: it had no status key)
+    own: dict[str, Any] = {} if word is _ABSENT else {"status": word}
+    path, text = _render_note(session, folder=folder, implied=False, **own)
     if key is not None:
         path = key
     prefix = folder.strip("/") + "/" if folder.strip("/") else ""
