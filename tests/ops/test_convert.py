@@ -250,7 +250,8 @@ def test_mapping_of_fields() -> None:
     assert meta["bm_project"] == "tidewater" and meta["bm_tags"] == ["session", "auto-capture"]
     assert meta["bm_trigger"] == "manual" and meta["bm_focus"] == "title"
     assert meta["session_id"] == "8b07d4e2-c19f-4a3b-8e6d-0f1a2b3c4d5e"
-    assert "## bm: Observations" in out and "## Recent thread" in out
+    # its prose sections travel namespaced, as lint accepts them, and come back by name
+    assert "## bm: Observations" in out and "## bm: Recent thread" in out
 
 
 def test_escaped_names_never_collide() -> None:
@@ -259,9 +260,10 @@ def test_escaped_names_never_collide() -> None:
     doc = sessionkit.parse(bm)
     assert doc.meta["type"] == "session" and doc.meta["aiwiki_type"] == "spike"
     assert "tags" not in doc.meta and doc.meta["aiwiki_tags"] == "not-bm-tags"
+    # every aiwiki-only section is namespaced (so it cannot pass for Basic Memory's own)
     assert [s.title for s in doc.sections][:3] == [
         "aiwiki: Open questions",
-        "Notes",
+        "aiwiki: Notes",
         "aiwiki: Observations",
     ]
 

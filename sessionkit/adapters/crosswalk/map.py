@@ -77,9 +77,7 @@ BM_FILES = BM_SECTION + "Files touched"
 AW_OBSERVATIONS = AW_SECTION + "Observations"
 AW_RELATIONS = AW_SECTION + "Relations"
 
-#: aiwiki sections with a model field (a Basic Memory section of that name is escaped)
-_AW_KNOWN = ("Checkpoints", *AW_PROFILE.sections)
-#: Basic Memory sections that hold facts (an aiwiki section of that name is escaped)
+#: Basic Memory sections that hold facts
 _BM_KNOWN = ("Observations", "Relations")
 #: canonical Basic Memory status word for a model status (abandoned travels as
 #: ``aiwiki_status``: the Session schema's words are open, resumed and closed)
@@ -103,6 +101,9 @@ class _Pivot:
     aw_extra: Mapping[str, Any] = attrs.field(factory=dict)
     bm_extra: Mapping[str, Any] = attrs.field(factory=dict)
     bm_status: Any = _ABSENT
+    #: an aiwiki page done without a ``date_end`` (a finished Basic Memory note without
+    #: ``ended`` gets one, its start date, so that the page lints clean)
+    open_end: bool = False
     #: the note's file name in aiwiki / Basic Memory when it is not the derived one
     aw_key: str | None = None
     bm_key: str | None = None
@@ -135,6 +136,7 @@ class _Pivot:
                 "bm_status": "<absent>" if self.bm_status is _ABSENT else self.bm_status,
                 "original": [self.original, self.original_key, self.home],
                 "keys": [self.aw_key, self.bm_key],
+                "open_end": self.open_end,
             },
             ensure_ascii=False,
             default=str,
@@ -152,12 +154,10 @@ class _Pivot:
         }
         if self.bm_status is not _ABSENT:
             data["bm_status"] = self.bm_status
-        if self.aw_key is not None:
-            data["aw_key"] = self.aw_key
-        if self.bm_key is not None:
-            data["bm_key"] = self.bm_key
-        if self.bm_patch is not None:
-            data["bm_patch"] = self.bm_patch
+        more = (("aw_key", self.aw_key), ("bm_key", self.bm_key), ("bm_patch", self.bm_patch))
+        data.update((k, v) for k, v in more if v is not None)
+        if self.open_end:
+            data["open_end"] = 1
         if self.original is not None:
             data = {"text": self.original, "key": self.original_key, "home": self.home}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -188,6 +188,7 @@ def _load_pivot(data: Mapping[str, Any], path: str | None, folder: str = "sessio
             aw_key=data.get("aw_key"),
             bm_key=data.get("bm_key"),
             bm_patch=data.get("bm_patch"),
+            open_end=bool(data.get("open_end")),
             from_carrier=True,
         )
     except (KeyError, TypeError, AttributeError, ValidationError) as exc:
@@ -220,12 +221,14 @@ def derived_title(session: Session) -> str:
     return title
 
 
-def _escape_title(title: str, known: Sequence[str], prefix: str) -> str:
-    return prefix + title if title in known or title.startswith(prefix) else title
-
-
-def _unescape_title(title: str, prefix: str) -> str:
-    return title[len(prefix) :] if title.startswith(prefix) else title
+def _swap_title(title: str, home: str, away: str) -> str:
+    """A section title moved between the formats: its ``home`` prefix taken off (the section came
+    from there), else the ``away`` prefix put on (it is the other format's own). The pivot holds
+    the aiwiki titles, so each format's own prose sections travel namespaced in the other, lint
+    clean, and come back under their own names (``## Summary`` <-> ``## bm: Summary``)."""
+    if not title:
+        return title
+    return title[len(home) :] if title.startswith(home) else away + title
 
 
 # ----------------------------------------------------------------------------- aiwiki side
@@ -268,17 +271,8 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
     fields: dict[str, Any] = {}
     aw_extra: dict[str, Any] = {}
     bm_extra: dict[str, Any] = {}
-    bm_status: Any = _ABSENT
-    carried = {
-        "bm_title",
-        "bm_status",
-        "bm_started",
-        "bm_ended",
-        "bm_project",
-        "bm_cwd",
-        "bm_tags",
-        "bm_focus",
-    }
+    carried = {f"bm_{k}" for k in ("title", "status", "started", "ended", "project", "cwd")}
+    carried |= {"bm_tags", "bm_focus"}
     for key, value in extra.items():
         if key in carried:
             continue
@@ -286,8 +280,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
             bm_extra[key[len(AW_SIDE) :]] = value
         else:
             aw_extra[key] = value
-    if "bm_status" in extra:
-        bm_status = extra["bm_status"]
+    bm_status = extra.get("bm_status", _ABSENT)
     for name in ("started", "ended", "project", "cwd"):
         if "bm_" + name in extra:
             raw = extra["bm_" + name]
@@ -324,11 +317,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         elif sec.title == AW_RELATIONS:
             relations.extend(_link_of(rel) for rel in _parse_bm_lines(sec.body)[1])
         else:
-            sections.append(
-                attrs.evolve(sec, title=_unescape_title(sec.title, AW_SECTION))
-                if sec.title
-                else sec
-            )
+            sections.append(sec)
     session = attrs.evolve(
         session,
         extra={},
@@ -345,6 +334,7 @@ def pivot_from_aiwiki(doc: Document, folder: str = "sessions") -> _Pivot:
         aw_extra=aw_extra,
         bm_extra=bm_extra,
         bm_status=bm_status,
+        open_end=session.status is Status.DONE and session.ended is None and "ended" not in fields,
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
         bm_patch=meta.get("bm"),
@@ -411,6 +401,9 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
         extra["bm_ended"] = s.ended
         if s.status is Status.ACTIVE:
             ended = None
+    elif s.ended is None and s.status is Status.DONE and not pivot.open_end:
+        extra["bm_ended"] = None  # (a done page without date_end contradicts itself, AW019)
+        ended = started
     focus = s.focus
     title_done = s.title is None
     if focus is None:
@@ -422,21 +415,15 @@ def _to_aiwiki_session(pivot: _Pivot, today: str) -> Session:
             extra["bm_focus"] = None
     if not title_done:
         extra["bm_title"] = s.title
-    if s.project is not None:
-        extra["bm_project"] = s.project
-    if s.cwd is not None:
-        extra["bm_cwd"] = s.cwd
+    extra.update(
+        (f"bm_{k}", v) for k, v in (("project", s.project), ("cwd", s.cwd)) if v is not None
+    )
     if s.tags:
         extra["bm_tags"] = list(s.tags)
     meta = {k: v for k, v in (("key", pivot.bm_key), ("bm", pivot.bm_patch)) if v is not None}
     if meta:
         extra[AW_META] = json.dumps(meta, ensure_ascii=False)
-    sections = [
-        attrs.evolve(sec, title=_escape_title(sec.title, _AW_KNOWN, AW_SECTION))
-        if sec.title
-        else sec
-        for sec in s.sections
-    ]
+    sections = list(s.sections)
     obs, rels = _bm_fact_lines(s)
     if obs:
         sections.append(ExtraSection(title=AW_OBSERVATIONS, body="\n" + "\n".join(obs)))
@@ -480,11 +467,10 @@ def _fallback_aiwiki(pivot: _Pivot, today: str) -> Session:
         session=Session(id=s.id, status=s.status, focus=s.focus, started=s.started, ended=s.ended),
     )
     base = _to_aiwiki_session(minimal, today)
-    extra = dict(base.extra)
-    extra[AW_META] = json.dumps(
+    whole = json.dumps(
         {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
     )
-    return attrs.evolve(base, extra=extra)
+    return attrs.evolve(base, extra={**base.extra, AW_META: whole})
 
 
 # ----------------------------------------------------------------------------- Basic Memory side
@@ -570,7 +556,9 @@ def pivot_from_bm(
     for sec in session.sections:
         name = _BM_LIST_CARRIERS.get(sec.title, "")
         if not name and sec.title not in (BM_CHECKPOINTS, BM_FILES):
-            title = _unescape_title(sec.title, BM_SECTION) if sec.title else ""
+            title = sec.title  # (prose after a fact section's facts keeps its title)
+            if title not in _BM_KNOWN:
+                title = _swap_title(title, BM_SECTION, AW_SECTION)
             body = "\n" + sec.body if sec.body else sec.body
             sections.append(ExtraSection(title=title, body=body))
             continue
@@ -635,6 +623,7 @@ def pivot_from_bm(
         aw_extra=aw_extra,
         bm_extra=bm_extra,
         bm_status=bm_status,
+        open_end=bool(carrier.get("open_end")),
         aw_key=aw_key if isinstance(aw_key, str) else None,
         bm_key=bm_key if isinstance(bm_key, str) else None,
         read=read,
@@ -704,6 +693,8 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         meta["added"] = added
     if pivot.aw_key is not None:
         meta["key"] = pivot.aw_key
+    if pivot.open_end:
+        meta["open_end"] = 1
     sections: list[ExtraSection] = []
     rest = [
         attrs.evolve(sec, body=sec.body[1:]) if sec.body.startswith("\n") else sec
@@ -737,7 +728,7 @@ def _to_bm_session(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
     if meta:
         extra[BM_META] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     sections.extend(
-        attrs.evolve(sec, title=_escape_title(sec.title, _BM_KNOWN, BM_SECTION)) for sec in rest
+        attrs.evolve(sec, title=_swap_title(sec.title, AW_SECTION, BM_SECTION)) for sec in rest
     )
     session = attrs.evolve(
         s,
@@ -761,10 +752,9 @@ def _render_bm(
     """(key, the note's frontmatter and body): see :func:`_render_note`."""
     from ..basic_memory.write import _render_note
 
-    if word is _ABSENT:
-        path, text = _render_note(session, folder=folder, implied=False)
-    else:  # the source's own status word (None: it had no status key)
-        path, text = _render_note(session, folder=folder, implied=False, status=word)
+    # the source's own status word, when it had one (None: it had no status key)
+    own: dict[str, Any] = {} if word is _ABSENT else {"status": word}
+    path, text = _render_note(session, folder=folder, implied=False, **own)
     if key is not None:
         path = key
     prefix = folder.strip("/") + "/" if folder.strip("/") else ""
@@ -789,11 +779,10 @@ def _fallback_bm(pivot: _Pivot, project: str | None) -> tuple[Session, Any]:
         bm_status=pivot.bm_status,
     )
     session, word = _to_bm_session(minimal, project)
-    extra = {k: v for k, v in session.extra.items() if k != BM_META}
-    extra[BM_META] = json.dumps(
+    whole = json.dumps(
         {"pivot": json.loads(pivot.dump())}, ensure_ascii=False, separators=(",", ":")
     )
-    return attrs.evolve(session, extra=extra), word
+    return attrs.evolve(session, extra={**session.extra, BM_META: whole}), word
 
 
 # ----------------------------------------------------------------------------- one note

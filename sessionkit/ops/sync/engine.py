@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -23,6 +24,7 @@ from ...adapters.coding_session import (
     page_notes,
     split_chain_page,
 )
+from ...adapters.crosswalk.map import AW_META
 from ...backends import Store, open_store
 from ...backends.basic_memory import project_name
 from ...errors import (
@@ -78,10 +80,12 @@ class _Sides:
         doc = read_document(text, key)
         return _aiwiki_adapter(doc).read(doc)
 
-    def bm_as_aw(self, text: str, key: str) -> tuple[str, Session]:
-        """A Basic Memory note as an aiwiki page: (text, model)."""
+    def bm_as_aw(self, text: str, key: str, like: Session | None = None) -> tuple[str, Session]:
+        """A Basic Memory note as an aiwiki page: (text, model); with ``like``, the model
+        names the note as ``like`` does (:func:`_placed`)."""
         page = convert_text(text, AIWIKI, key, BASIC_MEMORY, folder=self.folder)
-        return page, self.aw_session(page, key)
+        session = self.aw_session(page, key)
+        return page, session if like is None else _placed(session, like)
 
     def not_session(self, text: str, key: str) -> str | None:
         """Why a Basic Memory note is not a session note (``None``: it is one)."""
@@ -137,6 +141,10 @@ class _Sides:
         if current is None:
             return full  # a whole conversion: convert checks it reads back as the page
         want = self.aw_session(page, aw_key)
+        like: Session | None = None  # a note keeps its name while its session's id and date do
+        with contextlib.suppress(SessionKitError):
+            old = self.bm_as_aw(current, key)[1]
+            like = want if (old.id, old.started) == (want.id, want.started) else None
         candidates = [full]
         adapter = get_adapter(BASIC_MEMORY)
         with contextlib.suppress(SessionKitError):
@@ -145,7 +153,7 @@ class _Sides:
         differ: list[str] = []
         for text in candidates:
             try:
-                got = self.bm_as_aw(text, key)[1]
+                got = self.bm_as_aw(text, key, like)[1]
             except SessionKitError:
                 continue
             if got == want:
@@ -156,6 +164,25 @@ class _Sides:
             + (f" ({_fields_differ(differ)})" if differ else ""),
             path=key,
         )
+
+
+def _placed(session: Session, like: Session) -> Session:
+    """``session`` naming its Basic Memory note (the ``key`` of its ``bm_sessionkit``
+    carrier) as ``like`` does: the sync state pairs the notes, so a note's file name is no
+    fact to compare or carry (a focus edited in aiwiki retitles the paired note, which
+    keeps its name, and the page gets no line for it)."""
+
+    def rest(s: Session) -> Any:  # the carrier but for the note's name
+        try:
+            return {**json.loads(s.extra.get(AW_META) or "{}"), "key": None}
+        except (TypeError, ValueError):
+            return s.extra.get(AW_META)
+
+    theirs = like.extra.get(AW_META)
+    if session.extra.get(AW_META) == theirs or rest(session) != rest(like):
+        return session
+    extra = {k: v for k, v in session.extra.items() if k != AW_META}
+    return attrs.evolve(session, extra=extra if theirs is None else {**extra, AW_META: theirs})
 
 
 def _blank(text: str, key: str) -> str | None:
@@ -326,7 +353,7 @@ class _Run:
             return
         sides = self.sides
         a = sides.aw_session(at, ak)
-        _, b = sides.bm_as_aw(bt, bk)
+        _, b = sides.bm_as_aw(bt, bk, a)
         if a == b:  # converged (a rerun after a crash, or an edit the model does not see)
             self.record(ak, bk, at, bt)
             self.act("pair", ak, bk, message="both sides hold the same session")
@@ -604,7 +631,8 @@ class _Run:
         if bt is None:
             return
         if bt is not _MISSING:
-            if sides.aw_session(at, ak) == sides.bm_as_aw(bt, bk)[1]:
+            a = sides.aw_session(at, ak)
+            if a == sides.bm_as_aw(bt, bk, a)[1]:
                 self.record(ak, bk, at, bt)
                 self.act("pair", ak, bk, message="both sides hold the same session")
             else:
