@@ -57,7 +57,7 @@ _Edit = tuple[int, int, list[str], int]
 
 _YAML_PRINTABLE = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|\ufeff")
 #: the characters of Unicode categories Zl and Zp (U+2028 and U+2029, the only ones;
-#: ``tests/adapters/test_aiwiki_write_fast.py`` checks every code point)
+#: ``tests/adapters/test_aiwiki_quoting.py`` checks every code point)
 _LINE_SEPARATORS = re.compile("[\u2028\u2029]")
 #: a UUID (an agent's session id), plain in every YAML reader: no number, date or word of YAML
 _UUID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
